@@ -1,0 +1,79 @@
+//! Command-line definitions (clap derive). Each command's flags live in their own
+//! file; this one holds the root, the subcommand enum and the flags every command
+//! shares. Nothing here does work: `lib.rs` turns these into configs.
+
+pub mod list;
+pub mod search;
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+use crate::output::{ColorChoice, Format};
+
+pub const TARGET_HELP: &str = "\
+TARGETS (every command accepts them):
+  (none)               every project under <claude-home>/projects
+  @<id>                a session id, a subagent id, or a unique prefix of either
+  FILE.jsonl           one transcript file
+  DIR                  a projects/<encoded> folder, a session folder, or a real
+                       project directory (encoded the way Claude Code encodes a cwd)";
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "csift",
+    version,
+    about = "ripgrep for Claude Code session transcripts",
+    long_about = "csift lists, regex-searches, shows and counts the JSONL transcripts Claude Code \
+writes under ~/.claude/projects. It is read-only: it never writes under the Claude home.",
+    after_help = "Exit status: 0 found, 1 nothing found, 2 error.\n\nExamples:\n  csift list\n  csift search 'panic|unwrap' -t agent.tool.result\n  csift whoami --path"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// List sessions (newest first) with a one-line summary each.
+    List(list::ListArgs),
+    /// Regex-search labelled transcript content; prints complete exchanges.
+    Search(Box<search::SearchArgs>),
+    /// Print the calling Claude Code session (from CLAUDE_CODE_SESSION_ID).
+    Whoami(WhoamiArgs),
+}
+
+/// Flags shared by every command that reads transcripts.
+#[derive(Debug, Args, Clone, Default)]
+pub struct Common {
+    /// Claude config home (default: $CLAUDE_CONFIG_DIR, else ~/.claude).
+    #[arg(long, value_name = "DIR", global = true)]
+    pub claude_home: Option<PathBuf>,
+    /// Leave subagent lanes out (a lane named directly by @id or file stays).
+    #[arg(long, global = true)]
+    pub no_subagents: bool,
+    /// Only records at or after this time: RFC 3339, a date, or an age like 2d, 12h.
+    #[arg(long, value_name = "WHEN", global = true)]
+    pub since: Option<String>,
+    /// Only records at or before this time (same forms as --since).
+    #[arg(long, value_name = "WHEN", global = true)]
+    pub until: Option<String>,
+    /// Output form: human (default) or json (JSON Lines).
+    #[arg(long, value_enum, default_value_t = Format::Human, global = true)]
+    pub format: Format,
+    /// When to colour output.
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto, global = true, value_name = "WHEN")]
+    pub color: ColorChoice,
+}
+
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Examples:\n  csift whoami            # the session id\n  csift whoami --path     # its transcript path\n  csift whoami --format json"
+)]
+pub struct WhoamiArgs {
+    /// Print the transcript path instead of the id.
+    #[arg(long)]
+    pub path: bool,
+    #[command(flatten)]
+    pub common: Common,
+}

@@ -1,0 +1,104 @@
+//! Flags of `csift search`.
+
+use clap::{Args, ValueEnum};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CountBy {
+    Label,
+    Session,
+    Project,
+    Tool,
+    Model,
+    Month,
+    Version,
+}
+
+#[derive(Debug, Args)]
+#[command(after_help = concat!(
+    "Examples:\n",
+    "  csift search 'migration'                      # every visible unit, all projects\n",
+    "  csift search -t user 'deploy' .              # what the user said here about deploy\n",
+    "  csift search -t agent.tool.use --tool Bash 'cargo (test|build)'\n",
+    "  csift search -F 'a.b(c)' -t agent.tool.result --max-count 5\n",
+    "  csift search 'TODO' --count-by label\n",
+    "  csift search --list-labels\n\n",
+    "Matching: the regex runs over each unit's decoded text (JSON escapes undone); a tool_use\n",
+    "unit's text is `<tool name> <input JSON>`, a tool_result's is its content text.\n",
+    "Smart case: all-lowercase patterns match case-insensitively unless -s.\n\n",
+    "JSON (--format json), one object per line:\n",
+    "  {\"type\":\"match\",\"session_id\",\"agent_id\",\"file\",\"line\",\"uuid\",\"label\",\"turn\",\"timestamp\",\n",
+    "   \"tool_name\",\"text\",\"submatches\":[{\"start\",\"end\"}],\"exchange\":[{…same fields, no exchange}]}\n",
+    "  then {\"type\":\"summary\",\"hits\",\"exchanges\",\"dropped\",\"files\",\"bytes\",\"malformed_lines\",\"elapsed_ms\"}.\n",
+    "  start/end are byte offsets into text.\n\n",
+    "Exit status: 0 a match, 1 no match, 2 an error (other files are still searched).",
+))]
+pub struct SearchArgs {
+    /// Regex (Rust syntax). Omit when using -e or --list-labels.
+    #[arg(value_name = "PATTERN")]
+    pub pattern: Option<String>,
+    /// What to search (see TARGETS in `csift --help`).
+    #[arg(value_name = "TARGET")]
+    pub targets: Vec<String>,
+    /// A pattern; repeatable (a unit matches if any pattern does).
+    #[arg(short = 'e', long = "regexp", value_name = "PATTERN")]
+    pub regexp: Vec<String>,
+    /// Treat patterns as literal strings.
+    #[arg(short = 'F', long)]
+    pub fixed_strings: bool,
+    /// Case-insensitive.
+    #[arg(short = 'i', long, conflicts_with = "case_sensitive")]
+    pub ignore_case: bool,
+    /// Case-sensitive (default is smart case).
+    #[arg(short = 's', long)]
+    pub case_sensitive: bool,
+    /// Match whole words only.
+    #[arg(short = 'w', long)]
+    pub word: bool,
+    /// Let `.` match newlines and `^`/`$` match at line ends inside a unit.
+    #[arg(short = 'U', long)]
+    pub multiline: bool,
+    /// Labels to search: a leaf, a subtree (`agent.tool.*`), or a bare role
+    /// (visible leaves only). Repeatable or comma-separated. Default: every visible leaf.
+    #[arg(short = 't', long = "label", value_name = "SELECTOR")]
+    pub labels: Vec<String>,
+    /// Print the label taxonomy and exit.
+    #[arg(long)]
+    pub list_labels: bool,
+    /// Only tool units whose tool name (or the name of the call a result answers)
+    /// matches this glob, e.g. `Bash`, `mcp__*`.
+    #[arg(long, value_name = "GLOB")]
+    pub tool: Option<String>,
+    /// Only units of assistant messages from models matching this glob, and the
+    /// turns they answer.
+    #[arg(long, value_name = "GLOB")]
+    pub model: Option<String>,
+    /// Also search hook-injected additionalContext attachments.
+    #[arg(long)]
+    pub attachments: bool,
+    /// Follow <persisted-output> pointers into tool-results/ files.
+    #[arg(long)]
+    pub resolve_persisted: bool,
+    /// Print hit counts per session instead of exchanges.
+    #[arg(short = 'c', long)]
+    pub count: bool,
+    /// Print only the sessions (files) with hits.
+    #[arg(short = 'l', long = "files-with-matches")]
+    pub files_with_matches: bool,
+    /// Print a table of hit counts grouped by KEY.
+    #[arg(long, value_enum, value_name = "KEY")]
+    pub count_by: Option<CountBy>,
+    /// Stop after N exchanges (the output says how many were left out).
+    #[arg(short = 'm', long, value_name = "N")]
+    pub max_count: Option<usize>,
+    /// Show whole bodies instead of cutting around the match.
+    #[arg(long)]
+    pub no_truncate: bool,
+    /// Lines of context kept around each match when cutting a body.
+    #[arg(short = 'C', long, value_name = "N", default_value_t = 2)]
+    pub context: usize,
+    /// Don't print the paired units of an exchange, only the matched unit.
+    #[arg(long)]
+    pub no_exchange: bool,
+    #[command(flatten)]
+    pub common: super::Common,
+}

@@ -1,0 +1,199 @@
+//! Printing `csift list` rows: a compact two-line human form and JSON Lines.
+
+use std::io::{self, Write};
+
+use serde::Serialize;
+
+use super::list::{Listing, Row, TitleSource};
+use crate::output::Out;
+use crate::timefmt;
+
+#[derive(Serialize)]
+struct JsonRow<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    session_id: &'a str,
+    agent_id: Option<&'a str>,
+    shape: &'static str,
+    file: String,
+    project: String,
+    cwd: Option<&'a str>,
+    started: Option<String>,
+    last_activity: Option<String>,
+    duration_s: Option<i64>,
+    turns: usize,
+    lanes: usize,
+    parent_missing: bool,
+    bytes: u64,
+    models: Vec<&'a str>,
+    versions: Vec<&'a str>,
+    git_branch: Option<&'a str>,
+    title: Option<&'a str>,
+    title_source: Option<TitleSource>,
+    malformed_lines: usize,
+    malformed: Vec<MalformedJson>,
+}
+
+#[derive(Serialize)]
+struct MalformedJson {
+    line: usize,
+    kind: &'static str,
+}
+
+#[derive(Serialize)]
+struct JsonSummary {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    rows: usize,
+    shown: usize,
+    dropped: usize,
+    bytes: u64,
+    elapsed_ms: u128,
+}
+
+fn duration(r: &Row) -> Option<i64> {
+    let (a, b) = (r.summary.started?, r.summary.last_activity?);
+    Some(b.duration_since(a).as_secs())
+}
+
+pub fn json(out: &mut Out, l: &Listing, elapsed_ms: u128) -> io::Result<()> {
+    for r in &l.rows {
+        let s = &r.summary;
+        let title = s.title();
+        out.json(&JsonRow {
+            kind: if r.transcript.is_lane() {
+                "lane"
+            } else {
+                "session"
+            },
+            session_id: &r.transcript.session_id,
+            agent_id: r.transcript.agent_id.as_deref(),
+            shape: r.transcript.shape.name(),
+            file: r.transcript.path.display().to_string(),
+            project: r.transcript.project_name(),
+            cwd: s.cwd.as_deref(),
+            started: s.started.map(timefmt::utc),
+            last_activity: s.last_activity.map(timefmt::utc),
+            duration_s: duration(r),
+            turns: s.turns,
+            lanes: r.lanes,
+            parent_missing: r.orphan,
+            bytes: r.transcript.size,
+            models: s.models.iter().map(String::as_str).collect(),
+            versions: s.versions.iter().map(String::as_str).collect(),
+            git_branch: s.git_branch.as_deref(),
+            title: title.map(|t| t.0),
+            title_source: title.map(|t| t.1),
+            malformed_lines: s.malformed.len(),
+            malformed: s
+                .malformed
+                .iter()
+                .map(|&(line, k)| MalformedJson {
+                    line,
+                    kind: k.name(),
+                })
+                .collect(),
+        })?;
+    }
+    out.json(&JsonSummary {
+        kind: "summary",
+        rows: l.rows.len() + l.dropped,
+        shown: l.rows.len(),
+        dropped: l.dropped,
+        bytes: l.bytes,
+        elapsed_ms,
+    })
+}
+
+pub fn human(out: &mut Out, l: &Listing) -> io::Result<()> {
+    let st = out.style;
+    for r in &l.rows {
+        let s = &r.summary;
+        let t = &r.transcript;
+        let id = match &t.agent_id {
+            Some(a) => format!("  └ @{a}"),
+            None => crate::discovery::short(&t.session_id).to_string(),
+        };
+        let when = match (s.started, s.last_activity) {
+            (Some(a), Some(b)) => format!(
+                "{} ({}) → {}  {}",
+                timefmt::local(a),
+                timefmt::utc(a),
+                timefmt::local(b),
+                timefmt::duration(b.duration_since(a).as_secs())
+            ),
+            _ => "no timestamps".to_string(),
+        };
+        let models: Vec<&str> = s
+            .models
+            .iter()
+            .map(|m| m.strip_prefix("claude-").unwrap_or(m))
+            .collect();
+        let versions: Vec<&str> = s.versions.iter().map(String::as_str).collect();
+        let mut line = format!("{}{id}{}  {when}  {}t", st.head, st.reset, s.turns);
+        if !t.is_lane() {
+            line.push_str(&format!("  {} lanes", r.lanes));
+        } else {
+            line.push_str(&format!("  {}", t.shape.name()));
+            if r.orphan {
+                line.push_str(&format!(
+                    "  {}parent transcript missing{}",
+                    st.warn, st.reset
+                ));
+            }
+        }
+        line.push_str(&format!("  {}", super::human_bytes(t.size)));
+        if !models.is_empty() {
+            line.push_str(&format!("  {}", models.join(",")));
+        }
+        if !versions.is_empty() {
+            line.push_str(&format!("  v{}", versions.join(",v")));
+        }
+        if let Some(b) = &s.git_branch {
+            line.push_str(&format!("  [{}]", crate::output::sanitize::one_line(b)));
+        }
+        if let Some(c) = &s.cwd {
+            line.push_str(&format!(
+                "  {}{}{}",
+                st.dim,
+                crate::output::sanitize::one_line(c),
+                st.reset
+            ));
+        }
+        if !s.malformed.is_empty() {
+            let what: Vec<String> = s
+                .malformed
+                .iter()
+                .map(|(n, k)| format!("{}:{n} {}", t.path.display(), k.name()))
+                .collect();
+            line.push_str(&format!(
+                "  {}malformed: {}{}",
+                st.warn,
+                what.join(", "),
+                st.reset
+            ));
+        }
+        writeln!(out, "{line}")?;
+        if let Some((title, _)) = s.title() {
+            writeln!(out, "    {}", cut(title, 160))?;
+        }
+    }
+    if l.dropped > 0 {
+        writeln!(
+            out,
+            "[… {} more rows not shown; raise --max-count]",
+            l.dropped
+        )?;
+    }
+    Ok(())
+}
+
+/// Cut to `max` chars with an explicit marker of what was dropped.
+pub fn cut(s: &str, max: usize) -> String {
+    let n = s.chars().count();
+    if n <= max {
+        return s.to_string();
+    }
+    let kept: String = s.chars().take(max).collect();
+    format!("{kept}… [+{} chars]", n - max)
+}

@@ -1,0 +1,88 @@
+//! One module per command. A command takes validated arguments, computes its
+//! results with the shared engine, and hands them to its printer. The helpers here
+//! are what every command needs: resolving the home and targets, reporting
+//! per-file problems on stderr, and the ripgrep-style exit status.
+
+pub mod list;
+pub mod list_print;
+pub mod search;
+pub mod whoami;
+
+use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use crate::cli::Common;
+use crate::discovery::{home, target, Transcript};
+use crate::error::Result;
+
+/// ripgrep's exit status: 0 found, 1 nothing found, 2 error.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Exit {
+    Found,
+    NotFound,
+    Error,
+}
+
+impl Exit {
+    pub fn code(self) -> u8 {
+        match self {
+            Exit::Found => 0,
+            Exit::NotFound => 1,
+            Exit::Error => 2,
+        }
+    }
+
+    /// Found/NotFound from a count, overridden by Error when any file failed.
+    pub fn from(found: bool, errors: usize) -> Exit {
+        if errors > 0 {
+            Exit::Error
+        } else if found {
+            Exit::Found
+        } else {
+            Exit::NotFound
+        }
+    }
+}
+
+/// Per-file problems: printed to stderr as they happen, counted for the exit code.
+#[derive(Debug, Default)]
+pub struct Problems {
+    count: AtomicUsize,
+}
+
+impl Problems {
+    pub fn report(&self, path: &Path, msg: impl std::fmt::Display) {
+        self.count.fetch_add(1, Ordering::Relaxed);
+        eprintln!("csift: {}: {msg}", path.display());
+    }
+
+    pub fn count(&self) -> usize {
+        self.count.load(Ordering::Relaxed)
+    }
+}
+
+/// Resolve the home and the targets into transcripts, reporting walk problems.
+pub fn select(common: &Common, targets: &[String], problems: &Problems) -> Result<Vec<Transcript>> {
+    let home = home::from_env(common.claude_home.clone())?;
+    let sel = target::resolve(&home, targets, !common.no_subagents)?;
+    for issue in &sel.issues {
+        problems.report(&issue.path, &issue.message);
+    }
+    Ok(sel.transcripts)
+}
+
+/// `12.3K`, `4.5M`: compact byte sizes for human rows.
+pub fn human_bytes(n: u64) -> String {
+    const UNITS: [&str; 5] = ["B", "K", "M", "G", "T"];
+    let mut v = n as f64;
+    let mut u = 0;
+    while v >= 1024.0 && u < UNITS.len() - 1 {
+        v /= 1024.0;
+        u += 1;
+    }
+    if u == 0 {
+        format!("{n}B")
+    } else {
+        format!("{v:.1}{}", UNITS[u])
+    }
+}

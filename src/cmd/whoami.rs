@@ -1,0 +1,79 @@
+//! `csift whoami`: the calling Claude Code session, from `CLAUDE_CODE_SESSION_ID`
+//! and nothing else (MISC-009, SUB-021). The variable names the TOP-LEVEL session
+//! in every lane, so from a subagent it is the parent's id; csift says so. With the
+//! variable absent csift refuses to guess: most-recent-mtime is a false-positive
+//! trap when several sessions are live.
+
+use std::io::Write;
+
+use serde::Serialize;
+
+use crate::cli::WhoamiArgs;
+use crate::discovery::{home, target};
+use crate::error::{Error, Result};
+use crate::output::{Format, Out};
+
+pub const ENV: &str = "CLAUDE_CODE_SESSION_ID";
+
+#[derive(Serialize)]
+struct Json<'a> {
+    session_id: &'a str,
+    files: Vec<String>,
+    source: &'static str,
+    /// Lane fields are unknowable from the environment alone (MISC-009).
+    is_subagent: Option<bool>,
+    parent_session_id: Option<&'a str>,
+}
+
+pub fn run(args: &WhoamiArgs, out: &mut Out) -> Result<super::Exit> {
+    let id = std::env::var(ENV).unwrap_or_default();
+    if id.trim().is_empty() {
+        return Err(Error::Usage(format!(
+            "cannot identify the calling session: {ENV} is not set (old Claude Code build, or not \
+             running inside Claude Code). csift does not guess from file times, since many sessions \
+             may be live at once. Pass an explicit target instead, e.g. `csift show @<session-id>`"
+        )));
+    }
+    let id = id.trim();
+    let home = home::from_env(args.common.claude_home.clone())?;
+    let files: Vec<String> = match target::resolve(&home, &[format!("@{id}")], false) {
+        Ok(sel) => sel
+            .transcripts
+            .iter()
+            .filter(|t| !t.is_lane())
+            .map(|t| t.path.display().to_string())
+            .collect(),
+        Err(_) => Vec::new(),
+    };
+    eprintln!(
+        "csift: note: resolved via ${ENV}, which names the TOP-LEVEL session in every lane; from a \
+         subagent this is the parent's id, not the lane's"
+    );
+    match args.common.format {
+        Format::Json => out.json(&Json {
+            session_id: id,
+            files: files.clone(),
+            source: "env",
+            is_subagent: None,
+            parent_session_id: None,
+        })?,
+        Format::Human if args.path => {
+            for f in &files {
+                writeln!(out, "{f}")?;
+            }
+        }
+        Format::Human => writeln!(out, "{id}")?,
+    }
+    if files.is_empty() {
+        eprintln!(
+            "csift: {id}: no transcript named {id}.jsonl under {}",
+            home.projects().display()
+        );
+        return Ok(if args.path {
+            super::Exit::Error
+        } else {
+            super::Exit::Found
+        });
+    }
+    Ok(super::Exit::Found)
+}

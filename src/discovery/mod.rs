@@ -1,0 +1,107 @@
+//! Discovery: where the Claude home is, which transcripts it holds, and what a
+//! user's target names. Everything here reads directory listings and, for the old
+//! flat lane layout, a file head; nothing here parses whole transcripts, and
+//! nothing here ever writes.
+
+pub mod encode;
+pub mod home;
+pub mod target;
+pub mod walk;
+
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+/// How a transcript sits on disk (SUB-001…003). The shape says where the file is,
+/// never who spawned it: nesting comes from the records (SUB-003).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Shape {
+    /// `<project>/<session>.jsonl`, the top-level transcript.
+    Main,
+    /// `<project>/<session>/subagents/agent-<id>.jsonl`.
+    Subagent,
+    /// `<project>/<session>/subagents/agent-acompact-<id>.jsonl`, a compaction lane.
+    Compact,
+    /// `<project>/<session>/subagents/workflows/<run>/agent-<id>.jsonl`.
+    Workflow { run: String },
+    /// `<project>/agent-<hex>.jsonl` beside the session (2.0.x); the owning session
+    /// comes from the records' `sessionId`.
+    Flat,
+    /// Any other `.jsonl` found under a session's `subagents/` tree.
+    OtherLane,
+}
+
+impl Shape {
+    pub fn is_lane(&self) -> bool {
+        !matches!(self, Shape::Main)
+    }
+
+    pub fn name(&self) -> &'static str {
+        match self {
+            Shape::Main => "main",
+            Shape::Subagent => "subagent",
+            Shape::Compact => "compact",
+            Shape::Workflow { .. } => "workflow",
+            Shape::Flat => "flat",
+            Shape::OtherLane => "lane",
+        }
+    }
+}
+
+/// One transcript file: a session's main file or one of its lanes.
+#[derive(Debug, Clone)]
+pub struct Transcript {
+    pub path: PathBuf,
+    /// The `projects/<encoded>` directory holding it (or its parent dir when the
+    /// file was named directly and sits outside any projects tree).
+    pub project_dir: PathBuf,
+    /// The top-level session this file belongs to (PATH-012: a main file's basename
+    /// is its session id; a lane belongs to its folder's session).
+    pub session_id: String,
+    /// The lane's own agent id, `None` for a main transcript.
+    pub agent_id: Option<String>,
+    pub shape: Shape,
+    pub size: u64,
+    pub mtime: Option<SystemTime>,
+}
+
+impl Transcript {
+    pub fn is_lane(&self) -> bool {
+        self.shape.is_lane()
+    }
+
+    /// The id a user types after `@` to address exactly this file.
+    pub fn address(&self) -> &str {
+        self.agent_id.as_deref().unwrap_or(&self.session_id)
+    }
+
+    /// First 8 characters of the session id, as shown in headers.
+    pub fn short_id(&self) -> &str {
+        short(&self.session_id)
+    }
+
+    /// The project directory's encoded name.
+    pub fn project_name(&self) -> String {
+        file_name(&self.project_dir)
+    }
+}
+
+pub fn short(id: &str) -> &str {
+    match id.char_indices().nth(8) {
+        Some((i, _)) => &id[..i],
+        None => id,
+    }
+}
+
+pub fn file_name(p: &Path) -> String {
+    p.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+/// A problem met while walking: reported on stderr, makes the run exit 2, never
+/// stops the walk.
+#[derive(Debug, Clone)]
+pub struct WalkIssue {
+    pub path: PathBuf,
+    pub message: String,
+}

@@ -1,0 +1,283 @@
+//! Turning the user's TARGET arguments into the set of transcripts a command reads.
+//! Forms (every command accepts all of them): nothing (every project), `@<id>` (a
+//! session id, a lane's agent id, or a unique prefix of either), a `.jsonl` file,
+//! a `projects/<encoded>` directory (or its bare encoded name), a session folder,
+//! or a real filesystem path, encoded the way Claude Code encodes a cwd (PATH-001…005).
+
+use std::collections::BTreeSet;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use super::encode;
+use super::home::ClaudeHome;
+use super::walk::{self, Walk};
+use super::{Shape, Transcript};
+use crate::error::{Error, Result};
+
+/// What the targets selected, plus every problem met on the way.
+#[derive(Debug, Default)]
+pub struct Selection {
+    pub transcripts: Vec<Transcript>,
+    pub issues: Vec<super::WalkIssue>,
+}
+
+/// Resolve `targets` against `home`. `lanes` = false drops subagent lanes unless a
+/// lane was addressed directly by its own id or file.
+pub fn resolve(home: &ClaudeHome, targets: &[String], lanes: bool) -> Result<Selection> {
+    let projects = home.projects();
+    let mut walk = Walk::default();
+    let mut explicit: BTreeSet<PathBuf> = BTreeSet::new();
+    let mut all: Option<Walk> = None;
+    if targets.is_empty() {
+        if !projects.is_dir() {
+            return Err(Error::Target(format!(
+                "no Claude Code transcripts: {} does not exist (pass --claude-home DIR, or a .jsonl file)",
+                projects.display()
+            )));
+        }
+        walk::walk_projects(&projects, &mut walk);
+    }
+    for t in targets {
+        if let Some(id) = t.strip_prefix('@') {
+            let everything = all.get_or_insert_with(|| {
+                let mut w = Walk::default();
+                walk::walk_projects(&projects, &mut w);
+                w.sort();
+                w
+            });
+            let picked = by_id(everything, id)?;
+            if picked.len() == 1 && picked[0].is_lane() {
+                explicit.insert(picked[0].path.clone());
+            }
+            walk.transcripts.extend(picked);
+            continue;
+        }
+        resolve_path(&projects, t, &mut walk, &mut explicit)?;
+    }
+    if let Some(everything) = all {
+        walk.issues.extend(everything.issues);
+    }
+    walk.sort();
+    let transcripts = walk
+        .transcripts
+        .into_iter()
+        .filter(|t| lanes || !t.is_lane() || explicit.contains(&t.path))
+        .collect();
+    Ok(Selection {
+        transcripts,
+        issues: walk.issues,
+    })
+}
+
+/// `@id`: exact session or agent id first, else a unique prefix. A session selects
+/// its main file and every lane; an agent id selects that lane alone.
+fn by_id(all: &Walk, raw: &str) -> Result<Vec<Transcript>> {
+    let id = raw.strip_prefix("agent-").unwrap_or(raw);
+    if id.is_empty() {
+        return Err(Error::Target(
+            "`@` needs an id after it, e.g. @3f2a or @a1b2c3".into(),
+        ));
+    }
+    let session = |sid: &str| -> Vec<Transcript> {
+        all.transcripts
+            .iter()
+            .filter(|t| t.session_id == sid)
+            .cloned()
+            .collect()
+    };
+    if all.transcripts.iter().any(|t| t.session_id == id) {
+        return Ok(session(id));
+    }
+    if let Some(t) = all
+        .transcripts
+        .iter()
+        .find(|t| t.agent_id.as_deref() == Some(id))
+    {
+        return Ok(vec![t.clone()]);
+    }
+    let mut cands: BTreeSet<(String, &'static str)> = BTreeSet::new();
+    for t in &all.transcripts {
+        if t.session_id.starts_with(id) {
+            cands.insert((t.session_id.clone(), "session"));
+        }
+        if let Some(a) = t.agent_id.as_deref().filter(|a| a.starts_with(id)) {
+            cands.insert((a.to_string(), "lane"));
+        }
+    }
+    match cands.len() {
+        0 => Err(Error::Target(format!(
+            "@{raw}: no session or subagent id starts with `{id}` (try `csift list` to see ids)"
+        ))),
+        1 => {
+            let (found, kind) = cands.into_iter().next().unwrap_or_default();
+            Ok(if kind == "session" {
+                session(&found)
+            } else {
+                all.transcripts
+                    .iter()
+                    .filter(|t| t.agent_id.as_deref() == Some(&found))
+                    .cloned()
+                    .collect()
+            })
+        }
+        n => {
+            let list: Vec<String> = cands
+                .iter()
+                .take(20)
+                .map(|(c, k)| format!("  @{c} ({k})"))
+                .collect();
+            let more = if n > 20 {
+                format!("\n  … and {} more", n - 20)
+            } else {
+                String::new()
+            };
+            Err(Error::Target(format!(
+                "@{raw} is ambiguous: {n} ids start with `{id}`; use a longer prefix:\n{}{more}",
+                list.join("\n")
+            )))
+        }
+    }
+}
+
+fn resolve_path(
+    projects: &Path,
+    t: &str,
+    walk: &mut Walk,
+    explicit: &mut BTreeSet<PathBuf>,
+) -> Result<()> {
+    let path = PathBuf::from(t);
+    let meta = match fs::metadata(&path) {
+        Ok(m) => m,
+        Err(e) => {
+            // A bare encoded name, as `ls ~/.claude/projects` shows it.
+            let under = projects.join(t);
+            if !t.contains('/') && under.is_dir() {
+                walk::walk_project(&under, walk);
+                return Ok(());
+            }
+            return Err(Error::Target(format!(
+                "{t}: {e}; not a file, directory, `@id` or project name under {}",
+                projects.display()
+            )));
+        }
+    };
+    if meta.is_file() {
+        let t = transcript_from_file(&path, meta.len(), meta.modified().ok());
+        explicit.insert(t.path.clone());
+        walk.transcripts.push(t);
+        return Ok(());
+    }
+    let canon = fs::canonicalize(&path).map_err(|e| Error::io(&path, e))?;
+    let canon_projects = fs::canonicalize(projects).unwrap_or_else(|_| projects.to_path_buf());
+    let parent_name = canon.parent().map(super::file_name).unwrap_or_default();
+    if super::file_name(&canon) == "projects" || canon == canon_projects {
+        walk::walk_projects(&canon, walk);
+    } else if canon.parent() == Some(canon_projects.as_path()) || parent_name == "projects" {
+        walk::walk_project(&canon, walk);
+    } else if canon.starts_with(&canon_projects) {
+        // A session folder (or deeper): its project's walk, kept to this folder's session.
+        let rel = canon
+            .strip_prefix(&canon_projects)
+            .map(Path::to_path_buf)
+            .unwrap_or_default();
+        let mut comps = rel.components();
+        let project = comps
+            .next()
+            .map(|c| canon_projects.join(c))
+            .unwrap_or_default();
+        let session = comps
+            .next()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned());
+        let mut w = Walk::default();
+        walk::walk_project(&project, &mut w);
+        walk.issues.extend(w.issues);
+        walk.transcripts.extend(
+            w.transcripts
+                .into_iter()
+                .filter(|t| session.as_deref().is_none_or(|s| t.session_id == s)),
+        );
+    } else {
+        resolve_cwd(projects, &canon, t, walk)?;
+    }
+    Ok(())
+}
+
+/// A real directory: the project Claude Code would have recorded for it as cwd.
+/// Canonical (symlinks resolved) then encoded (PATH-002); past 200 encoded
+/// characters, found by prefix scan as Claude Code does (PATH-005).
+fn resolve_cwd(projects: &Path, canon: &Path, shown: &str, walk: &mut Walk) -> Result<()> {
+    let cwd = canon.to_string_lossy();
+    let exact = projects.join(encode::encode(&cwd));
+    if exact.is_dir() {
+        walk::walk_project(&exact, walk);
+        return Ok(());
+    }
+    if let Some(prefix) = encode::capped_prefix(&cwd) {
+        let mut found: Vec<PathBuf> = fs::read_dir(projects)
+            .map(|rd| {
+                rd.flatten()
+                    .map(|e| e.path())
+                    .filter(|p| super::file_name(p).starts_with(&prefix) && p.is_dir())
+                    .collect()
+            })
+            .unwrap_or_default();
+        found.sort();
+        if !found.is_empty() {
+            for dir in found {
+                walk::walk_project(&dir, walk);
+            }
+            return Ok(());
+        }
+    }
+    Err(Error::Target(format!(
+        "{shown}: no Claude Code sessions recorded for this directory (looked for {})",
+        exact.display()
+    )))
+}
+
+/// A `.jsonl` named directly: its shape and session come from where it sits.
+pub fn transcript_from_file(
+    path: &Path,
+    size: u64,
+    mtime: Option<std::time::SystemTime>,
+) -> Transcript {
+    let name = super::file_name(path);
+    let stem = name.strip_suffix(".jsonl").unwrap_or(&name).to_string();
+    let ancestors: Vec<String> = path
+        .ancestors()
+        .skip(1)
+        .take(5)
+        .map(super::file_name)
+        .collect();
+    let in_subagents = ancestors.iter().position(|a| a == "subagents");
+    let (shape, session_id, agent_id, project_dir) = if let Some(i) = in_subagents {
+        let id = stem.strip_prefix("agent-").unwrap_or(&stem).to_string();
+        let session = ancestors.get(i + 1).cloned().unwrap_or_default();
+        let project = path
+            .ancestors()
+            .nth(i + 3)
+            .map(Path::to_path_buf)
+            .unwrap_or_default();
+        (walk::lane_shape(path, &id), session, Some(id), project)
+    } else if let Some(id) = stem.strip_prefix("agent-") {
+        let parent = path.parent().map(Path::to_path_buf).unwrap_or_default();
+        (
+            Shape::Flat,
+            walk::flat_lane_session(path),
+            Some(id.to_string()),
+            parent,
+        )
+    } else {
+        let parent = path.parent().map(Path::to_path_buf).unwrap_or_default();
+        (Shape::Main, stem.clone(), None, parent)
+    };
+    Transcript {
+        path: path.to_path_buf(),
+        project_dir,
+        session_id,
+        agent_id,
+        shape,
+        size,
+        mtime,
+    }
+}

@@ -1,0 +1,215 @@
+//! Walking a Claude home's `projects/` tree into [`Transcript`]s, in every on-disk
+//! lane shape (SUB-001…003). Symlinked directories are not followed below the
+//! project level, so a symlink loop cannot trap the walk; anything unreadable is
+//! recorded as a [`WalkIssue`] and the walk goes on. Output order is by path, so
+//! every command is deterministic.
+
+use std::fs;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use super::{Shape, Transcript, WalkIssue};
+
+#[derive(Debug, Default)]
+pub struct Walk {
+    pub transcripts: Vec<Transcript>,
+    pub issues: Vec<WalkIssue>,
+}
+
+impl Walk {
+    fn issue(&mut self, path: &Path, message: impl Into<String>) {
+        self.issues.push(WalkIssue {
+            path: path.to_path_buf(),
+            message: message.into(),
+        });
+    }
+
+    pub fn sort(&mut self) {
+        self.transcripts.sort_by(|a, b| a.path.cmp(&b.path));
+        self.transcripts.dedup_by(|a, b| a.path == b.path);
+    }
+}
+
+/// Every project directory under `projects`, each walked with [`walk_project`].
+/// A missing `projects/` is not an error here: the caller decides what to say.
+pub fn walk_projects(projects: &Path, walk: &mut Walk) {
+    let entries = match fs::read_dir(projects) {
+        Ok(e) => e,
+        Err(e) => {
+            walk.issue(projects, format!("cannot list directory: {e}"));
+            return;
+        }
+    };
+    let mut dirs: Vec<PathBuf> = Vec::new();
+    for entry in entries.flatten() {
+        let path = entry.path();
+        // Follow a symlink at this level only (a project dir may be linked in).
+        match fs::metadata(&path) {
+            Ok(m) if m.is_dir() => dirs.push(path),
+            Ok(_) => {}
+            Err(e) => walk.issue(&path, format!("cannot stat: {e}")),
+        }
+    }
+    dirs.sort();
+    for dir in dirs {
+        walk_project(&dir, walk);
+    }
+}
+
+/// One `projects/<encoded>` directory: its session files, their lane folders, and
+/// old flat `agent-*.jsonl` lanes. A directory holding no transcript is fine (PATH-010).
+pub fn walk_project(dir: &Path, walk: &mut Walk) {
+    let entries = match fs::read_dir(dir) {
+        Ok(e) => e,
+        Err(e) => {
+            walk.issue(dir, format!("cannot list directory: {e}"));
+            return;
+        }
+    };
+    let mut paths: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
+    paths.sort();
+    for path in paths {
+        let meta = match fs::metadata(&path) {
+            Ok(m) => m,
+            Err(e) => {
+                walk.issue(
+                    &path,
+                    format!("cannot stat (dangling symlink or loop?): {e}"),
+                );
+                continue;
+            }
+        };
+        let name = super::file_name(&path);
+        if meta.is_dir() {
+            if name.ends_with(".jsonl") {
+                walk.issue(&path, "named like a transcript but is a directory; skipped");
+            } else if !is_symlink(&path) {
+                walk_session_dir(dir, &path, &name, walk);
+            }
+            continue;
+        }
+        let Some(stem) = name.strip_suffix(".jsonl") else {
+            continue;
+        };
+        let (shape, agent_id, session_id) = match stem.strip_prefix("agent-") {
+            Some(id) => (Shape::Flat, Some(id.to_string()), flat_lane_session(&path)),
+            None => (Shape::Main, None, stem.to_string()),
+        };
+        walk.transcripts.push(Transcript {
+            path,
+            project_dir: dir.to_path_buf(),
+            session_id,
+            agent_id,
+            shape,
+            size: meta.len(),
+            mtime: meta.modified().ok(),
+        });
+    }
+}
+
+fn is_symlink(p: &Path) -> bool {
+    fs::symlink_metadata(p)
+        .map(|m| m.file_type().is_symlink())
+        .unwrap_or(false)
+}
+
+/// `<project>/<session>/`: lanes live under `subagents/`; `tool-results/` and other
+/// sidecars are not transcripts.
+fn walk_session_dir(project: &Path, dir: &Path, session: &str, walk: &mut Walk) {
+    let sub = dir.join("subagents");
+    if sub.is_dir() && !is_symlink(&sub) {
+        walk_lanes(project, &sub, session, 0, walk);
+    }
+}
+
+fn walk_lanes(project: &Path, dir: &Path, session: &str, depth: usize, walk: &mut Walk) {
+    if depth > 6 {
+        walk.issue(
+            dir,
+            "lane folders nested deeper than 6 levels; not descended",
+        );
+        return;
+    }
+    let entries = match fs::read_dir(dir) {
+        Ok(e) => e,
+        Err(e) => {
+            walk.issue(dir, format!("cannot list directory: {e}"));
+            return;
+        }
+    };
+    let mut paths: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
+    paths.sort();
+    for path in paths {
+        let meta = match fs::metadata(&path) {
+            Ok(m) => m,
+            Err(e) => {
+                walk.issue(
+                    &path,
+                    format!("cannot stat (dangling symlink or loop?): {e}"),
+                );
+                continue;
+            }
+        };
+        let name = super::file_name(&path);
+        if meta.is_dir() {
+            if !is_symlink(&path) {
+                walk_lanes(project, &path, session, depth + 1, walk);
+            }
+            continue;
+        }
+        let Some(stem) = name.strip_suffix(".jsonl") else {
+            continue;
+        };
+        let id = stem.strip_prefix("agent-").unwrap_or(stem).to_string();
+        walk.transcripts.push(Transcript {
+            shape: lane_shape(&path, &id),
+            path,
+            project_dir: project.to_path_buf(),
+            session_id: session.to_string(),
+            agent_id: Some(id),
+            size: meta.len(),
+            mtime: meta.modified().ok(),
+        });
+    }
+}
+
+/// Shape of a file found under `<session>/subagents/` (SUB-001, SUB-002).
+pub fn lane_shape(path: &Path, id: &str) -> Shape {
+    let parent = path.parent().map(super::file_name).unwrap_or_default();
+    let grand = path
+        .parent()
+        .and_then(Path::parent)
+        .map(super::file_name)
+        .unwrap_or_default();
+    if parent == "subagents" {
+        if id.starts_with("acompact") {
+            Shape::Compact
+        } else {
+            Shape::Subagent
+        }
+    } else if grand == "workflows" {
+        Shape::Workflow { run: parent }
+    } else {
+        Shape::OtherLane
+    }
+}
+
+/// The owning session of an old flat `agent-<hex>.jsonl` lane: the `sessionId` of
+/// its first records (the file name carries only the agent id).
+pub fn flat_lane_session(path: &Path) -> String {
+    let mut head = Vec::with_capacity(64 * 1024);
+    if let Ok(f) = fs::File::open(path) {
+        let _ = f.take(64 * 1024).read_to_end(&mut head);
+    }
+    session_id_in(&head).unwrap_or_else(|| "unknown".to_string())
+}
+
+/// The first `"sessionId":"<value>"` in a byte slice.
+pub fn session_id_in(bytes: &[u8]) -> Option<String> {
+    let key = b"\"sessionId\":\"";
+    let at = memchr::memmem::find(bytes, key)? + key.len();
+    let len = memchr::memchr(b'"', &bytes[at..])?;
+    std::str::from_utf8(&bytes[at..at + len])
+        .ok()
+        .map(str::to_string)
+}

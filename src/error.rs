@@ -1,0 +1,38 @@
+//! The library's error type: what went wrong, with enough context (file, line,
+//! what to do) for a user to act. `anyhow` is used only at the binary edge.
+
+use std::path::PathBuf;
+
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// Bad arguments or an environment csift cannot work from.
+    #[error("{0}")]
+    Usage(String),
+    /// A target that names nothing, or names too much.
+    #[error("{0}")]
+    Target(String),
+    /// An I/O failure on a specific path.
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// Writing output failed (a broken pipe is mapped to exit 0 by the caller).
+    #[error("writing output: {0}")]
+    Output(#[from] std::io::Error),
+    /// An explicit address (`--line`, `--uuid`, `--turn`) that resolved to nothing.
+    #[error("{0}")]
+    NotFound(String),
+}
+
+impl Error {
+    pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        Error::Io {
+            path: path.into(),
+            source,
+        }
+    }
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -1,0 +1,73 @@
+//! csift — ripgrep for Claude Code session transcripts.
+//!
+//! The library is layered the way ripgrep's is: [`discovery`] finds transcripts,
+//! [`scan`] frames their lines, [`record`] parses a line lazily, [`classify`] gives
+//! each unit its label and turn, the modules under [`cmd`] compute a command's
+//! results, and [`output`] prints them. `main.rs` only calls [`run_main`].
+
+pub mod classify;
+pub mod cli;
+pub mod cmd;
+pub mod discovery;
+pub mod error;
+pub mod output;
+pub mod record;
+pub mod scan;
+pub mod timefmt;
+
+use std::process::ExitCode;
+use std::time::Instant;
+
+use clap::Parser;
+
+use cli::{Cli, Command};
+use cmd::{Exit, Problems};
+use output::{Format, Out};
+
+/// Parse the command line, run, and map the outcome to ripgrep's exit status.
+pub fn run_main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(exit) => ExitCode::from(exit.code()),
+        Err(e) if output::is_broken_pipe(&e) => ExitCode::from(0),
+        Err(e) => {
+            eprintln!("csift: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// Run one parsed command line.
+pub fn run(cli: Cli) -> anyhow::Result<Exit> {
+    let started = Instant::now();
+    let problems = Problems::default();
+    match cli.command {
+        Command::List(args) => {
+            let mut out = Out::stdout(args.common.color);
+            let window =
+                timefmt::Window::parse(args.common.since.as_deref(), args.common.until.as_deref())?;
+            let ts = cmd::select(&args.common, &args.targets, &problems)?;
+            let listing = cmd::list::run(&ts, &window, args.max_count, &problems);
+            match args.common.format {
+                Format::Json => {
+                    cmd::list_print::json(&mut out, &listing, started.elapsed().as_millis())?
+                }
+                Format::Human => cmd::list_print::human(&mut out, &listing)?,
+            }
+            out.flush()?;
+            Ok(Exit::from(!listing.rows.is_empty(), problems.count()))
+        }
+        Command::Search(args) => {
+            let mut out = Out::stdout(args.common.color);
+            let exit = cmd::search::run(&args, &mut out, &problems, started)?;
+            out.flush()?;
+            Ok(exit)
+        }
+        Command::Whoami(args) => {
+            let mut out = Out::stdout(args.common.color);
+            let exit = cmd::whoami::run(&args, &mut out)?;
+            out.flush()?;
+            Ok(exit)
+        }
+    }
+}

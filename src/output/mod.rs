@@ -1,0 +1,111 @@
+//! Printing: the one writer every command's printer goes through. It owns colour
+//! decisions, terminal sanitising ([`sanitize`]) and JSON Lines emission. Commands
+//! compute results and hand them to a printer; they never print directly.
+
+pub mod sanitize;
+
+use std::io::{self, IsTerminal, Write};
+
+use serde::Serialize;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Default)]
+pub enum Format {
+    /// Compact human/LLM-readable text.
+    #[default]
+    Human,
+    /// JSON Lines, one object per line (the machine form).
+    Json,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Default)]
+pub enum ColorChoice {
+    #[default]
+    Auto,
+    Always,
+    Never,
+}
+
+/// ANSI styles csift uses; empty strings when colour is off.
+#[derive(Debug, Clone, Copy)]
+pub struct Style {
+    pub head: &'static str,
+    pub dim: &'static str,
+    pub hit: &'static str,
+    pub label: &'static str,
+    pub warn: &'static str,
+    pub reset: &'static str,
+}
+
+const COLOR: Style = Style {
+    head: "\x1b[1;36m",
+    dim: "\x1b[2m",
+    hit: "\x1b[1;31m",
+    label: "\x1b[33m",
+    warn: "\x1b[35m",
+    reset: "\x1b[0m",
+};
+const PLAIN: Style = Style {
+    head: "",
+    dim: "",
+    hit: "",
+    label: "",
+    warn: "",
+    reset: "",
+};
+
+pub struct Out {
+    w: io::BufWriter<io::Stdout>,
+    pub style: Style,
+    pub color: bool,
+    /// Whether stdout is a terminal: transcript text is always sanitised in human
+    /// form, but a terminal also gets colour under `auto`.
+    pub tty: bool,
+}
+
+impl Out {
+    pub fn stdout(choice: ColorChoice) -> Out {
+        let tty = io::stdout().is_terminal();
+        let color = match choice {
+            ColorChoice::Always => true,
+            ColorChoice::Never => false,
+            ColorChoice::Auto => tty && std::env::var_os("NO_COLOR").is_none(),
+        };
+        Out {
+            w: io::BufWriter::with_capacity(64 * 1024, io::stdout()),
+            style: if color { COLOR } else { PLAIN },
+            color,
+            tty,
+        }
+    }
+
+    /// Write one JSON Lines record.
+    pub fn json<T: Serialize>(&mut self, v: &T) -> io::Result<()> {
+        serde_json::to_writer(&mut self.w, v).map_err(io::Error::other)?;
+        self.w.write_all(b"\n")
+    }
+
+    pub fn flush(&mut self) -> io::Result<()> {
+        self.w.flush()
+    }
+}
+
+impl Write for Out {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.w.write(buf)
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        self.w.flush()
+    }
+    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+        self.w.write_all(buf)
+    }
+}
+
+/// Whether an error chain bottoms out in a broken pipe (`csift … | head`), which
+/// is not an error (exit 0, like ripgrep).
+pub fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<io::Error>()
+            .is_some_and(|io| io.kind() == io::ErrorKind::BrokenPipe)
+    })
+}

@@ -1,0 +1,114 @@
+//! Making transcript bytes safe for a terminal. Everything csift prints in human
+//! form came from arbitrary tool output, so escape sequences (CSI, OSC, DCS, …),
+//! C0/C1 control characters other than newline and tab, and bidi overrides are
+//! removed before they reach the screen. `--raw` and `--format json` are exact and
+//! never pass through here.
+
+use std::borrow::Cow;
+
+/// Strip terminal control from `s`. Borrows when nothing needed removing.
+pub fn clean(s: &str) -> Cow<'_, str> {
+    if !s.chars().any(needs_work) {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len());
+    let mut it = s.chars().peekable();
+    while let Some(c) = it.next() {
+        match c {
+            '\u{1b}' => skip_escape(&mut it),
+            // C1 string introducers (DCS, SOS, OSC, PM, APC) run to ST or BEL.
+            '\u{90}' | '\u{98}' | '\u{9d}' | '\u{9e}' | '\u{9f}' => skip_string(&mut it),
+            '\u{9b}' => skip_csi(&mut it),
+            '\n' | '\t' => out.push(c),
+            c if needs_work(c) => {}
+            c => out.push(c),
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// Clean and fold to one line: newlines and tabs become spaces.
+pub fn one_line(s: &str) -> String {
+    let c = clean(s);
+    let mut out = String::with_capacity(c.len());
+    let mut space = false;
+    for ch in c.chars() {
+        if ch.is_whitespace() {
+            if !space && !out.is_empty() {
+                out.push(' ');
+            }
+            space = true;
+        } else {
+            out.push(ch);
+            space = false;
+        }
+    }
+    out.truncate(out.trim_end().len());
+    out
+}
+
+fn needs_work(c: char) -> bool {
+    (c.is_control() && c != '\n' && c != '\t')
+        || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}')
+}
+
+fn skip_escape(it: &mut std::iter::Peekable<std::str::Chars<'_>>) {
+    match it.next() {
+        Some('[') => skip_csi(it),
+        Some(']' | 'P' | 'X' | '^' | '_') => skip_string(it),
+        // Two-byte escapes (ESC c, ESC 7 …) and charset selections (ESC ( B).
+        Some('(' | ')' | '*' | '+' | '#' | '%') => {
+            it.next();
+        }
+        _ => {}
+    }
+}
+
+fn skip_csi(it: &mut std::iter::Peekable<std::str::Chars<'_>>) {
+    for c in it.by_ref() {
+        if ('\u{40}'..='\u{7e}').contains(&c) {
+            break;
+        }
+    }
+}
+
+/// OSC/DCS/… bodies end at BEL, ST (`ESC \`) or C1 ST.
+fn skip_string(it: &mut std::iter::Peekable<std::str::Chars<'_>>) {
+    while let Some(c) = it.next() {
+        match c {
+            '\u{7}' | '\u{9c}' => break,
+            '\u{1b}' => {
+                if it.peek() == Some(&'\\') {
+                    it.next();
+                }
+                break;
+            }
+            _ => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strips_csi_osc_and_controls() {
+        assert_eq!(clean("a\u{1b}[31mred\u{1b}[0m b"), "ared b");
+        assert_eq!(clean("x\u{1b}]0;title\u{7}y"), "xy");
+        assert_eq!(
+            clean("x\u{1b}]8;;http://e\u{1b}\\link\u{1b}]8;;\u{1b}\\y"),
+            "xlinky"
+        );
+        assert_eq!(clean("a\rb\u{0}c\u{8}d"), "abcd");
+        assert_eq!(clean("a\u{9b}2Jb"), "ab");
+        assert_eq!(clean("keep\nnew\tlines"), "keep\nnew\tlines");
+        assert_eq!(clean("bidi\u{202e}evil"), "bidievil");
+        assert!(matches!(clean("plain ✓ 中文"), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn one_line_folds_whitespace() {
+        assert_eq!(one_line("  a\n\n b\t c \u{1b}[1m"), "a b c");
+    }
+}

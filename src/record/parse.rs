@@ -1,0 +1,207 @@
+//! Parsing one physical line into a [`Record`], and naming what is wrong with a
+//! line that is not a record: two records glued on one line (a real Claude Code
+//! write race), a torn final line, valid JSON that is not an object, a blank line,
+//! or anything else. A malformed line is counted and reported, never hidden.
+
+use super::Record;
+use crate::scan::Line;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum MalformedKind {
+    /// Two or more JSON objects on one line with no newline between.
+    Glued,
+    /// The last line of the file, unterminated and not complete JSON.
+    Torn,
+    /// Valid JSON, but an array, string, number, boolean or null.
+    NotObject,
+    /// Empty or whitespace-only.
+    Blank,
+    /// Not JSON (bad syntax, invalid UTF-8, nesting too deep, NUL bytes …).
+    Invalid,
+}
+
+impl MalformedKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            MalformedKind::Glued => "glued-records",
+            MalformedKind::Torn => "torn-final-line",
+            MalformedKind::NotObject => "not-an-object",
+            MalformedKind::Blank => "blank",
+            MalformedKind::Invalid => "invalid-json",
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Malformed {
+    pub line: usize,
+    pub kind: MalformedKind,
+    /// serde_json's message, with the column where parsing stopped.
+    pub detail: String,
+    /// Byte column (1-based) where parsing failed, when known.
+    pub column: usize,
+}
+
+pub enum Parsed<'a> {
+    Record(Box<Record<'a>>),
+    Malformed(Malformed),
+}
+
+/// Parse `line` as a record, or say why it is not one.
+pub fn parse_line<'a>(line: &Line<'a>) -> Parsed<'a> {
+    match serde_json::from_slice::<Record<'a>>(line.bytes) {
+        Ok(r) => Parsed::Record(Box::new(r)),
+        Err(e) => Parsed::Malformed(diagnose(line, &e)),
+    }
+}
+
+fn diagnose(line: &Line<'_>, err: &serde_json::Error) -> Malformed {
+    let bytes = line.bytes;
+    let trimmed = bytes.trim_ascii();
+    let mut out = Malformed {
+        line: line.no,
+        kind: MalformedKind::Invalid,
+        detail: err.to_string(),
+        column: err.column(),
+    };
+    if trimmed.is_empty() {
+        out.kind = MalformedKind::Blank;
+        out.detail = "blank line".into();
+        return out;
+    }
+    if trimmed[0] != b'{' {
+        if serde_json::from_slice::<serde::de::IgnoredAny>(trimmed).is_ok() {
+            out.kind = MalformedKind::NotObject;
+            out.detail = "valid JSON but not an object".into();
+            return out;
+        }
+    } else {
+        // Glued: the first value parses and an object follows it directly.
+        let mut stream =
+            serde_json::Deserializer::from_slice(trimmed).into_iter::<serde::de::IgnoredAny>();
+        if let Some(Ok(_)) = stream.next() {
+            let at = stream.byte_offset();
+            if trimmed[at..].trim_ascii_start().first() == Some(&b'{') {
+                out.kind = MalformedKind::Glued;
+                out.column = at + 1;
+                out.detail = format!(
+                    "a second JSON object starts at byte {} with no newline before it",
+                    at + 1
+                );
+                return out;
+            }
+        }
+    }
+    if !line.terminated && err.is_eof() {
+        out.kind = MalformedKind::Torn;
+        out.detail = format!(
+            "unterminated final line of {} bytes ends mid-record",
+            bytes.len()
+        );
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::Content;
+
+    fn line(s: &str, terminated: bool) -> Line<'_> {
+        Line {
+            no: 7,
+            offset: 0,
+            bytes: s.as_bytes(),
+            terminated,
+        }
+    }
+
+    fn kind(s: &str, terminated: bool) -> Option<MalformedKind> {
+        match parse_line(&line(s, terminated)) {
+            Parsed::Record(_) => None,
+            Parsed::Malformed(m) => Some(m.kind),
+        }
+    }
+
+    #[test]
+    fn parses_a_user_record_with_string_content() {
+        let s = r#"{"type":"user","uuid":"u1","message":{"role":"user","content":"hi \"there\""},"extra":{"x":[1,2]}}"#;
+        let Parsed::Record(r) = parse_line(&line(s, true)) else {
+            panic!("not parsed")
+        };
+        assert_eq!(r.kind(), "user");
+        assert_eq!(r.text_content(), Some("hi \"there\""));
+    }
+
+    #[test]
+    fn unknown_block_types_and_fields_are_tolerated() {
+        let s = r#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"hologram","z":1},{"type":"text","text":"ok"}]}}"#;
+        let Parsed::Record(r) = parse_line(&line(s, true)) else {
+            panic!("not parsed")
+        };
+        assert_eq!(r.blocks().len(), 2);
+        assert_eq!(r.blocks()[0].kind(), "hologram");
+        assert!(matches!(r.content(), Some(Content::Blocks(_))));
+    }
+
+    #[test]
+    fn names_malformed_shapes() {
+        assert_eq!(
+            kind(r#"{"type":"user"}{"type":"assistant"}"#, true),
+            Some(MalformedKind::Glued)
+        );
+        assert_eq!(
+            kind(r#"{"type":"user","mess"#, false),
+            Some(MalformedKind::Torn)
+        );
+        assert_eq!(
+            kind(r#"{"type":"user","mess"#, true),
+            Some(MalformedKind::Invalid)
+        );
+        assert_eq!(kind("[1,2]", true), Some(MalformedKind::NotObject));
+        assert_eq!(kind("42", true), Some(MalformedKind::NotObject));
+        assert_eq!(kind("   ", true), Some(MalformedKind::Blank));
+        assert_eq!(kind("\u{0}\u{1}binary", true), Some(MalformedKind::Invalid));
+        assert_eq!(kind(r#"{"type":"user"}"#, false), None);
+    }
+
+    #[test]
+    fn deep_nesting_never_crashes() {
+        // In a skipped field serde_json skips without recursing: the record is fine.
+        let deep = format!("{{\"a\":{}{}}}", "[".repeat(10_000), "]".repeat(10_000));
+        assert_eq!(kind(&deep, true), None);
+        // In a field csift reads, the recursion limit turns it into a malformed line.
+        let deep = format!(
+            "{{\"message\":{{\"content\":[{{\"input\":{}{}}}]}}}}",
+            "{\"a\":".repeat(10_000),
+            "}".repeat(10_000)
+        );
+        assert_eq!(
+            kind(&deep, true),
+            Some(MalformedKind::Invalid),
+            "RawValue capture hits the recursion limit"
+        );
+        let deep = format!(
+            "{{\"message\":{{\"content\":{}{}}}}}",
+            "[".repeat(10_000),
+            "]".repeat(10_000)
+        );
+        assert_eq!(
+            kind(&deep, true),
+            Some(MalformedKind::Invalid),
+            "content blocks recurse: limit hit"
+        );
+    }
+
+    #[test]
+    fn invalid_utf8_in_a_string_is_malformed() {
+        let bytes = b"{\"type\":\"user\",\"message\":{\"content\":\"\xff\xfe\"}}";
+        let l = Line {
+            no: 1,
+            offset: 0,
+            bytes,
+            terminated: true,
+        };
+        assert!(matches!(parse_line(&l), Parsed::Malformed(_)));
+    }
+}

@@ -1,0 +1,130 @@
+//! Line framing: physical 1-based lines found with memchr, each with its byte
+//! offset. A final segment without a newline is still yielded, marked
+//! `terminated: false`, so a caller can tell a complete last record from a torn
+//! one (REC-040).
+
+/// One physical line, without its `\n` (and without a trailing `\r`).
+#[derive(Debug, Clone, Copy)]
+pub struct Line<'a> {
+    /// 1-based physical line number.
+    pub no: usize,
+    /// Byte offset of the line's first byte in the file.
+    pub offset: usize,
+    pub bytes: &'a [u8],
+    pub terminated: bool,
+}
+
+pub struct Lines<'a> {
+    buf: &'a [u8],
+    pos: usize,
+    no: usize,
+}
+
+impl<'a> Lines<'a> {
+    pub fn new(buf: &'a [u8]) -> Self {
+        Lines { buf, pos: 0, no: 0 }
+    }
+
+    /// Start framing at `offset` (which must be a line start) numbered `first_no`.
+    pub fn from(buf: &'a [u8], offset: usize, first_no: usize) -> Self {
+        Lines {
+            buf,
+            pos: offset.min(buf.len()),
+            no: first_no.saturating_sub(1),
+        }
+    }
+}
+
+impl<'a> Iterator for Lines<'a> {
+    type Item = Line<'a>;
+    fn next(&mut self) -> Option<Line<'a>> {
+        if self.pos >= self.buf.len() {
+            return None;
+        }
+        let rest = &self.buf[self.pos..];
+        let (len, terminated) = match memchr::memchr(b'\n', rest) {
+            Some(i) => (i, true),
+            None => (rest.len(), false),
+        };
+        let mut bytes = &rest[..len];
+        if let [head @ .., b'\r'] = bytes {
+            bytes = head;
+        }
+        self.no += 1;
+        let line = Line {
+            no: self.no,
+            offset: self.pos,
+            bytes,
+            terminated,
+        };
+        self.pos += len + usize::from(terminated);
+        Some(line)
+    }
+}
+
+/// 1-based line number of the line containing byte `offset`.
+pub fn line_no_at(buf: &[u8], offset: usize) -> usize {
+    memchr::memchr_iter(b'\n', &buf[..offset.min(buf.len())]).count() + 1
+}
+
+/// Start offset of the line containing byte `offset`.
+pub fn line_start(buf: &[u8], offset: usize) -> usize {
+    memchr::memrchr(b'\n', &buf[..offset.min(buf.len())]).map_or(0, |i| i + 1)
+}
+
+/// The whole line containing byte `offset` as a [`Line`] with number `no`.
+pub fn line_at(buf: &[u8], offset: usize, no: usize) -> Line<'_> {
+    let start = line_start(buf, offset);
+    let mut it = Lines::from(buf, start, no);
+    it.next().unwrap_or(Line {
+        no,
+        offset: start,
+        bytes: &[],
+        terminated: false,
+    })
+}
+
+/// Count physical lines the way [`Lines`] yields them.
+pub fn count(buf: &[u8]) -> usize {
+    let n = memchr::memchr_iter(b'\n', buf).count();
+    n + usize::from(buf.last().is_some_and(|&b| b != b'\n'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn frames_lines_with_offsets() {
+        let buf = b"{\"a\":1}\n\n{\"b\":2}\r\n{\"c\"";
+        let v: Vec<_> = Lines::new(buf).collect();
+        assert_eq!(v.len(), 4);
+        assert_eq!(v[0].bytes, b"{\"a\":1}");
+        assert_eq!(v[1].bytes, b"");
+        assert_eq!(v[2].bytes, b"{\"b\":2}");
+        assert_eq!(v[2].offset, 9);
+        assert_eq!(v[3].no, 4);
+        assert!(!v[3].terminated);
+        assert_eq!(count(buf), 4);
+        assert_eq!(count(b"a\nb\n"), 2);
+        assert_eq!(count(b""), 0);
+    }
+
+    #[test]
+    fn line_lookup_by_offset() {
+        let buf = b"aa\nbbb\ncc";
+        assert_eq!(line_no_at(buf, 4), 2);
+        assert_eq!(line_start(buf, 5), 3);
+        let l = line_at(buf, 8, 3);
+        assert_eq!(l.bytes, b"cc");
+    }
+
+    #[test]
+    fn from_offset_resumes_numbering() {
+        let buf = b"a\nb\nc\n";
+        let v: Vec<_> = Lines::from(buf, 2, 2).collect();
+        assert_eq!(v[0].no, 2);
+        assert_eq!(v[0].bytes, b"b");
+        assert_eq!(v.len(), 2);
+    }
+}

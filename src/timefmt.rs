@@ -1,0 +1,157 @@
+//! Time: parsing record timestamps (ISO 8601 UTC, REC-*: many lines have none),
+//! `--since/--until` values (absolute or relative like `2d`), and rendering a
+//! timestamp in local time beside UTC.
+
+use jiff::{tz::TimeZone, Timestamp, ToSpan};
+
+use crate::error::{Error, Result};
+
+/// Parse a record's `timestamp`; `None` for absent or unparseable values.
+pub fn parse_ts(s: &str) -> Option<Timestamp> {
+    s.parse::<Timestamp>().ok()
+}
+
+/// A `--since`/`--until` value: an RFC 3339 timestamp, a date (`2026-09-01`, local
+/// midnight), or a relative age (`90m`, `12h`, `2d`, `3w`) counted back from now.
+pub fn parse_bound(s: &str, now: Timestamp) -> Result<Timestamp> {
+    let s = s.trim();
+    if let Ok(t) = s.parse::<Timestamp>() {
+        return Ok(t);
+    }
+    if let Ok(d) = s.parse::<jiff::civil::Date>() {
+        if let Ok(z) = d.to_zoned(TimeZone::system()) {
+            return Ok(z.timestamp());
+        }
+    }
+    if let Ok(dt) = s.parse::<jiff::civil::DateTime>() {
+        if let Ok(z) = dt.to_zoned(TimeZone::system()) {
+            return Ok(z.timestamp());
+        }
+    }
+    let (num, unit) = s.split_at(s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len()));
+    let n: i64 = num.parse().map_err(|_| bad(s))?;
+    let secs = match unit {
+        "s" => n,
+        "m" | "min" => n * 60,
+        "h" => n * 3600,
+        "d" => n * 86_400,
+        "w" => n * 7 * 86_400,
+        _ => return Err(bad(s)),
+    };
+    now.checked_sub(secs.seconds()).map_err(|_| bad(s))
+}
+
+fn bad(s: &str) -> Error {
+    Error::Usage(format!(
+        "cannot read time `{s}`: use RFC 3339 (2026-09-01T12:00:00Z), a date (2026-09-01) or an age (90m, 12h, 2d, 3w)"
+    ))
+}
+
+/// A `[since, until]` window; either side open.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Window {
+    pub since: Option<Timestamp>,
+    pub until: Option<Timestamp>,
+}
+
+impl Window {
+    pub fn parse(since: Option<&str>, until: Option<&str>) -> Result<Window> {
+        let now = Timestamp::now();
+        Ok(Window {
+            since: since.map(|s| parse_bound(s, now)).transpose()?,
+            until: until.map(|s| parse_bound(s, now)).transpose()?,
+        })
+    }
+
+    pub fn is_open(&self) -> bool {
+        self.since.is_none() && self.until.is_none()
+    }
+
+    /// Whether `t` lies inside. A unit without a timestamp is kept only when the
+    /// window is open: csift cannot place it in time.
+    pub fn contains(&self, t: Option<Timestamp>) -> bool {
+        match t {
+            None => self.is_open(),
+            Some(t) => self.since.is_none_or(|s| t >= s) && self.until.is_none_or(|u| t <= u),
+        }
+    }
+
+    /// Whether a span `[first, last]` overlaps the window.
+    pub fn overlaps(&self, first: Option<Timestamp>, last: Option<Timestamp>) -> bool {
+        if self.is_open() {
+            return true;
+        }
+        let (Some(first), Some(last)) = (first.or(last), last.or(first)) else {
+            return false;
+        };
+        self.since.is_none_or(|s| last >= s) && self.until.is_none_or(|u| first <= u)
+    }
+}
+
+/// `2026-09-01 14:03` in the system time zone.
+pub fn local(t: Timestamp) -> String {
+    t.to_zoned(TimeZone::system())
+        .strftime("%Y-%m-%d %H:%M")
+        .to_string()
+}
+
+/// `2026-09-01T04:03:00Z`, second precision.
+pub fn utc(t: Timestamp) -> String {
+    t.strftime("%Y-%m-%dT%H:%M:%SZ").to_string()
+}
+
+/// `3h12m`, `45s`, `2d4h`.
+pub fn duration(secs: i64) -> String {
+    let s = secs.max(0);
+    match s {
+        0..=59 => format!("{s}s"),
+        60..=3599 => format!("{}m{:02}s", s / 60, s % 60),
+        3600..=86_399 => format!("{}h{:02}m", s / 3600, (s % 3600) / 60),
+        _ => format!("{}d{:02}h", s / 86_400, (s % 86_400) / 3600),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_record_timestamps() {
+        assert!(parse_ts("2026-06-07T05:43:00.000Z").is_some());
+        assert!(parse_ts("not a time").is_none());
+    }
+
+    #[test]
+    fn relative_bounds() {
+        let now: Timestamp = "2026-09-10T00:00:00Z".parse().unwrap();
+        assert_eq!(
+            parse_bound("2d", now).unwrap(),
+            "2026-09-08T00:00:00Z".parse().unwrap()
+        );
+        assert_eq!(
+            parse_bound("90m", now).unwrap(),
+            "2026-09-09T22:30:00Z".parse().unwrap()
+        );
+        assert!(parse_bound("2x", now).is_err());
+        assert!(parse_bound("2026-09-01", now).is_ok());
+    }
+
+    #[test]
+    fn window_membership() {
+        let w = Window {
+            since: parse_ts("2026-01-01T00:00:00Z"),
+            until: None,
+        };
+        assert!(w.contains(parse_ts("2026-02-01T00:00:00Z")));
+        assert!(!w.contains(parse_ts("2025-02-01T00:00:00Z")));
+        assert!(!w.contains(None));
+        assert!(Window::default().contains(None));
+    }
+
+    #[test]
+    fn durations() {
+        assert_eq!(duration(45), "45s");
+        assert_eq!(duration(3725), "1h02m");
+        assert_eq!(duration(90_000), "1d01h");
+    }
+}
