@@ -36,9 +36,9 @@ macro_rules! labels {
 labels! {
     UserMessage = "user.message", true, "a genuine prompt the user typed (string or text blocks, not meta, not a tool_result carrier)";
     UserAnswer = "user.answer", true, "the user's answer to an AskUserQuestion, riding a non-error tool_result with toolUseResult.answers (TURN-010)";
-    UserRejection = "user.rejection", true, "a tool use the user rejected, with or without a typed instruction (TURN-011, TURN-013)";
+    UserRejection = "user.rejection", true, "a tool-use rejection carrying the user's typed instruction (TURN-013)";
     UserUnsent = "user.unsent", false, "a draft recalled with escape and re-sent: a superseded same-parent sibling (TURN-022…024)";
-    UserQueued = "user.queued", false, "text the user typed while the agent worked, as a queue-operation enqueue (QT-*)";
+    UserQueued = "user.queued", false, "text the user typed while the agent worked, in a queue-operation line (QT-001, QT-005)";
     AgentMessage = "agent.message", true, "the agent's visible text block";
     AgentThinking = "agent.thinking", true, "a thinking (or redacted_thinking) block the model reasoned in";
     AgentThinkingNarration = "agent.thinking.narration", true, "a thinking block the signature marks as narration (NAR-*)";
@@ -49,7 +49,7 @@ labels! {
     AgentCommunicationSignal = "agent.communication.signal", true, "a teammate control signal such as idle_notification or shutdown_request (CLS-011)";
     HarnessNotificationBackground = "harness.notification.background", true, "a <task-notification> about a background shell command (CLS-003, CLS-004)";
     HarnessNotificationMonitor = "harness.notification.monitor", true, "a <task-notification> pulse from a Monitor or cron cadence (CLS-005)";
-    HarnessNotificationSubagent = "harness.notification.subagent", true, "a <task-notification> reporting a background agent's completion, or a stopped-agents notice (CLS-007, CLS-008)";
+    HarnessNotificationSubagent = "harness.notification.subagent", true, "a <task-notification> about an agent or workflow, or a stopped-agents notice (CLS-004, CLS-008)";
     HarnessNotificationTask = "harness.notification.task", true, "any other <task-notification> (CLS-003)";
     HarnessScheduleContinuation = "harness.schedule.continuation", true, "the `Continue from where you left off.` resume marker (CLS-013)";
     HarnessScheduleWakeup = "harness.schedule.wakeup", true, "a fired autonomous-loop / ScheduleWakeup tick (CLS-014, CLS-015)";
@@ -59,13 +59,13 @@ labels! {
     HarnessCommandStdout = "harness.command.stdout", true, "local command output in <local-command-stdout> / <local-command-stderr> (TURN-006)";
     HarnessInterruptUser = "harness.interrupt.user", true, "`[Request interrupted by user]` (TURN-005)";
     HarnessInterruptTool = "harness.interrupt.tool", true, "`[Request interrupted by user for tool use]` (TURN-005)";
-    HarnessMetaAttachment = "harness.meta.attachment", false, "an attachment record (hook output, file, todo, deferred tools …) (CLS-019…022)";
+    HarnessMetaAttachment = "harness.meta.attachment", true, "an attachment record other than hook context (hook output, files, todos, deferred tools …) (CLS-020)";
     HarnessMetaAway = "harness.meta.away", false, "a system away_summary written when the session went idle";
-    HarnessMetaHook = "harness.meta.hook", true, "hook feedback injected as an isMeta user record (CLS-016)";
-    HarnessMetaLoop = "harness.meta.loop", false, "machinery lines: queue-operation, last-prompt, mode, titles, agent-name and other promoted non-record lines (CLS-024)";
+    HarnessMetaHook = "harness.meta.hook", true, "hook-injected text: isMeta hook feedback (CLS-016) or a hook_additional_context attachment (CLS-019)";
+    HarnessMetaLoop = "harness.meta.loop", true, "an isMeta autonomous-loop driver tick (`# Autonomous loop tick`)";
     HarnessMetaSnapshot = "harness.meta.snapshot", false, "file-history-snapshot / file-history-delta lines (CLS-025)";
     HarnessMetaStop = "harness.meta.stop", false, "system stop_hook_summary records";
-    HarnessMetaSystem = "harness.meta.system", true, "other harness-authored isMeta text and system records (caveats, image refs, api errors …)";
+    HarnessMetaSystem = "harness.meta.system", false, "any other system subtype (local_command, api_error, informational, scheduled_task_fire …)";
     HarnessMetaTurn = "harness.meta.turn", false, "system turn_duration records (durationMs, messageCount)";
 }
 
@@ -78,6 +78,17 @@ impl fmt::Display for Label {
 impl Label {
     pub fn from_name(s: &str) -> Option<Label> {
         Label::ALL.iter().copied().find(|l| l.name() == s)
+    }
+
+    /// The claims' older spellings of four leaves, accepted as selector aliases.
+    pub fn alias(s: &str) -> &str {
+        match s {
+            "harness.notification.background-command" => "harness.notification.background",
+            "harness.meta.away-summary" => "harness.meta.away",
+            "harness.meta.stop-hooks" => "harness.meta.stop",
+            "harness.meta.turn-duration" => "harness.meta.turn",
+            other => other,
+        }
     }
 
     pub fn role(self) -> &'static str {
@@ -137,7 +148,7 @@ impl LabelSet {
     pub fn parse<S: AsRef<str>>(selectors: &[S]) -> Result<LabelSet, String> {
         let mut set = LabelSet::EMPTY;
         for sel in selectors.iter().flat_map(|s| s.as_ref().split(',')) {
-            let sel = sel.trim();
+            let sel = Label::alias(sel.trim());
             if sel.is_empty() {
                 continue;
             }

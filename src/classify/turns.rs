@@ -1,47 +1,167 @@
-//! Turns: which records open one (TURN-003) and the genuine-user rule (manual
-//! §6.4, TURN-001…004). Every command numbers turns through here.
+//! Turns: which records open one and the genuine-user rule. A turn opens on any of
+//! four shapes (TURN-003): a genuine user record, an answered AskUserQuestion
+//! carrier (TURN-010), a rejection carrying a typed instruction (TURN-013), or an
+//! inbound peer message (TURN-015). A slash command with non-empty
+//! `<command-args>` also opens one: the args are what the user typed (TURN-008).
+//! Compaction summaries are turn members, never openers (CMP-011, TURN-020).
+//! Turn numbers are 1-based; records before the first opener are turn 0; a
+//! superseded draft has no turn (TURN-022…024). Every command numbers turns here.
 
 use std::borrow::Cow;
 
+use super::markers as mk;
 use crate::record::Record;
 
-/// Whether a raw line could be a turn-opening user record (cheap byte test, no
-/// false negatives): it must be a user record.
+/// Cheap byte test with no false negatives: an opener is a user record.
 pub fn may_open_turn(line: &[u8]) -> bool {
     memchr::memmem::find(line, b"\"type\":\"user\"").is_some()
         || memchr::memmem::find(line, b"\"type\": \"user\"").is_some()
 }
 
-/// Whether `r` is a genuine user record: typed by the operator (manual §6.4).
+fn is_user(r: &Record<'_>) -> bool {
+    r.kind() == "user" && r.has_message()
+}
+
+fn has_result(r: &Record<'_>) -> bool {
+    r.blocks().iter().any(|b| b.kind() == "tool_result")
+}
+
+fn user_text<'r>(r: &'r Record<'_>) -> Option<Cow<'r, str>> {
+    super::unit::user_text(r)
+}
+
+/// The genuine-user shape gate (manual §6.4; TURN-001, 004, 005, 006, 007, 019, 020):
+/// typed by the operator, not harness text, not a tool_result carrier.
 pub fn is_genuine_user(r: &Record<'_>) -> bool {
-    if r.kind() != "user" || r.role() != "user" || r.is_compact_summary() || r.is_meta() {
+    if !is_user(r) || r.is_compact_summary() || r.is_meta() || has_result(r) {
         return false;
     }
-    if let Some(s) = r.text_content() {
-        return !s.trim().is_empty();
+    match user_text(r) {
+        Some(s) => !mk::synthetic(&s) && !mk::has_peer_section(&s),
+        None => false,
     }
-    let b = r.blocks();
-    b.iter().any(|b| b.kind() == "text") && !b.iter().any(|b| b.kind() == "tool_result")
 }
 
-/// Whether `r` opens a turn (TURN-003).
-pub fn opens_turn(r: &Record<'_>) -> bool {
-    is_genuine_user(r)
-}
-
-/// The prompt text of a genuine user record.
-pub fn prompt_text<'a>(r: &'a Record<'_>) -> Option<Cow<'a, str>> {
-    if !is_genuine_user(r) {
-        return None;
+/// TURN-010: a non-errored tool_result carrier with a non-empty
+/// `toolUseResult.answers`, or text opening with an answered phrasing (TURN-009).
+pub fn is_answer_carrier(r: &Record<'_>) -> bool {
+    if !is_user(r) {
+        return false;
     }
-    if let Some(s) = r.text_content() {
-        return Some(Cow::Borrowed(s));
-    }
-    let t: Vec<&str> = r
+    let results: Vec<_> = r
         .blocks()
         .iter()
-        .filter(|b| b.kind() == "text")
-        .filter_map(|b| b.text.as_deref())
+        .filter(|b| b.kind() == "tool_result")
         .collect();
-    Some(Cow::Owned(t.join("\n")))
+    if results.is_empty() || results.iter().any(|b| b.is_error()) {
+        return false;
+    }
+    // serde would read a struct from an array too: only an object can carry answers.
+    if let Some(raw) = r.tool_use_result.filter(|raw| raw.get().starts_with('{')) {
+        #[derive(serde::Deserialize)]
+        struct Answers<'a> {
+            #[serde(borrow, default)]
+            answers: Option<&'a serde_json::value::RawValue>,
+        }
+        if let Ok(Answers { answers: Some(a) }) = serde_json::from_str::<Answers<'_>>(raw.get()) {
+            let a = a.get().trim();
+            if a.starts_with('{') && a != "{}" {
+                return true;
+            }
+        }
+    }
+    results.iter().any(|b| {
+        let t = b.result_text();
+        let t = t.trim_start();
+        mk::AUQ_MARKERS.iter().any(|m| t.starts_with(m))
+    })
+}
+
+/// TURN-013: the index of a tool_result block carrying a typed rejection.
+pub fn rejection_block(r: &Record<'_>) -> Option<usize> {
+    if !is_user(r) {
+        return None;
+    }
+    r.blocks().iter().enumerate().find_map(|(i, b)| {
+        if b.kind() != "tool_result" {
+            return None;
+        }
+        let t = b.result_text();
+        let typed = t.trim_start().starts_with(mk::REJ_MARKER)
+            && t.split_once(mk::REJ_DELIM)
+                .is_some_and(|(_, said)| !said.trim().is_empty());
+        typed.then_some(i)
+    })
+}
+
+/// CLS-009: an async spawn's launch acknowledgement (not the child's report).
+pub fn is_async_ack(r: &Record<'_>) -> bool {
+    let Some(raw) = r.tool_use_result.filter(|raw| raw.get().starts_with('{')) else {
+        return false;
+    };
+    #[derive(serde::Deserialize)]
+    struct Ack<'a> {
+        #[serde(borrow, default)]
+        status: Option<Cow<'a, str>>,
+        #[serde(default, rename = "isAsync")]
+        is_async: Option<bool>,
+    }
+    match serde_json::from_str::<Ack<'_>>(raw.get()) {
+        Ok(a) => {
+            a.is_async == Some(true)
+                || matches!(
+                    a.status.as_deref(),
+                    Some("async_launched" | "teammate_spawned")
+                )
+        }
+        Err(_) => false,
+    }
+}
+
+/// TURN-015…017: a user record whose text holds an inbound peer section.
+pub fn is_peer_record(r: &Record<'_>) -> bool {
+    if !is_user(r) || r.is_compact_summary() || has_result(r) {
+        return false;
+    }
+    user_text(r).is_some_and(|s| mk::has_peer_section(&s))
+}
+
+/// A non-meta slash-command wrapper with non-empty `<command-args>` (TURN-008).
+pub fn is_slash_with_args(r: &Record<'_>) -> bool {
+    if !is_user(r) || r.is_meta() || r.is_compact_summary() || has_result(r) {
+        return false;
+    }
+    user_text(r).is_some_and(|s| {
+        mk::SLASH_PREFIXES.iter().any(|p| s.starts_with(p)) && mk::slash_args(&s).is_some()
+    })
+}
+
+/// Whether `r` opens a turn. `lane` says whether the file is a subagent lane:
+/// inline sidechain records in a top-level file (1.0.x) never open a main turn.
+pub fn opens_turn(r: &Record<'_>, lane: bool) -> bool {
+    if !lane && r.is_sidechain() {
+        return false;
+    }
+    is_genuine_user(r)
+        || is_answer_carrier(r)
+        || rejection_block(r).is_some()
+        || is_peer_record(r)
+        || is_slash_with_args(r)
+}
+
+/// The prompt text of a genuine user record (or a slash command's typed args).
+pub fn prompt_text<'a>(r: &'a Record<'_>) -> Option<Cow<'a, str>> {
+    if is_genuine_user(r) {
+        return user_text(r);
+    }
+    if is_slash_with_args(r) {
+        let s = user_text(r)?;
+        let name = mk::xml_tag(&s, "command-name")
+            .unwrap_or("")
+            .trim()
+            .to_string();
+        let args = mk::slash_args(&s).unwrap_or("").to_string();
+        return Some(Cow::Owned(format!("{name} {args}")));
+    }
+    None
 }

@@ -10,7 +10,7 @@ use std::sync::OnceLock;
 use jiff::Timestamp;
 use regex::bytes::Regex;
 
-use crate::classify::turns;
+use crate::classify::{turns, FileIndex};
 use crate::discovery::Transcript;
 use crate::record::{parse_line, MalformedKind, Parsed, Record};
 use crate::scan::{self, Lines, Source};
@@ -67,7 +67,7 @@ fn interesting() -> Option<&'static Regex> {
     static RE: OnceLock<Option<Regex>> = OnceLock::new();
     RE.get_or_init(|| {
         // REC-038: tolerate `"type": "x"` as well as the compact form.
-        Regex::new(r#""type":\s?"(?:user|ai-title|custom-title|summary)"|"model":"|\}\{""#).ok()
+        Regex::new(r#""type":\s?"(?:ai-title|custom-title|summary)"|"model":"|\}\{""#).ok()
     })
     .as_ref()
 }
@@ -145,13 +145,14 @@ pub fn summarize(t: &Transcript) -> crate::error::Result<Summary> {
         s.last_activity = s.started;
     }
 
-    whole_file_pass(buf, lane, &mut s);
+    whole_file_pass(buf, &mut s);
+    s.turns = FileIndex::build(buf, lane).turns();
     Ok(s)
 }
 
-/// One pass over the whole file with a literal set; only lines holding a hit are
-/// looked at, and only user-record lines that could open a turn are parsed.
-fn whole_file_pass(buf: &[u8], lane: bool, s: &mut Summary) {
+/// One pass over the whole file with a literal set: models, titles written
+/// anywhere, and glued records (a structural `}{"` can only join two objects).
+fn whole_file_pass(buf: &[u8], s: &mut Summary) {
     let Some(re) = interesting() else { return };
     let mut pos = 0;
     while let Some(m) = re.find_at(buf, pos) {
@@ -178,12 +179,6 @@ fn whole_file_pass(buf: &[u8], lane: bool, s: &mut Summary) {
                     }
                 }
             }
-            if memchr::memmem::find(line, b"\"type\":\"user\"").is_none() {
-                continue;
-            }
-        }
-        let titled = hit.ends_with(b"title\"") || hit.ends_with(b"summary\"");
-        if !turns::may_open_turn(line) && !titled {
             continue;
         }
         let l = scan::Line {
@@ -192,12 +187,8 @@ fn whole_file_pass(buf: &[u8], lane: bool, s: &mut Summary) {
             bytes: line,
             terminated: true,
         };
-        let Parsed::Record(r) = parse_line(&l) else {
-            continue;
-        };
-        take_titles(&r, s);
-        if r.kind() == "user" && (lane || !r.is_sidechain()) && turns::opens_turn(&r) {
-            s.turns += 1;
+        if let Parsed::Record(r) = parse_line(&l) {
+            take_titles(&r, s);
         }
     }
 }

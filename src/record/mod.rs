@@ -177,7 +177,7 @@ impl<'a> Record<'a> {
             #[serde(rename = "type", borrow, default)]
             kind: Option<Cow<'b, str>>,
         }
-        let raw = self.attachment?;
+        let raw = self.attachment.filter(|r| r.get().starts_with('{'))?;
         let k: Kind<'_> = serde_json::from_str(raw.get()).ok()?;
         k.kind.map(Cow::into_owned)
     }

@@ -49,6 +49,19 @@ pub enum Parsed<'a> {
 
 /// Parse `line` as a record, or say why it is not one.
 pub fn parse_line<'a>(line: &Line<'a>) -> Parsed<'a> {
+    // serde reads a struct from a JSON array too; a record must be an object.
+    if line.bytes.trim_ascii_start().first() != Some(&b'{') {
+        let err = serde_json::from_slice::<serde::de::IgnoredAny>(b"").err();
+        return Parsed::Malformed(match err {
+            Some(e) => diagnose(line, &e),
+            None => Malformed {
+                line: line.no,
+                kind: MalformedKind::Invalid,
+                detail: "not an object".into(),
+                column: 1,
+            },
+        });
+    }
     match serde_json::from_slice::<Record<'a>>(line.bytes) {
         Ok(r) => Parsed::Record(Box::new(r)),
         Err(e) => Parsed::Malformed(diagnose(line, &e)),
@@ -160,6 +173,10 @@ mod tests {
         );
         assert_eq!(kind("[1,2]", true), Some(MalformedKind::NotObject));
         assert_eq!(kind("42", true), Some(MalformedKind::NotObject));
+        assert_eq!(
+            kind(r#"["user","x"]"#, true),
+            Some(MalformedKind::NotObject)
+        );
         assert_eq!(kind("   ", true), Some(MalformedKind::Blank));
         assert_eq!(kind("\u{0}\u{1}binary", true), Some(MalformedKind::Invalid));
         assert_eq!(kind(r#"{"type":"user"}"#, false), None);

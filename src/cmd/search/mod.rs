@@ -1,17 +1,259 @@
 //! `csift search`: regex over labelled units, printed as complete exchanges.
+//! Files are searched in parallel and reported in path order; per-file errors are
+//! reported and the run goes on (exit 2 at the end, as ripgrep).
 
+pub mod exchange;
+pub mod file;
+pub mod hit;
+pub mod matcher;
+pub mod prefilter;
+pub mod print;
+
+use std::collections::{BTreeMap, HashSet};
+use std::io::Write;
 use std::time::Instant;
 
-use crate::cli::search::SearchArgs;
-use crate::output::Out;
+use serde::Serialize;
+
+use crate::classify::{Label, LabelSet};
+use crate::cli::search::{CountBy, SearchArgs};
+use crate::error::Error;
+use crate::output::{Format, Out};
+use crate::timefmt::{self, Window};
 
 use super::{Exit, Problems};
+use file::{Config, FileResult};
+use hit::Hit;
+
+/// A `--tool`/`--model` glob as an anchored regex (`*` any run, `?` one char).
+pub fn glob(g: &str) -> Result<regex::Regex, Error> {
+    let mut re = String::from("^(?:");
+    for c in g.chars() {
+        match c {
+            '*' => re.push_str(".*"),
+            '?' => re.push('.'),
+            c => re.push_str(&regex::escape(&c.to_string())),
+        }
+    }
+    re.push_str(")$");
+    regex::Regex::new(&re).map_err(|e| Error::Usage(format!("bad glob `{g}`: {e}")))
+}
+
+pub fn list_labels(out: &mut Out) -> std::io::Result<()> {
+    for l in Label::ALL {
+        writeln!(
+            out,
+            "{:<34} {:<9} {}",
+            l.name(),
+            if l.visible() { "visible" } else { "invisible" },
+            l.doc()
+        )?;
+    }
+    Ok(())
+}
+
+#[derive(Serialize)]
+struct Summary {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    hits: usize,
+    exchanges: usize,
+    dropped: usize,
+    files: usize,
+    files_with_hits: usize,
+    bytes: u64,
+    malformed_lines: usize,
+    elapsed_ms: u128,
+}
 
 pub fn run(
-    _args: &SearchArgs,
-    _out: &mut Out,
-    _problems: &Problems,
-    _started: Instant,
+    args: &SearchArgs,
+    out: &mut Out,
+    problems: &Problems,
+    started: Instant,
 ) -> anyhow::Result<Exit> {
-    Ok(Exit::NotFound)
+    if args.list_labels {
+        list_labels(out)?;
+        return Ok(Exit::Found);
+    }
+    let mut patterns = args.regexp.clone();
+    let mut targets = args.targets.clone();
+    match (&args.pattern, patterns.is_empty()) {
+        (Some(p), true) => patterns.push(p.clone()),
+        // With -e, the positional is a target.
+        (Some(p), false) => targets.insert(0, p.clone()),
+        (None, _) => {}
+    }
+    let opts = matcher::Options {
+        fixed: args.fixed_strings,
+        word: args.word,
+        ignore_case: args.ignore_case,
+        case_sensitive: args.case_sensitive,
+        multiline: args.multiline,
+    };
+    let matcher = matcher::Matcher::new(&patterns, &opts)?;
+    let mut pre_patterns = matcher.patterns.clone();
+    if args.resolve_persisted {
+        pre_patterns.push(regex::escape("<persisted-output>"));
+    }
+    let prefilter = if matcher.match_all {
+        None
+    } else {
+        prefilter::build(&pre_patterns, matcher.case_insensitive)
+    };
+    let mut labels = if args.labels.is_empty() {
+        LabelSet::visible()
+    } else {
+        LabelSet::parse(&args.labels).map_err(Error::Usage)?
+    };
+    if args.attachments {
+        labels = labels
+            .with(Label::HarnessMetaHook)
+            .with(Label::HarnessMetaAttachment);
+    }
+    let cfg = Config {
+        matcher,
+        prefilter,
+        labels,
+        skip_attachments: args.labels.is_empty() && !args.attachments,
+        tool: args.tool.as_deref().map(glob).transpose()?,
+        model: args.model.as_deref().map(glob).transpose()?,
+        window: Window::parse(args.common.since.as_deref(), args.common.until.as_deref())?,
+        resolve_persisted: args.resolve_persisted,
+        exchanges: !args.no_exchange
+            && !args.count
+            && !args.files_with_matches
+            && args.count_by.is_none(),
+    };
+    let transcripts = super::select(&args.common, &targets, problems)?;
+    let results: Vec<FileResult> = crate::scan::par_map(&transcripts, |t| file::search(t, &cfg));
+
+    let mut total_hits = 0;
+    let mut bytes = 0;
+    let mut malformed = 0;
+    let mut files_with_hits = 0;
+    for (t, r) in transcripts.iter().zip(&results) {
+        if let Some(e) = &r.error {
+            problems.report(&t.path, e);
+        }
+        for n in &r.notes {
+            eprintln!("csift: {n}");
+        }
+        for m in &r.malformed {
+            eprintln!(
+                "csift: {}:{}: malformed line ({}): {}",
+                t.path.display(),
+                m.line,
+                m.kind.name(),
+                m.detail
+            );
+        }
+        total_hits += r.hits.len();
+        files_with_hits += usize::from(!r.hits.is_empty());
+        bytes += r.bytes;
+        malformed += r.malformed.len();
+    }
+
+    let st = out.style;
+    let mut exchanges = 0;
+    let mut dropped = 0;
+    if args.count || args.files_with_matches {
+        for (t, r) in transcripts.iter().zip(&results) {
+            if r.hits.is_empty() {
+                continue;
+            }
+            match (args.common.format, args.count) {
+                (Format::Json, _) => out.json(&serde_json::json!({
+                    "type": "count", "session_id": t.session_id, "agent_id": t.agent_id,
+                    "file": t.path.display().to_string(), "hits": r.hits.len(),
+                }))?,
+                (Format::Human, true) => writeln!(out, "{}:{}", t.path.display(), r.hits.len())?,
+                (Format::Human, false) => writeln!(out, "{}", t.path.display())?,
+            }
+        }
+    } else if let Some(key) = args.count_by {
+        let mut table: BTreeMap<String, usize> = BTreeMap::new();
+        for (t, r) in transcripts.iter().zip(&results) {
+            for h in &r.hits {
+                *table.entry(count_key(key, t, h)).or_default() += 1;
+            }
+        }
+        let mut rows: Vec<(String, usize)> = table.into_iter().collect();
+        rows.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        for (k, n) in &rows {
+            match args.common.format {
+                Format::Json => {
+                    out.json(&serde_json::json!({"type": "count", "key": k, "hits": n}))?
+                }
+                Format::Human => writeln!(out, "{n:>8}  {}", crate::output::sanitize::one_line(k))?,
+            }
+        }
+    } else {
+        let cut = print::Cut {
+            no_truncate: args.no_truncate,
+            context: args.context,
+        };
+        let mut seen: HashSet<(usize, Vec<(usize, Option<usize>, &'static str)>)> = HashSet::new();
+        for (fi, r) in results.iter().enumerate() {
+            for h in &r.hits {
+                let fresh = seen.insert((fi, h.exchange_key()));
+                if fresh {
+                    exchanges += 1;
+                }
+                if args.max_count.is_some_and(|m| exchanges > m) {
+                    dropped += usize::from(fresh);
+                    continue;
+                }
+                match args.common.format {
+                    Format::Json => print::json_hit(out, h)?,
+                    Format::Human if fresh => {
+                        print::exchange(out, h, &cut)?;
+                    }
+                    Format::Human => {}
+                }
+            }
+        }
+        if dropped > 0 && args.common.format == Format::Human {
+            writeln!(
+                out,
+                "{}[… {dropped} more exchanges not shown; raise --max-count]{}",
+                st.warn, st.reset
+            )?;
+        }
+    }
+    if args.common.format == Format::Json {
+        out.json(&Summary {
+            kind: "summary",
+            hits: total_hits,
+            exchanges: exchanges.min(args.max_count.unwrap_or(usize::MAX)),
+            dropped,
+            files: transcripts.len(),
+            files_with_hits,
+            bytes,
+            malformed_lines: malformed,
+            elapsed_ms: started.elapsed().as_millis(),
+        })?;
+    }
+    Ok(Exit::from(
+        total_hits > 0,
+        problems.count() + results.iter().filter(|r| r.error.is_some()).count(),
+    ))
+}
+
+fn count_key(key: CountBy, t: &crate::discovery::Transcript, h: &Hit) -> String {
+    let u = &h.unit;
+    match key {
+        CountBy::Label => u.label.to_string(),
+        CountBy::Session => t.address().to_string(),
+        CountBy::Project => t.project_name(),
+        CountBy::Tool => u.tool_name.clone().unwrap_or_else(|| "-".into()),
+        CountBy::Model => u.model.clone().unwrap_or_else(|| "-".into()),
+        CountBy::Version => u.version.clone().unwrap_or_else(|| "-".into()),
+        CountBy::Month => u
+            .timestamp
+            .as_deref()
+            .and_then(timefmt::parse_ts)
+            .map(|ts| ts.strftime("%Y-%m").to_string())
+            .unwrap_or_else(|| "-".into()),
+    }
 }

@@ -1,0 +1,157 @@
+//! Completing an exchange around a hit, lazily and only for hits: a tool_use
+//! with its tool_result (and the reverse), found by a memmem of the id in the
+//! same file (REC-094: ids and lines belong to their transcript); a turn opener
+//! with the agent's last reply text of that turn; an agent message or thinking
+//! block with the prompt that opened its turn.
+
+use crate::classify::{classify, FileIndex, Label, Unit};
+use crate::discovery::Transcript;
+use crate::record::{parse_line, Parsed};
+use crate::scan::{lines, Line, Lines};
+
+use super::hit::UnitOut;
+
+/// The record on the line containing `offset`, classified; `f` picks a unit.
+fn unit_at<F>(
+    t: &Transcript,
+    buf: &[u8],
+    idx: &FileIndex,
+    offset: usize,
+    line_no: Option<usize>,
+    mut f: F,
+) -> Option<UnitOut>
+where
+    F: FnMut(&Unit<'_>) -> Option<Label>,
+{
+    let start = lines::line_start(buf, offset);
+    let no = line_no.unwrap_or_else(|| lines::line_no_at(buf, start));
+    let line = lines::line_at(buf, start, no);
+    let Parsed::Record(r) = parse_line(&line) else {
+        return None;
+    };
+    let mut units = Vec::new();
+    classify(&r, no, idx, &mut units);
+    units
+        .iter()
+        .find_map(|u| f(u).map(|label| UnitOut::new(t, &r, u, label, no, idx.turn(no))))
+}
+
+/// The tool_use a result answers: the nearest `"id":"<id>"` before it.
+pub fn tool_use_for(
+    t: &Transcript,
+    buf: &[u8],
+    idx: &FileIndex,
+    id: &str,
+    before: usize,
+) -> Option<UnitOut> {
+    let needle = format!("\"id\":\"{id}\"");
+    let finder = memchr::memmem::FinderRev::new(needle.as_bytes());
+    let mut end = before.min(buf.len());
+    while let Some(at) = finder.rfind(&buf[..end]) {
+        let found = unit_at(t, buf, idx, at, None, |u| {
+            (u.tool_use_id == Some(id) && u.labels().any(|l| l == Label::AgentToolUse))
+                .then_some(Label::AgentToolUse)
+        });
+        if found.is_some() {
+            return found;
+        }
+        end = at;
+    }
+    // A result can precede its use in a resumed or replayed file: look after too.
+    let fwd = memchr::memmem::Finder::new(needle.as_bytes());
+    let mut from = before.min(buf.len());
+    while let Some(at) = fwd.find(&buf[from..]).map(|i| from + i) {
+        let found = unit_at(t, buf, idx, at, None, |u| {
+            (u.tool_use_id == Some(id) && u.labels().any(|l| l == Label::AgentToolUse))
+                .then_some(Label::AgentToolUse)
+        });
+        if found.is_some() {
+            return found;
+        }
+        from = at + needle.len();
+    }
+    None
+}
+
+/// The result answering tool_use `id`: the first `"tool_use_id":"<id>"` after it.
+pub fn tool_result_for(
+    t: &Transcript,
+    buf: &[u8],
+    idx: &FileIndex,
+    id: &str,
+    after: usize,
+) -> Option<UnitOut> {
+    let needle = format!("\"tool_use_id\":\"{id}\"");
+    let finder = memchr::memmem::Finder::new(needle.as_bytes());
+    let mut from = after.min(buf.len());
+    let mut pass = 0;
+    loop {
+        while let Some(at) = finder.find(&buf[from..]).map(|i| from + i) {
+            let found = unit_at(t, buf, idx, at, None, |u| {
+                (u.tool_use_id == Some(id) && u.labels().any(|l| l == Label::AgentToolResult))
+                    .then_some(u.label)
+            });
+            if found.is_some() {
+                return found;
+            }
+            from = at + needle.len();
+        }
+        pass += 1;
+        if pass > 1 || after == 0 {
+            return None;
+        }
+        from = 0;
+    }
+}
+
+/// The record that opened turn `turn`, as its first unit.
+pub fn turn_prompt(t: &Transcript, buf: &[u8], idx: &FileIndex, turn: usize) -> Option<UnitOut> {
+    let (no, offset) = idx.turn_opener(turn)?;
+    unit_at(t, buf, idx, offset, Some(no), |u| Some(u.label))
+}
+
+/// The agent's last text in turn `turn`, scanning from `from_offset` (a line
+/// start after the opener) to the next opener.
+pub fn turn_reply(
+    t: &Transcript,
+    buf: &[u8],
+    idx: &FileIndex,
+    turn: usize,
+    from_offset: usize,
+    from_no: usize,
+) -> Option<UnitOut> {
+    let end = idx.turn_opener(turn + 1).map_or(buf.len(), |(_, off)| off);
+    let region = &buf[..end.min(buf.len())];
+    let mut last: Option<UnitOut> = None;
+    for line in Lines::from(region, from_offset, from_no) {
+        if memchr::memmem::find(line.bytes, b"\"type\":\"assistant\"").is_none()
+            || memchr::memmem::find(line.bytes, b"\"text\"").is_none()
+        {
+            continue;
+        }
+        let l = Line { ..line };
+        let Parsed::Record(r) = parse_line(&l) else {
+            continue;
+        };
+        if r.is_sidechain() && !t.is_lane() {
+            continue;
+        }
+        let mut units = Vec::new();
+        classify(&r, l.no, idx, &mut units);
+        if let Some(u) = units
+            .iter()
+            .rev()
+            .find(|u| u.label == Label::AgentMessage && !u.text.trim().is_empty())
+        {
+            last = Some(UnitOut::new(
+                t,
+                &r,
+                u,
+                Label::AgentMessage,
+                l.no,
+                idx.turn(l.no),
+            ));
+        }
+    }
+    last
+}

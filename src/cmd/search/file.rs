@@ -1,0 +1,267 @@
+//! Searching one transcript: prefilter the raw bytes into candidate lines, and
+//! only when there is one, index the file (turns, drafts, seeds), parse and
+//! classify the candidates, match their selected units, and complete each hit's
+//! exchange. A file with no candidate costs one prefilter pass and nothing else.
+
+use std::path::Path;
+
+use regex::bytes::Regex;
+
+use super::exchange;
+use super::hit::{Hit, Sub, UnitOut};
+use super::matcher::Matcher;
+use crate::classify::{classify, FileIndex, Label, LabelSet, Unit};
+use crate::discovery::Transcript;
+use crate::record::{parse_line, Malformed, Parsed, Record};
+use crate::scan::{Line, Lines, Source};
+use crate::timefmt::{self, Window};
+
+pub struct Config {
+    pub matcher: Matcher,
+    pub prefilter: Option<Regex>,
+    pub labels: LabelSet,
+    /// Leave out units of `attachment` records (the default without -t or --attachments).
+    pub skip_attachments: bool,
+    pub tool: Option<regex::Regex>,
+    pub model: Option<regex::Regex>,
+    pub window: Window,
+    pub resolve_persisted: bool,
+    pub exchanges: bool,
+}
+
+#[derive(Default)]
+pub struct FileResult {
+    pub hits: Vec<Hit>,
+    pub malformed: Vec<Malformed>,
+    pub bytes: u64,
+    pub error: Option<String>,
+    /// Notes to print on stderr (e.g. a persisted-output file that is gone).
+    pub notes: Vec<String>,
+}
+
+pub fn search(t: &Transcript, cfg: &Config) -> FileResult {
+    let src = match Source::open(&t.path) {
+        Ok(s) => s,
+        Err(e) => {
+            return FileResult {
+                error: Some(e.to_string()),
+                ..FileResult::default()
+            }
+        }
+    };
+    let buf: &[u8] = &src;
+    let mut out = FileResult {
+        bytes: buf.len() as u64,
+        ..FileResult::default()
+    };
+    let candidates = candidate_lines(buf, cfg.prefilter.as_ref());
+    if candidates.is_empty() {
+        return out;
+    }
+    let idx = FileIndex::build(buf, t.is_lane());
+    for line in candidates {
+        let r = match parse_line(&line) {
+            Parsed::Record(r) => r,
+            Parsed::Malformed(m) => {
+                out.malformed.push(m);
+                continue;
+            }
+        };
+        if !cfg.window.is_open()
+            && !cfg
+                .window
+                .contains(r.timestamp.as_deref().and_then(timefmt::parse_ts))
+        {
+            continue;
+        }
+        if let Some(m) = &cfg.model {
+            if !r.model().is_some_and(|x| m.is_match(x)) {
+                continue;
+            }
+        }
+        if cfg.skip_attachments && r.kind() == "attachment" {
+            continue;
+        }
+        let mut units = Vec::new();
+        classify(&r, line.no, &idx, &mut units);
+        for u in &units {
+            let Some(label) = u.labels().find(|&l| cfg.labels.contains(l)) else {
+                continue;
+            };
+            if let Some(hit) = match_unit(t, buf, &idx, &r, u, label, &line, cfg, &mut out.notes) {
+                out.hits.push(hit);
+            }
+        }
+    }
+    out
+}
+
+/// Lines the prefilter flags (every line when there is none), in file order.
+fn candidate_lines<'a>(buf: &'a [u8], pre: Option<&Regex>) -> Vec<Line<'a>> {
+    let Some(re) = pre else {
+        return Lines::new(buf).collect();
+    };
+    let mut out = Vec::new();
+    let mut pos = 0;
+    let mut counted_to = 0;
+    let mut no = 1;
+    while let Some(m) = re.find_at(buf, pos) {
+        let start = crate::scan::lines::line_start(buf, m.start());
+        no += memchr::memchr_iter(b'\n', &buf[counted_to..start]).count();
+        counted_to = start;
+        let line = crate::scan::lines::line_at(buf, start, no);
+        pos = start + line.bytes.len() + 1;
+        out.push(line);
+        if pos >= buf.len() {
+            break;
+        }
+    }
+    out
+}
+
+#[allow(clippy::too_many_arguments)]
+fn match_unit(
+    t: &Transcript,
+    buf: &[u8],
+    idx: &FileIndex,
+    r: &Record<'_>,
+    u: &Unit<'_>,
+    label: Label,
+    line: &Line<'_>,
+    cfg: &Config,
+    notes: &mut Vec<String>,
+) -> Option<Hit> {
+    let mut text = u.text.to_string();
+    if cfg.resolve_persisted {
+        if let Some(resolved) = resolve_persisted(&text, notes, &t.path, line.no) {
+            text = resolved;
+        }
+    }
+    let is_use = u.labels().any(|l| l == Label::AgentToolUse);
+    let is_result = u.labels().any(|l| l == Label::AgentToolResult);
+    // --tool: the unit's own tool name, or the name of the call a result answers.
+    let mut partner: Option<UnitOut> = None;
+    if let Some(glob) = &cfg.tool {
+        let name = if is_result {
+            partner = u
+                .tool_use_id
+                .and_then(|id| exchange::tool_use_for(t, buf, idx, id, line.offset));
+            partner.as_ref().and_then(|p| p.tool_name.clone())
+        } else {
+            u.tool_name.map(str::to_string)
+        };
+        if !name.is_some_and(|n| glob.is_match(&n)) {
+            return None;
+        }
+    }
+    let subs = cfg.matcher.find_all(&text);
+    if subs.is_empty() {
+        return None;
+    }
+    let turn = idx.turn(line.no);
+    let mut unit = UnitOut::new(t, r, u, label, line.no, turn);
+    unit.text = text;
+    unit.submatches = subs
+        .into_iter()
+        .map(|(start, end)| Sub { start, end })
+        .collect();
+    let mut hit = Hit {
+        unit,
+        exchange: Vec::new(),
+        position: 0,
+    };
+    if !cfg.exchanges {
+        return Some(hit);
+    }
+    let line_end = line.offset + line.bytes.len();
+    if is_use {
+        if let Some(id) = u.tool_use_id {
+            hit.exchange
+                .extend(exchange::tool_result_for(t, buf, idx, id, line_end));
+        }
+    } else if is_result {
+        let p = partner.or_else(|| {
+            u.tool_use_id
+                .and_then(|id| exchange::tool_use_for(t, buf, idx, id, line.offset))
+        });
+        if let Some(p) = p {
+            hit.unit.tool_name = hit.unit.tool_name.take().or(p.tool_name.clone());
+            hit.exchange.push(p);
+            hit.position = 1;
+        }
+        // An answered question or typed rejection is a user turn: add the reply.
+        if matches!(label, Label::UserAnswer | Label::UserRejection) {
+            if let Some(n) = turn {
+                hit.exchange.extend(exchange::turn_reply(
+                    t,
+                    buf,
+                    idx,
+                    n,
+                    line_end + 1,
+                    line.no + 1,
+                ));
+            }
+        }
+    } else if matches!(
+        label,
+        Label::UserMessage | Label::AgentCommunicationInbox | Label::HarnessCompactionSummary
+    ) && turn.is_some_and(|n| idx.turn_opener(n).is_some_and(|(no, _)| no == line.no))
+    {
+        if let Some(n) = turn {
+            hit.exchange.extend(exchange::turn_reply(
+                t,
+                buf,
+                idx,
+                n,
+                line_end + 1,
+                line.no + 1,
+            ));
+        }
+    } else if matches!(
+        label,
+        Label::AgentMessage
+            | Label::AgentThinking
+            | Label::AgentThinkingNarration
+            | Label::UserMessage
+    ) {
+        if let Some(p) = turn
+            .filter(|&n| n > 0)
+            .and_then(|n| exchange::turn_prompt(t, buf, idx, n))
+        {
+            if p.line != line.no {
+                hit.exchange.push(p);
+                hit.position = 1;
+            }
+        }
+    }
+    Some(hit)
+}
+
+/// Follow a `<persisted-output>` pointer (MISC-002, REC-039): the full output
+/// replaces the preview; a file that is gone is said, not hidden.
+fn resolve_persisted(
+    text: &str,
+    notes: &mut Vec<String>,
+    file: &Path,
+    line: usize,
+) -> Option<String> {
+    if !text.contains("<persisted-output>") {
+        return None;
+    }
+    let marker = "Full output saved to: ";
+    let at = text.find(marker)? + marker.len();
+    let path = text[at..].lines().next()?.trim();
+    match std::fs::read(path) {
+        Ok(bytes) => Some(format!(
+            "{text}\n[persisted output from {path}]\n{}",
+            String::from_utf8_lossy(&bytes)
+        )),
+        Err(e) => {
+            notes.push(format!(
+                "{}:{line}: persisted output {path} cannot be read: {e}",
+                file.display()
+            ));
+            None
+        }
+    }
+}

@@ -1,0 +1,112 @@
+//! What search (and show) hand to printers: owned units with their address
+//! (file, line, uuid), label, turn and time, and the exchange a hit belongs to.
+//! Field names are the JSON output's, documented in `csift search --help`.
+
+use serde::Serialize;
+
+use crate::classify::{Label, Unit};
+use crate::discovery::Transcript;
+use crate::record::Record;
+
+#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
+pub struct Sub {
+    pub start: usize,
+    pub end: usize,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct UnitOut {
+    pub session_id: String,
+    pub agent_id: Option<String>,
+    pub file: String,
+    pub line: usize,
+    pub uuid: Option<String>,
+    pub label: &'static str,
+    pub turn: Option<usize>,
+    pub timestamp: Option<String>,
+    pub tool_name: Option<String>,
+    pub text: String,
+    /// Index of the content block within the record, when the unit is one.
+    pub block: Option<usize>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub submatches: Vec<Sub>,
+    #[serde(skip)]
+    pub tool_use_id: Option<String>,
+    #[serde(skip)]
+    pub is_error: bool,
+    #[serde(skip)]
+    pub model: Option<String>,
+    #[serde(skip)]
+    pub version: Option<String>,
+    #[serde(skip)]
+    pub sidechain: bool,
+}
+
+impl UnitOut {
+    pub fn new(
+        t: &Transcript,
+        r: &Record<'_>,
+        u: &Unit<'_>,
+        label: Label,
+        line: usize,
+        turn: Option<usize>,
+    ) -> UnitOut {
+        UnitOut {
+            session_id: t.session_id.clone(),
+            agent_id: t.agent_id.clone(),
+            file: t.path.display().to_string(),
+            line,
+            uuid: r.uuid.as_deref().map(str::to_string),
+            label: label.name(),
+            turn,
+            timestamp: r.timestamp.as_deref().map(str::to_string),
+            tool_name: u.tool_name.map(str::to_string),
+            text: u.text.to_string(),
+            block: u.block,
+            submatches: Vec::new(),
+            tool_use_id: u.tool_use_id.map(str::to_string),
+            is_error: u.is_error,
+            model: r.model().map(str::to_string),
+            version: r.version.as_deref().map(str::to_string),
+            sidechain: r.is_sidechain(),
+        }
+    }
+
+    /// Identity of a unit inside its file.
+    pub fn key(&self) -> (usize, Option<usize>, &'static str) {
+        (self.line, self.block, self.label)
+    }
+}
+
+/// One matched unit and the units that complete its exchange.
+#[derive(Debug, Clone)]
+pub struct Hit {
+    pub unit: UnitOut,
+    pub exchange: Vec<UnitOut>,
+    /// Where the matched unit sits in the printed exchange (0 = first).
+    pub position: usize,
+}
+
+impl Hit {
+    /// The exchange's identity: its units' keys, in order, so a tool_use hit and
+    /// its result hit print once.
+    pub fn exchange_key(&self) -> Vec<(usize, Option<usize>, &'static str)> {
+        let mut all: Vec<_> = self
+            .exchange
+            .iter()
+            .map(UnitOut::key)
+            .chain(std::iter::once(self.unit.key()))
+            .collect();
+        all.sort();
+        all
+    }
+}
+
+#[derive(Serialize)]
+pub struct JsonHit<'a> {
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    #[serde(flatten)]
+    pub unit: &'a UnitOut,
+    pub exchange: &'a [UnitOut],
+}

@@ -1,0 +1,173 @@
+//! Building the matcher from the user's patterns and flags: `-e` repeatable, `-F`
+//! literal, `-w` words, smart case (`-s`/`-i` override), `--multiline`. The
+//! compiled regex runs on decoded unit text; [`super::prefilter`] derives the
+//! raw-byte prefilter from the same patterns.
+
+use regex::{Regex, RegexBuilder};
+
+use crate::error::{Error, Result};
+
+/// Regex size ceiling: keeps compile time and memory bounded on huge alternations.
+const SIZE_LIMIT: usize = 128 << 20;
+
+pub struct Matcher {
+    pub regex: Regex,
+    /// The patterns as regex syntax (after `-F` escaping and `-w` wrapping).
+    pub patterns: Vec<String>,
+    pub case_insensitive: bool,
+    /// The empty pattern matches every unit: a way to list or count by label.
+    pub match_all: bool,
+}
+
+pub struct Options {
+    pub fixed: bool,
+    pub word: bool,
+    pub ignore_case: bool,
+    pub case_sensitive: bool,
+    pub multiline: bool,
+}
+
+impl Matcher {
+    pub fn new(raw: &[String], o: &Options) -> Result<Matcher> {
+        if raw.is_empty() {
+            return Err(Error::Usage(
+                "no pattern given: pass PATTERN or -e PATTERN (use '' to match every unit)".into(),
+            ));
+        }
+        let patterns: Vec<String> = raw
+            .iter()
+            .map(|p| {
+                let p = if o.fixed { regex::escape(p) } else { p.clone() };
+                if o.word {
+                    format!(r"\b(?:{p})\b")
+                } else {
+                    p
+                }
+            })
+            .collect();
+        // Smart case (as ripgrep): insensitive unless some pattern has an uppercase
+        // letter outside an escape.
+        let case_insensitive = if o.case_sensitive {
+            false
+        } else {
+            o.ignore_case || !raw.iter().any(|p| has_uppercase_literal(p))
+        };
+        let joined = if patterns.len() == 1 {
+            patterns[0].clone()
+        } else {
+            patterns
+                .iter()
+                .map(|p| format!("(?:{p})"))
+                .collect::<Vec<_>>()
+                .join("|")
+        };
+        let regex = RegexBuilder::new(&joined)
+            .case_insensitive(case_insensitive)
+            .multi_line(o.multiline)
+            .dot_matches_new_line(o.multiline)
+            .size_limit(SIZE_LIMIT)
+            .build()
+            .map_err(|e| Error::Usage(format!("invalid pattern: {e}")))?;
+        let match_all = raw.iter().all(String::is_empty);
+        Ok(Matcher {
+            regex,
+            patterns,
+            case_insensitive,
+            match_all,
+        })
+    }
+
+    /// Byte ranges of every match in `text` (empty matches kept only for the
+    /// empty pattern, as one zero-width match at 0).
+    pub fn find_all(&self, text: &str) -> Vec<(usize, usize)> {
+        if self.match_all {
+            return vec![(0, 0)];
+        }
+        self.regex
+            .find_iter(text)
+            .filter(|m| m.start() != m.end())
+            .map(|m| (m.start(), m.end()))
+            .collect()
+    }
+}
+
+/// Whether a pattern has an uppercase letter that is not part of an escape like
+/// `\S`, `\W`, `\D`, `\P{..}`.
+fn has_uppercase_literal(p: &str) -> bool {
+    let mut it = p.chars();
+    while let Some(c) = it.next() {
+        if c == '\\' {
+            it.next();
+            continue;
+        }
+        if c.is_uppercase() {
+            return true;
+        }
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn opts() -> Options {
+        Options {
+            fixed: false,
+            word: false,
+            ignore_case: false,
+            case_sensitive: false,
+            multiline: false,
+        }
+    }
+
+    #[test]
+    fn smart_case() {
+        let m = Matcher::new(&["needle".into()], &opts()).unwrap();
+        assert!(m.case_insensitive);
+        let m = Matcher::new(&["Needle".into()], &opts()).unwrap();
+        assert!(!m.case_insensitive);
+        let m = Matcher::new(&[r"\Sx".into()], &opts()).unwrap();
+        assert!(m.case_insensitive);
+        let m = Matcher::new(
+            &["Needle".into()],
+            &Options {
+                ignore_case: true,
+                ..opts()
+            },
+        )
+        .unwrap();
+        assert!(m.case_insensitive);
+    }
+
+    #[test]
+    fn fixed_and_word() {
+        let m = Matcher::new(
+            &["a.b(".into()],
+            &Options {
+                fixed: true,
+                ..opts()
+            },
+        )
+        .unwrap();
+        assert_eq!(m.find_all("x a.b( y"), vec![(2, 6)]);
+        let m = Matcher::new(
+            &["cat".into()],
+            &Options {
+                word: true,
+                ..opts()
+            },
+        )
+        .unwrap();
+        assert_eq!(m.find_all("concat cat"), vec![(7, 10)]);
+    }
+
+    #[test]
+    fn several_patterns_and_empty() {
+        let m = Matcher::new(&["alpha".into(), "beta".into()], &opts()).unwrap();
+        assert_eq!(m.find_all("beta alpha").len(), 2);
+        let m = Matcher::new(&[String::new()], &opts()).unwrap();
+        assert!(m.match_all);
+        assert!(Matcher::new(&["(".into()], &opts()).is_err());
+    }
+}
