@@ -63,6 +63,24 @@ pub fn run(cli: Cli) -> anyhow::Result<Exit> {
             out.flush()?;
             Ok(exit)
         }
+        Command::Show(args) => dispatch(args.common.color, |out| {
+            cmd::show::run(&args, out, &problems, started)
+        }),
+        Command::Verbatim(args) => dispatch(args.common.color, |out| {
+            cmd::verbatim::run(&args, out, &problems, started)
+        }),
+        Command::Stats(args) => dispatch(args.common.color, |out| {
+            cmd::stats::run(&args, out, &problems, started)
+        }),
+        Command::Agents(args) => dispatch(args.common.color, |out| {
+            cmd::agents::run(&args, out, &problems, started)
+        }),
+        Command::Audit(args) => dispatch(args.common.color, |out| {
+            cmd::audit::run(&args, out, &problems, started)
+        }),
+        Command::Guard(args) => dispatch(args.common.color, |out| {
+            cmd::guard::run(&args, out, &problems, started)
+        }),
         Command::Whoami(args) => {
             let mut out = Out::stdout(args.common.color);
             let exit = cmd::whoami::run(&args, &mut out)?;
@@ -70,4 +88,15 @@ pub fn run(cli: Cli) -> anyhow::Result<Exit> {
             Ok(exit)
         }
     }
+}
+
+/// Run a command against stdout and flush it, so a broken pipe surfaces here.
+fn dispatch(
+    color: output::ColorChoice,
+    f: impl FnOnce(&mut Out) -> anyhow::Result<Exit>,
+) -> anyhow::Result<Exit> {
+    let mut out = Out::stdout(color);
+    let exit = f(&mut out)?;
+    out.flush()?;
+    Ok(exit)
 }

@@ -2,8 +2,14 @@
 //! file; this one holds the root, the subcommand enum and the flags every command
 //! shares. Nothing here does work: `lib.rs` turns these into configs.
 
+pub mod agents;
+pub mod audit;
+pub mod guard;
 pub mod list;
 pub mod search;
+pub mod show;
+pub mod stats;
+pub mod verbatim;
 
 use std::path::PathBuf;
 
@@ -39,6 +45,18 @@ pub enum Command {
     List(list::ListArgs),
     /// Regex-search labelled transcript content; prints complete exchanges.
     Search(Box<search::SearchArgs>),
+    /// Print records exactly: by line, uuid or turn, rendered or raw.
+    Show(Box<show::ShowArgs>),
+    /// Rebuild the recent conversation (whole turns) for re-injection after compaction.
+    Verbatim(Box<verbatim::VerbatimArgs>),
+    /// An exact census: records, labels, tokens (deduplicated), tools, unknown shapes.
+    Stats(Box<stats::StatsArgs>),
+    /// The subagent tree of a session: lanes, kinds, states and returns.
+    Agents(Box<agents::AgentsArgs>),
+    /// Detect what Claude Code lost from its transcripts (eaten text, missing files …).
+    Audit(Box<audit::AuditArgs>),
+    /// Claude Code hook arms that surface transcript loss in live sessions.
+    Guard(Box<guard::GuardArgs>),
     /// Print the calling Claude Code session (from CLAUDE_CODE_SESSION_ID).
     Whoami(WhoamiArgs),
 }

@@ -3,9 +3,15 @@
 //! are what every command needs: resolving the home and targets, reporting
 //! per-file problems on stderr, and the ripgrep-style exit status.
 
+pub mod agents;
+pub mod audit;
+pub mod guard;
 pub mod list;
 pub mod list_print;
 pub mod search;
+pub mod show;
+pub mod stats;
+pub mod verbatim;
 pub mod whoami;
 
 use std::path::Path;
