@@ -8,6 +8,9 @@ use crate::classify::{Label, Unit};
 use crate::discovery::Transcript;
 use crate::record::Record;
 
+/// A unit's identity inside its file: line, block, label.
+pub type UnitKey = (usize, Option<usize>, &'static str);
+
 #[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
 pub struct Sub {
     pub start: usize,
@@ -73,7 +76,7 @@ impl UnitOut {
     }
 
     /// Identity of a unit inside its file.
-    pub fn key(&self) -> (usize, Option<usize>, &'static str) {
+    pub fn key(&self) -> UnitKey {
         (self.line, self.block, self.label)
     }
 }
@@ -90,7 +93,7 @@ pub struct Hit {
 impl Hit {
     /// The exchange's identity: its units' keys, in order, so a tool_use hit and
     /// its result hit print once.
-    pub fn exchange_key(&self) -> Vec<(usize, Option<usize>, &'static str)> {
+    pub fn exchange_key(&self) -> Vec<UnitKey> {
         let mut all: Vec<_> = self
             .exchange
             .iter()

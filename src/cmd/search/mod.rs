@@ -193,7 +193,7 @@ pub fn run(
             no_truncate: args.no_truncate,
             context: args.context,
         };
-        let mut seen: HashSet<(usize, Vec<(usize, Option<usize>, &'static str)>)> = HashSet::new();
+        let mut seen: HashSet<(usize, Vec<hit::UnitKey>)> = HashSet::new();
         for (fi, r) in results.iter().enumerate() {
             for h in &r.hits {
                 let fresh = seen.insert((fi, h.exchange_key()));

@@ -10,6 +10,7 @@
 //! - for a literal containing a space, the piece after each space, because a
 //!   tool_use unit's text joins the tool name and the input JSON with a space
 //!   that is not on disk.
+//!
 //! When no required literal exists (`.*`, `\w+`), there is no prefilter and every
 //! line is a candidate: slower, never wrong.
 
@@ -67,7 +68,7 @@ fn required(hir: &Hir) -> Option<Req> {
             let mut best: Option<Req> = None;
             let mut run: Vec<u8> = Vec::new();
             let consider = |cand: Req, best: &mut Option<Req>| {
-                if score(&cand) > best.as_ref().map_or(0, |b| score(b)) {
+                if score(&cand) > best.as_ref().map_or(0, score) {
                     *best = Some(cand);
                 }
             };

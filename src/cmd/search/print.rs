@@ -80,9 +80,7 @@ fn body(out: &mut Out, u: &UnitOut, matched: bool, cut: &Cut) -> io::Result<()> 
             line_of(s.start),
             line_of(s.end.saturating_sub(1).max(s.start)),
         );
-        for k in a.saturating_sub(cut.context)..=(b + cut.context).min(n - 1) {
-            keep[k] = true;
-        }
+        keep[a.saturating_sub(cut.context)..=(b + cut.context).min(n - 1)].fill(true);
     }
     let mut i = 0;
     while i < n {
