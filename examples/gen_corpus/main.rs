@@ -102,7 +102,7 @@ const LABELS: &[&str] = &[
     "agent.tool.use",
     "agent.tool.result",
     "harness.compaction.summary",
-    "harness.notification.task",
+    "harness.notification.background",
 ];
 
 /// Spread `per_label` needles of every label plus `eaten` groups over `n` sessions.

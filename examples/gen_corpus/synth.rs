@@ -378,7 +378,8 @@ impl Gen<'_> {
         self.s
             .result_text(&call, &txt, Some(false), Some(&tur), (50, 300));
         self.s.end_turn();
-        let n = self.take("harness.notification.task");
+        // A "Background command" summary is the background leaf (CLS-004).
+        let n = self.take("harness.notification.background");
         let summary = match &n {
             Some(n) => {
                 format!("Background command \"Run integration tests\" completed (exit code 0) {n}")
@@ -391,7 +392,8 @@ impl Gen<'_> {
             .s
             .task_notification(&task, &call.id, &summary, "", n.is_none());
         if let Some(n) = &n {
-            self.s.needle_row("harness.notification.task", n, line);
+            self.s
+                .needle_row("harness.notification.background", n, line);
         }
         self.s
             .say("The integration tests finished cleanly in the background.");
@@ -507,7 +509,7 @@ pub fn session(projects: &Path, base: &Rng, spec: &Spec) -> Result<Vec<TruthRow>
             || (g
                 .pending
                 .iter()
-                .any(|(l, _)| *l == "harness.notification.task")
+                .any(|(l, _)| *l == "harness.notification.background")
                 && turns > 1)
         {
             g.notification();

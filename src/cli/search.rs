@@ -99,6 +99,9 @@ pub struct SearchArgs {
     /// Don't print the paired units of an exchange, only the matched unit.
     #[arg(long)]
     pub no_exchange: bool,
+    /// Parse every line instead of prefiltering raw bytes (for testing the prefilter).
+    #[arg(long, hide = true)]
+    pub no_prefilter: bool,
     #[command(flatten)]
     pub common: super::Common,
 }

@@ -161,14 +161,25 @@ fn whole_file_pass(buf: &[u8], s: &mut Summary) {
         let line = &buf[start..end];
         pos = end + 1;
         let hit = m.as_bytes();
-        if hit == b"}{\"" {
-            s.malformed
-                .push((scan::lines::line_no_at(buf, start), MalformedKind::Glued));
-            continue;
+        let l = scan::Line {
+            no: 0,
+            offset: start,
+            bytes: line,
+            terminated: true,
+        };
+        // `}{"` also ends strings like "x }{" in code; only a parse can confirm glue.
+        if memchr::memmem::find(line, b"}{\"").is_some() {
+            if let Parsed::Malformed(bad) = parse_line(&l) {
+                if bad.kind == MalformedKind::Glued {
+                    s.malformed
+                        .push((scan::lines::line_no_at(buf, start), MalformedKind::Glued));
+                    continue;
+                }
+            }
         }
-        if hit.starts_with(b"\"model\"") {
+        if let Some(at) = memchr::memmem::find(line, b"\"model\":\"") {
             // The first "model" on an assistant line is message.model.
-            let v = &buf[m.end()..end];
+            let v = &line[at + 9..];
             if let Some(q) = memchr::memchr(b'"', v) {
                 if let Ok(model) = std::str::from_utf8(&v[..q]) {
                     if !model.is_empty()
@@ -179,16 +190,11 @@ fn whole_file_pass(buf: &[u8], s: &mut Summary) {
                     }
                 }
             }
-            continue;
         }
-        let l = scan::Line {
-            no: 0,
-            offset: start,
-            bytes: line,
-            terminated: true,
-        };
-        if let Parsed::Record(r) = parse_line(&l) {
-            take_titles(&r, s);
+        if hit.ends_with(b"title\"") || hit.ends_with(b"summary\"") {
+            if let Parsed::Record(r) = parse_line(&l) {
+                take_titles(&r, s);
+            }
         }
     }
 }

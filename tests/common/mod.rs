@@ -11,7 +11,9 @@ use serde_json::{json, Value};
 /// the developer's own Claude home or session into a test.
 pub fn csift() -> Command {
     let mut c = Command::cargo_bin("csift").unwrap();
-    c.env_remove("CLAUDE_CONFIG_DIR").env_remove("CLAUDE_CODE_SESSION_ID").env("NO_COLOR", "1");
+    c.env_remove("CLAUDE_CONFIG_DIR")
+        .env_remove("CLAUDE_CODE_SESSION_ID")
+        .env("NO_COLOR", "1");
     c
 }
 
@@ -23,7 +25,10 @@ pub fn corpus() -> Option<PathBuf> {
         return Some(p);
     }
     if std::env::var("CI").is_ok_and(|v| v == "true") {
-        panic!("corpus missing at {} under CI=true: corpus tests must not pass silently", p.display());
+        panic!(
+            "corpus missing at {} under CI=true: corpus tests must not pass silently",
+            p.display()
+        );
     }
     eprintln!("skipping: corpus not found at {}", p.display());
     None
@@ -34,7 +39,9 @@ pub fn transcripts(home: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
     let mut stack = vec![home.join("projects")];
     while let Some(d) = stack.pop() {
-        let Ok(rd) = std::fs::read_dir(&d) else { continue };
+        let Ok(rd) = std::fs::read_dir(&d) else {
+            continue;
+        };
         for e in rd.flatten() {
             let p = e.path();
             if p.is_dir() {
@@ -50,7 +57,11 @@ pub fn transcripts(home: &Path) -> Vec<PathBuf> {
 
 /// Parse JSON Lines output.
 pub fn json_lines(stdout: &[u8]) -> Vec<Value> {
-    String::from_utf8_lossy(stdout).lines().filter(|l| !l.trim().is_empty()).map(|l| serde_json::from_str(l).unwrap()).collect()
+    String::from_utf8_lossy(stdout)
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
 }
 
 /// A temporary Claude home.
@@ -96,9 +107,11 @@ impl Home {
         p
     }
 
+    /// csift pointed at this home through `CLAUDE_CONFIG_DIR`, so the subcommand
+    /// and its flags can follow in any order.
     pub fn cmd(&self) -> Command {
         let mut c = csift();
-        c.arg("--claude-home").arg(self.path());
+        c.env("CLAUDE_CONFIG_DIR", self.path());
         c
     }
 }
@@ -143,7 +156,10 @@ impl Session {
 
     pub fn ts(&self) -> String {
         let secs = 1_767_225_600 + i64::from(self.n) * 7; // 2026-01-01T00:00:00Z onward
-        jiff::Timestamp::from_second(secs).unwrap().strftime("%Y-%m-%dT%H:%M:%S%.3fZ").to_string()
+        jiff::Timestamp::from_second(secs)
+            .unwrap()
+            .strftime("%Y-%m-%dT%H:%M:%S%.3fZ")
+            .to_string()
     }
 
     /// Append a record with the envelope filled in; returns its uuid.
@@ -151,7 +167,10 @@ impl Session {
         let uuid = self.next_uuid();
         let obj = rec.as_object_mut().unwrap();
         let mut env = serde_json::Map::new();
-        env.insert("parentUuid".into(), self.last.clone().map_or(Value::Null, Value::String));
+        env.insert(
+            "parentUuid".into(),
+            self.last.clone().map_or(Value::Null, Value::String),
+        );
         env.insert("isSidechain".into(), json!(self.sidechain));
         env.insert("userType".into(), json!("external"));
         env.insert("cwd".into(), json!(self.cwd));
@@ -176,7 +195,9 @@ impl Session {
     }
 
     pub fn meta(&mut self, text: &str) -> String {
-        self.push(json!({"type": "user", "isMeta": true, "message": {"role": "user", "content": text}}))
+        self.push(
+            json!({"type": "user", "isMeta": true, "message": {"role": "user", "content": text}}),
+        )
     }
 
     /// One assistant record per block, sharing message.id and usage (REC-020).
@@ -193,18 +214,33 @@ impl Session {
     }
 
     pub fn text(&mut self, msg_id: &str, text: &str) -> String {
-        self.assistant(msg_id, &[json!({"type": "text", "text": text})]).remove(0)
+        self.assistant(msg_id, &[json!({"type": "text", "text": text})])
+            .remove(0)
     }
 
     pub fn thinking(&mut self, msg_id: &str, text: &str) -> String {
-        self.assistant(msg_id, &[json!({"type": "thinking", "thinking": text, "signature": "RXJyb3JTaWduYXR1cmU="})]).remove(0)
+        self.assistant(
+            msg_id,
+            &[json!({"type": "thinking", "thinking": text, "signature": "RXJyb3JTaWduYXR1cmU="})],
+        )
+        .remove(0)
     }
 
     pub fn tool_use(&mut self, msg_id: &str, id: &str, name: &str, input: Value) -> String {
-        self.assistant(msg_id, &[json!({"type": "tool_use", "id": id, "name": name, "input": input})]).remove(0)
+        self.assistant(
+            msg_id,
+            &[json!({"type": "tool_use", "id": id, "name": name, "input": input})],
+        )
+        .remove(0)
     }
 
-    pub fn tool_result(&mut self, id: &str, content: &str, is_error: bool, echo: Option<Value>) -> String {
+    pub fn tool_result(
+        &mut self,
+        id: &str,
+        content: &str,
+        is_error: bool,
+        echo: Option<Value>,
+    ) -> String {
         let mut rec = json!({"type": "user", "message": {"role": "user", "content": [
             {"type": "tool_result", "tool_use_id": id, "content": content, "is_error": is_error}]}});
         if let Some(e) = echo {
@@ -214,7 +250,8 @@ impl Session {
     }
 
     pub fn system(&mut self, subtype: &str, extra: Value) -> String {
-        let mut rec = json!({"type": "system", "subtype": subtype, "level": "info", "isMeta": false});
+        let mut rec =
+            json!({"type": "system", "subtype": subtype, "level": "info", "isMeta": false});
         for (k, v) in extra.as_object().unwrap() {
             rec[k] = v.clone();
         }

@@ -85,9 +85,11 @@ pub fn search(t: &Transcript, cfg: &Config) -> FileResult {
         let mut units = Vec::new();
         classify(&r, line.no, &idx, &mut units);
         for u in &units {
-            let Some(label) = u.labels().find(|&l| cfg.labels.contains(l)) else {
+            // Selected by either label; reported by its primary one (its true leaf).
+            if !u.labels().any(|l| cfg.labels.contains(l)) {
                 continue;
-            };
+            }
+            let label = u.label;
             if let Some(hit) = match_unit(t, buf, &idx, &r, u, label, &line, cfg, &mut out.notes) {
                 out.hits.push(hit);
             }

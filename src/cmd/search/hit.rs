@@ -33,7 +33,7 @@ pub struct UnitOut {
     pub block: Option<usize>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub submatches: Vec<Sub>,
-    #[serde(skip)]
+    /// The tool_use id of a call, or the id a result answers.
     pub tool_use_id: Option<String>,
     #[serde(skip)]
     pub is_error: bool,

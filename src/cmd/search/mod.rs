@@ -96,7 +96,7 @@ pub fn run(
     if args.resolve_persisted {
         pre_patterns.push(regex::escape("<persisted-output>"));
     }
-    let prefilter = if matcher.match_all {
+    let prefilter = if matcher.match_all || args.no_prefilter {
         None
     } else {
         prefilter::build(&pre_patterns, matcher.case_insensitive)

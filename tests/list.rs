@@ -1,0 +1,358 @@
+//! `csift list`, discovery and target resolution end to end, and `whoami`.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use common::{corpus, json_lines, transcripts, Home, Session};
+use serde_json::{json, Value};
+
+const S1: &str = "11111111-aaaa-4000-8000-000000000001";
+const S2: &str = "22222222-bbbb-4000-8000-000000000002";
+
+fn rows(out: &[u8]) -> Vec<Value> {
+    json_lines(out)
+        .into_iter()
+        .filter(|v| v["type"] != "summary")
+        .collect()
+}
+
+/// A home with every lane shape: built-in, workflow, compaction, old flat.
+fn shapes_home() -> Home {
+    let home = Home::new();
+    let mut a = Session::new(S1, "/w/app");
+    a.user("build the parser");
+    a.text("m1", "Done.");
+    home.write("-w-app", &a.file_name(), &a.lines);
+    let mut lane = Session::lane(S1, "/w/app", "a0123456789abcdef");
+    lane.user("explore the code");
+    home.write(
+        "-w-app",
+        &format!("{S1}/subagents/agent-a0123456789abcdef.jsonl"),
+        &lane.lines,
+    );
+    let mut wf = Session::lane(S1, "/w/app", "afedcba9876543210");
+    wf.user("workflow step");
+    home.write(
+        "-w-app",
+        &format!("{S1}/subagents/workflows/wf_1/agent-afedcba9876543210.jsonl"),
+        &wf.lines,
+    );
+    let mut cmp = Session::lane(S1, "/w/app", "acompact-e1f845");
+    cmp.user("Your task is to create a detailed summary");
+    home.write(
+        "-w-app",
+        &format!("{S1}/subagents/agent-acompact-e1f845.jsonl"),
+        &cmp.lines,
+    );
+    std::fs::create_dir_all(home.projects().join("-w-app").join(S1).join("tool-results")).unwrap();
+    let mut b = Session::new(S2, "/w/app");
+    b.user("second session");
+    home.write("-w-app", &b.file_name(), &b.lines);
+    // 2.0.x flat lane beside the sessions: its owner is the records' sessionId.
+    let mut flat = Session::lane(S2, "/w/app", "a77");
+    flat.user("flat lane prompt");
+    home.write("-w-app", "agent-a77.jsonl", &flat.lines);
+    home
+}
+
+#[test]
+fn lists_sessions_with_lane_counts_in_every_shape_sub_001() {
+    let home = shapes_home();
+    let out = home
+        .cmd()
+        .args(["list", "--format", "json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let r = rows(&out.stdout);
+    let lanes: BTreeMap<String, u64> = r
+        .iter()
+        .map(|v| {
+            (
+                v["session_id"].as_str().unwrap().into(),
+                v["lanes"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(lanes[S1], 3);
+    assert_eq!(lanes[S2], 1);
+    assert_eq!(r.len(), 2);
+    let s2 = r.iter().find(|v| v["session_id"] == S2).unwrap();
+    assert_eq!(s2["title"], "second session");
+    assert_eq!(s2["title_source"], "first-prompt");
+    assert_eq!(s2["cwd"], "/w/app");
+    assert_eq!(s2["turns"], 1);
+}
+
+#[test]
+fn list_at_session_shows_its_lanes() {
+    let home = shapes_home();
+    let r = rows(
+        &home
+            .cmd()
+            .args(["list", "@1111", "--format", "json"])
+            .output()
+            .unwrap()
+            .stdout,
+    );
+    let mut shapes: Vec<&str> = r.iter().map(|v| v["shape"].as_str().unwrap()).collect();
+    assert_eq!(shapes[0], "main", "the session row comes before its lanes");
+    shapes.sort();
+    assert_eq!(shapes, vec!["compact", "main", "subagent", "workflow"]);
+    let r = rows(
+        &home
+            .cmd()
+            .args(["list", "@1111", "--no-subagents", "--format", "json"])
+            .output()
+            .unwrap()
+            .stdout,
+    );
+    assert_eq!(r.len(), 1);
+}
+
+#[test]
+fn target_forms_resolve() {
+    let home = shapes_home();
+    let count = |args: &[&str]| -> usize {
+        let out = home
+            .cmd()
+            .args(["list", "--format", "json"])
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        rows(&out.stdout).len()
+    };
+    assert_eq!(count(&[&format!("@{S1}")]), 4);
+    assert_eq!(count(&["@2222"]), 2); // session + its flat lane
+    assert_eq!(count(&["@a0123"]), 1); // a lane by its own id
+    assert_eq!(count(&["@agent-a77"]), 1);
+    let proj = home.projects().join("-w-app");
+    assert_eq!(count(&[proj.to_str().unwrap()]), 2);
+    assert_eq!(count(&["--", "-w-app"]), 2); // bare encoded name
+    assert_eq!(count(&[proj.join(S1).to_str().unwrap()]), 4); // session folder
+    let file = proj.join(format!("{S2}.jsonl"));
+    assert_eq!(count(&[file.to_str().unwrap()]), 1);
+}
+
+#[test]
+fn ambiguous_and_unknown_ids_are_errors_listing_candidates() {
+    let home = shapes_home();
+    let out = home.cmd().args(["list", "@a"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains("ambiguous")
+            && err.contains("@a0123456789abcdef")
+            && err.contains("@acompact-e1f845"),
+        "{err}"
+    );
+    let out = home.cmd().args(["list", "@ffff"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn a_real_directory_is_encoded_like_claude_code_path_001() {
+    let home = Home::new();
+    let proj = tempfile::tempdir().unwrap();
+    let real = std::fs::canonicalize(proj.path()).unwrap();
+    let cwd = real.to_str().unwrap().to_string();
+    let enc: String = cwd
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect();
+    let mut s = Session::new(S1, &cwd);
+    s.user("hello from a real dir");
+    home.write(&enc, &s.file_name(), &s.lines);
+    let r = rows(
+        &home
+            .cmd()
+            .arg("list")
+            .arg(proj.path())
+            .args(["--format", "json"])
+            .output()
+            .unwrap()
+            .stdout,
+    );
+    assert_eq!(r.len(), 1);
+    assert_eq!(r[0]["cwd"], cwd.as_str());
+}
+
+#[test]
+fn a_long_path_is_found_by_prefix_scan_path_005() {
+    let home = Home::new();
+    let base = tempfile::tempdir().unwrap();
+    let deep = base
+        .path()
+        .join("a-very-long-directory-name-segment-".repeat(7));
+    std::fs::create_dir_all(&deep).unwrap();
+    let cwd = std::fs::canonicalize(&deep)
+        .unwrap()
+        .to_str()
+        .unwrap()
+        .to_string();
+    let enc: String = cwd
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect();
+    assert!(enc.len() > 200);
+    let dir = format!("{}-{}", &enc[..200], "zz9"); // suffix not recomputed: prefix scan
+    let mut s = Session::new(S1, &cwd);
+    s.user("deep project");
+    home.write(&dir, &s.file_name(), &s.lines);
+    let r = rows(
+        &home
+            .cmd()
+            .arg("list")
+            .arg(&deep)
+            .args(["--format", "json"])
+            .output()
+            .unwrap()
+            .stdout,
+    );
+    assert_eq!(
+        r.len(),
+        1,
+        "capped dir must be found by its 200-char prefix"
+    );
+}
+
+#[test]
+fn max_count_and_since_say_what_was_left_out() {
+    let home = shapes_home();
+    let out = home
+        .cmd()
+        .args(["list", "--max-count", "1", "--color", "never"])
+        .output()
+        .unwrap();
+    let s = String::from_utf8(out.stdout).unwrap();
+    assert!(s.contains("1 more rows not shown"), "{s}");
+    let v = json_lines(
+        &home
+            .cmd()
+            .args(["list", "--max-count", "1", "--format", "json"])
+            .output()
+            .unwrap()
+            .stdout,
+    );
+    assert_eq!(v.last().unwrap()["dropped"], 1);
+    let out = home
+        .cmd()
+        .args([
+            "list",
+            "--since",
+            "2000-01-01T00:00:00Z",
+            "--until",
+            "2000-01-02T00:00:00Z",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "no session in that window");
+}
+
+#[test]
+fn empty_claude_config_dir_is_an_error_path_011() {
+    let out = common::csift()
+        .env("CLAUDE_CONFIG_DIR", "")
+        .arg("list")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("set but empty"));
+}
+
+#[test]
+fn corpus_lists_every_top_level_session_with_lane_counts() {
+    let Some(home) = corpus() else { return };
+    let out = common::csift()
+        .args(["list", "--format", "json", "--claude-home"])
+        .arg(&home)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let r = rows(&out.stdout);
+    let files = transcripts(&home);
+    let mains: Vec<&Path> = files
+        .iter()
+        .map(|p| p.as_path())
+        .filter(|p| !p.to_str().unwrap().contains("/subagents/"))
+        .collect();
+    let listed: Vec<&str> = r
+        .iter()
+        .filter(|v| v["type"] == "session")
+        .map(|v| v["file"].as_str().unwrap())
+        .collect();
+    assert_eq!(listed.len(), mains.len());
+    for m in &mains {
+        assert!(
+            listed.contains(&m.to_str().unwrap()),
+            "{} not listed",
+            m.display()
+        );
+    }
+    // Lane counts: every lane file under <session>/subagents.
+    for v in r.iter().filter(|v| v["type"] == "session") {
+        let sid = v["session_id"].as_str().unwrap();
+        let n = files
+            .iter()
+            .filter(|p| p.to_str().unwrap().contains(&format!("/{sid}/subagents/")))
+            .count();
+        assert_eq!(v["lanes"].as_u64().unwrap() as usize, n, "{sid}");
+    }
+    // The orphan lane (parent transcript not published) is listed and marked.
+    assert!(r
+        .iter()
+        .any(|v| v["type"] == "lane" && v["parent_missing"] == true));
+    // The glued line is reported with file:line.
+    let glued: Vec<&Value> = r
+        .iter()
+        .filter(|v| v["malformed_lines"].as_u64().unwrap() > 0)
+        .collect();
+    assert_eq!(glued.len(), 1);
+    assert_eq!(glued[0]["malformed"][0]["kind"], "glued-records");
+    assert_eq!(glued[0]["malformed"][0]["line"], 128);
+}
+
+#[test]
+fn whoami_uses_the_env_and_never_guesses_misc_009() {
+    let home = shapes_home();
+    let out = home.cmd().arg("whoami").output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("CLAUDE_CODE_SESSION_ID is not set"));
+    let out = home
+        .cmd()
+        .env("CLAUDE_CODE_SESSION_ID", S1)
+        .args(["whoami", "--path"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stdout)
+        .trim()
+        .ends_with(&format!("{S1}.jsonl")));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("TOP-LEVEL"));
+    let out = home
+        .cmd()
+        .env("CLAUDE_CODE_SESSION_ID", S1)
+        .args(["whoami", "--format", "json"])
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["session_id"], S1);
+    assert_eq!(v["is_subagent"], Value::Null);
+    let _ = json!(null);
+}

@@ -1,0 +1,437 @@
+//! `csift search` end to end: planted needles found exactly per leaf, complete
+//! exchanges on the real corpus, the prefilter never losing a hit, exit codes,
+//! counting modes, truncation markers and terminal sanitising.
+
+mod common;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use common::{corpus, json_lines, Home, Session};
+use serde_json::{json, Value};
+
+fn matches(v: &[Value]) -> Vec<&Value> {
+    v.iter().filter(|x| x["type"] == "match").collect()
+}
+
+/// The corpus generator example, built by `cargo test` beside the test binaries.
+fn generator() -> Option<PathBuf> {
+    let exe = std::env::current_exe().ok()?;
+    let p = exe.parent()?.parent()?.join("examples").join("gen_corpus");
+    if p.is_file() {
+        return Some(p);
+    }
+    if std::env::var("CI").is_ok_and(|v| v == "true") {
+        panic!("gen_corpus example not built at {}", p.display());
+    }
+    eprintln!(
+        "skipping: {} not built (run the whole `cargo test`)",
+        p.display()
+    );
+    None
+}
+
+#[test]
+fn planted_needles_are_found_exactly_per_leaf() {
+    let Some(gen) = generator() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let truth = dir.path().join("truth.jsonl");
+    let st = std::process::Command::new(gen)
+        .args([
+            "--preset",
+            "bench",
+            "--bytes",
+            "6M",
+            "--big-session-bytes",
+            "2M",
+            "--out",
+        ])
+        .arg(dir.path().join("home"))
+        .arg("--truth")
+        .arg(&truth)
+        .output()
+        .unwrap();
+    assert!(
+        st.status.success(),
+        "{}",
+        String::from_utf8_lossy(&st.stderr)
+    );
+    let mut want: BTreeMap<String, BTreeSet<(String, u64)>> = BTreeMap::new();
+    for row in json_lines(&std::fs::read(&truth).unwrap()) {
+        if row["kind"] == "needle" {
+            want.entry(row["label"].as_str().unwrap().into())
+                .or_default()
+                .insert((
+                    row["file"].as_str().unwrap().into(),
+                    row["line"].as_u64().unwrap(),
+                ));
+        }
+    }
+    assert!(want.len() >= 6, "{want:?}");
+    for (leaf, exp) in &want {
+        let out = common::csift()
+            .args([
+                "search",
+                "NEEDLE_",
+                "-t",
+                leaf,
+                "--format",
+                "json",
+                "--claude-home",
+            ])
+            .arg(dir.path().join("home"))
+            .output()
+            .unwrap();
+        let got: BTreeSet<(String, u64)> = matches(&json_lines(&out.stdout))
+            .iter()
+            .map(|m| {
+                (
+                    m["file"].as_str().unwrap().into(),
+                    m["line"].as_u64().unwrap(),
+                )
+            })
+            .collect();
+        assert_eq!(&got, exp, "leaf {leaf}");
+    }
+}
+
+/// Independent count: tool_result ids present in a file.
+fn result_ids(file: &Path) -> BTreeSet<String> {
+    let mut ids = BTreeSet::new();
+    for line in std::fs::read_to_string(file).unwrap_or_default().lines() {
+        let Ok(v) = serde_json::from_str::<Value>(line) else {
+            continue;
+        };
+        if let Some(blocks) = v["message"]["content"].as_array() {
+            for b in blocks {
+                if b["type"] == "tool_result" {
+                    ids.insert(b["tool_use_id"].as_str().unwrap_or("").to_string());
+                }
+            }
+        }
+    }
+    ids
+}
+
+#[test]
+fn corpus_tool_uses_come_with_their_results_and_back() {
+    let Some(home) = corpus() else { return };
+    let out = common::csift()
+        .args([
+            "search",
+            "",
+            "-t",
+            "agent.tool.*",
+            "--format",
+            "json",
+            "--claude-home",
+        ])
+        .arg(&home)
+        .output()
+        .unwrap();
+    let all = json_lines(&out.stdout);
+    let hits = matches(&all);
+    assert!(hits.len() > 500, "{}", hits.len());
+    let mut cache: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    let (mut paired, mut unpaired) = (0, 0);
+    for h in hits {
+        let file = h["file"].as_str().unwrap().to_string();
+        let id = h["tool_use_id"].as_str().unwrap_or("").to_string();
+        let ex = h["exchange"].as_array().unwrap();
+        let is_use = h["label"] == "agent.tool.use"
+            || h["text"].as_str().is_some_and(|_| {
+                ex.iter().any(|e| e["label"] != "agent.tool.use")
+                    && h["label"] == "agent.communication.sent"
+            });
+        if is_use {
+            let exists = cache
+                .entry(file.clone())
+                .or_insert_with(|| result_ids(Path::new(&file)))
+                .contains(&id);
+            let has = ex.iter().any(|e| e["tool_use_id"] == id.as_str());
+            assert_eq!(
+                has, exists,
+                "tool_use {id} in {file}: result exists={exists}, paired={has}"
+            );
+            if has {
+                paired += 1
+            } else {
+                unpaired += 1
+            }
+        } else if h["label"] == "agent.tool.result" {
+            assert!(
+                ex.iter().any(|e| e["label"] == "agent.tool.use"
+                    || e["label"] == "agent.communication.sent"
+                    || e["label"] == "agent.communication.signal"),
+                "result {id} at {file}:{} has no tool_use",
+                h["line"]
+            );
+        }
+    }
+    assert!(
+        paired > 300 && unpaired < 40,
+        "paired {paired}, unpaired {unpaired}"
+    );
+}
+
+#[test]
+fn prefilter_never_loses_a_hit_on_the_corpus() {
+    let Some(home) = corpus() else { return };
+    // Patterns whose text is JSON-escaped on disk: quotes, backslashes, newlines,
+    // tabs, a tool name joined to its input, CJK, word boundaries.
+    for pat in [
+        r#""command""#,
+        r"\\n",
+        "fn main\\(\\)\n",
+        r"error\[E\d+\]",
+        "Bash \\{\"command\"",
+        "\t",
+        "func ",
+        r"\bgo test\b",
+        "diff --git",
+        "レビュー",
+    ] {
+        let run = |extra: &[&str]| {
+            let out = common::csift()
+                .args([
+                    "search",
+                    pat,
+                    "--format",
+                    "json",
+                    "--no-exchange",
+                    "-t",
+                    "user.*,agent.*,harness.*",
+                    "--claude-home",
+                ])
+                .arg(&home)
+                .args(extra)
+                .output()
+                .unwrap();
+            matches(&json_lines(&out.stdout))
+                .iter()
+                .map(|m| {
+                    (
+                        m["file"].as_str().unwrap().to_string(),
+                        m["line"].as_u64().unwrap(),
+                        m["block"].clone(),
+                    )
+                })
+                .collect::<Vec<_>>()
+        };
+        let fast = run(&[]);
+        let slow = run(&["--no-prefilter"]);
+        assert_eq!(fast, slow, "pattern {pat:?}");
+    }
+}
+
+fn small_home() -> Home {
+    let mut s = Session::new("ab12cd34-0000-4000-8000-000000000001", "/w/proj");
+    s.user("deploy the service please");
+    s.text("m1", "Deploying now.");
+    s.tool_use(
+        "m1",
+        "toolu_1",
+        "Bash",
+        json!({"command": "kubectl apply -f deploy.yaml"}),
+    );
+    s.tool_result("toolu_1", "deployment.apps/web configured\n\u{1b}[31mWARN\u{1b}[0m \u{1b}]0;pwned\u{7}rollout pending", false, None);
+    s.text("m2", "The deploy is done.");
+    let home = Home::new();
+    home.write("-w-proj", &s.file_name(), &s.lines);
+    home
+}
+
+#[test]
+fn exit_codes_follow_ripgrep() {
+    let home = small_home();
+    home.cmd().args(["search", "deploy"]).assert().code(0);
+    home.cmd()
+        .args(["search", "nothing-like-this"])
+        .assert()
+        .code(1);
+    home.cmd().args(["search", "("]).assert().code(2);
+    home.cmd().args(["search", "x", "@zzzz"]).assert().code(2);
+    home.cmd()
+        .args(["search", "x", "-t", "nosuchleaf"])
+        .assert()
+        .code(2);
+}
+
+#[test]
+fn a_tool_use_hit_prints_with_its_result() {
+    let home = small_home();
+    let out = home
+        .cmd()
+        .args(["search", "kubectl", "--color", "never"])
+        .output()
+        .unwrap();
+    let s = String::from_utf8(out.stdout).unwrap();
+    assert!(s.contains("agent.tool.use Bash"), "{s}");
+    assert!(
+        s.contains("↳") && s.contains("deployment.apps/web configured"),
+        "{s}"
+    );
+    let v = json_lines(
+        &home
+            .cmd()
+            .args(["search", "kubectl", "--format", "json"])
+            .output()
+            .unwrap()
+            .stdout,
+    );
+    let m = matches(&v);
+    assert_eq!(m.len(), 1);
+    assert_eq!(m[0]["turn"], 1);
+    assert_eq!(m[0]["exchange"][0]["label"], "agent.tool.result");
+    let sum = v.last().unwrap();
+    assert_eq!(sum["type"], "summary");
+    assert_eq!(sum["hits"], 1);
+}
+
+#[test]
+fn a_user_turn_hit_prints_with_the_reply_and_agent_text_with_its_prompt() {
+    let home = small_home();
+    let v = json_lines(
+        &home
+            .cmd()
+            .args(["search", "deploy the service", "--format", "json"])
+            .output()
+            .unwrap()
+            .stdout,
+    );
+    let m = matches(&v);
+    assert_eq!(m[0]["label"], "user.message");
+    assert_eq!(m[0]["exchange"][0]["text"], "The deploy is done.");
+    let v = json_lines(
+        &home
+            .cmd()
+            .args(["search", "deploying now", "--format", "json"])
+            .output()
+            .unwrap()
+            .stdout,
+    );
+    assert_eq!(matches(&v)[0]["exchange"][0]["label"], "user.message");
+}
+
+#[test]
+fn terminal_escapes_never_reach_the_terminal() {
+    let home = small_home();
+    let out = home
+        .cmd()
+        .args(["search", "rollout", "--color", "never"])
+        .output()
+        .unwrap();
+    let s = String::from_utf8(out.stdout).unwrap();
+    assert!(s.contains("WARN") && s.contains("rollout pending"), "{s}");
+    assert!(!s.contains('\u{1b}') && !s.contains('\u{7}'), "{s:?}");
+    // JSON is exact.
+    let out = home
+        .cmd()
+        .args(["search", "rollout", "--format", "json"])
+        .output()
+        .unwrap();
+    assert!(String::from_utf8(out.stdout)
+        .unwrap()
+        .contains("\\u001b[31m"));
+}
+
+#[test]
+fn counts_lists_and_max_count_say_what_was_dropped() {
+    let home = small_home();
+    let s = String::from_utf8(
+        home.cmd()
+            .args(["search", "deploy", "-c"])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    assert!(s.trim_end().ends_with(":5"), "{s}");
+    let s = String::from_utf8(
+        home.cmd()
+            .args(["search", "deploy", "-l"])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    assert_eq!(s.lines().count(), 1);
+    let s = String::from_utf8(
+        home.cmd()
+            .args(["search", "deploy", "--max-count", "1", "--color", "never"])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    assert!(s.contains("more exchanges not shown"), "{s}");
+    let s = String::from_utf8(
+        home.cmd()
+            .args(["search", "deploy", "--count-by", "label"])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    assert!(
+        s.contains("agent.message") && s.contains("agent.tool.use"),
+        "{s}"
+    );
+}
+
+#[test]
+fn long_bodies_are_cut_with_an_explicit_marker() {
+    let mut s = Session::new("cc12cd34-0000-4000-8000-000000000001", "/w/proj");
+    s.user("run it");
+    s.tool_use("m1", "toolu_1", "Bash", json!({"command": "make"}));
+    let body: String = (0..200).map(|i| format!("line {i}\n")).collect::<String>()
+        + "FATAL: boom\n"
+        + &"tail\n".repeat(100);
+    s.tool_result("toolu_1", &body, true, None);
+    let home = Home::new();
+    home.write("-w-proj", &s.file_name(), &s.lines);
+    let out = String::from_utf8(
+        home.cmd()
+            .args(["search", "FATAL", "--color", "never"])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    assert!(out.contains("FATAL: boom"), "{out}");
+    assert!(
+        out.contains("lines,") && out.contains("chars omitted"),
+        "{out}"
+    );
+    assert!(out.lines().count() < 30, "{out}");
+    let full = String::from_utf8(
+        home.cmd()
+            .args(["search", "FATAL", "--no-truncate"])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    assert!(full.contains("line 0\n") && full.contains("line 199"));
+}
+
+#[test]
+fn glued_and_torn_lines_are_reported_and_the_rest_searched() {
+    let mut s = Session::new("dd12cd34-0000-4000-8000-000000000001", "/w/proj");
+    s.user("first needle here");
+    let home = Home::new();
+    let mut lines = s.lines.clone();
+    lines.push(Value::String(r#"{"type":"user","message":{"role":"user","content":"glued needle"}}{"type":"summary","summary":"x"}"#.into()));
+    let p = home.write("-w-proj", &s.file_name(), &lines);
+    let mut bytes = std::fs::read(&p).unwrap();
+    bytes.extend_from_slice(br#"{"type":"user","message":{"role":"user","content":"torn needle"#);
+    std::fs::write(&p, bytes).unwrap();
+    let out = home.cmd().args(["search", "needle"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains(":2: malformed line (glued-records)"), "{err}");
+    assert!(
+        err.contains(":3: malformed line (torn-final-line)"),
+        "{err}"
+    );
+}
