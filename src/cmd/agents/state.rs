@@ -220,10 +220,10 @@ pub fn state(e: &Evidence<'_>) -> Outcome {
     } else if is_ack || e.journal.is_some_and(|j| j.started) || (e.spawn.is_some() && res.is_none())
     {
         o.state = "launched";
-        o.carrier = Some(if is_ack {
-            "ack"
-        } else if e.journal.is_some() {
+        o.carrier = Some(if e.journal.is_some_and(|j| j.started) {
             "journal-started"
+        } else if is_ack {
+            "ack"
         } else {
             "spawn-unanswered"
         });
