@@ -206,6 +206,9 @@ fn lane(
             r.last_utc.as_deref().unwrap_or("?")
         ));
     }
+    if r.malformed_lines > 0 {
+        facts.push(format!("{} malformed lines skipped", r.malformed_lines));
+    }
     writeln!(out, "{pad}{}{}", facts.join(" · "), st.reset)?;
     if r.state == "pending" {
         writeln!(
