@@ -603,3 +603,36 @@ fn corpus_every_lane_file_is_placed_with_one_known_orphan() {
         .filter(|r| r["path"].is_null())
         .all(|r| r["parent_id"] == "main"));
 }
+
+#[test]
+fn compact_lane_without_parent_links_joins_on_its_summary_text() {
+    let h = Home::new();
+    let mut m = Session::new(S, CWD);
+    m.user("build it");
+    m.text("m1", "built");
+    m.system("compact_boundary", json!({"content": "Conversation compacted", "compactMetadata": {"trigger": "auto", "preTokens": 150000}}));
+    let summary = "This session is being continued from a previous conversation that ran out of context.\n\nSummary:\n1. Primary Request and Intent:\n   Build the ledger importer with tests and a dry-run flag.";
+    m.push(json!({"type": "user", "isCompactSummary": true, "message": {"role": "user", "content": summary}}));
+    h.write(P, &m.file_name(), &m.lines);
+    let mut c = Session::lane(S, CWD, "acompact-abc123");
+    // Own uuids, no link into main: the summary text is the only key.
+    c.push(json!({"type": "user", "uuid": "c0000001", "parentUuid": null, "message": {"role": "user", "content": "Your task is to create a detailed summary of the conversation so far."}}));
+    c.push(json!({"type": "assistant", "uuid": "c0000002", "parentUuid": "c0000001", "message": {"id": "mc", "role": "assistant", "content": [{"type": "text", "text": "<analysis>\nwalked through it\n</analysis>\n\n<summary>\nSummary:\n1. Primary Request and Intent:\n   Build the ledger importer with tests and a dry-run flag.\n</summary>"}]}}));
+    h.write(
+        P,
+        &format!("{S}/subagents/agent-acompact-abc123.jsonl"),
+        &c.lines,
+    );
+    let l = by_label(&rows(&h, &[&format!("@{S}")]));
+    let r = &l["acompact-abc123"];
+    assert_eq!(r["kind"], "compact");
+    assert_eq!(r["parent_id"], "main");
+    assert_eq!(r["join_rule"], "J10s");
+    assert_eq!(r["state"], "returned");
+    assert_eq!(r["carrier"], "compact-summary");
+    assert_eq!(
+        r["state_evidence"].as_str().map(|s| s.starts_with("L3 ")),
+        Some(true)
+    );
+    assert_eq!(r["returned_message"], summary);
+}

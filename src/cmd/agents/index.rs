@@ -190,6 +190,17 @@ fn id_joins(
                     .iter()
                     .find(|(n, _)| *n > last)
                     .cloned();
+            } else if let Some(n) = summary_line(main, l.stats.child_final.as_deref()) {
+                // J10s: no parent link, but main's compact summary carries the
+                // lane's own summary text; the anchor is the boundary before it.
+                j.parent = Some("main".into());
+                j.rule = Some("J10s");
+                j.anchor = main
+                    .compact_boundaries
+                    .iter()
+                    .rev()
+                    .find(|(b, _)| *b < n)
+                    .cloned();
             }
         }
         return j;
@@ -263,6 +274,31 @@ fn id_joins(
         }
     }
     j
+}
+
+/// The line of main's `isCompactSummary` record that contains the compaction
+/// lane's final summary (the `<summary>` body, else the `<analysis>` body; first
+/// 200 characters, whitespace-folded).
+fn summary_line(main: &FileFacts, lane_final: Option<&str>) -> Option<usize> {
+    let text = lane_final?;
+    let inner = |tag: &str| {
+        let open = format!("<{tag}>");
+        let at = text.find(&open)? + open.len();
+        let end = text[at..]
+            .find(&format!("</{tag}>"))
+            .map_or(text.len(), |e| at + e);
+        Some(&text[at..end])
+    };
+    let body = inner("summary").or_else(|| inner("analysis"))?;
+    let fold = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+    let probe: String = fold(body).chars().take(200).collect();
+    if probe.len() < 20 {
+        return None;
+    }
+    main.compact_summaries
+        .iter()
+        .find(|(_, t)| fold(t).contains(&probe))
+        .map(|(n, _)| *n)
 }
 
 /// SUB-023: the latest spawn at or before the lane's first record; with none
