@@ -1,12 +1,84 @@
 //! Flags of `csift agents`.
 
-use clap::Args;
+use clap::{Args, ValueEnum};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ShapeFilter {
+    /// Task/Agent subagents: kinds task, agent and async-agent.
+    Task,
+    Teammate,
+    Workflow,
+    Fork,
+    /// Compaction lanes.
+    Compact,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
+pub enum ReturnsArg {
+    /// The text the parent recorded (continuation footer split off).
+    Parent,
+    /// The child's own last assistant words.
+    Child,
+    /// Both; the child's words are printed only when they differ.
+    #[default]
+    Both,
+}
 
 #[derive(Debug, Args)]
+#[command(after_help = concat!(
+    "Examples:\n",
+    "  csift agents @4d5611e5                 # the tree of one session\n",
+    "  csift agents @a2898e3                  # the session that lane belongs to\n",
+    "  csift agents                           # every session that has subagents\n",
+    "  csift agents . --shape teammate        # teammates of this directory's session\n",
+    "  csift agents @4d56 --depth 1 --returns parent\n",
+    "  csift agents @4d56 --format json | jq 'select(.state==\"pending\")'\n",
+    "  csift show @a2898e3                    # lane ids work as targets\n\n",
+    "TARGET must name one session (an error lists the candidates otherwise). With no TARGET,\n",
+    "every session that has a lane or a spawn is listed, one tree after another.\n",
+    "Nesting comes from the spawning Task/Agent/Workflow tool_use and the keys Claude Code\n",
+    "writes (tool_use_id, agentId, meta toolUseId/parentAgentId, workflow runId, fork\n",
+    "parentLastUuid, seed prompt), never from paths. Spawns whose lane file was never written\n",
+    "appear as lane-less nodes; lanes whose parent cannot be found are listed as orphans.\n\n",
+    "States: returned (carrier: sync-tool-result | task-notification | task-output |\n",
+    "workflow-journal | compact-summary), launched (ack, no result yet), pending\n",
+    "(awaiting-execution: the lane ends on an unanswered tool_use; slow, wedged and abandoned\n",
+    "look the same on disk, so weigh pending_since_utc), stopped-by-user, failed, unknown.\n",
+    "A lane is never called running.\n\n",
+    "JSON (--format json), one object per line:\n",
+    "  {\"type\":\"lane\",\"session_id\",\"project\",\"main_present\",\"agent_id\",\"path\",\"shape\",\"kind\",\n",
+    "   \"kind_basis\",\"agent_type\",\"description\",\"parent_id\",\"spawn_tool_use_id\",\"spawn_tool\",\n",
+    "   \"join_rule\",\"join_agree\",\"unresolved_reason\",\"depth\",\"spawn_utc\",\"started_utc\",\"last_utc\",\n",
+    "   \"completed_utc\",\"records\",\"tool_calls\",\"tokens\":{\"input\",\"output\",\"cache_read\",\n",
+    "   \"cache_creation\"},\"malformed_lines\",\"state\",\"carrier\",\"state_evidence\",\n",
+    "   \"pending_classification\",\"pending_tool_name\",\"pending_since_utc\",\"generating\",\n",
+    "   \"last_stop_reason\",\"returned_message_source\",\"returned_message\",\"footer\",\n",
+    "   \"child_final_text\",\"returns_differ\",\"fork_parent_last_uuid\",\"fork_context_length\",\n",
+    "   \"workflow_id\",\"teammate\":{\"name\",\"team_name\",\"messages_in\",\"messages_out\",\n",
+    "   \"signals_in\",\"signals_out\",\"terminated\",\"control_hint\"}}\n",
+    "  {\"type\":\"run\",\"session_id\",\"workflow_id\",\"parent_id\",\"spawn_tool_use_id\",\"task_id\",\n",
+    "   \"workflow_name\",\"manifest_present\",\"status\",\"manifest_agent_count\",\"lanes\",\n",
+    "   \"journal_present\",\"journal_started\",\"journal_results\",\"journal_failed\",\"depth\"}\n",
+    "  parent_id is \"main\", a parent agent id, or null (orphan). returned_message and\n",
+    "  child_final_text are present as --returns selects. Tokens count each message.id once.\n\n",
+    "Exit status: 0 lanes found, 1 none, 2 an error.",
+))]
 pub struct AgentsArgs {
-    /// What to read (see TARGETS in `csift --help`).
+    /// What to read (see TARGETS in `csift --help`); must resolve to one session.
     #[arg(value_name = "TARGET")]
     pub targets: Vec<String>,
+    /// Only lanes of this shape (their ancestors stay as context in the tree).
+    #[arg(long, value_enum, value_name = "SHAPE")]
+    pub shape: Option<ShapeFilter>,
+    /// Only lanes at most N spawns below the session (1 = spawned by main).
+    #[arg(long, value_name = "N")]
+    pub depth: Option<usize>,
+    /// Which return text to show.
+    #[arg(long, value_enum, default_value_t = ReturnsArg::Both, value_name = "WHICH")]
+    pub returns: ReturnsArg,
+    /// Characters of each return shown in the tree (0 = whole text).
+    #[arg(long, value_name = "N", default_value_t = 240)]
+    pub width: usize,
     #[command(flatten)]
     pub common: super::Common,
 }

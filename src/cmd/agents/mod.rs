@@ -1,17 +1,200 @@
-//! `csift agents` (not yet implemented).
+//! `csift agents`: the exact subagent tree of a session. Discovery gives the
+//! files; [`session`] joins lanes to the spawns that made them on the keys Claude
+//! Code writes ([`index`]), decides kinds and states ([`state`]) and the returns
+//! ([`carriers`]); [`print`] draws the tree or writes JSON Lines.
 
+pub mod acc;
+pub mod carriers;
+pub mod facts;
+pub mod index;
+pub mod print;
+pub mod row;
+pub mod session;
+pub mod sidecar;
+pub mod state;
+pub mod teammate;
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::PathBuf;
 use std::time::Instant;
 
-use crate::cli::agents::AgentsArgs;
-use crate::output::Out;
+use crate::cli::agents::{AgentsArgs, ReturnsArg, ShapeFilter};
+use crate::discovery::{walk, Transcript};
+use crate::error::Error;
+use crate::output::{Format, Out};
+use crate::timefmt::{self, Window};
 
 use super::{Exit, Problems};
+use session::{SessionFiles, Tree};
+
+/// Which return texts rows carry (`--returns`).
+#[derive(Debug, Clone, Copy)]
+pub struct Returns(pub ReturnsArg);
+
+impl Returns {
+    pub fn parent(self) -> bool {
+        self.0 != ReturnsArg::Child
+    }
+
+    pub fn child(self) -> bool {
+        self.0 != ReturnsArg::Parent
+    }
+}
 
 pub fn run(
-    _args: &AgentsArgs,
-    _out: &mut Out,
-    _problems: &Problems,
-    _started: Instant,
+    args: &AgentsArgs,
+    out: &mut Out,
+    problems: &Problems,
+    started: Instant,
 ) -> anyhow::Result<Exit> {
-    anyhow::bail!("csift agents is not implemented yet")
+    let window = Window::parse(args.common.since.as_deref(), args.common.until.as_deref())?;
+    // Lanes are what this command is about: --no-subagents does not apply.
+    let mut common = args.common.clone();
+    common.no_subagents = false;
+    let picked = super::select(&common, &args.targets, problems)?;
+    let sessions = sessions_of(&picked, problems);
+    if !args.targets.is_empty() && sessions.len() > 1 {
+        return Err(too_many(&sessions).into());
+    }
+    let now = jiff::Timestamp::now();
+    let returns = Returns(args.returns);
+    let mut trees: Vec<Tree> = crate::scan::par_map(&sessions, |s| session::build(s, returns, now));
+    for t in &trees {
+        for (p, msg) in &t.problems {
+            problems.report(p, msg);
+        }
+    }
+    if args.targets.is_empty() {
+        trees.retain(|t| !t.lanes.is_empty());
+    }
+    let mut shown = 0usize;
+    for t in &mut trees {
+        let keep: Vec<bool> = t.lanes.iter().map(|r| keeps(args, &window, r)).collect();
+        shown += keep.iter().filter(|k| **k).count();
+        match args.common.format {
+            Format::Json => print::json(out, t, &keep, args)?,
+            Format::Human => print::tree(out, t, &keep, args)?,
+        }
+    }
+    if args.common.format == Format::Human {
+        print::footer(out, &trees, shown, started)?;
+    }
+    Ok(Exit::from(shown > 0, problems.count()))
+}
+
+fn keeps(args: &AgentsArgs, window: &Window, r: &row::LaneRow) -> bool {
+    let shape_ok = match args.shape {
+        None => true,
+        Some(ShapeFilter::Task) => matches!(r.kind, "task" | "agent" | "async-agent"),
+        Some(ShapeFilter::Teammate) => r.kind == "teammate",
+        Some(ShapeFilter::Workflow) => r.kind == "workflow",
+        Some(ShapeFilter::Fork) => r.kind == "fork",
+        Some(ShapeFilter::Compact) => r.kind == "compact",
+    };
+    let first = r
+        .spawn_utc
+        .as_deref()
+        .or(r.started_utc.as_deref())
+        .and_then(timefmt::parse_ts);
+    let last = r.last_utc.as_deref().and_then(timefmt::parse_ts).or(first);
+    shape_ok
+        && args.depth.is_none_or(|d| r.depth <= d)
+        && (!window.is_open() || window.overlaps(first, last))
+}
+
+/// Group the selected transcripts by session, then re-walk each session's project
+/// so every lane of the session is read even when one lane was named (`@<id>`).
+/// Only `agent-*.jsonl` files are lanes: a workflow `journal.jsonl` is an event log
+/// (SUB-001, TAIL-009).
+fn sessions_of(picked: &[Transcript], problems: &Problems) -> Vec<SessionFiles> {
+    let picked: Vec<Transcript> = picked.iter().cloned().map(flat_session).collect();
+    let mut keys: BTreeMap<(PathBuf, String), ()> = BTreeMap::new();
+    for t in &picked {
+        keys.insert((t.project_dir.clone(), t.session_id.clone()), ());
+    }
+    let mut walks: HashMap<PathBuf, Vec<Transcript>> = HashMap::new();
+    let mut out = Vec::new();
+    for (project, sid) in keys.into_keys() {
+        let all = walks.entry(project.clone()).or_insert_with(|| {
+            let mut w = walk::Walk::default();
+            walk::walk_project(&project, &mut w);
+            for i in &w.issues {
+                problems.report(&i.path, &i.message);
+            }
+            w.sort();
+            w.transcripts.into_iter().map(flat_session).collect()
+        });
+        let mine: Vec<&Transcript> = all.iter().filter(|t| t.session_id == sid).collect();
+        // A file named directly outside any projects tree is not in the walk.
+        let from_pick: Vec<&Transcript> = if mine.is_empty() {
+            picked
+                .iter()
+                .filter(|t| t.project_dir == project && t.session_id == sid)
+                .collect()
+        } else {
+            mine
+        };
+        let main = from_pick
+            .iter()
+            .find(|t| !t.is_lane())
+            .map(|t| (*t).clone());
+        let lanes = from_pick
+            .iter()
+            .filter(|t| t.is_lane() && crate::discovery::file_name(&t.path).starts_with("agent-"))
+            .map(|t| (*t).clone())
+            .collect();
+        out.push(SessionFiles {
+            project_dir: project,
+            session_id: sid,
+            main,
+            lanes,
+        });
+    }
+    out
+}
+
+/// An old flat `agent-<hex>.jsonl` belongs to the session its records name
+/// (L4). Discovery reads the compact `"sessionId":"` spelling only; a lane it could
+/// not place is read again here with the record parser, which accepts any spacing.
+fn flat_session(mut t: Transcript) -> Transcript {
+    if t.shape != crate::discovery::Shape::Flat || t.session_id != "unknown" {
+        return t;
+    }
+    let Ok(src) = crate::scan::Source::open(&t.path) else {
+        return t;
+    };
+    let head = crate::scan::head(&src, 256 * 1024);
+    for line in crate::scan::Lines::new(head).take(64) {
+        if let crate::record::Parsed::Record(r) = crate::record::parse_line(&line) {
+            if let Some(s) = r.session_id.as_deref() {
+                t.session_id = s.to_string();
+                break;
+            }
+        }
+    }
+    t
+}
+
+fn too_many(sessions: &[SessionFiles]) -> Error {
+    let list: Vec<String> = sessions
+        .iter()
+        .take(20)
+        .map(|s| {
+            format!(
+                "  @{}  ({})",
+                s.session_id,
+                crate::discovery::file_name(&s.project_dir)
+            )
+        })
+        .collect();
+    let more = if sessions.len() > 20 {
+        format!("\n  … and {} more", sessions.len() - 20)
+    } else {
+        String::new()
+    };
+    Error::Target(format!(
+        "agents needs one session, but the target names {}:\n{}{more}\n(pass one of these, or no target for every session)",
+        sessions.len(),
+        list.join("\n")
+    ))
 }

@@ -1,0 +1,237 @@
+//! Per-lane accumulation while a file is scanned: record and tool-call counts,
+//! first and last record time, tokens deduplicated per `message.id` (max per field
+//! across the copies of one message, REC-020), the child's own last words, and
+//! whether the lane ends on an unanswered tool_use (SUB-024, BASH-018, TAIL-010).
+
+use std::collections::{HashMap, HashSet};
+
+use serde::{Deserialize, Serialize};
+
+use crate::record::Record;
+
+/// Tokens of one lane, each message id counted once.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Tokens {
+    pub input: u64,
+    pub output: u64,
+    pub cache_read: u64,
+    pub cache_creation: u64,
+}
+
+impl Tokens {
+    fn max(&mut self, o: &Tokens) {
+        self.input = self.input.max(o.input);
+        self.output = self.output.max(o.output);
+        self.cache_read = self.cache_read.max(o.cache_read);
+        self.cache_creation = self.cache_creation.max(o.cache_creation);
+    }
+
+    fn add(&mut self, o: &Tokens) {
+        self.input += o.input;
+        self.output += o.output;
+        self.cache_read += o.cache_read;
+        self.cache_creation += o.cache_creation;
+    }
+
+    pub fn total(&self) -> u64 {
+        self.input + self.output + self.cache_read + self.cache_creation
+    }
+}
+
+#[derive(Deserialize)]
+struct Usage {
+    #[serde(default)]
+    input_tokens: Option<u64>,
+    #[serde(default)]
+    output_tokens: Option<u64>,
+    #[serde(default)]
+    cache_read_input_tokens: Option<u64>,
+    #[serde(default)]
+    cache_creation_input_tokens: Option<u64>,
+}
+
+/// The unanswered tool_use a lane ends on.
+#[derive(Debug, Clone, Default)]
+pub struct Pending {
+    pub tool_name: String,
+    pub tool_use_id: String,
+    pub since: Option<String>,
+    pub line: usize,
+}
+
+/// What one lane's records add up to.
+#[derive(Debug, Clone, Default)]
+pub struct LaneStats {
+    pub id: String,
+    /// Line of the lane's first record in its file (the chain root for inline lanes).
+    pub root_line: usize,
+    pub root_uuid: Option<String>,
+    /// Text of the first user/assistant record (the spawn prompt on a normal lane).
+    pub seed: Option<String>,
+    pub started: Option<String>,
+    pub last: Option<String>,
+    pub records: usize,
+    pub tool_calls: usize,
+    pub tokens: Tokens,
+    pub last_stop_reason: Option<String>,
+    pub last_assistant_ts: Option<String>,
+    /// The child's last assistant text (its own final words).
+    pub child_final: Option<String>,
+    pub pending: Option<Pending>,
+}
+
+#[derive(Default)]
+struct LastMeaningful {
+    assistant: bool,
+    uses: Vec<(String, String)>,
+    ts: Option<String>,
+    line: usize,
+}
+
+#[derive(Default)]
+pub struct LaneAcc {
+    stats: LaneStats,
+    tool_ids: HashSet<String>,
+    tokens: HashMap<String, Tokens>,
+    answered: HashSet<String>,
+    last: LastMeaningful,
+    seeded: bool,
+}
+
+impl LaneAcc {
+    pub fn new(id: &str, root_line: usize) -> LaneAcc {
+        LaneAcc {
+            stats: LaneStats {
+                id: id.to_string(),
+                root_line,
+                ..LaneStats::default()
+            },
+            ..LaneAcc::default()
+        }
+    }
+
+    pub fn id(&self) -> &str {
+        &self.stats.id
+    }
+
+    /// Count a record that belongs to this lane.
+    pub fn feed(&mut self, rec: &Record<'_>, line: usize) {
+        let s = &mut self.stats;
+        s.records += 1;
+        if s.root_uuid.is_none() {
+            s.root_uuid = rec.uuid.as_deref().map(str::to_string);
+        }
+        if let Some(ts) = rec.timestamp.as_deref() {
+            if s.started.is_none() {
+                s.started = Some(ts.to_string());
+            }
+            s.last = Some(ts.to_string());
+        }
+        let kind = rec.kind();
+        if !rec.has_message() || !(kind == "user" || kind == "assistant") {
+            return;
+        }
+        if !self.seeded {
+            self.seeded = true;
+            s.seed = Some(message_text(rec));
+        }
+        let mut uses = Vec::new();
+        for b in rec.blocks() {
+            match b.kind() {
+                "tool_use" => {
+                    if let Some(id) = b.id.as_deref() {
+                        if self.tool_ids.insert(id.to_string()) {
+                            s.tool_calls += 1;
+                        }
+                        uses.push((id.to_string(), b.name.as_deref().unwrap_or("").to_string()));
+                    }
+                }
+                "tool_result" => {
+                    if let Some(id) = b.tool_use_id.as_deref() {
+                        self.answered.insert(id.to_string());
+                    }
+                }
+                _ => {}
+            }
+        }
+        if kind == "assistant" {
+            s.last_assistant_ts = rec.timestamp.as_deref().map(str::to_string);
+            s.last_stop_reason = rec
+                .message
+                .as_ref()
+                .and_then(|m| m.stop_reason.as_deref())
+                .map(str::to_string);
+            let text = message_text(rec);
+            if !text.trim().is_empty() {
+                s.child_final = Some(text);
+            }
+            if let Some(u) = rec
+                .message
+                .as_ref()
+                .and_then(|m| m.usage)
+                .and_then(|raw| serde_json::from_str::<Usage>(raw.get()).ok())
+            {
+                let t = Tokens {
+                    input: u.input_tokens.unwrap_or(0),
+                    output: u.output_tokens.unwrap_or(0),
+                    cache_read: u.cache_read_input_tokens.unwrap_or(0),
+                    cache_creation: u.cache_creation_input_tokens.unwrap_or(0),
+                };
+                let key = rec
+                    .message_id()
+                    .map_or_else(|| format!("line:{line}"), str::to_string);
+                self.tokens.entry(key).or_default().max(&t);
+            }
+        }
+        self.last = LastMeaningful {
+            assistant: kind == "assistant",
+            uses,
+            ts: rec.timestamp.as_deref().map(str::to_string),
+            line,
+        };
+    }
+
+    pub fn finish(mut self) -> LaneStats {
+        let mut total = Tokens::default();
+        for t in self.tokens.values() {
+            total.add(t);
+        }
+        self.stats.tokens = total;
+        if self.last.assistant {
+            if let Some((id, name)) = self
+                .last
+                .uses
+                .iter()
+                .rev()
+                .find(|(id, _)| !self.answered.contains(id))
+            {
+                self.stats.pending = Some(Pending {
+                    tool_name: name.clone(),
+                    tool_use_id: id.clone(),
+                    since: self.last.ts.clone(),
+                    line: self.last.line,
+                });
+            }
+        }
+        self.stats
+    }
+}
+
+/// A message's text: the string content, or its text blocks joined by newlines.
+pub fn message_text(rec: &Record<'_>) -> String {
+    if let Some(s) = rec.text_content() {
+        return s.to_string();
+    }
+    let mut out = String::new();
+    for b in rec.blocks() {
+        if b.kind() == "text" {
+            if let Some(t) = b.text.as_deref() {
+                if !out.is_empty() {
+                    out.push('\n');
+                }
+                out.push_str(t);
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,438 @@
+//! One pass over one transcript, keeping only what the lane tree needs: spawn
+//! tool_uses (`Task`/`Agent`/`Workflow`, SUB-011) and their results, the other
+//! carriers of a child id (agent_progress, TaskOutput, task notifications), the
+//! lane head (seed, `fork-context-ref`), compaction anchors, teammate traffic, and
+//! per-lane stats. A main file also yields its inline 1.0.x sidechain lanes (L5).
+
+use std::collections::{HashMap, HashSet};
+use std::path::Path;
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+use super::acc::{message_text, LaneAcc, LaneStats};
+use super::carriers::{self, Notification};
+use crate::record::{parse_line, Parsed, Record, Str};
+use crate::scan::{Lines, Source};
+
+pub const SPAWN_TOOLS: [&str; 3] = ["Task", "Agent", "Workflow"];
+
+/// The `input` keys of a spawn tool_use that the tree reads.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct SpawnInput {
+    #[serde(default)]
+    pub prompt: Option<String>,
+    #[serde(default)]
+    pub description: Option<String>,
+    #[serde(default)]
+    pub subagent_type: Option<String>,
+    #[serde(default)]
+    pub run_in_background: Option<bool>,
+    #[serde(default)]
+    pub name: Option<String>,
+    #[serde(default)]
+    pub team_name: Option<String>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Spawn {
+    pub id: String,
+    pub tool: String,
+    pub input: SpawnInput,
+    pub ts: Option<String>,
+    pub line: usize,
+    /// The lane whose transcript holds the tool_use: `main`, an agent id, or `inline:…`.
+    pub lane: String,
+}
+
+/// `toolUseResult` keys of a spawn's result (every generation, §6 of the spec).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Ack {
+    #[serde(default)]
+    pub status: Option<String>,
+    #[serde(default)]
+    pub agent_id: Option<String>,
+    #[serde(default)]
+    pub is_async: Option<bool>,
+    #[serde(default, rename = "agent_id")]
+    pub agent_id_snake: Option<String>,
+    #[serde(default, rename = "teammate_id")]
+    pub teammate_id: Option<String>,
+    #[serde(default)]
+    pub name: Option<String>,
+    #[serde(default)]
+    pub run_id: Option<String>,
+    #[serde(default)]
+    pub transcript_dir: Option<String>,
+    #[serde(default)]
+    pub task_id: Option<String>,
+    #[serde(default)]
+    pub workflow_name: Option<String>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct SpawnResult {
+    pub line: usize,
+    pub ts: Option<String>,
+    pub text: String,
+    pub is_error: bool,
+    pub ack: Ack,
+}
+
+/// A `TaskOutput` retrieval of a local agent (`toolUseResult.task`).
+#[derive(Debug, Clone, Default)]
+pub struct TaskOutput {
+    pub task_id: String,
+    pub status: Option<String>,
+    pub result: Option<String>,
+    pub line: usize,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ForkRef {
+    #[serde(default)]
+    pub parent_last_uuid: Option<String>,
+    #[serde(default)]
+    pub context_length: Option<u64>,
+    #[serde(default)]
+    pub parent_session_id: Option<String>,
+}
+
+/// One `SendMessage` call: recipient and signal type (None for prose).
+#[derive(Debug, Clone)]
+pub struct Sent {
+    pub to: String,
+    pub signal: Option<String>,
+    pub lane: String,
+}
+
+#[derive(Debug, Default)]
+pub struct FileFacts {
+    pub lane: String,
+    pub spawns: Vec<Spawn>,
+    /// Spawn id → its first tool_result in this file.
+    pub results: HashMap<String, SpawnResult>,
+    /// (child agentId, parentToolUseID) from `agent_progress` records.
+    pub progress: Vec<(String, String)>,
+    pub task_outputs: Vec<TaskOutput>,
+    pub notifications: Vec<Notification>,
+    pub stop_notices: Vec<String>,
+    /// (lane holding it, sender name, signal) per `<teammate-message>` section.
+    pub teammate_msgs: Vec<(String, String, Option<String>)>,
+    pub sends: Vec<Sent>,
+    pub uuids: HashMap<String, usize>,
+    pub parent_uuids: Vec<String>,
+    pub compact_boundaries: Vec<(usize, Option<String>)>,
+    pub compact_summaries: Vec<(usize, String)>,
+    pub fork: Option<ForkRef>,
+    /// `[0]` is the file's own lane; inline sidechain chains follow (main only).
+    pub lanes: Vec<LaneStats>,
+    pub malformed: usize,
+}
+
+#[derive(Deserialize)]
+struct Progress<'a> {
+    #[serde(borrow, default, rename = "parentToolUseID")]
+    parent: Str<'a>,
+    #[serde(borrow, default)]
+    data: Option<ProgressData<'a>>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ProgressData<'a> {
+    #[serde(rename = "type", borrow, default)]
+    kind: Str<'a>,
+    #[serde(borrow, default)]
+    agent_id: Str<'a>,
+}
+
+#[derive(Deserialize)]
+struct Queued<'a> {
+    #[serde(rename = "type", borrow, default)]
+    kind: Str<'a>,
+    #[serde(borrow, default)]
+    prompt: Str<'a>,
+}
+
+#[derive(Deserialize)]
+struct TaskWrap {
+    #[serde(default)]
+    task: Option<TaskRaw>,
+}
+
+#[derive(Deserialize)]
+struct TaskRaw {
+    #[serde(default)]
+    task_id: Option<String>,
+    #[serde(default)]
+    task_type: Option<String>,
+    #[serde(default)]
+    status: Option<String>,
+    #[serde(default)]
+    result: Option<serde_json::Value>,
+    #[serde(default)]
+    output: Option<serde_json::Value>,
+}
+
+#[derive(Deserialize)]
+struct SendInput<'a> {
+    #[serde(borrow, default)]
+    to: Str<'a>,
+    #[serde(borrow, default)]
+    recipient: Str<'a>,
+    #[serde(rename = "type", borrow, default)]
+    kind: Str<'a>,
+    #[serde(borrow, default)]
+    message: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize)]
+struct Typed<'a> {
+    #[serde(rename = "type", borrow, default)]
+    kind: Str<'a>,
+}
+
+/// Scan one file. `lane` is `main` or the lane's agent id; `is_main` turns on the
+/// main-only carriers (notifications and stop notices land in main, SUB-025) and
+/// inline-sidechain lanes.
+pub fn scan(
+    path: &Path,
+    lane: &str,
+    is_main: bool,
+    is_compact: bool,
+) -> crate::error::Result<FileFacts> {
+    let src = Source::open(path)?;
+    let mut f = FileFacts {
+        lane: lane.to_string(),
+        ..FileFacts::default()
+    };
+    let mut own = LaneAcc::new(lane, 1);
+    let mut chains: Vec<LaneAcc> = Vec::new();
+    let mut chain_of: HashMap<String, usize> = HashMap::new();
+    let mut spawn_ids: HashSet<String> = HashSet::new();
+    for line in Lines::new(&src) {
+        if line.bytes.is_empty() {
+            continue;
+        }
+        let rec = match parse_line(&line) {
+            Parsed::Record(r) => r,
+            Parsed::Malformed(_) => {
+                f.malformed += 1;
+                continue;
+            }
+        };
+        let n = line.no;
+        if let Some(u) = rec.uuid.as_deref() {
+            f.uuids.entry(u.to_string()).or_insert(n);
+        }
+        if is_compact {
+            if let Some(p) = rec.parent_uuid.as_deref() {
+                f.parent_uuids.push(p.to_string());
+            }
+        }
+        // Which lane this record belongs to (L5: a main file's sidechain chains).
+        let mut lane_id = lane.to_string();
+        let acc = if is_main && rec.is_sidechain() {
+            let parent = rec
+                .parent_uuid
+                .as_deref()
+                .and_then(|p| chain_of.get(p))
+                .copied();
+            let idx = parent.unwrap_or_else(|| {
+                let root = rec.uuid.as_deref().unwrap_or("");
+                chains.push(LaneAcc::new(
+                    &format!("inline:{}", crate::discovery::short(root)),
+                    n,
+                ));
+                chains.len() - 1
+            });
+            if let Some(u) = rec.uuid.as_deref() {
+                chain_of.insert(u.to_string(), idx);
+            }
+            lane_id = format!("inline:{}", chain_root_short(&chains, idx));
+            &mut chains[idx]
+        } else {
+            &mut own
+        };
+        acc.feed(&rec, n);
+        match rec.kind() {
+            "fork-context-ref" if n == 1 => {
+                f.fork = serde_json::from_slice::<ForkRef>(line.bytes).ok();
+            }
+            "progress" => {
+                if let Ok(p) = serde_json::from_slice::<Progress<'_>>(line.bytes) {
+                    if let (Some(d), Some(parent)) = (p.data, p.parent) {
+                        if d.kind.as_deref() == Some("agent_progress") {
+                            if let Some(a) = d.agent_id {
+                                f.progress.push((a.into_owned(), parent.into_owned()));
+                            }
+                        }
+                    }
+                }
+            }
+            "queue-operation" if is_main && rec.operation.as_deref() == Some("enqueue") => {
+                if let Some(t) = rec.system_text() {
+                    f.notifications.extend(carriers::notifications(
+                        &t,
+                        n,
+                        rec.timestamp.as_deref(),
+                    ));
+                }
+            }
+            "attachment" if is_main => {
+                if let Some(q) = rec
+                    .attachment
+                    .and_then(|a| serde_json::from_str::<Queued<'_>>(a.get()).ok())
+                {
+                    if let (Some("queued_command"), Some(p)) =
+                        (q.kind.as_deref(), q.prompt.as_deref())
+                    {
+                        f.notifications.extend(carriers::notifications(
+                            p,
+                            n,
+                            rec.timestamp.as_deref(),
+                        ));
+                    }
+                }
+            }
+            "system" if rec.subtype() == "compact_boundary" => {
+                f.compact_boundaries
+                    .push((n, rec.timestamp.as_deref().map(str::to_string)));
+            }
+            "user" | "assistant" => {
+                message_facts(&mut f, &rec, n, &lane_id, is_main, &mut spawn_ids)
+            }
+            _ => {}
+        }
+    }
+    f.lanes.push(own.finish());
+    f.lanes.extend(chains.into_iter().map(LaneAcc::finish));
+    Ok(f)
+}
+
+fn chain_root_short(chains: &[LaneAcc], idx: usize) -> String {
+    chains[idx].id().trim_start_matches("inline:").to_string()
+}
+
+fn message_facts(
+    f: &mut FileFacts,
+    rec: &Record<'_>,
+    n: usize,
+    lane: &str,
+    is_main: bool,
+    spawn_ids: &mut HashSet<String>,
+) {
+    let ts = rec.timestamp.as_deref();
+    if rec.kind() == "user" {
+        if rec.is_compact_summary() {
+            f.compact_summaries.push((n, message_text(rec)));
+        }
+        let text = message_text(rec);
+        if is_main && !text.is_empty() {
+            f.notifications
+                .extend(carriers::notifications(&text, n, ts));
+            f.stop_notices.extend(carriers::stop_notice(&text));
+        }
+        for (name, sig) in carriers::teammate_messages(&text) {
+            f.teammate_msgs.push((lane.to_string(), name, sig));
+        }
+    }
+    for b in rec.blocks() {
+        match b.kind() {
+            "tool_use" => {
+                let (Some(id), Some(name)) = (b.id.as_deref(), b.name.as_deref()) else {
+                    continue;
+                };
+                if SPAWN_TOOLS.contains(&name) {
+                    let input =
+                        serde_json::from_str::<SpawnInput>(b.input_json()).unwrap_or_default();
+                    spawn_ids.insert(id.to_string());
+                    f.spawns.push(Spawn {
+                        id: id.to_string(),
+                        tool: name.to_string(),
+                        input,
+                        ts: ts.map(str::to_string),
+                        line: n,
+                        lane: lane.to_string(),
+                    });
+                } else if name == "SendMessage" {
+                    if let Ok(i) = serde_json::from_str::<SendInput<'_>>(b.input_json()) {
+                        let nested = i
+                            .message
+                            .filter(|m| m.get().starts_with('{'))
+                            .and_then(|m| serde_json::from_str::<Typed<'_>>(m.get()).ok())
+                            .and_then(|t| t.kind.map(|k| k.into_owned()));
+                        if let Some(to) = i.to.or(i.recipient) {
+                            f.sends.push(Sent {
+                                to: to.into_owned(),
+                                signal: carriers::send_signal(i.kind.as_deref(), nested.as_deref()),
+                                lane: lane.to_string(),
+                            });
+                        }
+                    }
+                }
+            }
+            "tool_result" => {
+                let Some(id) = b.tool_use_id.as_deref() else {
+                    continue;
+                };
+                let tur = rec
+                    .tool_use_result
+                    .map(RawValue::get)
+                    .filter(|r| r.starts_with('{'));
+                if let Some(raw) = tur.filter(|r| r.contains("\"task_type\"")) {
+                    task_output(f, raw, n);
+                }
+                if spawn_ids.contains(id) && !f.results.contains_key(id) {
+                    let ack = tur
+                        .and_then(|r| serde_json::from_str::<Ack>(r).ok())
+                        .unwrap_or_default();
+                    f.results.insert(
+                        id.to_string(),
+                        SpawnResult {
+                            line: n,
+                            ts: ts.map(str::to_string),
+                            text: b.result_text().into_owned(),
+                            is_error: b.is_error(),
+                            ack,
+                        },
+                    );
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+fn task_output(f: &mut FileFacts, raw: &str, n: usize) {
+    let Some(t) = serde_json::from_str::<TaskWrap>(raw)
+        .ok()
+        .and_then(|w| w.task)
+    else {
+        return;
+    };
+    if t.task_type.as_deref() != Some("local_agent") {
+        return;
+    }
+    let Some(task_id) = t.task_id else { return };
+    let text = |v: Option<serde_json::Value>| match v {
+        Some(serde_json::Value::String(s)) => Some(s),
+        Some(serde_json::Value::Null) | None => None,
+        Some(v) => Some(v.to_string()),
+    };
+    // Both fields hold the child's tool log, then `--- RESULT ---` and its answer.
+    let after_marker = |o: String| match o.rsplit_once("--- RESULT ---") {
+        Some((_, r)) => r.trim().to_string(),
+        None => o,
+    };
+    let result = text(t.result).or_else(|| text(t.output)).map(after_marker);
+    f.task_outputs.push(TaskOutput {
+        task_id,
+        status: t.status,
+        result,
+        line: n,
+    });
+}

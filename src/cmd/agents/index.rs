@@ -1,0 +1,374 @@
+//! The session-wide spawn index and the parent joins (spec §7). Every key is a
+//! key Claude Code really writes: `tool_use_id`, `agentId` (in `toolUseResult`,
+//! in the result text, in `agent_progress`), meta `toolUseId`/`parentAgentId`,
+//! the workflow `runId`, the fork's `parentLastUuid`. Paths never decide nesting
+//! (SUB-003); the SUB-023 timestamp lag only breaks ties between candidates.
+
+use std::collections::{HashMap, HashSet};
+
+use super::carriers;
+use super::facts::{FileFacts, Spawn, SpawnResult};
+use super::session::LaneIn;
+
+/// Spawns, their results and the child-id carriers of one session. The first
+/// entry wins on every key, main first then lanes in discovery order, so a fork
+/// clone's copy never displaces the original issuer (SUB-003).
+#[derive(Default)]
+pub struct Index<'a> {
+    pub spawns: HashMap<&'a str, &'a Spawn>,
+    pub order: Vec<&'a Spawn>,
+    pub results: HashMap<&'a str, (&'a SpawnResult, &'a str)>,
+    by_ack: HashMap<&'a str, Vec<(&'a str, &'a str)>>,
+    by_text: HashMap<String, &'a str>,
+    pub progress: HashMap<&'a str, &'a str>,
+    by_teammate_ack: HashMap<&'a str, &'a str>,
+    pub by_run: HashMap<String, &'a str>,
+}
+
+impl<'a> Index<'a> {
+    pub fn build(files: &'a [FileFacts]) -> Index<'a> {
+        let mut ix = Index::default();
+        for f in files {
+            for s in &f.spawns {
+                if !ix.spawns.contains_key(s.id.as_str()) {
+                    ix.spawns.insert(&s.id, s);
+                    ix.order.push(s);
+                }
+            }
+            for (a, p) in &f.progress {
+                ix.progress.entry(a.as_str()).or_insert(p.as_str());
+            }
+        }
+        for f in files {
+            for (id, r) in &f.results {
+                ix.results
+                    .entry(id.as_str())
+                    .or_insert((r, f.lane.as_str()));
+            }
+        }
+        for (&id, &(r, holder)) in &ix.results {
+            if let Some(a) = r.ack.agent_id.as_deref() {
+                ix.by_ack.entry(a).or_default().push((id, holder));
+            }
+            if r.ack.status.as_deref() == Some("teammate_spawned") {
+                for k in [&r.ack.agent_id_snake, &r.ack.teammate_id, &r.ack.name]
+                    .into_iter()
+                    .flatten()
+                {
+                    ix.by_teammate_ack.entry(k.as_str()).or_insert(id);
+                }
+            }
+            for k in [&r.ack.run_id, &r.ack.transcript_dir].into_iter().flatten() {
+                let base = k.trim_end_matches('/').rsplit('/').next().unwrap_or(k);
+                ix.by_run.entry(base.to_string()).or_insert(id);
+            }
+            for a in carriers::agent_id_lines(&r.text) {
+                ix.by_text.entry(a.to_string()).or_insert(id);
+            }
+        }
+        // Deterministic choice among several acks naming one agent: by spawn line order.
+        for v in ix.by_ack.values_mut() {
+            v.sort_by_key(|(id, _)| ix.spawns.get(id).map(|s| (s.ts.clone(), s.line)));
+        }
+        ix
+    }
+
+    /// The agent id the parent's evidence names for a spawn (ack, text, progress).
+    pub fn child_of(&self, spawn: &str) -> Option<String> {
+        if let Some((r, _)) = self.results.get(spawn) {
+            if let Some(a) = r
+                .ack
+                .agent_id
+                .as_deref()
+                .or(r.ack.agent_id_snake.as_deref())
+            {
+                return Some(a.to_string());
+            }
+            if let Some(a) = carriers::agent_id_lines(&r.text).next() {
+                return Some(a.to_string());
+            }
+        }
+        self.progress
+            .iter()
+            .filter(|(_, &p)| p == spawn)
+            .map(|(&a, _)| a.to_string())
+            .min()
+    }
+}
+
+/// How one lane joined its parent.
+#[derive(Debug, Clone, Default)]
+pub struct Join {
+    pub parent: Option<String>,
+    pub spawn: Option<String>,
+    pub rule: Option<&'static str>,
+    pub agree: Vec<&'static str>,
+    pub unresolved: Option<&'static str>,
+    /// Compact lanes: the anchoring `compact_boundary` line and time in main.
+    pub anchor: Option<(usize, Option<String>)>,
+}
+
+/// Resolve every lane's parent. Pass 1 applies the id joins (J10, J1–J9); pass 2
+/// the seed-prompt join (J11) over the spawns nobody claimed, so a prompt match
+/// never steals a spawn an id names.
+pub fn resolve(
+    ix: &Index<'_>,
+    files: &[FileFacts],
+    lanes: &[LaneIn],
+    main_present: bool,
+) -> Vec<Join> {
+    let mut claimed: HashSet<String> = HashSet::new();
+    let mut joins: Vec<Join> = lanes
+        .iter()
+        .map(|l| id_joins(ix, files, l, &mut claimed))
+        .collect();
+    for (j, l) in joins.iter_mut().zip(lanes) {
+        if j.spawn.is_none() && j.parent.is_none() && !l.is_compact {
+            seed_join(ix, l, j, &mut claimed);
+        }
+        if let Some(sp) = j.spawn.clone() {
+            j.agree = agreeing(ix, l, &sp);
+        }
+        if j.parent.is_none() && j.spawn.is_none() {
+            j.rule = Some("unresolved");
+            j.unresolved = Some(if main_present {
+                "no-spawn-record"
+            } else {
+                "parent-transcript-missing"
+            });
+        }
+    }
+    joins
+}
+
+fn take(
+    ix: &Index<'_>,
+    l: &LaneIn,
+    j: &mut Join,
+    claimed: &mut HashSet<String>,
+    sp: &str,
+    rule: &'static str,
+) -> bool {
+    match ix.spawns.get(sp) {
+        Some(s) if s.lane != l.id => {
+            j.spawn = Some(s.id.clone());
+            if j.parent.is_none() {
+                j.parent = Some(s.lane.clone());
+            }
+            // A J1 parent stays the rule of record; the spawn id is still filled in.
+            j.rule.get_or_insert(rule);
+            claimed.insert(s.id.clone());
+            true
+        }
+        _ => false,
+    }
+}
+
+fn id_joins(
+    ix: &Index<'_>,
+    files: &[FileFacts],
+    l: &LaneIn,
+    claimed: &mut HashSet<String>,
+) -> Join {
+    let mut j = Join::default();
+    let id = l.id.as_str();
+    if l.is_compact {
+        // J10: the lane's parentUuids resolve into main; the anchor is the first
+        // compact_boundary after the highest resolved line.
+        if let Some(main) = files.first().filter(|f| f.lane == "main") {
+            let hit = l
+                .parent_uuids
+                .iter()
+                .filter_map(|p| main.uuids.get(p))
+                .max()
+                .copied();
+            if let Some(last) = hit {
+                j.parent = Some("main".into());
+                j.rule = Some("J10");
+                j.anchor = main
+                    .compact_boundaries
+                    .iter()
+                    .find(|(n, _)| *n > last)
+                    .cloned();
+            } else if let Some(n) = summary_line(main, l.stats.child_final.as_deref()) {
+                // J10s: no parent link, but main's compact summary carries the
+                // lane's own summary text; the anchor is the boundary before it.
+                j.parent = Some("main".into());
+                j.rule = Some("J10s");
+                j.anchor = main
+                    .compact_boundaries
+                    .iter()
+                    .rev()
+                    .find(|(b, _)| *b < n)
+                    .cloned();
+            }
+        }
+        return j;
+    }
+    if let Some(p) = l.meta.parent_agent_id.as_deref().filter(|p| *p != id) {
+        j.parent = Some(p.to_string());
+        j.rule = Some("J1");
+    }
+    if let Some(t) = l.meta.tool_use_id.as_deref() {
+        if !take(ix, l, &mut j, claimed, t, "J2") && j.parent.is_some() {
+            j.spawn = Some(t.to_string());
+        }
+    }
+    if j.spawn.is_none() && !l.inline {
+        // J3, skipping the copy a fork clone holds itself.
+        let j3 = ix
+            .by_ack
+            .get(id)
+            .and_then(|v| {
+                v.iter().find(|(sp, holder)| {
+                    *holder != id && ix.spawns.get(sp).is_some_and(|s| s.lane != id)
+                })
+            })
+            .map(|(sp, _)| *sp);
+        let _ = j3.is_some_and(|sp| take(ix, l, &mut j, claimed, sp, "J3"))
+            || ix
+                .by_text
+                .get(id)
+                .is_some_and(|sp| take(ix, l, &mut j, claimed, sp, "J4"))
+            || ix
+                .progress
+                .get(id)
+                .is_some_and(|sp| take(ix, l, &mut j, claimed, sp, "J5"))
+            || ix
+                .by_teammate_ack
+                .get(id)
+                .is_some_and(|sp| take(ix, l, &mut j, claimed, sp, "J6"));
+    }
+    if j.spawn.is_none() && l.meta.is_teammate() {
+        // J7: name-join, latest spawn at or before the lane's start (SUB-014, SUB-023).
+        if let Some(name) = l.meta.name.as_deref() {
+            let cands: Vec<&Spawn> = ix
+                .order
+                .iter()
+                .copied()
+                .filter(|s| s.input.name.as_deref() == Some(name))
+                .collect();
+            if let Some(s) = pick_by_lag(&cands, l.stats.started.as_deref()) {
+                let sp = s.id.clone();
+                take(ix, l, &mut j, claimed, &sp, "J7");
+            }
+        }
+    }
+    if j.spawn.is_none() {
+        if let Some(run) = l.run.as_deref() {
+            if let Some(sp) = ix.by_run.get(run) {
+                take(ix, l, &mut j, claimed, sp, "J8");
+            }
+        }
+    }
+    if j.parent.is_none() {
+        if let Some(plu) = l.fork.as_ref().and_then(|f| f.parent_last_uuid.as_deref()) {
+            // J9: the lane (main first, never itself) holding the fork point's uuid.
+            if let Some(holder) = files
+                .iter()
+                .find(|f| f.lane != id && f.uuids.contains_key(plu))
+            {
+                j.parent = Some(holder.lane.clone());
+                j.rule = Some("J9");
+            }
+        }
+    }
+    j
+}
+
+/// The line of main's `isCompactSummary` record that contains the compaction
+/// lane's final summary (the `<summary>` body, else the `<analysis>` body; first
+/// 200 characters, whitespace-folded).
+fn summary_line(main: &FileFacts, lane_final: Option<&str>) -> Option<usize> {
+    let text = lane_final?;
+    let inner = |tag: &str| {
+        let open = format!("<{tag}>");
+        let at = text.find(&open)? + open.len();
+        let end = text[at..]
+            .find(&format!("</{tag}>"))
+            .map_or(text.len(), |e| at + e);
+        Some(&text[at..end])
+    };
+    let body = inner("summary").or_else(|| inner("analysis"))?;
+    let fold = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+    let probe: String = fold(body).chars().take(200).collect();
+    if probe.len() < 20 {
+        return None;
+    }
+    main.compact_summaries
+        .iter()
+        .find(|(_, t)| fold(t).contains(&probe))
+        .map(|(n, _)| *n)
+}
+
+/// SUB-023: the latest spawn at or before the lane's first record; with none
+/// (clock skew) the earliest. Ties fall to file line, then spawn id.
+fn pick_by_lag<'s>(cands: &[&'s Spawn], started: Option<&str>) -> Option<&'s Spawn> {
+    let mut v: Vec<&Spawn> = cands.to_vec();
+    v.sort_by(|a, b| (a.ts.as_deref(), a.line, &a.id).cmp(&(b.ts.as_deref(), b.line, &b.id)));
+    let before = v
+        .iter()
+        .rev()
+        .find(|s| matches!((s.ts.as_deref(), started), (Some(t), Some(st)) if t <= st));
+    before.or(v.first()).copied()
+}
+
+fn seed_join(ix: &Index<'_>, l: &LaneIn, j: &mut Join, claimed: &mut HashSet<String>) {
+    let Some(seed) = l
+        .stats
+        .seed
+        .as_deref()
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+    else {
+        return;
+    };
+    let cands: Vec<&Spawn> = ix
+        .order
+        .iter()
+        .copied()
+        .filter(|s| {
+            !claimed.contains(&s.id)
+                && s.lane != l.id
+                && s.input.prompt.as_deref().map(str::trim) == Some(seed)
+        })
+        .collect();
+    if let Some(s) = pick_by_lag(&cands, l.stats.started.as_deref()) {
+        let sp = s.id.clone();
+        take(ix, l, j, claimed, &sp, "J11");
+    }
+}
+
+/// Every independent id join that names the same spawn (cross-check).
+fn agreeing(ix: &Index<'_>, l: &LaneIn, sp: &str) -> Vec<&'static str> {
+    let id = l.id.as_str();
+    let mut v = Vec::new();
+    if l.meta.tool_use_id.as_deref() == Some(sp) {
+        v.push("J2");
+    }
+    if ix
+        .by_ack
+        .get(id)
+        .is_some_and(|c| c.iter().any(|(s, _)| *s == sp))
+    {
+        v.push("J3");
+    }
+    if ix.by_text.get(id).is_some_and(|s| *s == sp) {
+        v.push("J4");
+    }
+    if ix.progress.get(id).is_some_and(|s| *s == sp) {
+        v.push("J5");
+    }
+    let seed = l.stats.seed.as_deref().map(str::trim);
+    if seed.is_some()
+        && ix
+            .spawns
+            .get(sp)
+            .and_then(|s| s.input.prompt.as_deref())
+            .map(str::trim)
+            == seed
+    {
+        v.push("J11");
+    }
+    v
+}

@@ -1,0 +1,171 @@
+//! The non-transcript files beside lanes, all read tolerantly (missing, malformed
+//! or key-absent means "not known", never an error that stops the tree):
+//! `agent-<id>.meta.json` (SUB-006, SUB-007), a workflow run's `journal.jsonl`
+//! event log (SUB-008, TAIL-008) and its run manifest
+//! `<session>/workflows/wf_<run>.json` (SUB-009, SUB-010).
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use crate::scan::{Lines, Source};
+
+/// `agent-<id>.meta.json`. It has no status: `stoppedByUser` is its only outcome
+/// field, and liveness is never derived from it (SUB-007).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Meta {
+    #[serde(default)]
+    pub agent_type: Option<String>,
+    #[serde(default)]
+    pub description: Option<String>,
+    #[serde(default)]
+    pub tool_use_id: Option<String>,
+    #[serde(default)]
+    pub parent_agent_id: Option<String>,
+    #[serde(default)]
+    pub task_kind: Option<String>,
+    #[serde(default)]
+    pub name: Option<String>,
+    #[serde(default)]
+    pub team_name: Option<String>,
+    #[serde(default)]
+    pub is_fork: Option<bool>,
+    #[serde(default)]
+    pub stopped_by_user: Option<bool>,
+    #[serde(default)]
+    pub spawn_depth: Option<u64>,
+    #[serde(skip)]
+    pub present: bool,
+}
+
+impl Meta {
+    pub fn is_teammate(&self) -> bool {
+        self.task_kind.as_deref() == Some("in_process_teammate")
+    }
+
+    pub fn is_fork(&self) -> bool {
+        self.is_fork == Some(true) || self.agent_type.as_deref() == Some("fork")
+    }
+}
+
+/// The meta beside a lane transcript: `.jsonl` replaced by `.meta.json`.
+pub fn meta_for(lane: &Path) -> Meta {
+    let p = lane.with_extension("meta.json");
+    match std::fs::read(&p) {
+        Ok(bytes) => match serde_json::from_slice::<Meta>(&bytes) {
+            Ok(mut m) => {
+                m.present = true;
+                m
+            }
+            Err(_) => Meta::default(),
+        },
+        Err(_) => Meta::default(),
+    }
+}
+
+/// One agent's events in a run journal; the first event of each type wins.
+#[derive(Debug, Clone, Default)]
+pub struct JournalEntry {
+    pub started: bool,
+    pub result: Option<String>,
+    pub failed: bool,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Journal {
+    pub present: bool,
+    pub agents: HashMap<String, JournalEntry>,
+    pub started: usize,
+    pub results: usize,
+    pub failed: usize,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Event {
+    #[serde(rename = "type", default)]
+    kind: Option<String>,
+    #[serde(default)]
+    agent_id: Option<String>,
+    #[serde(default)]
+    result: Option<serde_json::Value>,
+}
+
+/// `subagents/workflows/wf_<run>/journal.jsonl` (SUB-008). A `result` that is not
+/// a string is kept as compact JSON.
+pub fn journal(dir: &Path) -> Journal {
+    let mut j = Journal::default();
+    let Ok(src) = Source::open(&dir.join("journal.jsonl")) else {
+        return j;
+    };
+    j.present = true;
+    for line in Lines::new(&src) {
+        let Ok(ev) = serde_json::from_slice::<Event>(line.bytes) else {
+            continue;
+        };
+        let (Some(kind), Some(agent)) = (ev.kind, ev.agent_id) else {
+            continue;
+        };
+        let e = j.agents.entry(agent).or_default();
+        match kind.as_str() {
+            "started" if !e.started => {
+                e.started = true;
+                j.started += 1;
+            }
+            "result" if e.result.is_none() => {
+                e.result = Some(match ev.result {
+                    Some(serde_json::Value::String(s)) => s,
+                    Some(v) => v.to_string(),
+                    None => String::new(),
+                });
+                j.results += 1;
+            }
+            "failed" if !e.failed => {
+                e.failed = true;
+                j.failed += 1;
+            }
+            _ => {}
+        }
+    }
+    j
+}
+
+/// A run manifest, written only at run end (SUB-009). `status` is an open set,
+/// printed verbatim (SUB-010).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Manifest {
+    #[serde(default)]
+    pub run_id: Option<String>,
+    #[serde(default)]
+    pub task_id: Option<String>,
+    #[serde(default)]
+    pub workflow_name: Option<String>,
+    #[serde(default)]
+    pub status: Option<serde_json::Value>,
+    #[serde(default)]
+    pub agent_count: Option<u64>,
+    #[serde(default)]
+    pub duration_ms: Option<u64>,
+    #[serde(default)]
+    pub total_tokens: Option<u64>,
+}
+
+/// `<session dir>/workflows/<run>.json`, None when absent or unreadable.
+pub fn manifest(session_dir: &Path, run: &str) -> Option<Manifest> {
+    let p: PathBuf = session_dir.join("workflows").join(format!("{run}.json"));
+    let bytes = std::fs::read(p).ok()?;
+    serde_json::from_slice(&bytes).ok()
+}
+
+impl Manifest {
+    pub fn status_text(&self) -> Option<String> {
+        match &self.status {
+            Some(serde_json::Value::String(s)) => Some(s.clone()),
+            Some(serde_json::Value::Null) | None => None,
+            Some(v) => Some(v.to_string()),
+        }
+    }
+}

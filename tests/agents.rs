@@ -1,0 +1,638 @@
+//! `csift agents`: the lane tree on real-shaped fixtures of every kind, and on the
+//! real corpus (every lane file placed under its parent, one known orphan).
+
+mod common;
+
+use std::collections::HashMap;
+
+use common::{corpus, json_lines, Home, Session};
+use serde_json::{json, Value};
+
+const P: &str = "-work-app";
+const S: &str = "11111111-1111-4111-8111-111111111111";
+const T: &str = "22222222-2222-4222-8222-222222222222";
+const O: &str = "33333333-3333-4333-8333-333333333333";
+const CWD: &str = "/work/app";
+
+fn lane(id: &str, seed: &str, last_words: &str) -> Session {
+    let mut l = Session::lane(S, CWD, id);
+    l.user(seed);
+    l.text(&format!("msg_{id}"), last_words);
+    l
+}
+
+fn write_lane(h: &Home, rel: &str, l: &Session, meta: Option<Value>) {
+    h.write(P, &format!("{S}/subagents/{rel}.jsonl"), &l.lines);
+    if let Some(m) = meta {
+        h.write(P, &format!("{S}/subagents/{rel}.meta.json"), &[m]);
+    }
+}
+
+/// One session holding every lane kind, a flat-legacy session and an orphan lane.
+fn fixture() -> Home {
+    let h = Home::new();
+    let mut m = Session::new(S, CWD);
+    let go = m.user("go");
+    // Sync Task with the 2.1.x legacy footer and usage block (SUB-019).
+    m.tool_use(
+        "m1",
+        "toolu_sync",
+        "Task",
+        json!({"prompt": "Do A", "description": "A", "subagent_type": "Explore"}),
+    );
+    m.tool_result(
+        "toolu_sync",
+        "Report A\nagentId: a1111111 (for resuming to continue this agent's work if needed)\n<usage>total_tokens: 900\ntool_uses: 3\nduration_ms: 1200</usage>",
+        false,
+        Some(json!({"status": "completed", "agentId": "a1111111", "content": []})),
+    );
+    // Async Agent: launch ack now, <task-notification> later (SUB-016, BG-004).
+    m.tool_use(
+        "m2",
+        "toolu_async",
+        "Agent",
+        json!({"prompt": "Do B", "description": "B", "run_in_background": true}),
+    );
+    m.tool_result(
+        "toolu_async",
+        "Async agent launched successfully.\nagentId: abbbbbbbbbbbbbbbb (This is an internal ID for your use, do not mention it to the user.)",
+        false,
+        Some(json!({"isAsync": true, "status": "async_launched", "agentId": "abbbbbbbbbbbbbbbb", "description": "B", "outputFile": "/tmp/b"})),
+    );
+    // Teammate: ack, traffic both ways, shutdown handshake (SUB-014/015/017).
+    m.tool_use(
+        "m3",
+        "toolu_tm",
+        "Agent",
+        json!({"prompt": "Review", "name": "Rev-Bob", "subagent_type": "opus", "team_name": "t1"}),
+    );
+    m.tool_result("toolu_tm", "Spawned successfully.", false, Some(json!({"status": "teammate_spawned", "name": "Rev-Bob", "agent_id": "Rev-Bob@t1", "team_name": "t1"})));
+    m.tool_use(
+        "m4",
+        "toolu_sm1",
+        "SendMessage",
+        json!({"to": "Rev-Bob", "type": "message", "message": "start"}),
+    );
+    m.tool_result("toolu_sm1", "sent", false, None);
+    m.user("<teammate-message teammate_id=\"Rev-Bob\" color=\"blue\">Found 2 issues</teammate-message>");
+    m.tool_use(
+        "m5",
+        "toolu_sm2",
+        "SendMessage",
+        json!({"to": "Rev-Bob", "type": "shutdown_request", "message": "bye"}),
+    );
+    m.tool_result("toolu_sm2", "sent", false, None);
+    m.user("<teammate-message teammate_id=\"Rev-Bob\">{\"type\":\"shutdown_approved\"}</teammate-message>");
+    // Workflow: ack with runId; lanes, journal and manifest (SUB-008/009/010).
+    m.tool_use("m6", "toolu_wf", "Workflow", json!({"script": "review.js"}));
+    m.tool_result(
+        "toolu_wf",
+        "Workflow launched in background. Task ID: w12345678",
+        false,
+        Some(json!({"status": "async_launched", "runId": "wf_r1", "taskId": "w12345678", "workflowName": "review"})),
+    );
+    // Nested: a sync Task whose lane spawns a child and a never-written lane.
+    m.tool_use(
+        "m7",
+        "toolu_outer",
+        "Task",
+        json!({"prompt": "Outer", "description": "outer"}),
+    );
+    m.tool_result(
+        "toolu_outer",
+        "Outer done\nagentId: a0a0a0a (for resuming to continue this agent's work if needed)",
+        false,
+        Some(json!({"status": "completed", "agentId": "a0a0a0a"})),
+    );
+    // Pending: spawned, no result; the lane ends on an unanswered Bash.
+    m.tool_use(
+        "m8",
+        "toolu_pend",
+        "Agent",
+        json!({"prompt": "Do P", "description": "P"}),
+    );
+    // Stopped by the user mid-run.
+    m.tool_use(
+        "m9",
+        "toolu_stop",
+        "Task",
+        json!({"prompt": "Do S", "description": "S"}),
+    );
+    m.tool_result(
+        "toolu_stop",
+        "[Request interrupted by user for tool use]",
+        true,
+        None,
+    );
+    // The async completion arrives later, as a user string carrier (BG-005).
+    m.user("<task-notification>\n<task-id>abbbbbbbbbbbbbbbb</task-id>\n<tool-use-id>toolu_async</tool-use-id>\n<status>completed</status>\n<summary>Agent \"B\" completed</summary>\n<result>B done</result>\n</task-notification>");
+    h.write(P, &m.file_name(), &m.lines);
+
+    write_lane(
+        &h,
+        "agent-a1111111",
+        &lane("a1111111", "Do A", "Report A"),
+        None,
+    );
+    write_lane(
+        &h,
+        "agent-abbbbbbbbbbbbbbbb",
+        &lane("abbbbbbbbbbbbbbbb", "Do B", "B done, child words"),
+        None,
+    );
+    write_lane(
+        &h,
+        "agent-aRev-Bob-0123456789abcdef",
+        &lane("aRev-Bob-0123456789abcdef", "Review", "looking"),
+        Some(
+            json!({"agentType": "Rev-Bob", "name": "Rev-Bob", "taskKind": "in_process_teammate", "teamName": "t1", "description": "reviewer"}),
+        ),
+    );
+    write_lane(
+        &h,
+        "workflows/wf_r1/agent-a3333333333333333",
+        &lane("a3333333333333333", "step 1", "wf out"),
+        Some(json!({"agentType": "worker"})),
+    );
+    write_lane(
+        &h,
+        "workflows/wf_r1/agent-a4444444444444444",
+        &lane("a4444444444444444", "step 2", "half"),
+        Some(json!({"agentType": "worker", "spawnDepth": 1})),
+    );
+    h.write(
+        P,
+        &format!("{S}/subagents/workflows/wf_r1/journal.jsonl"),
+        &[
+            json!({"type": "started", "key": "k1", "agentId": "a3333333333333333"}),
+            json!({"type": "started", "key": "k2", "agentId": "a4444444444444444"}),
+            json!({"type": "result", "key": "k1", "agentId": "a3333333333333333", "result": {"ok": true}}),
+        ],
+    );
+    h.write(P, &format!("{S}/workflows/wf_r1.json"), &[json!({"runId": "wf_r1", "taskId": "w12345678", "workflowName": "review", "status": "killed", "agentCount": 2})]);
+    // Fork: line 1 is a timestampless fork-context-ref at main's first record (SUB-005).
+    let mut fork = Session::lane(S, CWD, "afork000000000000");
+    fork.raw(json!({"type": "fork-context-ref", "agentId": "afork000000000000", "parentSessionId": S, "parentLastUuid": go, "contextLength": 3}));
+    fork.text("msg_f", "forked work");
+    write_lane(
+        &h,
+        "agent-afork000000000000",
+        &fork,
+        Some(json!({"agentType": "fork", "isFork": true, "spawnDepth": 1})),
+    );
+    // Nested lanes.
+    let mut outer = Session::lane(S, CWD, "a0a0a0a");
+    outer.user("Outer");
+    outer.tool_use(
+        "mo1",
+        "toolu_inner",
+        "Agent",
+        json!({"prompt": "Inner", "description": "inner"}),
+    );
+    outer.tool_result("toolu_inner", "Inner done\nagentId: a1b1b1b (use SendMessage with to: 'a1b1b1b', summary: '<5-10 word recap>' to continue this agent)", false, None);
+    outer.tool_use(
+        "mo2",
+        "toolu_lost",
+        "Task",
+        json!({"prompt": "Lost", "description": "lost"}),
+    );
+    outer.tool_result(
+        "toolu_lost",
+        "lost result",
+        false,
+        Some(json!({"status": "completed", "agentId": "a9e9e9e"})),
+    );
+    outer.text("mo3", "Outer done");
+    write_lane(&h, "agent-a0a0a0a", &outer, None);
+    write_lane(
+        &h,
+        "agent-a1b1b1b",
+        &lane("a1b1b1b", "Inner", "Inner done"),
+        None,
+    );
+    let mut pend = Session::lane(S, CWD, "apend00000000000a");
+    pend.user("Do P");
+    pend.tool_use("mp", "toolu_bash", "Bash", json!({"command": "sleep 999"}));
+    write_lane(&h, "agent-apend00000000000a", &pend, None);
+    write_lane(
+        &h,
+        "agent-astop000",
+        &lane("astop000", "Do S", "half way"),
+        None,
+    );
+
+    // Old flat layout (L4): the lane sits beside its session, which its records name.
+    let mut t = Session::new(T, CWD);
+    t.version = "2.0.30".into();
+    t.user("old");
+    t.tool_use(
+        "t1",
+        "toolu_old",
+        "Task",
+        json!({"prompt": "Old work", "description": "old"}),
+    );
+    t.tool_result(
+        "toolu_old",
+        "old result",
+        false,
+        Some(json!({"status": "completed", "agentId": "a5a5a5a", "content": []})),
+    );
+    h.write(P, &t.file_name(), &t.lines);
+    let mut flat = Session::lane(T, CWD, "a5a5a5a");
+    flat.user("Old work");
+    flat.text("mf", "old result");
+    h.write(P, "agent-a5a5a5a.jsonl", &flat.lines);
+
+    // A sidecar whose session file is gone.
+    let mut orphan = Session::lane(O, CWD, "aorph01");
+    orphan.user("Explore");
+    orphan.text("mx", "found");
+    h.write(
+        P,
+        &format!("{O}/subagents/agent-aorph01.jsonl"),
+        &orphan.lines,
+    );
+    h
+}
+
+/// `csift agents --claude-home <h>`: the shared `Home::cmd()` puts the flag before
+/// the subcommand, where clap does not accept a subcommand's global flag.
+fn agents(h: &Home) -> assert_cmd::Command {
+    let mut c = common::csift();
+    c.arg("agents").arg("--claude-home").arg(h.path());
+    c
+}
+
+fn rows(h: &Home, args: &[&str]) -> Vec<Value> {
+    let out = agents(h)
+        .args(args)
+        .args(["--format", "json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.code() == Some(0),
+        "stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    json_lines(&out.stdout)
+}
+
+fn by_label(rows: &[Value]) -> HashMap<String, Value> {
+    rows.iter()
+        .filter(|r| r["type"] == "lane")
+        .map(|r| {
+            let k = r["agent_id"]
+                .as_str()
+                .map(str::to_string)
+                .unwrap_or_else(|| format!("spawn:{}", r["spawn_tool_use_id"].as_str().unwrap()));
+            (k, r.clone())
+        })
+        .collect()
+}
+
+#[test]
+fn sync_task_returns_body_with_footer_split_sub_019() {
+    let h = fixture();
+    let l = by_label(&rows(&h, &[&format!("@{S}")]));
+    let r = &l["a1111111"];
+    assert_eq!(r["kind"], "task");
+    assert_eq!(r["parent_id"], "main");
+    assert_eq!(r["spawn_tool_use_id"], "toolu_sync");
+    assert_eq!(r["join_rule"], "J3");
+    assert_eq!(r["state"], "returned");
+    assert_eq!(r["carrier"], "sync-tool-result");
+    assert_eq!(r["returned_message"], "Report A");
+    assert_eq!(r["footer"]["agent_id"], "a1111111");
+    assert_eq!(r["footer"]["total_tokens"], 900);
+    assert_eq!(r["agent_type"], "Explore");
+    assert_eq!(r["returns_differ"], false);
+    assert_eq!(r["depth"], 1);
+    // Tokens: one message id, counted once.
+    assert_eq!(r["tokens"]["output"], 20);
+    assert_eq!(r["tokens"]["cache_read"], 100);
+}
+
+#[test]
+fn async_agent_returns_through_later_notification_bg_004() {
+    let h = fixture();
+    let l = by_label(&rows(&h, &[&format!("@{S}")]));
+    let r = &l["abbbbbbbbbbbbbbbb"];
+    assert_eq!(r["kind"], "async-agent");
+    assert_eq!(r["parent_id"], "main");
+    assert_eq!(r["spawn_tool_use_id"], "toolu_async");
+    assert_eq!(r["state"], "returned");
+    assert_eq!(r["carrier"], "task-notification");
+    assert_eq!(r["returned_message"], "B done");
+    assert_eq!(r["child_final_text"], "B done, child words");
+    assert_eq!(r["returns_differ"], true);
+}
+
+#[test]
+fn teammate_type_traffic_and_signals_sub_014_017() {
+    let h = fixture();
+    let l = by_label(&rows(&h, &[&format!("@{S}")]));
+    let r = &l["aRev-Bob-0123456789abcdef"];
+    assert_eq!(r["kind"], "teammate");
+    assert_eq!(
+        r["agent_type"], "opus",
+        "the spawn's subagent_type, not the meta's name"
+    );
+    assert_eq!(r["parent_id"], "main");
+    assert_eq!(r["spawn_tool_use_id"], "toolu_tm");
+    assert_eq!(r["state"], "launched");
+    assert_eq!(
+        r["returned_message"],
+        Value::Null,
+        "a teammate ack is not a return (SUB-015)"
+    );
+    let t = &r["teammate"];
+    assert_eq!(t["name"], "Rev-Bob");
+    assert_eq!(t["team_name"], "t1");
+    assert_eq!(t["messages_in"], 2);
+    assert_eq!(t["messages_out"], 2);
+    assert_eq!(t["signals_in"], json!([["shutdown_request", 1]]));
+    assert_eq!(t["signals_out"], json!([["shutdown_approved", 1]]));
+    assert_eq!(t["terminated"], true);
+}
+
+#[test]
+fn workflow_lanes_journal_and_manifest_sub_008_010() {
+    let h = fixture();
+    let all = rows(&h, &[&format!("@{S}")]);
+    let l = by_label(&all);
+    let done = &l["a3333333333333333"];
+    assert_eq!(done["kind"], "workflow");
+    assert_eq!(done["parent_id"], "main");
+    assert_eq!(done["spawn_tool_use_id"], "toolu_wf");
+    assert_eq!(done["workflow_id"], "wf_r1");
+    assert_eq!(done["state"], "returned");
+    assert_eq!(done["carrier"], "workflow-journal");
+    assert_eq!(done["returned_message"], "{\"ok\":true}");
+    let open = &l["a4444444444444444"];
+    assert_eq!(open["state"], "launched");
+    assert_eq!(open["carrier"], "journal-started");
+    assert!(
+        !l.contains_key("journal"),
+        "journal.jsonl is an event log, not a lane"
+    );
+    let run: Vec<&Value> = all.iter().filter(|r| r["type"] == "run").collect();
+    assert_eq!(run.len(), 1);
+    assert_eq!(run[0]["workflow_id"], "wf_r1");
+    assert_eq!(run[0]["status"], "killed");
+    assert_eq!(run[0]["lanes"], 2);
+    assert_eq!(run[0]["journal_started"], 2);
+    assert_eq!(run[0]["journal_results"], 1);
+    assert_eq!(run[0]["task_id"], "w12345678");
+}
+
+#[test]
+fn fork_child_joins_on_parent_last_uuid_sub_005() {
+    let h = fixture();
+    let l = by_label(&rows(&h, &[&format!("@{S}")]));
+    let r = &l["afork000000000000"];
+    assert_eq!(r["kind"], "fork");
+    assert_eq!(r["parent_id"], "main");
+    assert_eq!(r["join_rule"], "J9");
+    assert_eq!(r["fork_context_length"], 3);
+    assert_eq!(r["state"], "unknown");
+    assert_eq!(r["child_final_text"], "forked work");
+}
+
+#[test]
+fn nested_spawn_parent_is_the_issuing_lane_sub_003() {
+    let h = fixture();
+    let l = by_label(&rows(&h, &[&format!("@{S}")]));
+    let outer = &l["a0a0a0a"];
+    assert_eq!(
+        (outer["parent_id"].as_str(), outer["depth"].as_u64()),
+        (Some("main"), Some(1))
+    );
+    assert_eq!(outer["returned_message"], "Outer done");
+    let inner = &l["a1b1b1b"];
+    assert_eq!(inner["parent_id"], "a0a0a0a");
+    assert_eq!(inner["spawn_tool_use_id"], "toolu_inner");
+    assert_eq!(inner["join_rule"], "J4");
+    assert_eq!(inner["kind"], "agent");
+    assert_eq!(inner["depth"], 2);
+    assert_eq!(inner["returned_message"], "Inner done");
+    assert_eq!(inner["footer"]["template"], "send-message");
+    // A spawn whose lane was never written: a lane-less node under its issuer.
+    let lost = &l["a9e9e9e"];
+    assert_eq!(lost["path"], Value::Null);
+    assert_eq!(lost["shape"], "no-lane-file");
+    assert_eq!(lost["parent_id"], "a0a0a0a");
+    assert_eq!(lost["state"], "returned");
+    assert_eq!(lost["returned_message"], "lost result");
+}
+
+#[test]
+fn pending_lane_reports_the_unanswered_tool_tail_010() {
+    let h = fixture();
+    let l = by_label(&rows(&h, &[&format!("@{S}")]));
+    let r = &l["apend00000000000a"];
+    assert_eq!(r["parent_id"], "main");
+    assert_eq!(r["join_rule"], "J11");
+    assert_eq!(r["state"], "pending");
+    assert_eq!(r["pending_classification"], "awaiting-execution");
+    assert_eq!(r["pending_tool_name"], "Bash");
+    assert!(r["pending_since_utc"].is_string());
+}
+
+#[test]
+fn interrupted_sync_task_is_stopped_by_user() {
+    let h = fixture();
+    let l = by_label(&rows(&h, &[&format!("@{S}")]));
+    let r = &l["astop000"];
+    assert_eq!(r["parent_id"], "main");
+    assert_eq!(r["spawn_tool_use_id"], "toolu_stop");
+    assert_eq!(r["state"], "stopped-by-user");
+}
+
+#[test]
+fn old_flat_lane_belongs_to_the_session_its_records_name() {
+    let h = fixture();
+    let l = by_label(&rows(&h, &[&format!("@{T}")]));
+    assert_eq!(l.len(), 1);
+    let r = &l["a5a5a5a"];
+    assert_eq!(r["shape"], "flat-legacy");
+    assert_eq!(r["session_id"], T);
+    assert_eq!(r["kind"], "task");
+    assert_eq!(r["parent_id"], "main");
+    assert_eq!(r["spawn_tool_use_id"], "toolu_old");
+    assert_eq!(r["state"], "returned");
+    assert_eq!(r["returned_message"], "old result");
+}
+
+#[test]
+fn lane_id_target_shows_its_whole_session_and_orphans_say_why() {
+    let h = fixture();
+    let l = by_label(&rows(&h, &["@a1b1b1b"]));
+    assert!(l.contains_key("a1111111") && l.contains_key("a0a0a0a"));
+    let o = by_label(&rows(&h, &[&format!("@{O}")]));
+    let r = &o["aorph01"];
+    assert_eq!(r["parent_id"], Value::Null);
+    assert_eq!(r["main_present"], false);
+    assert_eq!(r["unresolved_reason"], "parent-transcript-missing");
+    assert_eq!(r["state"], "unknown");
+}
+
+#[test]
+fn target_naming_several_sessions_is_an_error_listing_them() {
+    let h = fixture();
+    let out = agents(&h).args(["--", P]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains(S) && err.contains(T), "{err}");
+}
+
+#[test]
+fn shape_depth_and_returns_filters() {
+    let h = fixture();
+    let tm = rows(&h, &[&format!("@{S}"), "--shape", "teammate"]);
+    assert_eq!(tm.len(), 1);
+    assert_eq!(tm[0]["kind"], "teammate");
+    let shallow = rows(&h, &[&format!("@{S}"), "--depth", "1"]);
+    assert!(shallow
+        .iter()
+        .filter(|r| r["type"] == "lane")
+        .all(|r| r["depth"] == 1));
+    assert!(!by_label(&shallow).contains_key("a1b1b1b"));
+    let parent_only = rows(&h, &[&format!("@{S}"), "--returns", "parent"]);
+    assert!(parent_only
+        .iter()
+        .all(|r| r.get("child_final_text").is_none()));
+}
+
+#[test]
+fn human_tree_prints_ids_usable_as_targets() {
+    let h = fixture();
+    let out = agents(&h).arg(format!("@{S}")).output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let s = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        s.contains("@a1111111  task [Explore]  returned via sync-tool-result"),
+        "{s}"
+    );
+    assert!(s.contains("↳ returned (sync-tool-result): Report A"), "{s}");
+    assert!(s.contains("awaiting-execution: Bash since"), "{s}");
+    assert!(s.contains("run wf_r1  status killed"), "{s}");
+    // The nested lane is indented below its parent.
+    let outer = s.lines().position(|l| l.contains("@a0a0a0a ")).unwrap();
+    let inner = s.lines().position(|l| l.contains("@a1b1b1b ")).unwrap();
+    assert!(inner > outer);
+    assert!(s.lines().nth(inner).unwrap().starts_with("   └─"));
+}
+
+#[test]
+fn corpus_every_lane_file_is_placed_with_one_known_orphan() {
+    let Some(home) = corpus() else { return };
+    let out = common::csift()
+        .args(["agents", "--format", "json", "--claude-home"])
+        .arg(&home)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let rows = json_lines(&out.stdout);
+    let lanes: Vec<&Value> = rows.iter().filter(|r| r["type"] == "lane").collect();
+    // Every agent-*.jsonl lane file appears exactly once, as a row with its path.
+    let files: Vec<String> = common::transcripts(&home)
+        .into_iter()
+        .filter(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("agent-")
+        })
+        .map(|p| p.display().to_string())
+        .collect();
+    assert_eq!(files.len(), 3);
+    for f in &files {
+        let n = lanes
+            .iter()
+            .filter(|r| r["path"].as_str() == Some(f.as_str()))
+            .count();
+        assert_eq!(n, 1, "{f}");
+    }
+    // No orphan where a parent exists; the one lane without a parent transcript says so.
+    let orphans: Vec<&&Value> = lanes.iter().filter(|r| r["parent_id"].is_null()).collect();
+    assert_eq!(orphans.len(), 1);
+    assert_eq!(orphans[0]["agent_id"], "afc096d");
+    assert_eq!(
+        orphans[0]["session_id"],
+        "6c2214d7-b87e-4432-8e41-22ba294ea584"
+    );
+    assert_eq!(orphans[0]["unresolved_reason"], "parent-transcript-missing");
+    let l = by_label(&rows);
+    let a = &l["a2898e3"];
+    assert_eq!(a["parent_id"], "main");
+    assert_eq!(a["spawn_tool_use_id"], "toolu_017pLRuPHYTX5t99EnLyV53m");
+    assert_eq!(a["join_agree"], json!(["J3", "J4", "J5", "J11"]));
+    assert_eq!(a["state"], "returned");
+    assert_eq!(a["footer"]["agent_id"], "a2898e3");
+    let c = &l["acompact-e1f845"];
+    assert_eq!(
+        (
+            c["kind"].as_str(),
+            c["parent_id"].as_str(),
+            c["state"].as_str()
+        ),
+        (Some("compact"), Some("main"), Some("returned"))
+    );
+    assert_eq!(
+        c["state_evidence"].as_str().map(|s| s.starts_with("L754")),
+        Some(true)
+    );
+    // Inline 1.0.x sidechains are joined to their Task by the seed prompt (J11).
+    let inline: Vec<&&Value> = lanes
+        .iter()
+        .filter(|r| r["shape"] == "inline-sidechain")
+        .collect();
+    assert_eq!(inline.len(), 3);
+    assert!(inline
+        .iter()
+        .all(|r| r["parent_id"] == "main" && r["join_rule"] == "J11" && r["state"] == "returned"));
+    // Spawns whose lane file was never written (26 in sessions without lanes, + 1 failed).
+    assert_eq!(lanes.iter().filter(|r| r["path"].is_null()).count(), 27);
+    assert!(lanes
+        .iter()
+        .filter(|r| r["path"].is_null())
+        .all(|r| r["parent_id"] == "main"));
+}
+
+#[test]
+fn compact_lane_without_parent_links_joins_on_its_summary_text() {
+    let h = Home::new();
+    let mut m = Session::new(S, CWD);
+    m.user("build it");
+    m.text("m1", "built");
+    m.system("compact_boundary", json!({"content": "Conversation compacted", "compactMetadata": {"trigger": "auto", "preTokens": 150000}}));
+    let summary = "This session is being continued from a previous conversation that ran out of context.\n\nSummary:\n1. Primary Request and Intent:\n   Build the ledger importer with tests and a dry-run flag.";
+    m.push(json!({"type": "user", "isCompactSummary": true, "message": {"role": "user", "content": summary}}));
+    h.write(P, &m.file_name(), &m.lines);
+    let mut c = Session::lane(S, CWD, "acompact-abc123");
+    // Own uuids, no link into main: the summary text is the only key.
+    c.push(json!({"type": "user", "uuid": "c0000001", "parentUuid": null, "message": {"role": "user", "content": "Your task is to create a detailed summary of the conversation so far."}}));
+    c.push(json!({"type": "assistant", "uuid": "c0000002", "parentUuid": "c0000001", "message": {"id": "mc", "role": "assistant", "content": [{"type": "text", "text": "<analysis>\nwalked through it\n</analysis>\n\n<summary>\nSummary:\n1. Primary Request and Intent:\n   Build the ledger importer with tests and a dry-run flag.\n</summary>"}]}}));
+    h.write(
+        P,
+        &format!("{S}/subagents/agent-acompact-abc123.jsonl"),
+        &c.lines,
+    );
+    let l = by_label(&rows(&h, &[&format!("@{S}")]));
+    let r = &l["acompact-abc123"];
+    assert_eq!(r["kind"], "compact");
+    assert_eq!(r["parent_id"], "main");
+    assert_eq!(r["join_rule"], "J10s");
+    assert_eq!(r["state"], "returned");
+    assert_eq!(r["carrier"], "compact-summary");
+    assert_eq!(
+        r["state_evidence"].as_str().map(|s| s.starts_with("L3 ")),
+        Some(true)
+    );
+    assert_eq!(r["returned_message"], summary);
+}
