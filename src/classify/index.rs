@@ -13,7 +13,6 @@ use regex::bytes::Regex;
 use super::markers::SPAWN_TOOLS;
 use super::turns;
 use crate::record::{parse_line, Parsed, Record};
-use crate::scan::Line;
 
 #[derive(Debug, Default)]
 pub struct FileIndex {
@@ -29,12 +28,48 @@ pub struct FileIndex {
     tool_names: HashMap<String, String>,
 }
 
-fn flags() -> Option<&'static Regex> {
+/// Single literals, so each pass runs at memmem speed (an alternation sharing the
+/// common `"type":"` prefix is several times slower on a large file).
+fn literal(key: usize) -> Option<&'static Regex> {
+    static RE: [OnceLock<Option<Regex>>; 3] = [OnceLock::new(), OnceLock::new(), OnceLock::new()];
+    const PATS: [&str; 3] = [r#""type":"user""#, r#""type": "user""#, r#""name":"#];
+    RE[key]
+        .get_or_init(|| Regex::new(&regex::escape(PATS[key])).ok())
+        .as_ref()
+}
+
+/// Markers without which a tool_result carrier cannot open a turn: an answered
+/// question (TURN-009, TURN-010) or a typed rejection (TURN-013).
+fn carrier_markers() -> Option<&'static Regex> {
     static RE: OnceLock<Option<Regex>> = OnceLock::new();
     RE.get_or_init(|| {
-        Regex::new(r#""type":\s?"(?:user|fork-context-ref)"|"name":"(?:Task|Agent|Workflow|ScheduleWakeup)""#).ok()
+        Regex::new(
+            r#""answers"|User has answered your questions|Your questions have been answered|The user answered:|To tell you how to proceed"#,
+        )
+        .ok()
     })
     .as_ref()
+}
+
+/// Whether a flagged line needs a parse. Tool-result carriers are most user lines
+/// and most bytes; one that carries no answer or rejection marker cannot open a
+/// turn, so it is skipped without parsing.
+///
+/// Only windows are read: a tool_result opens its record's content near the line
+/// start, and the markers sit at the start of its text or in the `toolUseResult`
+/// at the end. A carrier not recognised in its head is parsed, so a layout change
+/// costs speed, never a turn.
+fn may_matter(hit: &[u8], line: &[u8]) -> bool {
+    const WINDOW: usize = 4096;
+    if !hit.ends_with(b"\"user\"") {
+        return true;
+    }
+    let head = &line[..line.len().min(WINDOW)];
+    if memchr::memmem::find(head, b"\"tool_result\"").is_none() {
+        return true;
+    }
+    let tail = &line[line.len().saturating_sub(WINDOW)..];
+    carrier_markers().is_none_or(|re| re.is_match(head) || re.is_match(tail))
 }
 
 impl FileIndex {
@@ -49,41 +84,53 @@ impl FileIndex {
 
     pub fn build(buf: &[u8], lane: bool) -> FileIndex {
         let mut idx = FileIndex::empty(lane);
-        let Some(re) = flags() else { return idx };
-        let mut head_is_fork = false;
+        let first = crate::scan::Lines::new(buf).next();
+        let head_is_fork =
+            first.is_some_and(|l| memchr::memmem::find(l.bytes, b"\"fork-context-ref\"").is_some());
+        // REC-038: a file written with `": "` spacing uses the spaced key form.
+        let spaced = first.is_some_and(|l| memchr::memmem::find(l.bytes, b"\": \"").is_some());
         // (line, uuid, parentUuid, offset) of every opener, in file order.
         let mut openers: Vec<(usize, Option<String>, Option<String>, usize)> = Vec::new();
-        let mut pos = 0;
-        let mut counted_to = 0;
-        let mut line_no = 1;
-        while let Some(m) = re.find_at(buf, pos) {
-            let start = crate::scan::lines::line_start(buf, m.start());
-            let end = memchr::memchr(b'\n', &buf[m.start()..]).map_or(buf.len(), |i| m.start() + i);
-            line_no += memchr::memchr_iter(b'\n', &buf[counted_to..start]).count();
-            counted_to = start;
-            pos = end + 1;
-            let line = Line {
-                no: line_no,
-                offset: start,
-                bytes: &buf[start..end],
-                terminated: end < buf.len(),
-            };
-            let Parsed::Record(r) = parse_line(&line) else {
-                continue;
-            };
-            if r.kind() == "fork-context-ref" && line_no == 1 {
-                head_is_fork = true;
+        if let Some(re) = literal(usize::from(spaced)) {
+            for (line, hit) in crate::scan::lines::HitLines::new(buf, re) {
+                if !may_matter(hit, line.bytes) {
+                    continue;
+                }
+                let Parsed::Record(r) = parse_line(&line) else {
+                    continue;
+                };
+                if r.kind() == "user" && turns::opens_turn(&r, lane) {
+                    openers.push((
+                        line.no,
+                        r.uuid.as_deref().map(str::to_string),
+                        r.parent_uuid.as_deref().map(str::to_string),
+                        line.offset,
+                    ));
+                }
             }
-            if r.kind() == "user" && turns::opens_turn(&r, lane) {
-                openers.push((
-                    line_no,
-                    r.uuid.as_deref().map(str::to_string),
-                    r.parent_uuid.as_deref().map(str::to_string),
-                    start,
-                ));
-            }
-            if r.kind() == "assistant" {
-                idx.note_tools(&r);
+        }
+        // Spawn and ScheduleWakeup calls: lines naming one of those tools.
+        if let Some(re) = literal(2) {
+            for (line, _) in crate::scan::lines::HitLines::new(buf, re) {
+                let names_one = memchr::memmem::find_iter(line.bytes, b"\"name\":\"").any(|at| {
+                    let rest = &line.bytes[at + 8..];
+                    [
+                        &b"Task\""[..],
+                        b"Agent\"",
+                        b"Workflow\"",
+                        b"ScheduleWakeup\"",
+                    ]
+                    .iter()
+                    .any(|n| rest.starts_with(n))
+                });
+                if !names_one {
+                    continue;
+                }
+                if let Parsed::Record(r) = parse_line(&line) {
+                    if r.kind() == "assistant" {
+                        idx.note_tools(&r);
+                    }
+                }
             }
         }
         // TURN-022/023: of openers sharing a non-empty parentUuid, all but the last

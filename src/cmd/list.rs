@@ -151,28 +151,16 @@ pub fn summarize(t: &Transcript) -> crate::error::Result<Summary> {
 }
 
 /// One pass over the whole file with a literal set: models, titles written
-/// anywhere, and glued records (a structural `}{"` can only join two objects).
+/// anywhere, and glued records (confirmed by a parse).
 fn whole_file_pass(buf: &[u8], s: &mut Summary) {
     let Some(re) = interesting() else { return };
-    let mut pos = 0;
-    while let Some(m) = re.find_at(buf, pos) {
-        let start = scan::lines::line_start(buf, m.start());
-        let end = memchr::memchr(b'\n', &buf[m.start()..]).map_or(buf.len(), |i| m.start() + i);
-        let line = &buf[start..end];
-        pos = end + 1;
-        let hit = m.as_bytes();
-        let l = scan::Line {
-            no: 0,
-            offset: start,
-            bytes: line,
-            terminated: true,
-        };
+    for (l, hit) in scan::lines::HitLines::new(buf, re) {
+        let line = l.bytes;
         // `}{"` also ends strings like "x }{" in code; only a parse can confirm glue.
         if memchr::memmem::find(line, b"}{\"").is_some() {
             if let Parsed::Malformed(bad) = parse_line(&l) {
                 if bad.kind == MalformedKind::Glued {
-                    s.malformed
-                        .push((scan::lines::line_no_at(buf, start), MalformedKind::Glued));
+                    s.malformed.push((l.no, MalformedKind::Glued));
                     continue;
                 }
             }

@@ -62,6 +62,62 @@ impl<'a> Iterator for Lines<'a> {
     }
 }
 
+/// The lines holding a match of `re`, each once, numbered, in file order. Every
+/// byte is scanned at most twice (the regex, then the newline count) however
+/// long the lines are: the way to visit a few lines of a huge file.
+pub struct HitLines<'a, 'r> {
+    buf: &'a [u8],
+    re: &'r regex::bytes::Regex,
+    /// Where the next regex search starts (always a line start).
+    pos: usize,
+    /// Number of the line starting at `pos`.
+    no: usize,
+}
+
+impl<'a, 'r> HitLines<'a, 'r> {
+    pub fn new(buf: &'a [u8], re: &'r regex::bytes::Regex) -> Self {
+        HitLines {
+            buf,
+            re,
+            pos: 0,
+            no: 1,
+        }
+    }
+}
+
+impl<'a> Iterator for HitLines<'a, '_> {
+    /// The line and the first match's bytes in it.
+    type Item = (Line<'a>, &'a [u8]);
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.pos >= self.buf.len() {
+            return None;
+        }
+        let m = self.re.find_at(self.buf, self.pos)?;
+        let mut start = self.pos;
+        for nl in memchr::memchr_iter(b'\n', &self.buf[self.pos..m.start()]) {
+            self.no += 1;
+            start = self.pos + nl + 1;
+        }
+        let (end, terminated) = match memchr::memchr(b'\n', &self.buf[m.start()..]) {
+            Some(i) => (m.start() + i, true),
+            None => (self.buf.len(), false),
+        };
+        let mut bytes = &self.buf[start..end];
+        if let [head @ .., b'\r'] = bytes {
+            bytes = head;
+        }
+        let line = Line {
+            no: self.no,
+            offset: start,
+            bytes,
+            terminated,
+        };
+        self.pos = end + 1;
+        self.no += 1;
+        Some((line, &self.buf[m.start()..m.end()]))
+    }
+}
+
 /// 1-based line number of the line containing byte `offset`.
 pub fn line_no_at(buf: &[u8], offset: usize) -> usize {
     memchr::memchr_iter(b'\n', &buf[..offset.min(buf.len())]).count() + 1
@@ -108,6 +164,24 @@ mod tests {
         assert_eq!(count(buf), 4);
         assert_eq!(count(b"a\nb\n"), 2);
         assert_eq!(count(b""), 0);
+    }
+
+    #[test]
+    fn hit_lines_visit_each_matching_line_once() {
+        let buf = b"a x\nb\nx x x\n\nc\nlast x";
+        let re = regex::bytes::Regex::new("x").unwrap();
+        let v: Vec<(usize, &[u8])> = HitLines::new(buf, &re)
+            .map(|(l, _)| (l.no, l.bytes))
+            .collect();
+        assert_eq!(
+            v,
+            vec![(1, &b"a x"[..]), (3, &b"x x x"[..]), (6, &b"last x"[..])]
+        );
+        let all: Vec<usize> = Lines::new(buf)
+            .filter(|l| l.bytes.contains(&b'x'))
+            .map(|l| l.no)
+            .collect();
+        assert_eq!(all, vec![1, 3, 6]);
     }
 
     #[test]

@@ -4,6 +4,7 @@
 
 pub mod lines;
 pub mod source;
+pub mod stream;
 
 use rayon::prelude::*;
 

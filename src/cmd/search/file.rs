@@ -40,6 +40,24 @@ pub struct FileResult {
 }
 
 pub fn search(t: &Transcript, cfg: &Config) -> FileResult {
+    // Fast path: a streaming prefilter pass; most files end here.
+    if let Some(pre) = &cfg.prefilter {
+        match crate::scan::stream::any_line_matches(&t.path, pre, t.size) {
+            Ok(false) => {
+                return FileResult {
+                    bytes: t.size,
+                    ..FileResult::default()
+                }
+            }
+            Ok(true) => {}
+            Err(e) => {
+                return FileResult {
+                    error: Some(e.to_string()),
+                    ..FileResult::default()
+                }
+            }
+        }
+    }
     let src = match Source::open(&t.path) {
         Ok(s) => s,
         Err(e) => {
@@ -100,25 +118,12 @@ pub fn search(t: &Transcript, cfg: &Config) -> FileResult {
 
 /// Lines the prefilter flags (every line when there is none), in file order.
 fn candidate_lines<'a>(buf: &'a [u8], pre: Option<&Regex>) -> Vec<Line<'a>> {
-    let Some(re) = pre else {
-        return Lines::new(buf).collect();
-    };
-    let mut out = Vec::new();
-    let mut pos = 0;
-    let mut counted_to = 0;
-    let mut no = 1;
-    while let Some(m) = re.find_at(buf, pos) {
-        let start = crate::scan::lines::line_start(buf, m.start());
-        no += memchr::memchr_iter(b'\n', &buf[counted_to..start]).count();
-        counted_to = start;
-        let line = crate::scan::lines::line_at(buf, start, no);
-        pos = start + line.bytes.len() + 1;
-        out.push(line);
-        if pos >= buf.len() {
-            break;
-        }
+    match pre {
+        Some(re) => crate::scan::lines::HitLines::new(buf, re)
+            .map(|(l, _)| l)
+            .collect(),
+        None => Lines::new(buf).collect(),
     }
-    out
 }
 
 #[allow(clippy::too_many_arguments)]
