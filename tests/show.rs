@@ -34,7 +34,12 @@ fn run(home: &Home, args: &[&str]) -> assert_cmd::assert::Assert {
 }
 
 fn show(home: &Path, args: &[&str]) -> assert_cmd::assert::Assert {
-    csift().arg("show").arg("--claude-home").arg(home).args(args).assert()
+    csift()
+        .arg("show")
+        .arg("--claude-home")
+        .arg(home)
+        .args(args)
+        .assert()
 }
 
 #[test]
@@ -69,7 +74,11 @@ fn raw_lines_round_trip_over_the_whole_corpus_rec_094() {
             let out = show(&home, &[&id, "--line", &arg, "--raw"]).success();
             let mut w = want.to_vec();
             w.push(b'\n');
-            assert!(out.get_output().stdout == w, "{}: --line {arg}", f.display());
+            assert!(
+                out.get_output().stdout == w,
+                "{}: --line {arg}",
+                f.display()
+            );
             singles += 1;
         }
     }
@@ -105,7 +114,11 @@ fn uuid_round_trip_prints_every_copy_rec_091_092() {
                 want.extend_from_slice(l);
                 want.push(b'\n');
             }
-            assert!(out.get_output().stdout == want, "{}: --uuid {u}", f.display());
+            assert!(
+                out.get_output().stdout == want,
+                "{}: --uuid {u}",
+                f.display()
+            );
             checked += 1;
         }
     }
@@ -115,7 +128,14 @@ fn uuid_round_trip_prints_every_copy_rec_091_092() {
 /// `(line, block, label)` of every unit search reports, per turn.
 fn search_units(home: &Path, file: &Path) -> BTreeMap<u64, BTreeSet<(u64, Option<u64>, String)>> {
     let out = csift()
-        .args(["search", "", "--format", "json", "--no-exchange", "--claude-home"])
+        .args([
+            "search",
+            "",
+            "--format",
+            "json",
+            "--no-exchange",
+            "--claude-home",
+        ])
         .arg(home)
         .arg(file)
         .output()
@@ -125,7 +145,9 @@ fn search_units(home: &Path, file: &Path) -> BTreeMap<u64, BTreeSet<(u64, Option
         if v["type"] != "match" {
             continue;
         }
-        let Some(t) = v["turn"].as_u64() else { continue };
+        let Some(t) = v["turn"].as_u64() else {
+            continue;
+        };
         by_turn.entry(t).or_default().insert(key(&v));
     }
     by_turn
@@ -158,12 +180,24 @@ fn turn_fetch_agrees_with_search_turn_numbers_qt_024() {
         }
         for (t, units) in &by_turn {
             for u in units {
-                assert_eq!(shown.get(u), Some(t), "{}: unit {u:?} of turn {t}", f.display());
+                assert_eq!(
+                    shown.get(u),
+                    Some(t),
+                    "{}: unit {u:?} of turn {t}",
+                    f.display()
+                );
             }
         }
         // And per turn, for the first and the last.
-        for t in [by_turn.keys().next(), by_turn.keys().last()].into_iter().flatten() {
-            let out = show(&home, &[&address(&f), "--turn", &t.to_string(), "--format", "json"]).success();
+        for t in [by_turn.keys().next(), by_turn.keys().last()]
+            .into_iter()
+            .flatten()
+        {
+            let out = show(
+                &home,
+                &[&address(&f), "--turn", &t.to_string(), "--format", "json"],
+            )
+            .success();
             let got: BTreeSet<_> = json_lines(&out.get_output().stdout)
                 .iter()
                 .filter(|v| v["type"] == "unit")
@@ -184,14 +218,24 @@ fn sample_session() -> (Home, PathBuf, Vec<String>) {
     uuids.push(s.text("msg_1", "first reply"));
     uuids.push(s.system("turn_duration", json!({"durationMs": 1200})));
     uuids.push(s.user("second prompt"));
-    uuids.push(s.tool_use("msg_2", "toolu_1", "Bash", json!({"command": "make test", "description": "run"})));
+    uuids.push(s.tool_use(
+        "msg_2",
+        "toolu_1",
+        "Bash",
+        json!({"command": "make test", "description": "run"}),
+    ));
     uuids.push(s.tool_result(
         "toolu_1",
         "ok\nboom",
         false,
         Some(json!({"stdout": "all ok", "stderr": "boom warning", "interrupted": false})),
     ));
-    uuids.push(s.tool_use("msg_3", "toolu_2", "Read", json!({"file_path": "/w/p/a.rs"})));
+    uuids.push(s.tool_use(
+        "msg_3",
+        "toolu_2",
+        "Read",
+        json!({"file_path": "/w/p/a.rs"}),
+    ));
     uuids.push(s.tool_result(
         "toolu_2",
         "1\tfn a() {}",
@@ -223,7 +267,10 @@ fn rendering_splits_bash_streams_and_shows_read_files() {
     ] {
         assert!(text.contains(want), "missing {want:?} in:\n{text}");
     }
-    assert!(!text.contains("first prompt"), "turn 1 leaked into turn 2:\n{text}");
+    assert!(
+        !text.contains("first prompt"),
+        "turn 1 leaked into turn 2:\n{text}"
+    );
 }
 
 #[test]
@@ -231,10 +278,22 @@ fn a_turn_holds_user_and_assistant_records_only_qt_024() {
     let (home, _, uuids) = sample_session();
     let out = run(&home, &["@11111111", "--turn", "1", "--format", "json"]).success();
     let rows = json_lines(&out.get_output().stdout);
-    let lines: Vec<u64> = rows.iter().filter(|v| v["type"] == "unit").map(|v| v["line"].as_u64().unwrap()).collect();
-    assert_eq!(lines, vec![1, 2], "the turn_duration line is no turn member");
+    let lines: Vec<u64> = rows
+        .iter()
+        .filter(|v| v["type"] == "unit")
+        .map(|v| v["line"].as_u64().unwrap())
+        .collect();
+    assert_eq!(
+        lines,
+        vec![1, 2],
+        "the turn_duration line is no turn member"
+    );
     // The same line is reachable by address.
-    let out = run(&home, &["@11111111", "--uuid", &uuids[2], "--format", "json"]).success();
+    let out = run(
+        &home,
+        &["@11111111", "--uuid", &uuids[2], "--format", "json"],
+    )
+    .success();
     let rows = json_lines(&out.get_output().stdout);
     assert_eq!(rows[0]["label"], "harness.meta.turn");
     assert_eq!(rows.last().unwrap()["type"], "summary");
@@ -243,9 +302,15 @@ fn a_turn_holds_user_and_assistant_records_only_qt_024() {
 #[test]
 fn label_selector_narrows_the_units() {
     let (home, _, _) = sample_session();
-    let out = run(&home, &["@11111111", "-t", "agent.tool.result", "--format", "json"])
-        .success();
-    let rows: Vec<Value> = json_lines(&out.get_output().stdout).into_iter().filter(|v| v["type"] == "unit").collect();
+    let out = run(
+        &home,
+        &["@11111111", "-t", "agent.tool.result", "--format", "json"],
+    )
+    .success();
+    let rows: Vec<Value> = json_lines(&out.get_output().stdout)
+        .into_iter()
+        .filter(|v| v["type"] == "unit")
+        .collect();
     assert_eq!(rows.len(), 2);
     assert!(rows.iter().all(|v| v["label"] == "agent.tool.result"));
     assert_eq!(rows[0]["tool_name"], "Bash");
@@ -254,17 +319,42 @@ fn label_selector_narrows_the_units() {
 #[test]
 fn every_miss_is_named_and_fails_rec_093() {
     let (home, _, _) = sample_session();
-    let out = run(&home, &["@11111111", "--line", "99,3", "--turn", "9", "--uuid", "no-such-uuid", "--raw"])
-        .code(2);
+    let out = run(
+        &home,
+        &[
+            "@11111111",
+            "--line",
+            "99,3",
+            "--turn",
+            "9",
+            "--uuid",
+            "no-such-uuid",
+            "--raw",
+        ],
+    )
+    .code(2);
     let o = out.get_output();
-    assert!(o.stdout.is_empty(), "nothing is printed when an address misses");
+    assert!(
+        o.stdout.is_empty(),
+        "nothing is printed when an address misses"
+    );
     let err = String::from_utf8_lossy(&o.stderr);
-    for want in ["no such record(s)", "L99 (file has 10 lines)", "turn 9", "uuid no-such-uuid"] {
+    for want in [
+        "no such record(s)",
+        "L99 (file has 10 lines)",
+        "turn 9",
+        "uuid no-such-uuid",
+    ] {
         assert!(err.contains(want), "missing {want:?} in {err}");
     }
     // A range is clamped: 8..99 yields lines 8-10.
     let out = run(&home, &["@11111111", "--line", "8..99", "--raw"]).success();
-    assert_eq!(String::from_utf8_lossy(&out.get_output().stdout).lines().count(), 3);
+    assert_eq!(
+        String::from_utf8_lossy(&out.get_output().stdout)
+            .lines()
+            .count(),
+        3
+    );
     // A range wholly beyond the file is still a miss.
     run(&home, &["@11111111", "--line", "50..60"]).code(2);
 }
@@ -285,11 +375,22 @@ fn duplicated_uuid_shows_every_copy_marked_rec_092() {
     assert!(text.contains("[copy 1/2 of this uuid: L1 L3]"), "{text}");
     assert!(text.contains("[copy 2/2 of this uuid: L1 L3]"), "{text}");
     let out = run(&home, &["@22222222", "--uuid", &u, "--format", "json"]).success();
-    let units: Vec<Value> = json_lines(&out.get_output().stdout).into_iter().filter(|v| v["type"] == "unit").collect();
+    let units: Vec<Value> = json_lines(&out.get_output().stdout)
+        .into_iter()
+        .filter(|v| v["type"] == "unit")
+        .collect();
     assert_eq!(units.len(), 2);
-    assert_eq!((units[1]["copy"].as_u64(), units[1]["copies"].as_u64()), (Some(2), Some(2)));
+    assert_eq!(
+        (units[1]["copy"].as_u64(), units[1]["copies"].as_u64()),
+        (Some(2), Some(2))
+    );
     let out = run(&home, &["@22222222", "--uuid", &u, "--raw"]).success();
-    assert_eq!(String::from_utf8_lossy(&out.get_output().stdout).lines().count(), 2);
+    assert_eq!(
+        String::from_utf8_lossy(&out.get_output().stdout)
+            .lines()
+            .count(),
+        2
+    );
 }
 
 #[test]
@@ -301,17 +402,30 @@ fn line_numbers_address_the_main_transcript_unless_a_lane_is_named_rec_094() {
     home.write("-w-r", &main.file_name(), &main.lines);
     let mut lane = Session::lane(sid, "/w/r", "a0b1c2d3e4f5");
     lane.user("lane prompt");
-    home.write("-w-r", &format!("{sid}/subagents/agent-a0b1c2d3e4f5.jsonl"), &lane.lines);
+    home.write(
+        "-w-r",
+        &format!("{sid}/subagents/agent-a0b1c2d3e4f5.jsonl"),
+        &lane.lines,
+    );
     let out = run(&home, &["@33333333", "--line", "1"]).success();
     let text = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
-    assert!(text.contains("main prompt") && !text.contains("lane prompt"), "{text}");
+    assert!(
+        text.contains("main prompt") && !text.contains("lane prompt"),
+        "{text}"
+    );
     let out = run(&home, &["@a0b1c2d3e4f5", "--line", "1"]).success();
     let text = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
-    assert!(text.contains("lane prompt") && !text.contains("main prompt"), "{text}");
+    assert!(
+        text.contains("lane prompt") && !text.contains("main prompt"),
+        "{text}"
+    );
     // Without an address, both transcripts are shown.
     let out = run(&home, &["@33333333"]).success();
     let text = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
-    assert!(text.contains("lane prompt") && text.contains("main prompt"), "{text}");
+    assert!(
+        text.contains("lane prompt") && text.contains("main prompt"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -321,10 +435,14 @@ fn branch_points_count_conversation_children_only_misc_006_rec_033() {
     let root = s.user("start");
     let a1 = s.tool_use("msg_1", "toolu_a", "Read", json!({"file_path": "/x"}));
     // Parallel tool results share a parent by construction: not a fork.
-    s.push(json!({"type": "user", "parentUuid": a1, "message": {"role": "user", "content": [
-        {"type": "tool_result", "tool_use_id": "toolu_a", "content": "x"}]}}));
-    s.push(json!({"type": "user", "parentUuid": a1, "message": {"role": "user", "content": [
-        {"type": "tool_result", "tool_use_id": "toolu_b", "content": "y"}]}}));
+    s.push(
+        json!({"type": "user", "parentUuid": a1, "message": {"role": "user", "content": [
+        {"type": "tool_result", "tool_use_id": "toolu_a", "content": "x"}]}}),
+    );
+    s.push(
+        json!({"type": "user", "parentUuid": a1, "message": {"role": "user", "content": [
+        {"type": "tool_result", "tool_use_id": "toolu_b", "content": "y"}]}}),
+    );
     // A retry: two assistant replies to the same prompt, 60 s apart.
     s.push(json!({"type": "assistant", "parentUuid": root, "timestamp": "2026-01-01T01:00:00.000Z",
         "message": {"role": "assistant", "id": "m2", "content": [{"type": "text", "text": "take one"}]}}));
@@ -339,13 +457,21 @@ fn branch_points_count_conversation_children_only_misc_006_rec_033() {
     assert_eq!(r["uuid"], root.as_str());
     assert_eq!(r["line"], 1);
     // Children: the tool_use (line 2) and both retries; widest gap between consecutive children.
-    let lines: Vec<u64> = r["children"].as_array().unwrap().iter().map(|c| c["line"].as_u64().unwrap()).collect();
+    let lines: Vec<u64> = r["children"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["line"].as_u64().unwrap())
+        .collect();
     assert_eq!(lines, vec![2, 5, 6]);
     assert!(r["widest_gap_seconds"].as_i64().unwrap() >= 60);
     assert!(r.get("live").is_none(), "no branch is called live");
     let out = run(&home, &["@44444444", "--branch-points"]).success();
     let text = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
-    assert!(text.contains("branch point") && text.contains("take two"), "{text}");
+    assert!(
+        text.contains("branch point") && text.contains("take two"),
+        "{text}"
+    );
 }
 
 #[test]

@@ -160,7 +160,8 @@ pub fn pick<'a>(buf: &'a [u8], want: &Want, idx: Option<&FileIndex>) -> Picked<'
                     .is_some_and(|t| *a <= t && t <= *b)
             });
             if !hit && a == b {
-                out.misses.push(format!("turn {a} (no user or assistant record)"));
+                out.misses
+                    .push(format!("turn {a} (no user or assistant record)"));
             }
         }
     }
@@ -211,7 +212,10 @@ mod tests {
     #[test]
     fn raw_bytes_keep_carriage_returns() {
         let p = pick(BUF, &want_lines("3"), None);
-        assert_eq!(raw_bytes(BUF, &p.picks[0].line), b"{\"type\":\"system\",\"uuid\":\"s1\"}\r");
+        assert_eq!(
+            raw_bytes(BUF, &p.picks[0].line),
+            b"{\"type\":\"system\",\"uuid\":\"s1\"}\r"
+        );
     }
 
     #[test]

@@ -270,7 +270,11 @@ fn print_line(
             unit.tool_name = u
                 .tool_use_id
                 .and_then(|id| shown.tools.get(id).cloned())
-                .or_else(|| u.tool_use_id.and_then(|id| idx.tool_name(id)).map(str::to_string))
+                .or_else(|| {
+                    u.tool_use_id
+                        .and_then(|id| idx.tool_name(id))
+                        .map(str::to_string)
+                })
                 .or_else(|| {
                     // The call was not printed: find it in the same file (REC-094).
                     let id = u.tool_use_id?;

@@ -78,13 +78,11 @@ pub fn body(out: &mut Out, text: &str, no_truncate: bool) -> io::Result<()> {
     }
     let mut end = clean.len();
     let mut lines = 0;
-    let mut chars = 0;
-    for (i, c) in clean.char_indices() {
+    for (chars, (i, c)) in clean.char_indices().enumerate() {
         if chars == MAX_CHARS || lines == MAX_LINES {
             end = i;
             break;
         }
-        chars += 1;
         lines += usize::from(c == '\n');
     }
     writeln!(out, "{}", clean[..end].trim_end_matches('\n'))?;

@@ -52,9 +52,17 @@ pub fn tool_line(name: &str, input: &str) -> String {
     let s = |k: &str| map.get(k).and_then(Value::as_str);
     let arg = match name {
         "Bash" => s("command").map(|c| format!("$ {c}")),
-        _ => ["file_path", "path", "pattern", "url", "query", "description", "prompt"]
-            .iter()
-            .find_map(|k| s(k).map(str::to_string)),
+        _ => [
+            "file_path",
+            "path",
+            "pattern",
+            "url",
+            "query",
+            "description",
+            "prompt",
+        ]
+        .iter()
+        .find_map(|k| s(k).map(str::to_string)),
     };
     let arg = arg.unwrap_or_else(|| input.to_string());
     let arg = crate::output::sanitize::one_line(&arg);
@@ -131,7 +139,10 @@ pub fn tool_result(text: &str, echo: Option<&str>) -> String {
     };
     let mut out = String::new();
     if e.stdout.is_some() || e.stderr.is_some() {
-        let (so, se) = (e.stdout.as_deref().unwrap_or(""), e.stderr.as_deref().unwrap_or(""));
+        let (so, se) = (
+            e.stdout.as_deref().unwrap_or(""),
+            e.stderr.as_deref().unwrap_or(""),
+        );
         if !so.is_empty() {
             let _ = writeln!(out, "stdout:\n{}", so.trim_end_matches('\n'));
         }
@@ -139,7 +150,11 @@ pub fn tool_result(text: &str, echo: Option<&str>) -> String {
             let _ = writeln!(out, "stderr:\n{}", se.trim_end_matches('\n'));
         }
         if so.is_empty() && se.is_empty() {
-            out.push_str(if text.trim().is_empty() { "(no output)\n" } else { text });
+            out.push_str(if text.trim().is_empty() {
+                "(no output)\n"
+            } else {
+                text
+            });
         }
         if e.interrupted == Some(true) {
             out.push_str("[interrupted]\n");
@@ -147,7 +162,11 @@ pub fn tool_result(text: &str, echo: Option<&str>) -> String {
     } else if let Some(f) = e.file.as_ref().filter(|f| f.content.is_some()) {
         let from = f.start_line.unwrap_or(1);
         let to = from + f.num_lines.unwrap_or(0).saturating_sub(1);
-        let _ = write!(out, "{} (lines {from}..{to}", f.file_path.as_deref().unwrap_or("?"));
+        let _ = write!(
+            out,
+            "{} (lines {from}..{to}",
+            f.file_path.as_deref().unwrap_or("?")
+        );
         if let Some(t) = f.total_lines {
             let _ = write!(out, " of {t}");
         }
@@ -190,7 +209,12 @@ pub fn unit_body(r: &Record<'_>, u: &Unit<'_>) -> String {
         }
     }
     if u.labels().any(|l| l == Label::AgentToolResult) {
-        let sole = r.blocks().iter().filter(|b| b.kind() == "tool_result").count() == 1;
+        let sole = r
+            .blocks()
+            .iter()
+            .filter(|b| b.kind() == "tool_result")
+            .count()
+            == 1;
         let echo = r.tool_use_result.filter(|_| sole).map(|raw| raw.get());
         return tool_result(&u.text, echo);
     }
@@ -204,19 +228,28 @@ mod tests {
     #[test]
     fn bash_result_splits_stdout_and_stderr() {
         let echo = r#"{"stdout":"ok\n","stderr":"warn","interrupted":false}"#;
-        assert_eq!(tool_result("ok\nwarn", Some(echo)), "stdout:\nok\nstderr:\nwarn");
+        assert_eq!(
+            tool_result("ok\nwarn", Some(echo)),
+            "stdout:\nok\nstderr:\nwarn"
+        );
     }
 
     #[test]
     fn read_result_shows_the_file() {
         let echo = r#"{"type":"text","file":{"filePath":"/a.rs","content":"fn a(){}\n","numLines":1,"startLine":3,"totalLines":9}}"#;
-        assert_eq!(tool_result("x", Some(echo)), "/a.rs (lines 3..3 of 9)\nfn a(){}");
+        assert_eq!(
+            tool_result("x", Some(echo)),
+            "/a.rs (lines 3..3 of 9)\nfn a(){}"
+        );
     }
 
     #[test]
     fn edit_result_shows_the_patch() {
         let echo = r#"{"filePath":"/a.rs","oldString":"a","newString":"b","structuredPatch":[{"oldStart":1,"oldLines":1,"newStart":1,"newLines":1,"lines":["-a","+b"]}]}"#;
-        assert_eq!(tool_result("x", Some(echo)), "/a.rs\n@@ -1,1 +1,1 @@\n-a\n+b");
+        assert_eq!(
+            tool_result("x", Some(echo)),
+            "/a.rs\n@@ -1,1 +1,1 @@\n-a\n+b"
+        );
     }
 
     #[test]
@@ -228,7 +261,10 @@ mod tests {
     #[test]
     fn bash_input_and_line() {
         let i = r#"{"command":"cargo test","description":"run tests"}"#;
-        assert_eq!(tool_input("Bash", i), "$ cargo test\ndescription: run tests");
+        assert_eq!(
+            tool_input("Bash", i),
+            "$ cargo test\ndescription: run tests"
+        );
         assert_eq!(tool_line("Bash", i), "Bash $ cargo test");
         assert_eq!(tool_line("Read", r#"{"file_path":"/x"}"#), "Read /x");
     }

@@ -41,7 +41,9 @@ fn hook_target() -> Result<String, Error> {
         .read_to_string(&mut s)
         .map_err(|e| Error::Usage(format!("reading the hook payload on stdin: {e}")))?;
     let p: HookPayload = serde_json::from_str(&s).map_err(|e| {
-        Error::Usage(format!("the hook payload on stdin is not JSON with transcript_path: {e}"))
+        Error::Usage(format!(
+            "the hook payload on stdin is not JSON with transcript_path: {e}"
+        ))
     })?;
     match (p.transcript_path.filter(|t| !t.is_empty()), p.session_id) {
         (Some(t), _) if std::path::Path::new(&t).is_file() => Ok(t),
@@ -209,5 +211,8 @@ pub fn run(
         }
     }
     let sliced_empty = args.slice.is_some();
-    Ok(Exit::from(!text.is_empty() || sliced_empty, problems.count()))
+    Ok(Exit::from(
+        !text.is_empty() || sliced_empty,
+        problems.count(),
+    ))
 }

@@ -168,12 +168,18 @@ mod tests {
     }
 
     fn shape(w: &[Vec<Piece>]) -> Vec<Vec<usize>> {
-        w.iter().map(|w| w.iter().map(|p| p.turn.n).collect()).collect()
+        w.iter()
+            .map(|w| w.iter().map(|p| p.turn.n).collect())
+            .collect()
     }
 
     #[test]
     fn whole_turns_within_budget_oldest_first() {
-        let lim = Limits { windows: 1, window: 100, budget: 100 };
+        let lim = Limits {
+            windows: 1,
+            window: 100,
+            budget: 100,
+        };
         let w = select(newest_first(&[50, 30, 40, 50]), lim);
         // 50 + 40 fit; 30 more would pass 100.
         assert_eq!(shape(&w), vec![vec![2, 3]]);
@@ -182,20 +188,38 @@ mod tests {
 
     #[test]
     fn newest_turn_larger_than_budget_is_cut_with_marker() {
-        let lim = Limits { windows: 1, window: 300, budget: 300 };
+        let lim = Limits {
+            windows: 1,
+            window: 300,
+            budget: 300,
+        };
         let w = select(newest_first(&[10, 1000]), lim);
         assert_eq!(shape(&w), vec![vec![1]]);
         assert!(w[0][0].cut);
         assert!(units(&w[0][0].turn.text) <= 300);
-        assert!(w[0][0].turn.text.contains("cut to fit a 300-character window"));
+        assert!(w[0][0]
+            .turn
+            .text
+            .contains("cut to fit a 300-character window"));
     }
 
     #[test]
     fn slices_pack_whole_turns_under_the_window_misc_012() {
-        let lim = Limits { windows: 3, window: 100, budget: 300 };
+        let lim = Limits {
+            windows: 3,
+            window: 100,
+            budget: 300,
+        };
         let w = select(newest_first(&[60, 60, 30, 70, 20, 90]), lim);
         assert_eq!(shape(&w), vec![vec![1, 2], vec![3, 4], vec![5]]);
-        let w = select(newest_first(&[60, 60, 30, 70, 20, 90]), Limits { windows: 2, window: 100, budget: 1000 });
+        let w = select(
+            newest_first(&[60, 60, 30, 70, 20, 90]),
+            Limits {
+                windows: 2,
+                window: 100,
+                budget: 1000,
+            },
+        );
         assert_eq!(shape(&w), vec![vec![3, 4], vec![5]]);
         for win in &w {
             assert!(units(&text(win)) <= 100);
@@ -204,7 +228,11 @@ mod tests {
 
     #[test]
     fn an_oversize_turn_takes_a_window_of_its_own() {
-        let lim = Limits { windows: 3, window: 200, budget: 600 };
+        let lim = Limits {
+            windows: 3,
+            window: 200,
+            budget: 600,
+        };
         let w = select(newest_first(&[100, 900, 50]), lim);
         assert_eq!(shape(&w), vec![vec![0], vec![1], vec![2]]);
         assert!(w[1][0].cut && !w[0][0].cut);

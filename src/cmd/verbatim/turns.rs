@@ -187,9 +187,11 @@ impl Walker<'_> {
             Label::HarnessNotificationBackground
             | Label::HarnessNotificationMonitor
             | Label::HarnessNotificationSubagent
-            | Label::HarnessNotificationTask => {
-                push(out, "[notification]", &render::cut_chars(&one_line(text), 300))
-            }
+            | Label::HarnessNotificationTask => push(
+                out,
+                "[notification]",
+                &render::cut_chars(&one_line(text), 300),
+            ),
             Label::HarnessCommandInvocation => push(out, "[command]", &one_line(text)),
             Label::HarnessCommandStdout => {
                 push(out, "[command output]", &render::cut_chars(text, 500))
@@ -199,7 +201,11 @@ impl Walker<'_> {
                 let name = u.tool_name.unwrap_or("");
                 let input = block.map_or("{}", |b| b.input_json());
                 if self.opts.full_tools {
-                    push(out, &format!("[tool {name}]"), &render::tool_input(name, input));
+                    push(
+                        out,
+                        &format!("[tool {name}]"),
+                        &render::tool_input(name, input),
+                    );
                 } else {
                     let status = u
                         .tool_use_id
@@ -209,14 +215,17 @@ impl Walker<'_> {
                     let _ = writeln!(out, "[tool] {}{status}", render::tool_line(name, input));
                 }
             }
-            // In summary mode a result is the status on its call's line.
-            _ if is_result => {
-                if self.opts.full_tools {
-                    let body = render::unit_body(r, u);
-                    let tag = if u.is_error { "[tool result, error]" } else { "[tool result]" };
-                    push(out, tag, body.trim());
-                }
+            _ if is_result && self.opts.full_tools => {
+                let body = render::unit_body(r, u);
+                let tag = if u.is_error {
+                    "[tool result, error]"
+                } else {
+                    "[tool result]"
+                };
+                push(out, tag, body.trim());
             }
+            // In summary mode a result is the status on its call's line.
+            _ if is_result => {}
             Label::AgentCommunicationInbox => push(out, "[message]", text),
             _ => {}
         }
