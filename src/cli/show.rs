@@ -3,10 +3,65 @@
 use clap::Args;
 
 #[derive(Debug, Args)]
+#[command(after_help = concat!(
+    "Examples:\n",
+    "  csift show @3f2a --line 17                # one record, rendered\n",
+    "  csift show @3f2a --line 100..120,-5..     # a range and the last five lines\n",
+    "  csift show @3f2a --line 17 --raw          # the exact original bytes\n",
+    "  csift show @3f2a --uuid 6dd9a1da-4d5c-4d6d-b4d7-8cb4d7d341fe\n",
+    "  csift show @3f2a --turn -1                # the last turn, every user/assistant record\n",
+    "  csift show @3f2a --turn 3..5 -t agent.message\n",
+    "  csift show @a1b2c3 --line 40              # a subagent lane, by its own agent id\n",
+    "  csift show @3f2a --branch-points\n\n",
+    "Addresses: a line number and a turn number belong to ONE transcript (REC-094). When the\n",
+    "target is a session with subagent lanes, --line and --turn address the MAIN transcript;\n",
+    "address a lane by its own @agent-id (or its file). --uuid searches every selected transcript.\n",
+    "Addresses combine as a union; -t then narrows to labels. With no address, everything is shown.\n",
+    "An address that resolves to nothing is an error naming each miss (exit 2); a range (`a..b`)\n",
+    "is clamped to what exists and fails only when nothing is left (REC-093).\n",
+    "A uuid is not a primary key (REC-091/092): every line carrying it is shown, each marked copy k/n.\n\n",
+    "Turns are numbered exactly as `search` prints them (·t<N>): turn 0 is everything before the\n",
+    "first prompt. A turn fetch returns every user and assistant record of the turns (superseded\n",
+    "drafts belong to no turn); system, attachment, queue and snapshot lines that sit inside a turn\n",
+    "are not turn members (QT-024): address them with --line or --uuid.\n\n",
+    "JSON (--format json), one object per line:\n",
+    "  {\"type\":\"unit\",\"session_id\",\"agent_id\",\"file\",\"line\",\"uuid\",\"label\",\"turn\",\"timestamp\",\n",
+    "   \"tool_name\",\"text\",\"block\",\"copy\"?,\"copies\"?}      (the fields of a search match)\n",
+    "  {\"type\":\"line\",\"file\",\"line\",\"uuid\",\"record_type\",\"subtype\",\"turn\"}  a record with no unit\n",
+    "  {\"type\":\"malformed\",\"file\",\"line\",\"kind\",\"detail\"}\n",
+    "  then {\"type\":\"summary\",\"files\",\"records\",\"units\",\"elapsed_ms\"}.\n",
+    "  --branch-points: {\"type\":\"branch-point\",\"session_id\",\"agent_id\",\"file\",\"uuid\",\"line\",\n",
+    "   \"widest_gap_seconds\",\"children\":[{\"uuid\",\"line\",\"record_type\",\"timestamp\",\"text\"}]}\n\n",
+    "Exit status: 0 something shown, 1 nothing shown, 2 an error or a missed address.",
+))]
 pub struct ShowArgs {
-    /// What to read (see TARGETS in `csift --help`).
+    /// What to read (see TARGETS in `csift --help`); most often `@<session-or-agent-id>`.
     #[arg(value_name = "TARGET")]
     pub targets: Vec<String>,
+    /// Physical 1-based lines: `17`, `17,40`, `100..120`, `..20`, `-5..` (the last five),
+    /// `-1` (the last line). Repeatable.
+    #[arg(long = "line", value_name = "LIST", allow_hyphen_values = true)]
+    pub lines: Vec<String>,
+    /// Records whose own `uuid` is this (every copy). Repeatable.
+    #[arg(long = "uuid", value_name = "UUID")]
+    pub uuids: Vec<String>,
+    /// Turns: `3`, `3..5`, `42..`, `-1` (the last), `-3..` (the last three). Repeatable.
+    #[arg(long = "turn", value_name = "RANGE", allow_hyphen_values = true)]
+    pub turns: Vec<String>,
+    /// Only units with these labels: a leaf, a subtree (`agent.tool.*`) or a bare role.
+    /// Repeatable or comma-separated. Default: every label.
+    #[arg(short = 't', long = "label", value_name = "SELECTOR")]
+    pub labels: Vec<String>,
+    /// Print the addressed lines' exact original bytes, one per line, nothing else.
+    #[arg(long, conflicts_with = "branch_points")]
+    pub raw: bool,
+    /// List the records with more than one conversation child (forks, rewinds, retries),
+    /// with their children. Which branch is live is not decided (MISC-006).
+    #[arg(long, conflicts_with_all = ["lines", "uuids", "turns"])]
+    pub branch_points: bool,
+    /// Print whole bodies (default: long bodies are cut, saying how much was left out).
+    #[arg(long)]
+    pub no_truncate: bool,
     #[command(flatten)]
     pub common: super::Common,
 }

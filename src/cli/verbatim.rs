@@ -1,12 +1,75 @@
 //! Flags of `csift verbatim`.
 
-use clap::Args;
+use clap::{Args, ValueEnum};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
+pub enum Tools {
+    /// One line per tool call: the call and a short status of its result.
+    #[default]
+    Summary,
+    /// Each call's whole input and each result's whole body.
+    Full,
+}
 
 #[derive(Debug, Args)]
+#[command(after_help = concat!(
+    "Examples:\n",
+    "  csift verbatim @3f2a                        # the last ~40000 chars of whole turns\n",
+    "  csift verbatim @3f2a --budget 20000 --thinking --tools full\n",
+    "  csift verbatim @3f2a --slices 4 --window 9000            # all four slices, in order\n",
+    "  csift verbatim @3f2a --slices 4 --slice 2 --window 9000  # the second oldest slice\n",
+    "  echo '{\"transcript_path\":\"/path/s.jsonl\"}' | csift verbatim --hook-json --slices 4 --slice 1\n\n",
+    "What it rebuilds: walking back from the end of ONE transcript (a session's main file, or a\n",
+    "lane named by @agent-id), whole turns (numbered as `search` numbers them) are kept while\n",
+    "they fit; the output is oldest first. Text only: prompts, replies, one line per tool call\n",
+    "(--tools full for inputs and results), notifications; thinking only with --thinking; hook\n",
+    "context, meta and system lines never. A compaction summary is part of its turn, under a\n",
+    "banner; the walk goes on past it (CMP-011). A resume replay is rendered once (REC-091).\n\n",
+    "Sizes are UTF-16 code units (JavaScript String.length, what Claude Code's 10000-char\n",
+    "additionalContext threshold counts; MISC-012). A single turn larger than the budget (or,\n",
+    "when slicing, than a window) is cut to fit, keeping its head and tail around an explicit\n",
+    "`[… csift verbatim: N characters of this turn cut …]` marker.\n\n",
+    "Slicing: --slices N --window W packs the reconstruction into at most N windows of at most\n",
+    "W units, whole turns each, newest turns first; --slice i (1 = oldest) prints one of them.\n",
+    "The budget is then N×W unless --budget is given. The slices concatenated are exactly the\n",
+    "output without --slice, and the same transcript and arguments always give the same slices.\n",
+    "A slice beyond the ones used prints nothing and exits 0 (ELI-025), so N hooks can be\n",
+    "registered once and for all.\n\n",
+    "--hook-json prints {\"hookSpecificOutput\":{\"hookEventName\":\"SessionStart\",\n",
+    "\"additionalContext\":TEXT}} (ELI-021), or nothing when TEXT is empty. With no TARGET it reads\n",
+    "the hook payload on stdin and uses its transcript_path (else @session_id). See hooks/.\n\n",
+    "JSON (--format json): {\"type\":\"turn\",\"turn\",\"first_line\",\"last_line\",\"chars\",\"cut\",\n",
+    "\"slice\",\"compaction_summaries\":[line…],\"text\"} per kept turn, oldest first, then\n",
+    "{\"type\":\"summary\",\"file\",\"session_id\",\"agent_id\",\"turns\",\"turns_total\",\"chars\",\"budget\",\n",
+    "\"slices\",\"window\",\"slices_used\",\"compaction_summaries_spanned\",\"compaction_summaries_total\"}.\n\n",
+    "Exit status: 0 printed (or an empty slice), 1 nothing to print, 2 an error.",
+))]
 pub struct VerbatimArgs {
-    /// What to read (see TARGETS in `csift --help`).
+    /// The transcript (see TARGETS in `csift --help`), most often `@<session-id>`.
     #[arg(value_name = "TARGET")]
     pub targets: Vec<String>,
+    /// Most characters (UTF-16 units) to print. Default 40000, or N×W when slicing.
+    #[arg(long, value_name = "CHARS")]
+    pub budget: Option<usize>,
+    /// Include thinking blocks (narration marked).
+    #[arg(long)]
+    pub thinking: bool,
+    /// How tool calls read: one summary line each, or full input and result.
+    #[arg(long, value_enum, default_value_t = Tools::Summary, value_name = "HOW")]
+    pub tools: Tools,
+    /// Pack into at most N windows of whole turns (for N SessionStart hooks).
+    #[arg(long, value_name = "N")]
+    pub slices: Option<usize>,
+    /// Print only window i of --slices N (1 = oldest). Out of range: nothing, exit 0.
+    #[arg(long, value_name = "I", requires = "slices")]
+    pub slice: Option<usize>,
+    /// Window size in UTF-16 units when slicing.
+    #[arg(long, value_name = "W", default_value_t = 9000)]
+    pub window: usize,
+    /// Print the result as SessionStart hook output JSON (reads the hook payload on
+    /// stdin when no TARGET is given).
+    #[arg(long)]
+    pub hook_json: bool,
     #[command(flatten)]
     pub common: super::Common,
 }

@@ -1,17 +1,364 @@
-//! `csift show` (not yet implemented).
+//! `csift show`: print records exactly, addressed by physical line, uuid or turn,
+//! rendered per label (default), as their original bytes (`--raw`) or as JSON
+//! units shaped like search's matches; or list a transcript's branch points.
+//! Addresses are resolved for every file first, so a missed address fails the run
+//! before anything is printed (REC-093).
 
+pub mod address;
+pub mod branch;
+pub mod fetch;
+pub mod print;
+pub mod render;
+
+use std::collections::HashMap;
+use std::io::Write;
 use std::time::Instant;
 
+use crate::classify::{classify, FileIndex, Label, LabelSet};
 use crate::cli::show::ShowArgs;
-use crate::output::Out;
+use crate::cmd::search::hit::UnitOut;
+use crate::discovery::Transcript;
+use crate::error::Error;
+use crate::output::{Format, Out};
+use crate::record::{parse_line, Parsed};
+use crate::scan::{lines, Source};
+use crate::timefmt::{self, Window};
 
 use super::{Exit, Problems};
+use fetch::{Copy, Want};
+
+/// Narrow to the transcript that owns line and turn numbers (REC-094): a session
+/// with lanes means its main transcript; a lane is named by its own @agent-id.
+pub fn owning(ts: Vec<Transcript>) -> Result<Vec<Transcript>, Error> {
+    if ts.len() <= 1 {
+        return Ok(ts);
+    }
+    let mains: Vec<Transcript> = ts.iter().filter(|t| !t.is_lane()).cloned().collect();
+    match mains.len() {
+        1 => Ok(mains),
+        0 => Err(Error::Usage(format!(
+            "a line or turn number belongs to one transcript, and the target selected {} lanes and no main transcript; name one with @<agent-id>",
+            ts.len()
+        ))),
+        n => Err(Error::Usage(format!(
+            "a line or turn number belongs to one transcript, and the target selected {n} sessions; name one with @<session-id>"
+        ))),
+    }
+}
+
+/// One file's resolved addresses, owned so the files can be resolved in parallel.
+struct Resolved {
+    src: Option<Source>,
+    idx: Option<FileIndex>,
+    picks: Vec<(usize, usize, Option<Copy>)>,
+    misses: Vec<String>,
+    error: Option<String>,
+}
+
+fn resolve(t: &Transcript, want: &Want, need_index: bool) -> Resolved {
+    let src = match Source::open(&t.path) {
+        Ok(s) => s,
+        Err(e) => {
+            return Resolved {
+                src: None,
+                idx: None,
+                picks: Vec::new(),
+                misses: Vec::new(),
+                error: Some(e.to_string()),
+            }
+        }
+    };
+    let idx = need_index.then(|| FileIndex::build(&src, t.is_lane()));
+    let (picks, misses) = {
+        let picked = fetch::pick(&src, want, idx.as_ref());
+        let picks = picked
+            .picks
+            .into_iter()
+            .map(|p| (p.line.no, p.line.offset, p.copy))
+            .collect();
+        (picks, picked.misses)
+    };
+    Resolved {
+        src: Some(src),
+        idx,
+        picks,
+        misses,
+        error: None,
+    }
+}
 
 pub fn run(
-    _args: &ShowArgs,
-    _out: &mut Out,
-    _problems: &Problems,
-    _started: Instant,
+    args: &ShowArgs,
+    out: &mut Out,
+    problems: &Problems,
+    started: Instant,
 ) -> anyhow::Result<Exit> {
-    anyhow::bail!("csift show is not implemented yet")
+    let labels = match args.labels.is_empty() {
+        true => None,
+        false => Some(LabelSet::parse(&args.labels).map_err(Error::Usage)?),
+    };
+    let want = Want {
+        lines: address::parse(&args.lines).map_err(Error::Usage)?,
+        turns: address::parse(&args.turns).map_err(Error::Usage)?,
+        uuids: args.uuids.clone(),
+    };
+    let window = Window::parse(args.common.since.as_deref(), args.common.until.as_deref())?;
+    let mut ts = super::select(&args.common, &args.targets, problems)?;
+    if args.branch_points {
+        return branch::run(&ts, out, args.common.format, problems);
+    }
+    if !want.lines.is_empty() || !want.turns.is_empty() {
+        ts = owning(ts)?;
+    }
+    let need_index = !want.turns.is_empty() || !args.raw;
+    let files: Vec<Resolved> = crate::scan::par_map(&ts, |t| resolve(t, &want, need_index));
+
+    // A uuid misses only when no selected transcript holds it; other misses are
+    // per-file and the address was narrowed to one file.
+    let mut misses: Vec<String> = Vec::new();
+    for (t, f) in ts.iter().zip(&files) {
+        if let Some(e) = &f.error {
+            problems.report(&t.path, e);
+        }
+        for m in &f.misses {
+            let everywhere = !m.starts_with("uuid ")
+                || files
+                    .iter()
+                    .filter(|g| g.error.is_none())
+                    .all(|g| g.misses.contains(m));
+            if everywhere && !misses.contains(m) {
+                misses.push(m.clone());
+            }
+        }
+    }
+    if !misses.is_empty() {
+        return Err(Error::NotFound(format!("no such record(s): {}", misses.join(", "))).into());
+    }
+
+    let mut shown = Shown::default();
+    for (t, f) in ts.iter().zip(&files) {
+        let Some(src) = &f.src else { continue };
+        let ctx = FileCtx {
+            t,
+            buf: src,
+            idx: f.idx.as_ref(),
+            labels,
+            window: &window,
+            raw: args.raw,
+            format: args.common.format,
+            no_truncate: args.no_truncate,
+        };
+        for (no, offset, copy) in &f.picks {
+            print_line(out, &ctx, *no, *offset, copy.as_ref(), &mut shown)?;
+        }
+    }
+    for (t, f) in ts.iter().zip(&files) {
+        if f.picks.iter().any(|p| p.2.is_some()) && args.raw {
+            eprintln!(
+                "csift: {}: a requested uuid has several lines; every copy was printed (REC-091)",
+                t.path.display()
+            );
+        }
+    }
+    if args.common.format == Format::Json && !args.raw {
+        out.json(&print::Summary {
+            kind: "summary",
+            files: ts.len(),
+            records: shown.records,
+            units: shown.units,
+            elapsed_ms: started.elapsed().as_millis(),
+        })?;
+    }
+    Ok(Exit::from(shown.records > 0, problems.count()))
+}
+
+#[derive(Default)]
+struct Shown {
+    records: usize,
+    units: usize,
+    /// tool_use id -> tool name, from the calls printed so far.
+    tools: HashMap<String, String>,
+}
+
+struct FileCtx<'a> {
+    t: &'a Transcript,
+    buf: &'a [u8],
+    idx: Option<&'a FileIndex>,
+    labels: Option<LabelSet>,
+    window: &'a Window,
+    raw: bool,
+    format: Format,
+    no_truncate: bool,
+}
+
+fn print_line(
+    out: &mut Out,
+    c: &FileCtx<'_>,
+    no: usize,
+    offset: usize,
+    copy: Option<&Copy>,
+    shown: &mut Shown,
+) -> anyhow::Result<()> {
+    let line = lines::line_at(c.buf, offset, no);
+    let parsed = parse_line(&line);
+    if !c.window.is_open() {
+        let ts = match &parsed {
+            Parsed::Record(r) => r.timestamp.as_deref().and_then(timefmt::parse_ts),
+            Parsed::Malformed(_) => None,
+        };
+        if !c.window.contains(ts) {
+            return Ok(());
+        }
+    }
+    if c.raw {
+        out.write_all(fetch::raw_bytes(c.buf, &line))?;
+        out.write_all(b"\n")?;
+        shown.records += 1;
+        return Ok(());
+    }
+    let file = c.t.path.display().to_string();
+    let r = match parsed {
+        Parsed::Record(r) => r,
+        Parsed::Malformed(m) => {
+            if c.labels.is_some() {
+                return Ok(());
+            }
+            shown.records += 1;
+            return match c.format {
+                Format::Json => Ok(out.json(&print::JsonMalformed {
+                    kind: "malformed",
+                    file: &file,
+                    line: no,
+                    malformed: m.kind.name(),
+                    detail: &m.detail,
+                })?),
+                Format::Human => {
+                    let st = out.style;
+                    writeln!(
+                        out,
+                        "{}── malformed line ({}) {file}:{no}{}\n{}",
+                        st.warn,
+                        m.kind.name(),
+                        st.reset,
+                        crate::output::sanitize::one_line(&m.detail)
+                    )?;
+                    Ok(())
+                }
+            };
+        }
+    };
+    let empty = FileIndex::empty(c.t.is_lane());
+    let idx = c.idx.unwrap_or(&empty);
+    let mut units = Vec::new();
+    classify(&r, no, idx, &mut units);
+    let turn = idx.turn(no);
+    let mut printed = 0;
+    for u in &units {
+        let label = match c.labels {
+            None => u.label,
+            Some(set) => match u.labels().find(|&l| set.contains(l)) {
+                Some(l) => l,
+                None => continue,
+            },
+        };
+        let mut unit = UnitOut::new(c.t, &r, u, label, no, turn);
+        if u.labels().any(|l| l == Label::AgentToolUse) {
+            if let (Some(id), Some(name)) = (u.tool_use_id, u.tool_name) {
+                shown.tools.insert(id.to_string(), name.to_string());
+            }
+        } else if unit.tool_name.is_none() {
+            unit.tool_name = u
+                .tool_use_id
+                .and_then(|id| shown.tools.get(id).cloned())
+                .or_else(|| {
+                    u.tool_use_id
+                        .and_then(|id| idx.tool_name(id))
+                        .map(str::to_string)
+                })
+                .or_else(|| {
+                    // The call was not printed: find it in the same file (REC-094).
+                    let id = u.tool_use_id?;
+                    crate::cmd::search::exchange::tool_use_for(c.t, c.buf, idx, id, offset)
+                        .and_then(|p| p.tool_name)
+                });
+        }
+        match c.format {
+            Format::Json => out.json(&print::JsonUnit {
+                kind: "unit",
+                unit: &unit,
+                copy: copy.map(|c| c.k),
+                copies: copy.map(|c| c.n),
+            })?,
+            Format::Human => {
+                print::header(out, &unit, printed > 0, copy)?;
+                print::body(out, &render::unit_body(&r, u), c.no_truncate)?;
+            }
+        }
+        printed += 1;
+    }
+    shown.units += printed;
+    if printed > 0 {
+        shown.records += 1;
+        return Ok(());
+    }
+    if c.labels.is_some() {
+        return Ok(());
+    }
+    // A record with no content unit (session-state lines, content-less system
+    // records): say what it is rather than skip an addressed line.
+    shown.records += 1;
+    let kind = if r.kind().is_empty() { "?" } else { r.kind() };
+    let subtype = r.subtype.as_deref();
+    match c.format {
+        Format::Json => out.json(&print::JsonLine {
+            kind: "line",
+            session_id: &c.t.session_id,
+            agent_id: c.t.agent_id.as_deref(),
+            file: &file,
+            line: no,
+            uuid: r.uuid.as_deref(),
+            record_type: kind,
+            subtype,
+            turn,
+            timestamp: r.timestamp.as_deref(),
+        })?,
+        Format::Human => {
+            let st = out.style;
+            let sub = subtype.map(|s| format!("/{s}")).unwrap_or_default();
+            writeln!(
+                out,
+                "{}── {} {} {}{}{}{} {} {file}:{no}{}{}{}",
+                st.head,
+                print::who(&c.t.session_id, c.t.agent_id.as_deref()),
+                turn.map_or("·t-".to_string(), |t| format!("·t{t}")),
+                st.dim,
+                crate::output::sanitize::one_line(kind),
+                crate::output::sanitize::one_line(&sub),
+                st.head,
+                print::when(r.timestamp.as_deref()),
+                st.warn,
+                print::mark(copy),
+                st.reset
+            )?;
+            // isMeta prose with no leaf of its own (R-U11) still reads as text.
+            match crate::classify::unit::user_text(&r).filter(|_| r.kind() == "user") {
+                Some(text) => {
+                    writeln!(out, "{}(unlabelled harness text){}", st.dim, st.reset)?;
+                    print::body(out, &text, c.no_truncate)?;
+                }
+                None => {
+                    let raw = String::from_utf8_lossy(fetch::raw_bytes(c.buf, &line));
+                    let one = crate::output::sanitize::one_line(&raw);
+                    writeln!(
+                        out,
+                        "{} {}(no content unit; --raw prints the line){}",
+                        render::cut_chars(&one, 300),
+                        st.dim,
+                        st.reset
+                    )?;
+                }
+            }
+        }
+    }
+    Ok(())
 }

@@ -1,17 +1,218 @@
-//! `csift verbatim` (not yet implemented).
+//! `csift verbatim`: rebuild the recent conversation of one transcript as whole
+//! turns, newest kept first and printed oldest first, within a character budget
+//! or packed into hook-sized slices ([`pack`]); the turns are rendered by
+//! [`turns`]. `--hook-json` wraps the text as SessionStart hook output (ELI-021).
 
+pub mod pack;
+pub mod turns;
+
+use std::io::{Read, Write};
 use std::time::Instant;
 
-use crate::cli::verbatim::VerbatimArgs;
-use crate::output::Out;
+use serde::{Deserialize, Serialize};
+
+use crate::classify::FileIndex;
+use crate::cli::verbatim::{Tools, VerbatimArgs};
+use crate::discovery::Transcript;
+use crate::error::Error;
+use crate::output::{Format, Out};
+use crate::scan::Source;
 
 use super::{Exit, Problems};
+use pack::{Limits, Piece};
+
+/// Smallest window accepted: room for a cut marker and some text.
+const MIN_WINDOW: usize = 400;
+pub const DEFAULT_BUDGET: usize = 40_000;
+
+#[derive(Deserialize)]
+struct HookPayload {
+    #[serde(default)]
+    session_id: Option<String>,
+    #[serde(default)]
+    transcript_path: Option<String>,
+}
+
+/// The TARGET a hook payload names: its transcript_path, else `@session_id`.
+fn hook_target() -> Result<String, Error> {
+    let mut s = String::new();
+    std::io::stdin()
+        .take(1 << 20)
+        .read_to_string(&mut s)
+        .map_err(|e| Error::Usage(format!("reading the hook payload on stdin: {e}")))?;
+    let p: HookPayload = serde_json::from_str(&s).map_err(|e| {
+        Error::Usage(format!(
+            "the hook payload on stdin is not JSON with transcript_path: {e}"
+        ))
+    })?;
+    match (p.transcript_path.filter(|t| !t.is_empty()), p.session_id) {
+        (Some(t), _) if std::path::Path::new(&t).is_file() => Ok(t),
+        (_, Some(id)) if !id.is_empty() => Ok(format!("@{id}")),
+        (Some(t), _) => Ok(t),
+        _ => Err(Error::Usage(
+            "the hook payload has neither transcript_path nor session_id".into(),
+        )),
+    }
+}
+
+#[derive(Serialize)]
+struct TurnRow<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    turn: usize,
+    first_line: usize,
+    last_line: usize,
+    chars: usize,
+    cut: bool,
+    slice: Option<usize>,
+    compaction_summaries: &'a [usize],
+    text: &'a str,
+}
+
+#[derive(Serialize)]
+struct Summary<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    file: String,
+    session_id: &'a str,
+    agent_id: Option<&'a str>,
+    turns: usize,
+    turns_total: usize,
+    chars: usize,
+    budget: usize,
+    slices: Option<usize>,
+    window: Option<usize>,
+    slices_used: usize,
+    compaction_summaries_spanned: usize,
+    compaction_summaries_total: usize,
+    elapsed_ms: u128,
+}
+
+fn one_transcript(ts: Vec<Transcript>) -> Result<Transcript, Error> {
+    let mut ts = super::show::owning(ts)?;
+    match ts.len() {
+        1 => Ok(ts.remove(0)),
+        _ => Err(Error::Target(
+            "verbatim reads one transcript and the target selected none".into(),
+        )),
+    }
+}
 
 pub fn run(
-    _args: &VerbatimArgs,
-    _out: &mut Out,
-    _problems: &Problems,
-    _started: Instant,
+    args: &VerbatimArgs,
+    out: &mut Out,
+    problems: &Problems,
+    started: Instant,
 ) -> anyhow::Result<Exit> {
-    anyhow::bail!("csift verbatim is not implemented yet")
+    if args.common.since.is_some() || args.common.until.is_some() {
+        return Err(Error::Usage(
+            "verbatim keeps whole turns from the end; --since/--until do not apply".into(),
+        )
+        .into());
+    }
+    if args.slices == Some(0) {
+        return Err(Error::Usage("--slices must be at least 1".into()).into());
+    }
+    if args.window < MIN_WINDOW {
+        return Err(Error::Usage(format!("--window must be at least {MIN_WINDOW}")).into());
+    }
+    if args.hook_json && args.slices.is_some() && args.slice.is_none() {
+        return Err(Error::Usage("--hook-json with --slices needs --slice i".into()).into());
+    }
+    let targets = match (args.hook_json, args.targets.is_empty()) {
+        (true, true) => vec![hook_target()?],
+        _ => args.targets.clone(),
+    };
+    let t = one_transcript(super::select(&args.common, &targets, problems)?)?;
+    // ELI-025: a slice beyond the fleet prints nothing and succeeds.
+    if let (Some(n), Some(i)) = (args.slices, args.slice) {
+        if i == 0 || i > n {
+            return Ok(Exit::Found);
+        }
+    }
+    let lim = match args.slices {
+        Some(n) => Limits {
+            windows: n,
+            window: args.window,
+            budget: args.budget.unwrap_or(n.saturating_mul(args.window)),
+        },
+        None => {
+            let b = args.budget.unwrap_or(DEFAULT_BUDGET).max(MIN_WINDOW);
+            Limits {
+                windows: 1,
+                window: b,
+                budget: b,
+            }
+        }
+    };
+    let src = Source::open(&t.path).map_err(anyhow::Error::from)?;
+    let idx = FileIndex::build(&src, t.is_lane());
+    let opts = turns::Opts {
+        thinking: args.thinking,
+        full_tools: args.tools == Tools::Full,
+        lane: t.is_lane(),
+    };
+    let windows = pack::select(turns::Walker::new(&src, &idx, opts), lim);
+    let shown: Vec<(usize, &Vec<Piece>)> = windows
+        .iter()
+        .enumerate()
+        .map(|(i, w)| (i + 1, w))
+        .filter(|(i, _)| args.slice.is_none_or(|s| s == *i))
+        .collect();
+    let text: String = shown.iter().map(|(_, w)| pack::text(w)).collect();
+
+    if args.hook_json {
+        if !text.is_empty() {
+            out.json(&serde_json::json!({
+                "hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": text}
+            }))?;
+        }
+        return Ok(Exit::from(true, problems.count()));
+    }
+    match args.common.format {
+        Format::Human => out.write_all(text.as_bytes())?,
+        Format::Json => {
+            for (i, w) in &shown {
+                for p in w.iter() {
+                    out.json(&TurnRow {
+                        kind: "turn",
+                        turn: p.turn.n,
+                        first_line: p.turn.first_line,
+                        last_line: p.turn.last_line,
+                        chars: pack::units(&p.turn.text),
+                        cut: p.cut,
+                        slice: args.slices.map(|_| *i),
+                        compaction_summaries: &p.turn.summaries,
+                        text: &p.turn.text,
+                    })?;
+                }
+            }
+            let all = windows.iter().flatten();
+            out.json(&Summary {
+                kind: "summary",
+                file: t.path.display().to_string(),
+                session_id: &t.session_id,
+                agent_id: t.agent_id.as_deref(),
+                turns: all.clone().count(),
+                turns_total: idx.turns(),
+                chars: pack::units(&text),
+                budget: lim.budget,
+                slices: args.slices,
+                window: args.slices.map(|_| args.window),
+                slices_used: windows.len(),
+                compaction_summaries_spanned: all.map(|p| p.turn.summaries.len()).sum(),
+                compaction_summaries_total: memchr::memmem::find_iter(
+                    &src,
+                    b"\"isCompactSummary\":true",
+                )
+                .count(),
+                elapsed_ms: started.elapsed().as_millis(),
+            })?;
+        }
+    }
+    let sliced_empty = args.slice.is_some();
+    Ok(Exit::from(
+        !text.is_empty() || sliced_empty,
+        problems.count(),
+    ))
 }

@@ -1,0 +1,149 @@
+//! Printing shown records: one header per unit in search's shape (session, ·t<N>,
+//! label, tool, local time, file:line; the 2nd+ unit of a record with an arrow),
+//! a sanitised body cut to a readable size with an explicit count of what was left
+//! out, copy marks for duplicated uuids, and the JSON rows.
+
+use std::io::{self, Write};
+
+use serde::Serialize;
+
+use super::fetch::Copy;
+use crate::cmd::search::hit::UnitOut;
+use crate::output::{sanitize, Out};
+use crate::timefmt;
+
+/// Body size shown before cutting (unless --no-truncate).
+const MAX_LINES: usize = 60;
+const MAX_CHARS: usize = 6000;
+
+pub fn when(ts: Option<&str>) -> String {
+    ts.and_then(timefmt::parse_ts)
+        .map(timefmt::local)
+        .unwrap_or_else(|| "-".into())
+}
+
+pub fn who(session_id: &str, agent_id: Option<&str>) -> String {
+    match agent_id {
+        Some(a) => format!("{}@{}", crate::discovery::short(session_id), a),
+        None => crate::discovery::short(session_id).to_string(),
+    }
+}
+
+pub fn mark(copy: Option<&Copy>) -> String {
+    match copy {
+        None => String::new(),
+        Some(c) => {
+            let lines: Vec<String> = c.lines.iter().map(|l| format!("L{l}")).collect();
+            format!(" [copy {}/{} of this uuid: {}]", c.k, c.n, lines.join(" "))
+        }
+    }
+}
+
+pub fn header(out: &mut Out, u: &UnitOut, arrow: bool, copy: Option<&Copy>) -> io::Result<()> {
+    let st = out.style;
+    let turn = u.turn.map_or("·t-".to_string(), |t| format!("·t{t}"));
+    let tool = u
+        .tool_name
+        .as_deref()
+        .map(|n| format!(" {}", sanitize::one_line(n)))
+        .unwrap_or_default();
+    let err = if u.is_error { " error" } else { "" };
+    let lead = if arrow { "  ↳" } else { "──" };
+    writeln!(
+        out,
+        "{}{lead} {} {turn} {}{}{}{tool}{err} {} {}:{}{}{}{}",
+        st.head,
+        who(&u.session_id, u.agent_id.as_deref()),
+        st.label,
+        u.label,
+        st.head,
+        when(u.timestamp.as_deref()),
+        u.file,
+        u.line,
+        st.warn,
+        mark(copy),
+        st.reset
+    )
+}
+
+/// A body, sanitised; cut after [`MAX_LINES`] lines or [`MAX_CHARS`] chars.
+pub fn body(out: &mut Out, text: &str, no_truncate: bool) -> io::Result<()> {
+    let text = text.trim_end_matches('\n');
+    if text.is_empty() {
+        return writeln!(out, "(empty)");
+    }
+    let clean = sanitize::clean(text);
+    if no_truncate {
+        return writeln!(out, "{clean}");
+    }
+    let mut end = clean.len();
+    let mut lines = 0;
+    for (chars, (i, c)) in clean.char_indices().enumerate() {
+        if chars == MAX_CHARS || lines == MAX_LINES {
+            end = i;
+            break;
+        }
+        lines += usize::from(c == '\n');
+    }
+    writeln!(out, "{}", clean[..end].trim_end_matches('\n'))?;
+    if end < clean.len() {
+        let rest = &clean[end..];
+        let st = out.style;
+        writeln!(
+            out,
+            "{}[… {} lines, {} chars omitted; --no-truncate shows all]{}",
+            st.dim,
+            rest.lines().count(),
+            rest.chars().count(),
+            st.reset
+        )?;
+    }
+    Ok(())
+}
+
+#[derive(Serialize)]
+pub struct JsonUnit<'a> {
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    #[serde(flatten)]
+    pub unit: &'a UnitOut,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub copy: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub copies: Option<usize>,
+}
+
+#[derive(Serialize)]
+pub struct JsonLine<'a> {
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    pub session_id: &'a str,
+    pub agent_id: Option<&'a str>,
+    pub file: &'a str,
+    pub line: usize,
+    pub uuid: Option<&'a str>,
+    pub record_type: &'a str,
+    pub subtype: Option<&'a str>,
+    pub turn: Option<usize>,
+    pub timestamp: Option<&'a str>,
+}
+
+#[derive(Serialize)]
+pub struct JsonMalformed<'a> {
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    pub file: &'a str,
+    pub line: usize,
+    pub malformed: &'static str,
+    pub detail: &'a str,
+}
+
+#[derive(Serialize)]
+pub struct Summary {
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    pub files: usize,
+    pub records: usize,
+    pub units: usize,
+    pub elapsed_ms: u128,
+}

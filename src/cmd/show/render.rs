@@ -1,0 +1,271 @@
+//! Turning a unit into readable text: a tool call as its name and input (a Bash
+//! command as `$ cmd`), a tool result from its `toolUseResult` echo where that says
+//! more (Bash stdout/stderr split, the file a Read returned, the patch an Edit or
+//! Write made from `structuredPatch`), and everything else as its decoded text.
+//! These are plain strings: the printers sanitise them. `verbatim` uses the same
+//! functions so a tool call reads the same in both commands.
+
+use std::borrow::Cow;
+use std::fmt::Write as _;
+
+use serde::Deserialize;
+use serde_json::{Map, Value};
+
+use crate::classify::{Label, Unit};
+use crate::record::{Block, Record};
+
+/// A tool call's input, readable: `$ command` for Bash, else one `key: value` per
+/// field (multi-line strings under their key).
+pub fn tool_input(name: &str, input: &str) -> String {
+    let Ok(map) = serde_json::from_str::<Map<String, Value>>(input) else {
+        return input.to_string();
+    };
+    let mut out = String::new();
+    if name == "Bash" {
+        if let Some(Value::String(c)) = map.get("command") {
+            let _ = writeln!(out, "$ {c}");
+        }
+    }
+    for (k, v) in &map {
+        if name == "Bash" && k == "command" {
+            continue;
+        }
+        match v {
+            Value::String(s) if s.contains('\n') => {
+                let _ = writeln!(out, "{k}:\n{s}");
+            }
+            Value::String(s) => {
+                let _ = writeln!(out, "{k}: {s}");
+            }
+            other => {
+                let _ = writeln!(out, "{k}: {other}");
+            }
+        }
+    }
+    out.truncate(out.trim_end().len());
+    out
+}
+
+/// A tool call in one line: `Bash $ cargo test`, `Read src/main.rs`, `Grep "foo"`.
+pub fn tool_line(name: &str, input: &str) -> String {
+    let map = serde_json::from_str::<Map<String, Value>>(input).unwrap_or_default();
+    let s = |k: &str| map.get(k).and_then(Value::as_str);
+    let arg = match name {
+        "Bash" => s("command").map(|c| format!("$ {c}")),
+        _ => [
+            "file_path",
+            "path",
+            "pattern",
+            "url",
+            "query",
+            "description",
+            "prompt",
+        ]
+        .iter()
+        .find_map(|k| s(k).map(str::to_string)),
+    };
+    let arg = arg.unwrap_or_else(|| input.to_string());
+    let arg = crate::output::sanitize::one_line(&arg);
+    format!("{name} {}", cut_chars(&arg, 200))
+}
+
+/// At most `n` chars of `s`, with `…` when cut.
+pub fn cut_chars(s: &str, n: usize) -> String {
+    match s.char_indices().nth(n) {
+        Some((i, _)) => format!("{}…", &s[..i]),
+        None => s.to_string(),
+    }
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+struct Echo<'a> {
+    #[serde(borrow, default)]
+    stdout: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    stderr: Option<Cow<'a, str>>,
+    #[serde(default)]
+    interrupted: Option<bool>,
+    #[serde(borrow, default)]
+    file: Option<FileView<'a>>,
+    #[serde(borrow, default)]
+    file_path: Option<Cow<'a, str>>,
+    #[serde(borrow, default, rename = "type")]
+    kind: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    content: Option<&'a serde_json::value::RawValue>,
+    #[serde(borrow, default)]
+    structured_patch: Option<Vec<Hunk<'a>>>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct FileView<'a> {
+    #[serde(borrow, default)]
+    file_path: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    content: Option<Cow<'a, str>>,
+    #[serde(default)]
+    start_line: Option<u64>,
+    #[serde(default)]
+    num_lines: Option<u64>,
+    #[serde(default)]
+    total_lines: Option<u64>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Hunk<'a> {
+    #[serde(default)]
+    old_start: u64,
+    #[serde(default)]
+    old_lines: u64,
+    #[serde(default)]
+    new_start: u64,
+    #[serde(default)]
+    new_lines: u64,
+    #[serde(borrow, default)]
+    lines: Vec<Cow<'a, str>>,
+}
+
+/// A tool result's body. `echo` is the record's `toolUseResult` when this block is
+/// the record's only tool_result (the echo cannot be attributed otherwise).
+pub fn tool_result(text: &str, echo: Option<&str>) -> String {
+    let Some(e) = echo
+        .filter(|e| e.starts_with('{'))
+        .and_then(|e| serde_json::from_str::<Echo<'_>>(e).ok())
+    else {
+        return text.to_string();
+    };
+    let mut out = String::new();
+    if e.stdout.is_some() || e.stderr.is_some() {
+        let (so, se) = (
+            e.stdout.as_deref().unwrap_or(""),
+            e.stderr.as_deref().unwrap_or(""),
+        );
+        if !so.is_empty() {
+            let _ = writeln!(out, "stdout:\n{}", so.trim_end_matches('\n'));
+        }
+        if !se.is_empty() {
+            let _ = writeln!(out, "stderr:\n{}", se.trim_end_matches('\n'));
+        }
+        if so.is_empty() && se.is_empty() {
+            out.push_str(if text.trim().is_empty() {
+                "(no output)\n"
+            } else {
+                text
+            });
+        }
+        if e.interrupted == Some(true) {
+            out.push_str("[interrupted]\n");
+        }
+    } else if let Some(f) = e.file.as_ref().filter(|f| f.content.is_some()) {
+        let from = f.start_line.unwrap_or(1);
+        let to = from + f.num_lines.unwrap_or(0).saturating_sub(1);
+        let _ = write!(
+            out,
+            "{} (lines {from}..{to}",
+            f.file_path.as_deref().unwrap_or("?")
+        );
+        if let Some(t) = f.total_lines {
+            let _ = write!(out, " of {t}");
+        }
+        let _ = writeln!(out, ")\n{}", f.content.as_deref().unwrap_or(""));
+    } else if let Some(hunks) = e.structured_patch.as_ref().filter(|h| !h.is_empty()) {
+        let _ = writeln!(out, "{}", e.file_path.as_deref().unwrap_or("?"));
+        for h in hunks {
+            let _ = writeln!(
+                out,
+                "@@ -{},{} +{},{} @@",
+                h.old_start, h.old_lines, h.new_start, h.new_lines
+            );
+            for l in &h.lines {
+                let _ = writeln!(out, "{l}");
+            }
+        }
+    } else if e.kind.as_deref() == Some("create") {
+        let body = e
+            .content
+            .map(crate::record::content::raw_text)
+            .unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "{} (created)\n{body}",
+            e.file_path.as_deref().unwrap_or("?")
+        );
+    } else {
+        return text.to_string();
+    }
+    out.truncate(out.trim_end().len());
+    out
+}
+
+/// The body of `u` (a unit of `r`): tool calls and results rendered, else its text.
+pub fn unit_body(r: &Record<'_>, u: &Unit<'_>) -> String {
+    let block: Option<&Block<'_>> = u.block.and_then(|i| r.blocks().get(i));
+    if u.labels().any(|l| l == Label::AgentToolUse) {
+        if let Some(b) = block {
+            return tool_input(b.name.as_deref().unwrap_or(""), b.input_json());
+        }
+    }
+    if u.labels().any(|l| l == Label::AgentToolResult) {
+        let sole = r
+            .blocks()
+            .iter()
+            .filter(|b| b.kind() == "tool_result")
+            .count()
+            == 1;
+        let echo = r.tool_use_result.filter(|_| sole).map(|raw| raw.get());
+        return tool_result(&u.text, echo);
+    }
+    u.text.to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bash_result_splits_stdout_and_stderr() {
+        let echo = r#"{"stdout":"ok\n","stderr":"warn","interrupted":false}"#;
+        assert_eq!(
+            tool_result("ok\nwarn", Some(echo)),
+            "stdout:\nok\nstderr:\nwarn"
+        );
+    }
+
+    #[test]
+    fn read_result_shows_the_file() {
+        let echo = r#"{"type":"text","file":{"filePath":"/a.rs","content":"fn a(){}\n","numLines":1,"startLine":3,"totalLines":9}}"#;
+        assert_eq!(
+            tool_result("x", Some(echo)),
+            "/a.rs (lines 3..3 of 9)\nfn a(){}"
+        );
+    }
+
+    #[test]
+    fn edit_result_shows_the_patch() {
+        let echo = r#"{"filePath":"/a.rs","oldString":"a","newString":"b","structuredPatch":[{"oldStart":1,"oldLines":1,"newStart":1,"newLines":1,"lines":["-a","+b"]}]}"#;
+        assert_eq!(
+            tool_result("x", Some(echo)),
+            "/a.rs\n@@ -1,1 +1,1 @@\n-a\n+b"
+        );
+    }
+
+    #[test]
+    fn unknown_echo_falls_back_to_text() {
+        assert_eq!(tool_result("plain", Some(r#"{"answers":{}}"#)), "plain");
+        assert_eq!(tool_result("plain", Some("\"string echo\"")), "plain");
+    }
+
+    #[test]
+    fn bash_input_and_line() {
+        let i = r#"{"command":"cargo test","description":"run tests"}"#;
+        assert_eq!(
+            tool_input("Bash", i),
+            "$ cargo test\ndescription: run tests"
+        );
+        assert_eq!(tool_line("Bash", i), "Bash $ cargo test");
+        assert_eq!(tool_line("Read", r#"{"file_path":"/x"}"#), "Read /x");
+    }
+}

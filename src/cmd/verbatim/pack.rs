@@ -1,0 +1,250 @@
+//! Choosing and packing whole turns, newest first, into windows. Lengths are
+//! UTF-16 code units, the unit Claude Code's additionalContext threshold counts
+//! (JavaScript `String.length`, MISC-012): an astral character counts 2.
+//!
+//! Rule: walk back from the newest turn. A turn goes into the current window when
+//! it fits; otherwise it opens the next window while one is left; otherwise the
+//! walk stops. The total never passes the budget. A turn longer than a window is
+//! cut to exactly fit one, keeping its head and tail around an explicit marker;
+//! without slicing there is one window the size of the budget, so only a newest
+//! turn larger than the whole budget is ever cut. Turns that render to nothing are
+//! skipped. The same turns and arguments always give the same windows.
+
+/// A rendered turn, as the walk produces it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Turn {
+    pub n: usize,
+    pub first_line: usize,
+    pub last_line: usize,
+    pub text: String,
+    /// Lines of the compaction summaries this turn holds (CMP-011: members).
+    pub summaries: Vec<usize>,
+}
+
+/// A selected turn, possibly cut.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Piece {
+    pub turn: Turn,
+    pub cut: bool,
+}
+
+/// Packing limits: `windows` windows of `window` units each, `budget` in total.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    pub windows: usize,
+    pub window: usize,
+    pub budget: usize,
+}
+
+pub fn units(s: &str) -> usize {
+    s.encode_utf16().count()
+}
+
+/// Largest char boundary of `s` at or below `n` UTF-16 units from the start.
+fn head_at(s: &str, n: usize) -> usize {
+    let mut used = 0;
+    for (i, c) in s.char_indices() {
+        if used + c.len_utf16() > n {
+            return i;
+        }
+        used += c.len_utf16();
+    }
+    s.len()
+}
+
+/// Smallest char boundary of `s` leaving at most `n` UTF-16 units after it.
+fn tail_at(s: &str, n: usize) -> usize {
+    let mut used = 0;
+    for (i, c) in s.char_indices().rev() {
+        if used + c.len_utf16() > n {
+            return i + c.len_utf8();
+        }
+        used += c.len_utf16();
+    }
+    0
+}
+
+/// `text` cut to at most `limit` units: head, marker, tail; ends with a newline.
+pub fn cut(text: &str, limit: usize) -> String {
+    let total = units(text);
+    if total <= limit {
+        return text.to_string();
+    }
+    let marker = |omitted: usize| {
+        format!("\n[… csift verbatim: {omitted} characters of this turn cut to fit a {limit}-character window …]\n")
+    };
+    // The marker with the largest count it can carry bounds its length.
+    let room = limit.saturating_sub(units(&marker(total)) + 1);
+    let h = head_at(text, room / 2);
+    let t = tail_at(text, room - units(&text[..h]));
+    let t = t.max(h);
+    let omitted = total - units(&text[..h]) - units(&text[t..]);
+    let mut out = format!("{}{}{}", &text[..h], marker(omitted), &text[t..]);
+    if !out.ends_with('\n') {
+        out.push('\n');
+    }
+    if units(&out) > limit {
+        // A window smaller than the marker: the marker alone, cut.
+        out = out[..head_at(&out, limit)].to_string();
+    }
+    out
+}
+
+/// Select turns newest first (`turns` yields newest first) and pack them.
+/// Returns windows oldest first, each window's pieces oldest first.
+pub fn select(turns: impl Iterator<Item = Turn>, lim: Limits) -> Vec<Vec<Piece>> {
+    let mut windows: Vec<Vec<Piece>> = Vec::new();
+    let mut room = 0;
+    let mut total = 0;
+    let cap_first = lim.window.min(lim.budget);
+    for turn in turns {
+        let len = units(&turn.text);
+        if len == 0 {
+            continue;
+        }
+        if windows.is_empty() {
+            let text = cut(&turn.text, cap_first);
+            let used = units(&text);
+            let cut = used < len;
+            windows.push(vec![Piece {
+                turn: Turn { text, ..turn },
+                cut,
+            }]);
+            room = lim.window - used.min(lim.window);
+            total = used;
+            continue;
+        }
+        let piece_len = len.min(lim.window);
+        if total + piece_len > lim.budget {
+            break;
+        }
+        if piece_len > room {
+            if windows.len() >= lim.windows {
+                break;
+            }
+            windows.push(Vec::new());
+            room = lim.window;
+        }
+        let text = cut(&turn.text, lim.window);
+        let used = units(&text);
+        room -= used.min(room);
+        total += used;
+        let cut = used < len;
+        if let Some(w) = windows.last_mut() {
+            w.push(Piece {
+                turn: Turn { text, ..turn },
+                cut,
+            });
+        }
+    }
+    for w in &mut windows {
+        w.reverse();
+    }
+    windows.reverse();
+    windows
+}
+
+/// A window's text: its pieces concatenated.
+pub fn text(window: &[Piece]) -> String {
+    window.iter().map(|p| p.turn.text.as_str()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t(n: usize, len: usize) -> Turn {
+        Turn {
+            n,
+            first_line: n,
+            last_line: n,
+            text: format!("{}\n", "x".repeat(len - 1)),
+            summaries: Vec::new(),
+        }
+    }
+
+    fn newest_first(lens: &[usize]) -> impl Iterator<Item = Turn> + '_ {
+        lens.iter().enumerate().rev().map(|(i, &l)| t(i, l))
+    }
+
+    fn shape(w: &[Vec<Piece>]) -> Vec<Vec<usize>> {
+        w.iter()
+            .map(|w| w.iter().map(|p| p.turn.n).collect())
+            .collect()
+    }
+
+    #[test]
+    fn whole_turns_within_budget_oldest_first() {
+        let lim = Limits {
+            windows: 1,
+            window: 100,
+            budget: 100,
+        };
+        let w = select(newest_first(&[50, 30, 40, 50]), lim);
+        // 50 + 40 fit; 30 more would pass 100.
+        assert_eq!(shape(&w), vec![vec![2, 3]]);
+        assert!(w[0].iter().all(|p| !p.cut));
+    }
+
+    #[test]
+    fn newest_turn_larger_than_budget_is_cut_with_marker() {
+        let lim = Limits {
+            windows: 1,
+            window: 300,
+            budget: 300,
+        };
+        let w = select(newest_first(&[10, 1000]), lim);
+        assert_eq!(shape(&w), vec![vec![1]]);
+        assert!(w[0][0].cut);
+        assert!(units(&w[0][0].turn.text) <= 300);
+        assert!(w[0][0]
+            .turn
+            .text
+            .contains("cut to fit a 300-character window"));
+    }
+
+    #[test]
+    fn slices_pack_whole_turns_under_the_window_misc_012() {
+        let lim = Limits {
+            windows: 3,
+            window: 100,
+            budget: 300,
+        };
+        let w = select(newest_first(&[60, 60, 30, 70, 20, 90]), lim);
+        assert_eq!(shape(&w), vec![vec![1, 2], vec![3, 4], vec![5]]);
+        let w = select(
+            newest_first(&[60, 60, 30, 70, 20, 90]),
+            Limits {
+                windows: 2,
+                window: 100,
+                budget: 1000,
+            },
+        );
+        assert_eq!(shape(&w), vec![vec![3, 4], vec![5]]);
+        for win in &w {
+            assert!(units(&text(win)) <= 100);
+        }
+    }
+
+    #[test]
+    fn an_oversize_turn_takes_a_window_of_its_own() {
+        let lim = Limits {
+            windows: 3,
+            window: 200,
+            budget: 600,
+        };
+        let w = select(newest_first(&[100, 900, 50]), lim);
+        assert_eq!(shape(&w), vec![vec![0], vec![1], vec![2]]);
+        assert!(w[1][0].cut && !w[0][0].cut);
+        let n = units(&w[1][0].turn.text);
+        assert!((190..=200).contains(&n), "{n}");
+    }
+
+    #[test]
+    fn cut_counts_utf16_units() {
+        let s = format!("{}\n", "😀".repeat(400));
+        let c = cut(&s, 250);
+        assert!(units(&c) <= 250, "{}", units(&c));
+        assert!(c.ends_with('\n'));
+    }
+}

@@ -1,0 +1,180 @@
+//! The shipped hooks/: the SessionStart(compact) script, run as Claude Code runs
+//! it (payload JSON on stdin, slice number as its argument), must print valid hook
+//! JSON with additionalContext nested under hookSpecificOutput (ELI-021), each
+//! slice under 9000 UTF-16 units (MISC-012), nothing for a slice out of range
+//! (ELI-025), and slices that together are the whole reconstruction. The settings
+//! snippet must register the script once per slice.
+
+mod common;
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use serde_json::{json, Value};
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn csift_bin() -> PathBuf {
+    assert_cmd::cargo::cargo_bin("csift")
+}
+
+/// Run hooks/verbatim-slice.sh the way Claude Code does.
+fn run_hook(slice: usize, slices: usize, payload: &Value) -> Vec<u8> {
+    let mut child = Command::new("sh")
+        .arg(root().join("hooks/verbatim-slice.sh"))
+        .arg(slice.to_string())
+        .env("CSIFT", csift_bin())
+        .env("CSIFT_SLICES", slices.to_string())
+        .env_remove("CLAUDE_CONFIG_DIR")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(payload.to_string().as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.code() == Some(0),
+        "hook exited {:?}: {}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
+}
+
+fn check(transcript: &Path, slices: usize) -> usize {
+    let payload = json!({
+        "session_id": "not-used-when-the-path-exists",
+        "transcript_path": transcript,
+        "hook_event_name": "SessionStart",
+        "source": "compact",
+    });
+    let mut joined = String::new();
+    let mut non_empty = 0;
+    for i in 1..=slices + 1 {
+        let stdout = run_hook(i, slices, &payload);
+        if stdout.is_empty() {
+            continue;
+        }
+        assert!(
+            i <= slices,
+            "slice {i} is out of range and must print nothing"
+        );
+        let v: Value = serde_json::from_slice(&stdout).expect("hook output is one JSON object");
+        let obj = v.as_object().unwrap();
+        assert_eq!(obj.keys().collect::<Vec<_>>(), vec!["hookSpecificOutput"]);
+        let h = &v["hookSpecificOutput"];
+        assert_eq!(h["hookEventName"], "SessionStart");
+        let ctx = h["additionalContext"].as_str().unwrap();
+        assert!(!ctx.is_empty());
+        let n = ctx.encode_utf16().count();
+        assert!(n <= 9000, "slice {i}: {n} UTF-16 units");
+        joined.push_str(ctx);
+        non_empty += 1;
+    }
+    let whole = Command::new(csift_bin())
+        .arg("verbatim")
+        .arg(transcript)
+        .args(["--slices", &slices.to_string(), "--window", "9000"])
+        .output()
+        .unwrap();
+    assert_eq!(joined, String::from_utf8(whole.stdout).unwrap());
+    assert!(
+        non_empty > 0,
+        "{}: no slice had content",
+        transcript.display()
+    );
+    non_empty
+}
+
+#[test]
+fn hook_script_prints_nested_session_start_json_per_slice_eli_021_eli_025() {
+    let sample = root()
+        .join("sample/claude-home/projects/-Users-mara-code-ledgerline/ec31596d-4909-4dd2-b697-9468c3ecb9b6.jsonl");
+    check(&sample, 4);
+    if let Some(home) = common::corpus() {
+        // The corpus session with the most text fills several slices.
+        let big = common::transcripts(&home)
+            .into_iter()
+            .max_by_key(|p| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0))
+            .unwrap();
+        assert!(
+            check(&big, 4) > 1,
+            "{}: expected several slices",
+            big.display()
+        );
+    }
+}
+
+#[test]
+fn hook_script_falls_back_to_the_session_id() {
+    let home = common::Home::new();
+    let mut s = common::Session::new("88888888-2222-4333-8444-555555555555", "/w/z");
+    s.user("remember the plan");
+    s.text("m1", "noted");
+    home.write("-w-z", &s.file_name(), &s.lines);
+    let mut child = Command::new("sh")
+        .arg(root().join("hooks/verbatim-slice.sh"))
+        .arg("1")
+        .env("CSIFT", csift_bin())
+        .env("CLAUDE_CONFIG_DIR", home.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let payload = json!({"session_id": s.id, "transcript_path": ""});
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(payload.to_string().as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let ctx = v["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap();
+    assert!(
+        ctx.contains("remember the plan") && ctx.contains("noted"),
+        "{ctx}"
+    );
+}
+
+#[test]
+fn settings_snippet_registers_the_script_once_per_slice() {
+    let text = std::fs::read_to_string(root().join("hooks/settings.json")).unwrap();
+    let v: Value = serde_json::from_str(&text).unwrap();
+    let groups = v["hooks"]["SessionStart"].as_array().unwrap();
+    let compact: Vec<&Value> = groups
+        .iter()
+        .filter(|g| g["matcher"] == "compact")
+        .collect();
+    assert_eq!(compact.len(), 1);
+    let cmds: Vec<&str> = compact[0]["hooks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| {
+            assert_eq!(h["type"], "command");
+            h["command"].as_str().unwrap()
+        })
+        .collect();
+    let want: Vec<String> = (1..=4).map(|i| format!("verbatim-slice.sh {i}")).collect();
+    assert_eq!(cmds.len(), want.len());
+    for (c, w) in cmds.iter().zip(&want) {
+        assert!(c.starts_with('/') && c.ends_with(w.as_str()), "{c}");
+    }
+    // The script's default fleet size matches the snippet.
+    let script = std::fs::read_to_string(root().join("hooks/verbatim-slice.sh")).unwrap();
+    assert!(script.contains("${CSIFT_SLICES:-4}"));
+    assert!(script.contains("--window 9000"));
+}

@@ -1,0 +1,481 @@
+//! `csift show`: addresses round-trip byte-for-byte over the real corpus, turn
+//! numbers agree with search's, misses fail loudly, copies of a uuid are all shown,
+//! and branch points count conversation children only.
+
+mod common;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use common::{corpus, csift, json_lines, transcripts, Home, Session};
+use serde_json::{json, Value};
+
+/// The `@id` that addresses exactly this file: a lane by its agent id, a main
+/// transcript by its session id.
+fn address(path: &Path) -> String {
+    let stem = path.file_stem().unwrap().to_string_lossy().into_owned();
+    match stem.strip_prefix("agent-") {
+        Some(a) => format!("@{a}"),
+        None => format!("@{stem}"),
+    }
+}
+
+fn physical_lines(bytes: &[u8]) -> Vec<&[u8]> {
+    let mut v: Vec<&[u8]> = bytes.split(|&b| b == b'\n').collect();
+    if bytes.last() == Some(&b'\n') || bytes.is_empty() {
+        v.pop();
+    }
+    v
+}
+
+/// `csift show --claude-home HOME ARGS…` on a temp home (the flag goes after the subcommand).
+fn run(home: &Home, args: &[&str]) -> assert_cmd::assert::Assert {
+    show(home.path(), args)
+}
+
+fn show(home: &Path, args: &[&str]) -> assert_cmd::assert::Assert {
+    csift()
+        .arg("show")
+        .arg("--claude-home")
+        .arg(home)
+        .args(args)
+        .assert()
+}
+
+#[test]
+fn raw_lines_round_trip_over_the_whole_corpus_rec_094() {
+    let Some(home) = corpus() else { return };
+    let files = transcripts(&home);
+    assert!(files.len() > 10, "corpus too small: {}", files.len());
+    let mut singles = 0;
+    for f in &files {
+        let bytes = std::fs::read(f).unwrap();
+        let lines = physical_lines(&bytes);
+        let id = address(f);
+        let mut expected = bytes.clone();
+        if expected.last() != Some(&b'\n') {
+            expected.push(b'\n');
+        }
+        let range = format!("1..{}", lines.len());
+        let out = show(&home, &[&id, "--line", &range, "--raw"]).success();
+        assert!(
+            out.get_output().stdout == expected,
+            "{}: --line {range} --raw differs from the file bytes",
+            f.display()
+        );
+        // A sample of single lines: first, last, a middle one, and from the end.
+        let n = lines.len();
+        for (arg, want) in [
+            ("1".to_string(), lines[0]),
+            (n.to_string(), lines[n - 1]),
+            ((n / 2 + 1).to_string(), lines[n / 2]),
+            ("-1".to_string(), lines[n - 1]),
+        ] {
+            let out = show(&home, &[&id, "--line", &arg, "--raw"]).success();
+            let mut w = want.to_vec();
+            w.push(b'\n');
+            assert!(
+                out.get_output().stdout == w,
+                "{}: --line {arg}",
+                f.display()
+            );
+            singles += 1;
+        }
+    }
+    assert!(singles >= 4 * files.len());
+}
+
+#[test]
+fn uuid_round_trip_prints_every_copy_rec_091_092() {
+    let Some(home) = corpus() else { return };
+    let mut checked = 0;
+    for f in transcripts(&home) {
+        let bytes = std::fs::read(&f).unwrap();
+        let mut by_uuid: BTreeMap<String, Vec<&[u8]>> = BTreeMap::new();
+        for l in physical_lines(&bytes) {
+            if let Ok(v) = serde_json::from_slice::<Value>(l) {
+                if let Some(u) = v.get("uuid").and_then(Value::as_str) {
+                    by_uuid.entry(u.to_string()).or_default().push(l);
+                }
+            }
+        }
+        // Every duplicated uuid, plus a few single ones.
+        let pick: Vec<&String> = by_uuid
+            .iter()
+            .filter(|(_, v)| v.len() > 1)
+            .map(|(k, _)| k)
+            .take(5)
+            .chain(by_uuid.keys().step_by(by_uuid.len() / 3 + 1).take(3))
+            .collect();
+        for u in pick {
+            let out = show(&home, &[&address(&f), "--uuid", u, "--raw"]).success();
+            let mut want = Vec::new();
+            for l in &by_uuid[u] {
+                want.extend_from_slice(l);
+                want.push(b'\n');
+            }
+            assert!(
+                out.get_output().stdout == want,
+                "{}: --uuid {u}",
+                f.display()
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked > 50, "only {checked} uuids checked");
+}
+
+/// `(line, block, label)` of every unit search reports, per turn.
+fn search_units(home: &Path, file: &Path) -> BTreeMap<u64, BTreeSet<(u64, Option<u64>, String)>> {
+    let out = csift()
+        .args([
+            "search",
+            "",
+            "--format",
+            "json",
+            "--no-exchange",
+            "--claude-home",
+        ])
+        .arg(home)
+        .arg(file)
+        .output()
+        .unwrap();
+    let mut by_turn: BTreeMap<u64, BTreeSet<_>> = BTreeMap::new();
+    for v in json_lines(&out.stdout) {
+        if v["type"] != "match" {
+            continue;
+        }
+        let Some(t) = v["turn"].as_u64() else {
+            continue;
+        };
+        by_turn.entry(t).or_default().insert(key(&v));
+    }
+    by_turn
+}
+
+fn key(v: &Value) -> (u64, Option<u64>, String) {
+    (
+        v["line"].as_u64().unwrap(),
+        v["block"].as_u64(),
+        v["label"].as_str().unwrap().to_string(),
+    )
+}
+
+#[test]
+fn turn_fetch_agrees_with_search_turn_numbers_qt_024() {
+    let Some(home) = corpus() else { return };
+    let mut turns_checked = 0;
+    for f in transcripts(&home) {
+        let by_turn = search_units(&home, &f);
+        if by_turn.is_empty() {
+            continue;
+        }
+        // One call for every turn: each unit must come back with search's turn.
+        let out = show(&home, &[&address(&f), "--turn", "0..", "--format", "json"]).success();
+        let mut shown: BTreeMap<(u64, Option<u64>, String), u64> = BTreeMap::new();
+        for v in json_lines(&out.get_output().stdout) {
+            if v["type"] == "unit" {
+                shown.insert(key(&v), v["turn"].as_u64().unwrap());
+            }
+        }
+        for (t, units) in &by_turn {
+            for u in units {
+                assert_eq!(
+                    shown.get(u),
+                    Some(t),
+                    "{}: unit {u:?} of turn {t}",
+                    f.display()
+                );
+            }
+        }
+        // And per turn, for the first and the last.
+        for t in [by_turn.keys().next(), by_turn.keys().last()]
+            .into_iter()
+            .flatten()
+        {
+            let out = show(
+                &home,
+                &[&address(&f), "--turn", &t.to_string(), "--format", "json"],
+            )
+            .success();
+            let got: BTreeSet<_> = json_lines(&out.get_output().stdout)
+                .iter()
+                .filter(|v| v["type"] == "unit")
+                .inspect(|v| assert_eq!(v["turn"].as_u64(), Some(*t)))
+                .map(key)
+                .collect();
+            assert!(by_turn[t].is_subset(&got), "{}: turn {t}", f.display());
+            turns_checked += 1;
+        }
+    }
+    assert!(turns_checked > 20, "only {turns_checked} turns checked");
+}
+
+fn sample_session() -> (Home, PathBuf, Vec<String>) {
+    let home = Home::new();
+    let mut s = Session::new("11111111-2222-4333-8444-555555555555", "/w/p");
+    let mut uuids = vec![s.user("first prompt")];
+    uuids.push(s.text("msg_1", "first reply"));
+    uuids.push(s.system("turn_duration", json!({"durationMs": 1200})));
+    uuids.push(s.user("second prompt"));
+    uuids.push(s.tool_use(
+        "msg_2",
+        "toolu_1",
+        "Bash",
+        json!({"command": "make test", "description": "run"}),
+    ));
+    uuids.push(s.tool_result(
+        "toolu_1",
+        "ok\nboom",
+        false,
+        Some(json!({"stdout": "all ok", "stderr": "boom warning", "interrupted": false})),
+    ));
+    uuids.push(s.tool_use(
+        "msg_3",
+        "toolu_2",
+        "Read",
+        json!({"file_path": "/w/p/a.rs"}),
+    ));
+    uuids.push(s.tool_result(
+        "toolu_2",
+        "1\tfn a() {}",
+        false,
+        Some(json!({"type": "text", "file": {"filePath": "/w/p/a.rs", "content": "fn a() {}", "numLines": 1, "startLine": 1, "totalLines": 1}})),
+    ));
+    uuids.push(s.thinking("msg_4", "pondering deeply"));
+    uuids.push(s.text("msg_4", "second reply"));
+    let path = home.write("-w-p", &s.file_name(), &s.lines);
+    (home, path, uuids)
+}
+
+#[test]
+fn rendering_splits_bash_streams_and_shows_read_files() {
+    let (home, _, _) = sample_session();
+    let out = run(&home, &["@11111111", "--turn", "2"]).success();
+    let text = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+    for want in [
+        "·t2 user.message",
+        "second prompt",
+        "agent.tool.use Bash",
+        "$ make test",
+        "stdout:\nall ok",
+        "stderr:\nboom warning",
+        "/w/p/a.rs (lines 1..1 of 1)\nfn a() {}",
+        "agent.thinking",
+        "pondering deeply",
+        ":10",
+    ] {
+        assert!(text.contains(want), "missing {want:?} in:\n{text}");
+    }
+    assert!(
+        !text.contains("first prompt"),
+        "turn 1 leaked into turn 2:\n{text}"
+    );
+}
+
+#[test]
+fn a_turn_holds_user_and_assistant_records_only_qt_024() {
+    let (home, _, uuids) = sample_session();
+    let out = run(&home, &["@11111111", "--turn", "1", "--format", "json"]).success();
+    let rows = json_lines(&out.get_output().stdout);
+    let lines: Vec<u64> = rows
+        .iter()
+        .filter(|v| v["type"] == "unit")
+        .map(|v| v["line"].as_u64().unwrap())
+        .collect();
+    assert_eq!(
+        lines,
+        vec![1, 2],
+        "the turn_duration line is no turn member"
+    );
+    // The same line is reachable by address.
+    let out = run(
+        &home,
+        &["@11111111", "--uuid", &uuids[2], "--format", "json"],
+    )
+    .success();
+    let rows = json_lines(&out.get_output().stdout);
+    assert_eq!(rows[0]["label"], "harness.meta.turn");
+    assert_eq!(rows.last().unwrap()["type"], "summary");
+}
+
+#[test]
+fn label_selector_narrows_the_units() {
+    let (home, _, _) = sample_session();
+    let out = run(
+        &home,
+        &["@11111111", "-t", "agent.tool.result", "--format", "json"],
+    )
+    .success();
+    let rows: Vec<Value> = json_lines(&out.get_output().stdout)
+        .into_iter()
+        .filter(|v| v["type"] == "unit")
+        .collect();
+    assert_eq!(rows.len(), 2);
+    assert!(rows.iter().all(|v| v["label"] == "agent.tool.result"));
+    assert_eq!(rows[0]["tool_name"], "Bash");
+}
+
+#[test]
+fn every_miss_is_named_and_fails_rec_093() {
+    let (home, _, _) = sample_session();
+    let out = run(
+        &home,
+        &[
+            "@11111111",
+            "--line",
+            "99,3",
+            "--turn",
+            "9",
+            "--uuid",
+            "no-such-uuid",
+            "--raw",
+        ],
+    )
+    .code(2);
+    let o = out.get_output();
+    assert!(
+        o.stdout.is_empty(),
+        "nothing is printed when an address misses"
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    for want in [
+        "no such record(s)",
+        "L99 (file has 10 lines)",
+        "turn 9",
+        "uuid no-such-uuid",
+    ] {
+        assert!(err.contains(want), "missing {want:?} in {err}");
+    }
+    // A range is clamped: 8..99 yields lines 8-10.
+    let out = run(&home, &["@11111111", "--line", "8..99", "--raw"]).success();
+    assert_eq!(
+        String::from_utf8_lossy(&out.get_output().stdout)
+            .lines()
+            .count(),
+        3
+    );
+    // A range wholly beyond the file is still a miss.
+    run(&home, &["@11111111", "--line", "50..60"]).code(2);
+}
+
+#[test]
+fn duplicated_uuid_shows_every_copy_marked_rec_092() {
+    let home = Home::new();
+    let mut s = Session::new("22222222-2222-4333-8444-555555555555", "/w/q");
+    let u = s.user("the prompt");
+    s.text("msg_1", "the reply");
+    // A resume replay: the same record again, plus a slug key (REC-091).
+    let mut copy = s.lines[0].clone();
+    copy["slug"] = json!("happy-otter");
+    s.raw(copy);
+    home.write("-w-q", &s.file_name(), &s.lines);
+    let out = run(&home, &["@22222222", "--uuid", &u]).success();
+    let text = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+    assert!(text.contains("[copy 1/2 of this uuid: L1 L3]"), "{text}");
+    assert!(text.contains("[copy 2/2 of this uuid: L1 L3]"), "{text}");
+    let out = run(&home, &["@22222222", "--uuid", &u, "--format", "json"]).success();
+    let units: Vec<Value> = json_lines(&out.get_output().stdout)
+        .into_iter()
+        .filter(|v| v["type"] == "unit")
+        .collect();
+    assert_eq!(units.len(), 2);
+    assert_eq!(
+        (units[1]["copy"].as_u64(), units[1]["copies"].as_u64()),
+        (Some(2), Some(2))
+    );
+    let out = run(&home, &["@22222222", "--uuid", &u, "--raw"]).success();
+    assert_eq!(
+        String::from_utf8_lossy(&out.get_output().stdout)
+            .lines()
+            .count(),
+        2
+    );
+}
+
+#[test]
+fn line_numbers_address_the_main_transcript_unless_a_lane_is_named_rec_094() {
+    let home = Home::new();
+    let sid = "33333333-2222-4333-8444-555555555555";
+    let mut main = Session::new(sid, "/w/r");
+    main.user("main prompt");
+    home.write("-w-r", &main.file_name(), &main.lines);
+    let mut lane = Session::lane(sid, "/w/r", "a0b1c2d3e4f5");
+    lane.user("lane prompt");
+    home.write(
+        "-w-r",
+        &format!("{sid}/subagents/agent-a0b1c2d3e4f5.jsonl"),
+        &lane.lines,
+    );
+    let out = run(&home, &["@33333333", "--line", "1"]).success();
+    let text = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+    assert!(
+        text.contains("main prompt") && !text.contains("lane prompt"),
+        "{text}"
+    );
+    let out = run(&home, &["@a0b1c2d3e4f5", "--line", "1"]).success();
+    let text = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+    assert!(
+        text.contains("lane prompt") && !text.contains("main prompt"),
+        "{text}"
+    );
+    // Without an address, both transcripts are shown.
+    let out = run(&home, &["@33333333"]).success();
+    let text = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+    assert!(
+        text.contains("lane prompt") && text.contains("main prompt"),
+        "{text}"
+    );
+}
+
+#[test]
+fn branch_points_count_conversation_children_only_misc_006_rec_033() {
+    let home = Home::new();
+    let mut s = Session::new("44444444-2222-4333-8444-555555555555", "/w/s");
+    let root = s.user("start");
+    let a1 = s.tool_use("msg_1", "toolu_a", "Read", json!({"file_path": "/x"}));
+    // Parallel tool results share a parent by construction: not a fork.
+    s.push(
+        json!({"type": "user", "parentUuid": a1, "message": {"role": "user", "content": [
+        {"type": "tool_result", "tool_use_id": "toolu_a", "content": "x"}]}}),
+    );
+    s.push(
+        json!({"type": "user", "parentUuid": a1, "message": {"role": "user", "content": [
+        {"type": "tool_result", "tool_use_id": "toolu_b", "content": "y"}]}}),
+    );
+    // A retry: two assistant replies to the same prompt, 60 s apart.
+    s.push(json!({"type": "assistant", "parentUuid": root, "timestamp": "2026-01-01T01:00:00.000Z",
+        "message": {"role": "assistant", "id": "m2", "content": [{"type": "text", "text": "take one"}]}}));
+    s.push(json!({"type": "assistant", "parentUuid": root, "timestamp": "2026-01-01T01:01:00.000Z",
+        "message": {"role": "assistant", "id": "m3", "content": [{"type": "text", "text": "take two"}]}}));
+    home.write("-w-s", &s.file_name(), &s.lines);
+    let out = run(&home, &["@44444444", "--branch-points", "--format", "json"]).success();
+    let rows = json_lines(&out.get_output().stdout);
+    assert_eq!(rows.len(), 1, "{rows:?}");
+    let r = &rows[0];
+    assert_eq!(r["type"], "branch-point");
+    assert_eq!(r["uuid"], root.as_str());
+    assert_eq!(r["line"], 1);
+    // Children: the tool_use (line 2) and both retries; widest gap between consecutive children.
+    let lines: Vec<u64> = r["children"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["line"].as_u64().unwrap())
+        .collect();
+    assert_eq!(lines, vec![2, 5, 6]);
+    assert!(r["widest_gap_seconds"].as_i64().unwrap() >= 60);
+    assert!(r.get("live").is_none(), "no branch is called live");
+    let out = run(&home, &["@44444444", "--branch-points"]).success();
+    let text = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+    assert!(
+        text.contains("branch point") && text.contains("take two"),
+        "{text}"
+    );
+}
+
+#[test]
+fn bad_address_syntax_is_a_usage_error() {
+    let (home, _, _) = sample_session();
+    run(&home, &["@11111111", "--line", "abc"]).code(2);
+}

@@ -1,0 +1,323 @@
+//! `csift verbatim`: whole turns from the end within the budget, oldest first;
+//! slices that are deterministic, under the window in UTF-16 units, made of whole
+//! turns, and that concatenate to the unsliced output, on the real corpus and the
+//! bundled sample home.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::{corpus, csift, json_lines, transcripts, Home, Session};
+use serde_json::{json, Value};
+
+fn units(s: &str) -> usize {
+    s.encode_utf16().count()
+}
+
+fn verbatim(target: &Path, args: &[&str]) -> (i32, String) {
+    let out = csift()
+        .arg("verbatim")
+        .arg(target)
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.code() != Some(2),
+        "{}: {}",
+        target.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8(out.stdout).unwrap(),
+    )
+}
+
+fn sample_home() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("sample/claude-home")
+}
+
+/// Main transcripts (and lanes, which verbatim reads when named directly).
+fn files() -> Vec<PathBuf> {
+    let mut v = transcripts(&sample_home());
+    if let Some(c) = corpus() {
+        v.extend(transcripts(&c));
+    }
+    v
+}
+
+fn check_slices(f: &Path, n: usize, window: usize) -> usize {
+    let (ns, w) = (n.to_string(), window.to_string());
+    let (_, whole) = verbatim(f, &["--slices", &ns, "--window", &w]);
+    let mut joined = String::new();
+    let mut used = 0;
+    for i in 1..=n + 1 {
+        let is = i.to_string();
+        let args = ["--slices", &ns, "--window", &w, "--slice", &is];
+        let (code, a) = verbatim(f, &args);
+        if i == 1 {
+            let (_, b) = verbatim(f, &args);
+            assert_eq!(a, b, "{}: slice {i} is not deterministic", f.display());
+        }
+        assert_eq!(code, 0, "{}: slice {i} must exit 0 (ELI-025)", f.display());
+        assert!(
+            units(&a) <= window,
+            "{}: slice {i} has {} units > {window}",
+            f.display(),
+            units(&a)
+        );
+        if i == n + 1 {
+            assert!(a.is_empty(), "a slice out of range prints nothing");
+        }
+        // Whole turns: a slice starts at a turn header.
+        if !a.is_empty() {
+            assert!(
+                a.starts_with("── turn ") || a.starts_with("── before the first prompt"),
+                "{}: slice {i}",
+                f.display()
+            );
+            used += 1;
+        }
+        joined.push_str(&a);
+    }
+    assert_eq!(
+        joined,
+        whole,
+        "{}: slices do not concatenate to the unsliced output",
+        f.display()
+    );
+    // Whole turns, by the JSON rows: each kept turn is in one slice, in order.
+    let (_, js) = verbatim(f, &["--slices", &ns, "--window", &w, "--format", "json"]);
+    let rows = json_lines(js.as_bytes());
+    let turns: Vec<&Value> = rows.iter().filter(|r| r["type"] == "turn").collect();
+    let text: String = turns.iter().map(|r| r["text"].as_str().unwrap()).collect();
+    assert_eq!(text, whole);
+    let nums: Vec<u64> = turns.iter().map(|r| r["turn"].as_u64().unwrap()).collect();
+    assert!(
+        nums.windows(2).all(|p| p[0] < p[1]),
+        "{}: turns out of order {nums:?}",
+        f.display()
+    );
+    // Without a cut turn, the same text is the unsliced walk at that budget.
+    if !whole.is_empty() && turns.iter().all(|r| r["cut"] == false) {
+        let b = units(&whole).to_string();
+        let (_, plain) = verbatim(f, &["--budget", &b]);
+        assert_eq!(
+            plain,
+            whole,
+            "{}: sliced selection differs from --budget {b}",
+            f.display()
+        );
+    }
+    used
+}
+
+#[test]
+fn slices_are_deterministic_whole_turns_under_the_window_misc_012_eli_025() {
+    let all = files();
+    let n_files = all.len();
+    // Process start-up dominates; eight workers keep the corpus pass short.
+    let used: usize = std::thread::scope(|sc| {
+        let workers: Vec<_> = all
+            .chunks(all.len().div_ceil(8))
+            .map(|chunk| {
+                sc.spawn(move || {
+                    let mut used = 0;
+                    for f in chunk {
+                        used += check_slices(f, 4, 9000);
+                        // Small windows force multi-slice packing; big files add time, not cases.
+                        if std::fs::metadata(f).unwrap().len() < 400_000 {
+                            used += check_slices(f, 3, 1500);
+                        }
+                    }
+                    used
+                })
+            })
+            .collect();
+        workers.into_iter().map(|w| w.join().unwrap()).sum()
+    });
+    assert!(n_files >= 6);
+    assert!(
+        used > n_files,
+        "slicing was never exercised: {used} slices over {n_files} files"
+    );
+}
+
+#[test]
+fn budget_keeps_whole_turns_from_the_end_oldest_first() {
+    let mut checked = 0;
+    for f in files() {
+        let (_, js) = verbatim(&f, &["--budget", "6000", "--format", "json"]);
+        let rows = json_lines(js.as_bytes());
+        let summary = rows.last().unwrap();
+        assert_eq!(summary["type"], "summary");
+        let turns: Vec<&Value> = rows.iter().filter(|r| r["type"] == "turn").collect();
+        let chars: u64 = turns.iter().map(|r| r["chars"].as_u64().unwrap()).sum();
+        assert!(chars <= 6000, "{}: {chars} > budget", f.display());
+        assert_eq!(summary["chars"].as_u64(), Some(chars));
+        if let Some(last) = turns.last() {
+            // The newest turn with text is always kept.
+            assert!(last["turn"].as_u64().unwrap() <= summary["turns_total"].as_u64().unwrap());
+            checked += 1;
+        }
+        // Only the newest (and only) turn may be cut.
+        for r in turns.iter().rev().skip(1) {
+            assert_eq!(r["cut"], false);
+        }
+    }
+    assert!(checked > 5);
+}
+
+fn session_with_compaction() -> (Home, PathBuf) {
+    let home = Home::new();
+    let mut s = Session::new("55555555-2222-4333-8444-555555555555", "/w/v");
+    s.user("turn one prompt");
+    s.thinking("msg_1", "secret reasoning");
+    s.text("msg_1", "turn one reply");
+    s.user("turn two prompt");
+    s.tool_use(
+        "msg_2",
+        "toolu_1",
+        "Bash",
+        json!({"command": "cargo test", "description": "tests"}),
+    );
+    s.tool_result(
+        "toolu_1",
+        "line a\nline b\nline c",
+        false,
+        Some(json!({"stdout": "line a\nline b\nline c", "stderr": ""})),
+    );
+    s.system(
+        "compact_boundary",
+        json!({"compactMetadata": {"trigger": "auto", "preTokens": 1000}}),
+    );
+    s.push(json!({"type": "user", "isCompactSummary": true, "isVisibleInTranscriptOnly": true,
+        "message": {"role": "user", "content": "This session is being continued. Summary: we ran tests."}}));
+    s.meta("<system-reminder>hook additional context: injected earlier</system-reminder>");
+    s.text("msg_3", "after compaction reply");
+    s.user("turn three prompt");
+    s.text("msg_4", "turn three reply");
+    let p = home.write("-w-v", &s.file_name(), &s.lines);
+    (home, p)
+}
+
+#[test]
+fn compaction_summary_is_a_turn_member_not_a_delimiter_cmp_011() {
+    let (_home, p) = session_with_compaction();
+    let (code, out) = verbatim(&p, &[]);
+    assert_eq!(code, 0);
+    let order = [
+        "turn one prompt",
+        "turn two prompt",
+        "compaction summary (L8)",
+        "we ran tests",
+        "after compaction reply",
+        "turn three reply",
+    ];
+    let mut at = 0;
+    for w in order {
+        let i = out[at..]
+            .find(w)
+            .unwrap_or_else(|| panic!("{w:?} missing or out of order in:\n{out}"));
+        at += i;
+    }
+    assert!(
+        !out.contains("secret reasoning"),
+        "thinking is off by default"
+    );
+    assert!(
+        !out.contains("injected earlier"),
+        "hook context is never re-injected"
+    );
+    assert!(out.contains("[tool] Bash $ cargo test → 3 lines"), "{out}");
+    let (_, js) = verbatim(&p, &["--format", "json"]);
+    let rows = json_lines(js.as_bytes());
+    let s = rows.last().unwrap();
+    assert_eq!(
+        (
+            s["compaction_summaries_spanned"].as_u64(),
+            s["compaction_summaries_total"].as_u64()
+        ),
+        (Some(1), Some(1))
+    );
+}
+
+#[test]
+fn thinking_and_full_tools_on_request() {
+    let (_home, p) = session_with_compaction();
+    let (_, out) = verbatim(&p, &["--thinking", "--tools", "full"]);
+    assert!(out.contains("[thinking] secret reasoning"), "{out}");
+    assert!(out.contains("[tool Bash] $ cargo test"), "{out}");
+    assert!(
+        out.contains("[tool result] stdout:\nline a\nline b\nline c"),
+        "{out}"
+    );
+}
+
+#[test]
+fn an_oversize_turn_is_cut_with_a_marker() {
+    let home = Home::new();
+    let mut s = Session::new("66666666-2222-4333-8444-555555555555", "/w/x");
+    s.user("small old prompt");
+    s.user(&format!("huge {}", "漢字😀".repeat(3000)));
+    let p = home.write("-w-x", &s.file_name(), &s.lines);
+    let (_, out) = verbatim(&p, &["--budget", "2000"]);
+    assert!(units(&out) <= 2000, "{}", units(&out));
+    assert!(
+        out.contains("characters of this turn cut to fit a 2000-character window"),
+        "{out}"
+    );
+    assert!(
+        !out.contains("small old prompt"),
+        "older turns do not fit after a full window"
+    );
+    let (_, out) = verbatim(&p, &["--slices", "2", "--window", "1000"]);
+    assert!(
+        out.contains("small old prompt") && out.contains("cut to fit a 1000-character window"),
+        "{out}"
+    );
+}
+
+#[test]
+fn a_resume_replay_is_rendered_once_rec_091() {
+    let home = Home::new();
+    let mut s = Session::new("77777777-2222-4333-8444-555555555555", "/w/y");
+    s.user("only prompt");
+    s.text("msg_1", "only reply");
+    let replay: Vec<Value> = s
+        .lines
+        .iter()
+        .map(|l| {
+            let mut c = l.clone();
+            c["slug"] = json!("calm-heron");
+            c
+        })
+        .collect();
+    for l in replay {
+        s.raw(l);
+    }
+    s.user("new prompt");
+    let p = home.write("-w-y", &s.file_name(), &s.lines);
+    let (_, out) = verbatim(&p, &[]);
+    assert_eq!(out.matches("only reply").count(), 1, "{out}");
+    assert!(out.find("only reply") < out.find("new prompt"));
+}
+
+#[test]
+fn hook_json_nests_under_hook_specific_output_eli_021() {
+    let (_home, p) = session_with_compaction();
+    let out = csift()
+        .arg("verbatim")
+        .arg(&p)
+        .args(["--hook-json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["hookSpecificOutput"]["hookEventName"], "SessionStart");
+    assert!(v["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap()
+        .contains("turn three reply"));
+    assert!(v.get("additionalContext").is_none());
+}
