@@ -30,10 +30,12 @@ pub fn header(out: &mut Out, u: &UnitOut, arrow: bool) -> io::Result<()> {
         .map(timefmt::local)
         .unwrap_or_else(|| "-".into());
     let turn = u.turn.map_or("·t-".to_string(), |t| format!("·t{t}"));
+    // Ids and paths come from file names, which may hold escape bytes too.
     let who = match &u.agent_id {
         Some(a) => format!("{}@{}", crate::discovery::short(&u.session_id), a),
         None => crate::discovery::short(&u.session_id).to_string(),
     };
+    let who = sanitize::one_line(&who);
     let tool = u
         .tool_name
         .as_deref()
@@ -44,7 +46,13 @@ pub fn header(out: &mut Out, u: &UnitOut, arrow: bool) -> io::Result<()> {
     writeln!(
         out,
         "{}{lead} {who} {turn} {}{}{}{tool}{err} {when} {}:{}{}",
-        st.head, st.label, u.label, st.head, u.file, u.line, st.reset
+        st.head,
+        st.label,
+        u.label,
+        st.head,
+        sanitize::one_line(&u.file),
+        u.line,
+        st.reset
     )
 }
 
@@ -106,7 +114,11 @@ fn body(out: &mut Out, u: &UnitOut, matched: bool, cut: &Cut) -> io::Result<()> 
         } else {
             text.len()
         };
-        write_line(out, &text[from..to], from, &u.submatches)?;
+        // Submatches are sorted by start: hand each line only its own, so a body of
+        // many lines with many matches stays linear.
+        let lo = u.submatches.partition_point(|s| s.start < from);
+        let hi = u.submatches.partition_point(|s| s.start < to.max(from + 1));
+        write_line(out, &text[from..to], from, &u.submatches[lo..hi])?;
         i += 1;
     }
     Ok(())
@@ -139,8 +151,13 @@ fn write_line(out: &mut Out, line: &str, base: usize, subs: &[Sub]) -> io::Resul
     }
     let st = out.style;
     let mut pos = 0;
-    for s in &local {
+    // `local` is sorted by start; `next` is the first submatch not yet printed, so
+    // each is visited once however many windows the line has.
+    let mut next = 0;
+    while next < local.len() {
+        let s = &local[next];
         if s.start < pos {
+            next += 1;
             continue;
         }
         let a = floor(line, s.start.saturating_sub(LONG_LINE_SIDE).max(pos));
@@ -154,14 +171,17 @@ fn write_line(out: &mut Out, line: &str, base: usize, subs: &[Sub]) -> io::Resul
                 st.reset
             )?;
         }
-        let inner: Vec<Sub> = local
-            .iter()
-            .filter(|x| x.start >= a && x.end <= b)
-            .map(|x| Sub {
-                start: x.start - a,
-                end: x.end - a,
-            })
-            .collect();
+        let mut inner: Vec<Sub> = Vec::new();
+        while next < local.len() && local[next].start < b {
+            let x = &local[next];
+            if x.start >= a && x.end <= b {
+                inner.push(Sub {
+                    start: x.start - a,
+                    end: x.end - a,
+                });
+            }
+            next += 1;
+        }
         write_highlighted(out, &line[a..b], 0, &inner, false)?;
         pos = b;
     }
