@@ -176,7 +176,7 @@ fn human(out: &mut Out, p: &BranchPoint) -> std::io::Result<()> {
         "{}── branch point {} {}:{line} · {} children · widest gap {}{}",
         st.head,
         super::print::who(&p.session_id, p.agent_id.as_deref()),
-        p.file,
+        crate::output::sanitize::one_line(&p.file),
         p.children.len(),
         timefmt::duration(p.widest_gap_seconds),
         st.reset
@@ -186,7 +186,7 @@ fn human(out: &mut Out, p: &BranchPoint) -> std::io::Result<()> {
             out,
             "  ↳ L{} {} {} {}",
             k.line,
-            k.record_type,
+            crate::output::sanitize::one_line(&k.record_type),
             super::print::when(k.timestamp.as_deref()),
             k.text
         )?;

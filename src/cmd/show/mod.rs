@@ -156,7 +156,7 @@ pub fn run(
         if f.picks.iter().any(|p| p.2.is_some()) && args.raw {
             eprintln!(
                 "csift: {}: a requested uuid has several lines; every copy was printed (REC-091)",
-                t.path.display()
+                crate::output::sanitize::path(&t.path)
             );
         }
     }
@@ -236,9 +236,10 @@ fn print_line(
                     let st = out.style;
                     writeln!(
                         out,
-                        "{}── malformed line ({}) {file}:{no}{}\n{}",
+                        "{}── malformed line ({}) {}:{no}{}\n{}",
                         st.warn,
                         m.kind.name(),
+                        crate::output::sanitize::one_line(&file),
                         st.reset,
                         crate::output::sanitize::one_line(&m.detail)
                     )?;
@@ -327,7 +328,7 @@ fn print_line(
             let sub = subtype.map(|s| format!("/{s}")).unwrap_or_default();
             writeln!(
                 out,
-                "{}── {} {} {}{}{}{} {} {file}:{no}{}{}{}",
+                "{}── {} {} {}{}{}{} {} {}:{no}{}{}{}",
                 st.head,
                 print::who(&c.t.session_id, c.t.agent_id.as_deref()),
                 turn.map_or("·t-".to_string(), |t| format!("·t{t}")),
@@ -336,6 +337,7 @@ fn print_line(
                 crate::output::sanitize::one_line(&sub),
                 st.head,
                 print::when(r.timestamp.as_deref()),
+                crate::output::sanitize::one_line(&file),
                 st.warn,
                 print::mark(copy),
                 st.reset

@@ -22,11 +22,13 @@ pub fn when(ts: Option<&str>) -> String {
         .unwrap_or_else(|| "-".into())
 }
 
+/// `session@agent` for a header, cleaned: ids come from file names.
 pub fn who(session_id: &str, agent_id: Option<&str>) -> String {
-    match agent_id {
+    let who = match agent_id {
         Some(a) => format!("{}@{}", crate::discovery::short(session_id), a),
         None => crate::discovery::short(session_id).to_string(),
-    }
+    };
+    sanitize::one_line(&who)
 }
 
 pub fn mark(copy: Option<&Copy>) -> String {
@@ -58,7 +60,7 @@ pub fn header(out: &mut Out, u: &UnitOut, arrow: bool, copy: Option<&Copy>) -> i
         u.label,
         st.head,
         when(u.timestamp.as_deref()),
-        u.file,
+        sanitize::one_line(&u.file),
         u.line,
         st.warn,
         mark(copy),
@@ -134,6 +136,8 @@ pub struct JsonMalformed<'a> {
     pub kind: &'static str,
     pub file: &'a str,
     pub line: usize,
+    /// Serialised as `kind`, the name `--help` documents (and `list` uses).
+    #[serde(rename = "kind")]
     pub malformed: &'static str,
     pub detail: &'a str,
 }

@@ -66,7 +66,11 @@ pub fn tool_line(name: &str, input: &str) -> String {
     };
     let arg = arg.unwrap_or_else(|| input.to_string());
     let arg = crate::output::sanitize::one_line(&arg);
-    format!("{name} {}", cut_chars(&arg, 200))
+    format!(
+        "{} {}",
+        crate::output::sanitize::one_line(name),
+        cut_chars(&arg, 200)
+    )
 }
 
 /// At most `n` chars of `s`, with `…` when cut.
