@@ -31,7 +31,8 @@ pub fn run_main() -> ExitCode {
         Ok(exit) => ExitCode::from(exit.code()),
         Err(e) if output::is_broken_pipe(&e) => ExitCode::from(0),
         Err(e) => {
-            eprintln!("csift: {e:#}");
+            // Errors echo targets, patterns and file names: clean them for the terminal.
+            eprintln!("csift: {}", output::sanitize::clean(&format!("{e:#}")));
             ExitCode::from(2)
         }
     }

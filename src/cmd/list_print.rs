@@ -5,6 +5,7 @@ use std::io::{self, Write};
 use serde::Serialize;
 
 use super::list::{Listing, Row, TitleSource};
+use crate::output::sanitize::{self, one_line};
 use crate::output::Out;
 use crate::timefmt;
 
@@ -111,8 +112,8 @@ pub fn human(out: &mut Out, l: &Listing) -> io::Result<()> {
         let s = &r.summary;
         let t = &r.transcript;
         let id = match &t.agent_id {
-            Some(a) => format!("  └ @{a}"),
-            None => crate::discovery::short(&t.session_id).to_string(),
+            Some(a) => format!("  └ @{}", one_line(a)),
+            None => one_line(crate::discovery::short(&t.session_id)),
         };
         let when = match (s.started, s.last_activity) {
             (Some(a), Some(b)) => format!(
@@ -124,12 +125,12 @@ pub fn human(out: &mut Out, l: &Listing) -> io::Result<()> {
             ),
             _ => "no timestamps".to_string(),
         };
-        let models: Vec<&str> = s
+        let models: Vec<String> = s
             .models
             .iter()
-            .map(|m| m.strip_prefix("claude-").unwrap_or(m))
+            .map(|m| one_line(m.strip_prefix("claude-").unwrap_or(m)))
             .collect();
-        let versions: Vec<&str> = s.versions.iter().map(String::as_str).collect();
+        let versions: Vec<String> = s.versions.iter().map(|v| one_line(v)).collect();
         let mut line = format!("{}{id}{}  {when}  {}t", st.head, st.reset, s.turns);
         if !t.is_lane() {
             line.push_str(&format!("  {} lanes", r.lanes));
@@ -150,21 +151,16 @@ pub fn human(out: &mut Out, l: &Listing) -> io::Result<()> {
             line.push_str(&format!("  v{}", versions.join(",v")));
         }
         if let Some(b) = &s.git_branch {
-            line.push_str(&format!("  [{}]", crate::output::sanitize::one_line(b)));
+            line.push_str(&format!("  [{}]", one_line(b)));
         }
         if let Some(c) = &s.cwd {
-            line.push_str(&format!(
-                "  {}{}{}",
-                st.dim,
-                crate::output::sanitize::one_line(c),
-                st.reset
-            ));
+            line.push_str(&format!("  {}{}{}", st.dim, one_line(c), st.reset));
         }
         if !s.malformed.is_empty() {
             let what: Vec<String> = s
                 .malformed
                 .iter()
-                .map(|(n, k)| format!("{}:{n} {}", t.path.display(), k.name()))
+                .map(|(n, k)| format!("{}:{n} {}", sanitize::path(&t.path), k.name()))
                 .collect();
             line.push_str(&format!(
                 "  {}malformed: {}{}",
@@ -175,7 +171,7 @@ pub fn human(out: &mut Out, l: &Listing) -> io::Result<()> {
         }
         writeln!(out, "{line}")?;
         if let Some((title, _)) = s.title() {
-            writeln!(out, "    {}", cut(title, 160))?;
+            writeln!(out, "    {}", cut(&one_line(title), 160))?;
         }
     }
     if l.dropped > 0 {

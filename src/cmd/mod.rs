@@ -59,7 +59,12 @@ pub struct Problems {
 impl Problems {
     pub fn report(&self, path: &Path, msg: impl std::fmt::Display) {
         self.count.fetch_add(1, Ordering::Relaxed);
-        eprintln!("csift: {}: {msg}", path.display());
+        // File names and messages may carry escape bytes: clean them for the terminal.
+        eprintln!(
+            "csift: {}: {}",
+            crate::output::sanitize::path(path),
+            crate::output::sanitize::clean(&msg.to_string())
+        );
     }
 
     pub fn count(&self) -> usize {

@@ -47,6 +47,12 @@ pub fn one_line(s: &str) -> String {
     out
 }
 
+/// A path for a terminal: lossy UTF-8, cleaned, on one line. File and directory
+/// names may hold any byte but `/`, escape sequences included.
+pub fn path(p: &std::path::Path) -> String {
+    one_line(&p.to_string_lossy())
+}
+
 fn needs_work(c: char) -> bool {
     (c.is_control() && c != '\n' && c != '\t')
         || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}')

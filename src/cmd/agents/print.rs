@@ -91,7 +91,7 @@ pub fn tree(out: &mut Out, t: &Tree, keep: &[bool], args: &AgentsArgs) -> std::i
         out,
         "{}session @{}{}  {}  ({main})",
         st.head,
-        t.session_id,
+        one_line(&t.session_id),
         st.reset,
         one_line(&t.project)
     )?;
@@ -109,8 +109,9 @@ pub fn tree(out: &mut Out, t: &Tree, keep: &[bool], args: &AgentsArgs) -> std::i
             if let Some(run) = t.runs.iter().find(|x| x.workflow_id == w) {
                 writeln!(
                     out,
-                    "{indent}{}└─ run {w}{}  status {} · journal {} started / {} results{} · {} lanes",
+                    "{indent}{}└─ run {}{}  status {} · journal {} started / {} results{} · {} lanes",
                     st.label,
+                    one_line(w),
                     st.reset,
                     run.status.as_deref().map_or("(no manifest)".to_string(), one_line),
                     run.journal_started,
@@ -134,10 +135,11 @@ fn lane(
     args: &AgentsArgs,
 ) -> std::io::Result<()> {
     let st = out.style;
+    // Agent ids come from file names; every printed id, time and tool is cleaned.
     let id = match &r.agent_id {
-        Some(a) if r.path.is_some() && !a.starts_with("inline:") => format!("@{a}"),
-        Some(a) => a.clone(),
-        None => r.label(),
+        Some(a) if r.path.is_some() && !a.starts_with("inline:") => format!("@{}", one_line(a)),
+        Some(a) => one_line(a),
+        None => one_line(&r.label()),
     };
     let (dim, reset) = if full {
         ("", st.reset)
@@ -166,10 +168,12 @@ fn lane(
     let mut facts = Vec::new();
     match (&r.spawn_tool_use_id, &r.spawn_tool) {
         (Some(s), Some(tool)) => facts.push(format!(
-            "spawned by {tool} {s} at {}",
-            r.spawn_utc.as_deref().unwrap_or("?")
+            "spawned by {} {} at {}",
+            one_line(tool),
+            one_line(s),
+            one_line(r.spawn_utc.as_deref().unwrap_or("?"))
         )),
-        (Some(s), None) => facts.push(format!("spawn {s} (not in any transcript)")),
+        (Some(s), None) => facts.push(format!("spawn {} (not in any transcript)", one_line(s))),
         _ => {}
     }
     if let Some(rule) = r.join_rule {
@@ -185,7 +189,7 @@ fn lane(
         .as_deref()
         .filter(|p| *p != "main" && !keys.contains(p))
     {
-        facts.push(format!("parent @{p} has no lane file"));
+        facts.push(format!("parent @{} has no lane file", one_line(p)));
     }
     if let Some(why) = r.unresolved_reason {
         facts.push(format!("unresolved: {why}"));
@@ -202,8 +206,8 @@ fn lane(
         ));
         facts.push(format!(
             "{} → {}",
-            r.started_utc.as_deref().unwrap_or("?"),
-            r.last_utc.as_deref().unwrap_or("?")
+            one_line(r.started_utc.as_deref().unwrap_or("?")),
+            one_line(r.last_utc.as_deref().unwrap_or("?"))
         ));
     }
     if r.malformed_lines > 0 {

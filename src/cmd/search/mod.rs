@@ -137,12 +137,12 @@ pub fn run(
             problems.report(&t.path, e);
         }
         for n in &r.notes {
-            eprintln!("csift: {n}");
+            eprintln!("csift: {}", crate::output::sanitize::one_line(n));
         }
         for m in &r.malformed {
             eprintln!(
                 "csift: {}:{}: malformed line ({}): {}",
-                t.path.display(),
+                crate::output::sanitize::path(&t.path),
                 m.line,
                 m.kind.name(),
                 m.detail
@@ -167,8 +167,15 @@ pub fn run(
                     "type": "count", "session_id": t.session_id, "agent_id": t.agent_id,
                     "file": t.path.display().to_string(), "hits": r.hits.len(),
                 }))?,
-                (Format::Human, true) => writeln!(out, "{}:{}", t.path.display(), r.hits.len())?,
-                (Format::Human, false) => writeln!(out, "{}", t.path.display())?,
+                (Format::Human, true) => writeln!(
+                    out,
+                    "{}:{}",
+                    crate::output::sanitize::path(&t.path),
+                    r.hits.len()
+                )?,
+                (Format::Human, false) => {
+                    writeln!(out, "{}", crate::output::sanitize::path(&t.path))?
+                }
             }
         }
     } else if let Some(key) = args.count_by {

@@ -203,7 +203,7 @@ impl Walker<'_> {
                 if self.opts.full_tools {
                     push(
                         out,
-                        &format!("[tool {name}]"),
+                        &format!("[tool {}]", one_line(name)),
                         &render::tool_input(name, input),
                     );
                 } else {
