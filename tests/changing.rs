@@ -1,0 +1,270 @@
+//! Files that change while a command reads them: a transcript appended to (each
+//! record written in two halves, so a torn tail is often on disk; TAIL-012,
+//! REC-040), a transcript replaced by rename the way compaction replaces it
+//! (MISC-017), and files deleted between discovery and read. No panic, no SIGBUS,
+//! exit 0/1/2, and no wrong line number: every record's uuid spells its own
+//! physical line number, so a hit at the wrong line is caught.
+//!
+//! The files are over 1 MiB so the memory-mapped path (scan::source::MMAP_MIN)
+//! is the one under test.
+
+mod common;
+mod robust;
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use robust::run;
+use serde_json::Value;
+
+const SID: &str = "c4a9c4a9-0000-4000-8000-000000000001";
+const PAD: usize = 1000;
+
+/// A user record whose uuid ends in its line number and whose text says it too.
+/// Every tenth carries `MARK`, so searches print a tenth of the file.
+fn record(version: u32, line: usize) -> String {
+    let word = if line % 10 == 0 { "MARK" } else { "plain" };
+    format!(
+        "{{\"parentUuid\":null,\"isSidechain\":false,\"type\":\"user\",\"message\":{{\"role\":\"user\",\"content\":\"{word} v{version} line {line} {}\"}},\"uuid\":\"00000000-0000-4000-8000-{line:012}\",\"timestamp\":\"2026-01-01T00:00:00.000Z\",\"userType\":\"external\",\"cwd\":\"/w/x\",\"sessionId\":\"{SID}\",\"version\":\"2.1.150\"}}\n",
+        "p".repeat(PAD)
+    )
+}
+
+fn body(version: u32, lines: usize) -> String {
+    (1..=lines).map(|n| record(version, n)).collect()
+}
+
+fn home_with(lines: usize) -> (common::Home, PathBuf) {
+    let h = common::Home::new();
+    let f = h.write_raw("-w-x", &format!("{SID}.jsonl"), body(0, lines).as_bytes());
+    assert!(std::fs::metadata(&f).unwrap().len() > 1 << 20);
+    (h, f)
+}
+
+/// Every hit of a `search MARK --format json` run sits at the line its uuid names.
+fn check_hits(out: &[u8]) -> usize {
+    let mut n = 0;
+    for v in common::json_lines(out) {
+        if v["type"] != "match" {
+            continue;
+        }
+        n += 1;
+        let line = v["line"].as_u64().unwrap();
+        let uuid = v["uuid"].as_str().unwrap();
+        let named: u64 = uuid.rsplit('-').next().unwrap().parse().unwrap();
+        assert_eq!(
+            line, named,
+            "hit at line {line} carries the uuid of line {named}: {v}"
+        );
+        let text = v["text"].as_str().unwrap();
+        assert!(
+            text.contains(&format!(" line {line} ")),
+            "line {line} text: {}",
+            &text[..60.min(text.len())]
+        );
+        assert!(
+            text.ends_with(&"p".repeat(PAD)),
+            "a partial record was parsed: line {line}"
+        );
+    }
+    n
+}
+
+/// Run `writer` on a thread until the returned guard is dropped.
+struct Writer {
+    stop: Arc<AtomicBool>,
+    handle: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Writer {
+    fn spawn(mut step: impl FnMut() + Send + 'static) -> Writer {
+        let stop = Arc::new(AtomicBool::new(false));
+        let s = stop.clone();
+        let handle = std::thread::spawn(move || {
+            while !s.load(Ordering::Relaxed) {
+                step();
+            }
+        });
+        Writer {
+            stop,
+            handle: Some(handle),
+        }
+    }
+}
+
+impl Drop for Writer {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(h) = self.handle.take() {
+            let _ = h.join();
+        }
+    }
+}
+
+/// Appending whole records in two halves while search and list run: only
+/// complete lines are parsed, and every line number is right (TAIL-012, REC-040).
+#[test]
+fn appended_while_searching_tail_012_rec_040() {
+    let (h, f) = home_with(1100);
+    let path = f.clone();
+    let mut next = 1101;
+    let writer = Writer::spawn(move || {
+        // Bounded growth (a debug build reads a few MB/s): ~100 records a second.
+        if next > 3000 {
+            std::thread::sleep(Duration::from_millis(5));
+            return;
+        }
+        let rec = record(0, next);
+        let (a, b) = rec.split_at(rec.len() / 2);
+        let mut file = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .unwrap();
+        file.write_all(a.as_bytes()).unwrap();
+        std::thread::sleep(Duration::from_millis(2));
+        file.write_all(b.as_bytes()).unwrap();
+        next += 1;
+        std::thread::sleep(Duration::from_millis(8));
+    });
+    let mut seen = 0;
+    for i in 0..4 {
+        let r = run(
+            h.path(),
+            &["search", "MARK", "--format", "json", "--no-exchange"],
+        );
+        assert_eq!(r.code(), 0, "{}", r.stderr());
+        let n = check_hits(&r.out.stdout);
+        assert!(n >= 110, "lost hits: {n}");
+        assert!(n >= seen, "fewer hits than an earlier run: {n} < {seen}");
+        seen = n;
+        let r = run(h.path(), &["list", "--format", "json"]);
+        assert!(matches!(r.code(), 0 | 2), "{}", r.stderr());
+        if i % 2 == 0 {
+            run(h.path(), &["search", "MARK", "-m", "3"]);
+            run(h.path(), &["show", f.to_str().unwrap(), "--line", "-3.."]);
+        }
+    }
+    drop(writer);
+    let total = std::fs::read(&f).unwrap();
+    let lines = total.iter().filter(|&&b| b == b'\n').count();
+    assert!(lines > 1100, "the writer never appended");
+    // At rest the file is whole again: every line is found.
+    let r = run(
+        h.path(),
+        &["search", "MARK", "--format", "json", "--no-exchange"],
+    );
+    assert_eq!(check_hits(&r.out.stdout), lines / 10);
+}
+
+/// Compaction replaces a transcript by rename (MISC-017): a reader keeps the
+/// inode it opened (mapped) and reports that version's lines consistently.
+#[test]
+fn replaced_by_rename_misc_017() {
+    let (h, f) = home_with(1100);
+    let path = f.clone();
+    let mut version = 1;
+    let writer = Writer::spawn(move || {
+        // Alternate a shorter and a longer version, as compaction and growth would.
+        let lines = if version % 2 == 0 { 1100 } else { 1050 };
+        let tmp = path.with_extension("tmp");
+        std::fs::write(&tmp, body(version, lines)).unwrap();
+        std::fs::rename(&tmp, &path).unwrap();
+        version += 1;
+        std::thread::sleep(Duration::from_millis(5));
+    });
+    for _ in 0..4 {
+        let r = run(
+            h.path(),
+            &["search", "MARK", "--format", "json", "--no-exchange"],
+        );
+        assert_eq!(r.code(), 0, "{}", r.stderr());
+        let n = check_hits(&r.out.stdout);
+        assert!(n == 105 || n == 110, "hits from a mixture of versions: {n}");
+        let versions: std::collections::BTreeSet<String> = common::json_lines(&r.out.stdout)
+            .iter()
+            .filter_map(|v| {
+                v["text"]
+                    .as_str()
+                    .map(|t| t.split(' ').nth(1).unwrap_or("").to_string())
+            })
+            .collect();
+        assert_eq!(versions.len(), 1, "one run read two versions: {versions:?}");
+        for cmd in robust::COMMANDS {
+            let mut args = cmd.to_vec();
+            args.push(f.to_str().unwrap());
+            run(h.path(), &args);
+        }
+    }
+    drop(writer);
+}
+
+/// Files deleted (and recreated) between discovery and read: an error that
+/// names the file, or a clean read; never a panic or a wrong line.
+#[test]
+fn deleted_between_discovery_and_read() {
+    let h = common::Home::new();
+    let dir = h.projects().join("-w-x");
+    std::fs::create_dir_all(&dir).unwrap();
+    let small: String = (1..=10).map(|n| record(0, n)).collect();
+    let paths: Vec<PathBuf> = (0..200)
+        .map(|i| dir.join(format!("c4a9c4a9-0000-4000-8000-{i:012}.jsonl")))
+        .collect();
+    for p in &paths {
+        std::fs::write(p, &small).unwrap();
+    }
+    let ps = paths.clone();
+    let body = small.clone();
+    let mut i = 0usize;
+    let writer = Writer::spawn(move || {
+        let p = &ps[(i * 7919) % ps.len()];
+        let _ = std::fs::remove_file(p);
+        std::thread::sleep(Duration::from_micros(100));
+        if i % 3 != 0 {
+            let _ = std::fs::write(p, &body);
+        }
+        i += 1;
+    });
+    let mut errors = 0;
+    for _ in 0..3 {
+        for cmd in robust::COMMANDS {
+            let r = run(h.path(), cmd);
+            if r.code() == 2 && !r.skipped && !r.stderr().contains("name one with @") {
+                assert!(
+                    r.stderr().contains("c4a9c4a9-0000-4000-8000-"),
+                    "`{}`: an error must name the file: {}",
+                    r.label,
+                    r.stderr()
+                );
+                errors += 1;
+            }
+        }
+        let r = run(
+            h.path(),
+            &["search", "MARK", "--format", "json", "--no-exchange"],
+        );
+        check_hits(&r.out.stdout);
+    }
+    drop(writer);
+    eprintln!("{errors} runs met a vanished file");
+}
+
+/// Walks of a home whose files vanish: the JSON summary still parses.
+#[test]
+fn summary_survives_vanishing_files() {
+    let (h, f) = home_with(1100);
+    let p: &Path = &f;
+    let r = run(h.path(), &["list", "--format", "json"]);
+    std::fs::remove_file(p).unwrap();
+    let last: Value = common::json_lines(&r.out.stdout).pop().unwrap();
+    assert_eq!(last["type"], "summary");
+    let r = run(h.path(), &["list", p.to_str().unwrap()]);
+    assert_eq!(r.code(), 2);
+    assert!(
+        r.stderr().contains(&format!("{SID}.jsonl")),
+        "{}",
+        r.stderr()
+    );
+}
