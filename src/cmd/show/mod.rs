@@ -37,11 +37,11 @@ pub fn owning(ts: Vec<Transcript>) -> Result<Vec<Transcript>, Error> {
     match mains.len() {
         1 => Ok(mains),
         0 => Err(Error::Usage(format!(
-            "a line or turn number belongs to one transcript, and the target selected {} lanes and no main transcript; name one with @<agent-id>",
+            "this needs one transcript (line and turn numbers belong to one file, REC-094), and the target selected {} lanes and no main transcript; name one with @<agent-id> (see `csift agents`)",
             ts.len()
         ))),
         n => Err(Error::Usage(format!(
-            "a line or turn number belongs to one transcript, and the target selected {n} sessions; name one with @<session-id>"
+            "this needs one transcript (line and turn numbers belong to one file, REC-094), and the target selected {n} sessions; name one with @<session-id> (see `csift list`)"
         ))),
     }
 }
@@ -132,7 +132,14 @@ pub fn run(
         }
     }
     if !misses.is_empty() {
-        return Err(Error::NotFound(format!("no such record(s): {}", misses.join(", "))).into());
+        // Name where the address was looked for, so the user can check it.
+        let place = match ts.as_slice() {
+            [t] => format!(" in {}", crate::output::sanitize::path(&t.path)),
+            many => format!(" (searched {} transcripts)", many.len()),
+        };
+        return Err(
+            Error::NotFound(format!("no such record(s){place}: {}", misses.join(", "))).into(),
+        );
     }
 
     let mut shown = Shown::default();
