@@ -6,12 +6,14 @@
 #
 # Toolchain, in order: `cargo +nightly fuzz` (libFuzzer + AddressSanitizer); else
 # `RUSTC_BOOTSTRAP=1 cargo fuzz … -s none` on the stable toolchain (libFuzzer, no
-# sanitizer: csift has no unsafe code on these paths, so panics, hangs and
-# overflows are what is being looked for). If neither can build, the script says
+# sanitizer: the fuzzed functions take in-memory buffers and hold no unsafe
+# code, so panics, hangs and overflows are what is looked for; debug assertions
+# are on either way). If neither can build, the script says
 # why and exits 0 on a developer machine, but 1 under CI=true: a CI that asked
 # for a fuzz smoke run must not pass without one. A crash exits 1 and leaves the
 # input under fuzz/artifacts/<target>/; turn it into a regression test
-# (tests/fuzz_regressions.rs) before fixing.
+# by copying it into fuzz/regressions/<target>/ (tests/fuzz_regressions.rs
+# replays those through the same checks, fuzz/checks.rs) before fixing.
 set -euo pipefail
 
 cd "$(dirname "$0")"
@@ -48,12 +50,14 @@ else
 fi
 echo "fuzz/smoke.sh: $MODE, ${SECS}s per target"
 
-# Seeds: real-shaped transcripts from the bundled sample home, cut at line
-# boundaries into inputs of at most 4 KiB; hand-written seeds for the others.
+# Seeds: the saved regressions (fuzz/regressions/<target>/), plus for `records`
+# real-shaped transcripts from the bundled sample home cut at line boundaries
+# into inputs of at most 4 KiB, plus for `narration` the sample's signatures.
 seed() {
     local t=$1 dir=corpus/$1
     mkdir -p "$dir"
     [ -n "$(ls -A "$dir" 2>/dev/null)" ] && return 0
+    cp regressions/"$t"/* "$dir"/ 2>/dev/null || true
     case $t in
     records)
         local n=0
@@ -61,21 +65,12 @@ seed() {
             split -C 4000 -d -a 4 "$f" "$dir/s$n-"
             n=$((n + 1))
         done < <(find "$ROOT/sample/claude-home/projects" -name '*.jsonl' -print0)
-        # Keep the seed set small: a few hundred is plenty to start from.
+        # A few hundred seeds are plenty to start from.
         ls "$dir" | sort | awk 'NR > 400' | sed "s|^|$dir/|" | xargs -r rm -f
         ;;
     narration)
         grep -rhoE '"signature":"[A-Za-z0-9+/=]{8,}"' "$ROOT/sample/claude-home/projects" 2>/dev/null |
             head -n 50 | sed -E 's/"signature":"(.*)"/\1/' | split -l 1 -d -a 3 - "$dir/sig-" || true
-        printf 'bmFycmF0aW9u' >"$dir/needle"
-        ;;
-    target)
-        printf '+projects/-p/s1.jsonl\t{"sessionId":"s1"}\n+projects/-p/s1/subagents/agent-a1.jsonl\t{}\n@s1\n@a1\n-p\nprojects/-p\n' >"$dir/basic"
-        printf '+projects/-p/agent-f.jsonl\t{"sessionId":"s2"}\n~projects/-q\tprojects/-q\n~projects/-p/x.jsonl\tnowhere\n@s\n@\n' >"$dir/links"
-        printf '/w\n+projects/$E-w/s3.jsonl\t{}\nw\n' >"$dir/cwd"
-        ;;
-    ranges)
-        printf '\001\144\000\000'"17,40\n100..120\n-5..\n..20\n-1\n3..\n" >"$dir/basic"
         ;;
     esac
 }

@@ -1,0 +1,242 @@
+//! The invariants the fuzz targets check, shared with `cargo test`
+//! (tests/fuzz_regressions.rs replays every input under fuzz/regressions/<target>/
+//! through the same function), so a crash found by the fuzzer becomes a regression
+//! test by saving its input there.
+//!
+//! Each function takes the raw fuzz input and panics when an invariant fails.
+#![allow(dead_code)]
+
+use std::path::{Component, Path, PathBuf};
+
+use csift::classify::{classify, narration, FileIndex};
+use csift::cmd::show::address::{self, Spec};
+use csift::discovery::{encode, home, target};
+use csift::output::sanitize;
+use csift::record::{parse_line, Parsed};
+use csift::scan::{self, Lines};
+
+/// The line framer, record parser, file index and classifier: lines tile the
+/// buffer with consecutive numbers, every line is a record or a named
+/// malformation, turn numbers never go backwards, and cleaned unit text carries no
+/// terminal control character.
+pub fn records(data: &[u8]) {
+    let lane = data.first().is_some_and(|b| b & 1 == 1);
+    let idx = FileIndex::build(data, lane);
+    let mut expect_no = 1;
+    let mut expect_off = 0;
+    let mut last_turn = 0;
+    for line in Lines::new(data) {
+        assert_eq!(line.no, expect_no);
+        assert_eq!(line.offset, expect_off);
+        let end = line.offset + line.bytes.len();
+        assert!(end <= data.len());
+        assert_eq!(&data[line.offset..end], line.bytes);
+        expect_off = match data[line.offset..].iter().position(|&b| b == b'\n') {
+            Some(i) => line.offset + i + 1,
+            None => data.len(),
+        };
+        assert_eq!(line.terminated, data[..expect_off].ends_with(b"\n"));
+        expect_no += 1;
+        if let Some(t) = idx.turn(line.no) {
+            assert!(
+                t >= last_turn,
+                "turn numbers go backwards at line {}",
+                line.no
+            );
+            last_turn = t;
+        }
+        match parse_line(&line) {
+            Parsed::Record(r) => {
+                let mut units = Vec::new();
+                classify(&r, line.no, &idx, &mut units);
+                for u in &units {
+                    let c = sanitize::clean(&u.text);
+                    assert!(
+                        !c.chars()
+                            .any(|ch| ch.is_control() && ch != '\n' && ch != '\t'),
+                        "control character survives clean()"
+                    );
+                    assert!(!sanitize::one_line(&u.text).contains('\n'));
+                }
+            }
+            Parsed::Malformed(m) => {
+                assert_eq!(m.line, line.no);
+                assert!(!m.kind.name().is_empty());
+            }
+        }
+    }
+    assert_eq!(expect_no - 1, scan::lines::count(data));
+    assert!(idx.turns() <= expect_no);
+}
+
+/// The narration decoder (NAR-002…008): `is_narration` agrees with the decoded
+/// tag, on the input as a signature and on the input base64-encoded (so the
+/// protobuf walk sees arbitrary messages too).
+pub fn narration(data: &[u8]) {
+    let s = String::from_utf8_lossy(data);
+    let tag = narration::signature_tag(&s);
+    if narration::is_narration(&s) {
+        assert_eq!(tag.as_deref(), Some(&b"narration"[..]));
+    }
+    if let Some(raw) = narration::base64_decode(&s) {
+        assert!(raw.len() <= s.len());
+    }
+    let b64 = base64(data);
+    let tag = narration::signature_tag(&b64);
+    let gate = ["bmFycmF0aW9u", "5hcnJhdGlv", "uYXJyYXRp"]
+        .iter()
+        .any(|n| b64.contains(n));
+    assert_eq!(
+        narration::is_narration(&b64),
+        tag.as_deref() == Some(&b"narration"[..]) && gate
+    );
+    assert_eq!(narration::base64_decode(&b64).as_deref(), Some(data));
+}
+
+fn base64(bytes: &[u8]) -> String {
+    const T: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut s = String::new();
+    for chunk in bytes.chunks(3) {
+        let b = [
+            chunk[0],
+            *chunk.get(1).unwrap_or(&0),
+            *chunk.get(2).unwrap_or(&0),
+        ];
+        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        for i in 0..4 {
+            if i <= chunk.len() {
+                s.push(T[((n >> (18 - 6 * i)) & 63) as usize] as char);
+            } else {
+                s.push('=');
+            }
+        }
+    }
+    s
+}
+
+/// `show --line/--turn`: bytes 0..4 choose the extent (`lo` 0 or 1, `hi` up to
+/// 65535 or 2^32-1), the rest is newline-separated values. A resolved range lies
+/// inside `lo..=hi`; a single address names exactly one position.
+pub fn ranges(data: &[u8]) {
+    if data.len() < 4 {
+        return;
+    }
+    let lo = usize::from(data[0] & 1);
+    let hi = usize::from(u16::from_le_bytes([data[1], data[2]]));
+    let hi = if data[3] & 0x80 != 0 {
+        u32::MAX as usize
+    } else {
+        hi
+    };
+    let text = String::from_utf8_lossy(&data[4..]);
+    let values: Vec<String> = text.split('\n').map(str::to_string).collect();
+    let Ok(items) = address::parse(&values) else {
+        return;
+    };
+    for item in &items {
+        assert!(!item.token.is_empty());
+        if let Some(r) = address::resolve(item, lo, hi) {
+            assert!(
+                *r.start() >= lo && *r.end() <= hi && r.start() <= r.end(),
+                "{item:?} {lo} {hi} -> {r:?}"
+            );
+            if matches!(item.spec, Spec::One(_)) {
+                assert_eq!(r.start(), r.end());
+            }
+        }
+    }
+}
+
+/// Target resolution over a home the input builds in a fresh temp dir, and the
+/// cwd encoder on the input itself.
+///
+/// Input: text lines. `+PATH[\tCONTENT]` creates a file (`\n` in CONTENT is a
+/// newline), `/PATH` a directory, `~PATH\tTO` a symlink (loops and dangling links
+/// welcome); `$E` in a line is the encoded temp root, so a real-path target can hit
+/// a project. Every other line is a TARGET. Paths never hold `..` and are relative
+/// to the temp root (made the cwd for the call), so the real filesystem is never
+/// walked. Selected transcripts are never listed twice.
+pub fn target(data: &[u8]) {
+    let text = String::from_utf8_lossy(data);
+    check_encode(&text);
+    let Ok(dir) = tempfile::tempdir() else {
+        return;
+    };
+    let root = dir.path().to_path_buf();
+    let enc = encode::encode(&root.to_string_lossy());
+    let Ok(back) = std::env::current_dir() else {
+        return;
+    };
+    if std::env::set_current_dir(&root).is_err() {
+        return;
+    }
+    let mut targets = Vec::new();
+    let _ = std::fs::create_dir_all(root.join("projects"));
+    for line in text.lines().take(48) {
+        let line = line.replace("$E", &enc);
+        if let Some(rest) = line.strip_prefix('+') {
+            let (p, body) = rest.split_once('\t').unwrap_or((rest, ""));
+            if let Some(p) = confined(&root, p) {
+                if let Some(parent) = p.parent() {
+                    let _ = std::fs::create_dir_all(parent);
+                }
+                let _ = std::fs::write(p, body.replace("\\n", "\n"));
+            }
+        } else if let Some(rest) = line.strip_prefix('/') {
+            if let Some(p) = confined(&root, rest) {
+                let _ = std::fs::create_dir_all(p);
+            }
+        } else if let Some(rest) = line.strip_prefix('~') {
+            let (p, to) = rest.split_once('\t').unwrap_or((rest, rest));
+            if let (Some(p), Some(_)) = (confined(&root, p), confined(&root, to)) {
+                if let Some(parent) = p.parent() {
+                    let _ = std::fs::create_dir_all(parent);
+                }
+                let _ = std::os::unix::fs::symlink(to, p);
+            }
+        } else if !line.contains("..") && !line.starts_with('/') && !line.contains('\0') {
+            targets.push(line);
+        }
+    }
+    let h = home::ClaudeHome {
+        root: root.clone(),
+        source: home::HomeSource::Flag,
+    };
+    for lanes in [true, false] {
+        if let Ok(sel) = target::resolve(&h, &targets, lanes) {
+            let mut seen = std::collections::BTreeSet::new();
+            for t in &sel.transcripts {
+                assert!(
+                    seen.insert(t.path.clone()),
+                    "{} selected twice",
+                    t.path.display()
+                );
+            }
+        }
+    }
+    // libFuzzer writes its corpus by relative path: restore the cwd.
+    let _ = std::env::set_current_dir(back);
+}
+
+/// `root/p` when `p` is a plain relative path with no `..`.
+fn confined(root: &Path, p: &str) -> Option<PathBuf> {
+    let rel = Path::new(p);
+    let ok = !p.is_empty()
+        && !p.contains('\0')
+        && rel.components().all(|c| matches!(c, Component::Normal(_)));
+    ok.then(|| root.join(rel))
+}
+
+fn check_encode(s: &str) {
+    let full = encode::encode_full(s);
+    assert!(full.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-'));
+    let enc = encode::encode(s);
+    match encode::capped_prefix(s) {
+        None => assert_eq!(enc, full),
+        Some(prefix) => {
+            assert_eq!(prefix.len(), encode::MAX_ENCODED + 1);
+            assert!(enc.starts_with(&prefix));
+            assert_eq!(&enc[prefix.len()..], encode::hash36(s));
+        }
+    }
+}
