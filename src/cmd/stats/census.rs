@@ -249,11 +249,19 @@ struct Scan {
 /// cross-file dedupe of totals), or the error that stopped it from being read.
 pub fn census(t: &Transcript, window: &Window) -> Result<(Census, Book), String> {
     let src = Source::open(&t.path).map_err(|e| e.to_string())?;
-    let buf: &[u8] = &src;
-    let idx = FileIndex::build(buf, t.is_lane());
+    let (mut c, book) = census_buf(&src, t.is_lane(), window, CHUNK);
+    for m in &mut c.malformed {
+        m.file = t.path.display().to_string();
+    }
+    Ok((c, book))
+}
+
+/// Census a transcript's bytes, scanning chunks of about `chunk` bytes in parallel.
+fn census_buf(buf: &[u8], lane: bool, window: &Window, chunk: usize) -> (Census, Book) {
+    let idx = FileIndex::build(buf, lane);
     // A window needs file order to carry timestamps forward onto untimed lines.
     let chunks = if window.is_open() {
-        split(buf, CHUNK)
+        split(buf, chunk)
     } else {
         vec![(0, buf.len(), 1)]
     };
@@ -269,10 +277,7 @@ pub fn census(t: &Transcript, window: &Window) -> Result<(Census, Book), String>
         s.merge(p);
     }
     s.c.bytes = buf.len() as u64;
-    for m in &mut s.c.malformed {
-        m.file = t.path.display().to_string();
-    }
-    Ok(s.finish(&idx))
+    s.finish(&idx)
 }
 
 /// Line-aligned `(start, end, first line number)` chunks of about `size` bytes.
@@ -336,13 +341,22 @@ fn scan(buf: &[u8], a: usize, b: usize, first_no: usize, idx: &FileIndex, w: &Wi
                 s.c.first_ts = min_opt(s.c.first_ts, ts);
                 s.c.last_ts = max_opt(s.c.last_ts, ts);
                 s.record(&r, line.bytes, line.no);
-                let mut units = Vec::new();
-                classify(&r, line.no, idx, &mut units);
-                s.c.units += units.len() as u64;
-                for u in &units {
-                    s.c.labels[u.label as usize] += 1;
-                    if let Some(x) = u.also {
-                        s.c.labels_secondary[x as usize] += 1;
+                if r.kind() == "attachment" {
+                    // Same unit classify gives (one per object payload), without
+                    // its text: see `attachment_label`.
+                    if let Some(l) = attachment_label(&r) {
+                        s.c.units += 1;
+                        s.c.labels[l as usize] += 1;
+                    }
+                } else {
+                    let mut units = Vec::new();
+                    classify(&r, line.no, idx, &mut units);
+                    s.c.units += units.len() as u64;
+                    for u in &units {
+                        s.c.labels[u.label as usize] += 1;
+                        if let Some(x) = u.also {
+                            s.c.labels_secondary[x as usize] += 1;
+                        }
                     }
                 }
                 if let Some(n) = idx.turn(line.no).filter(|&n| n > 0) {
@@ -458,7 +472,11 @@ impl Scan {
             match bk {
                 "image" => c.images += 1,
                 "tool_result" => {
-                    c.images += b.result_images() as u64;
+                    // Only an array can hold image parts; asking a string content
+                    // builds (and formats) a serde error per result.
+                    if b.content.is_some_and(|raw| raw.get().starts_with('[')) {
+                        c.images += b.result_images() as u64;
+                    }
                     if let Some(a) = b
                         .tool_use_id
                         .as_deref()
@@ -550,6 +568,21 @@ impl Scan {
     }
 }
 
+/// The label `classify` gives an attachment record's one unit (CLS-019, CLS-020),
+/// computed without building the unit's text: classify decodes hook output to
+/// make it searchable, which a census never reads, and on 100k `hook_success`
+/// payloads that decode dominated the run. A unit test pins it to classify.
+fn attachment_label(r: &Record<'_>) -> Option<Label> {
+    r.attachment.filter(|raw| raw.get().starts_with('{'))?;
+    Some(
+        if r.attachment_kind().as_deref() == Some("hook_additional_context") {
+            Label::HarnessMetaHook
+        } else {
+            Label::HarnessMetaAttachment
+        },
+    )
+}
+
 fn kind_name<'r>(r: &'r Record<'_>) -> &'r str {
     match r.kind.as_deref() {
         None => "(none)",
@@ -568,6 +601,68 @@ fn progress_usage_id(bytes: &[u8]) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn attachment_label_is_what_classify_gives_cls_020() {
+        let cases = [
+            r#"{"type":"attachment","attachment":{"type":"hook_success","content":"out","hookEvent":"Stop"}}"#,
+            r#"{"type":"attachment","attachment":{"type":"hook_additional_context","content":["a","b"]}}"#,
+            r#"{"type":"attachment","attachment":{"type":"brand_new","x":1}}"#,
+            r#"{"type":"attachment","attachment":{"content":"no type"}}"#,
+            r#"{"type":"attachment","attachment":"a string payload"}"#,
+            r#"{"type":"attachment","attachment":null}"#,
+            r#"{"type":"attachment"}"#,
+        ];
+        let idx = FileIndex::empty(false);
+        for (i, c) in cases.iter().enumerate() {
+            let line = Line {
+                no: i + 1,
+                offset: 0,
+                bytes: c.as_bytes(),
+                terminated: true,
+            };
+            let Parsed::Record(r) = parse_line(&line) else {
+                panic!("{c}")
+            };
+            let mut units = Vec::new();
+            classify(&r, line.no, &idx, &mut units);
+            let want: Vec<(Label, Option<Label>)> =
+                units.iter().map(|u| (u.label, u.also)).collect();
+            let got: Vec<(Label, Option<Label>)> = attachment_label(&r)
+                .map(|l| (l, None))
+                .into_iter()
+                .collect();
+            assert_eq!(got, want, "{c}");
+        }
+    }
+
+    #[test]
+    fn chunked_scan_equals_one_pass() {
+        let lines = [
+            r#"{"type":"user","uuid":"u1","timestamp":"2026-01-01T00:00:00Z","message":{"role":"user","content":"hi"}}"#,
+            r#"{"type":"assistant","version":"2.1.1","message":{"id":"m1","model":"x","role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{}}],"usage":{"output_tokens":1}}}"#,
+            r#"{"type":"assistant","message":{"id":"m1","model":"x","role":"assistant","content":[{"type":"text","text":"a"}],"usage":{"output_tokens":50,"cache_read_input_tokens":9}}}"#,
+            "{broken",
+            r#"{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"ok","is_error":true}]},"toolUseResult":"Error: x"}"#,
+            r#"{"type":"assistant","message":{"id":"m2","model":"x","role":"assistant","content":[{"type":"tool_use","id":"t2","name":"Read","input":{}}],"usage":{"output_tokens":3}}}"#,
+            r#"{"type":"system","subtype":"turn_duration","durationMs":1200,"timestamp":"2026-01-01T00:01:00Z"}"#,
+            r#"{"type":"attachment","attachment":{"type":"hook_success"}}"#,
+        ];
+        let buf = lines.join("\n") + "\n";
+        let w = Window::default();
+        let (one, book) = census_buf(buf.as_bytes(), false, &w, usize::MAX);
+        assert_eq!(one.lines, 8);
+        assert_eq!(one.malformed_lines, 1);
+        assert_eq!(one.tools["Bash"].errors, 1);
+        assert_eq!(one.tools["Read"].unanswered, 1);
+        assert_eq!(book.rows()["x"].vals.output, 53);
+        for size in 1..buf.len() {
+            let (c, b) = census_buf(buf.as_bytes(), false, &w, size);
+            assert_eq!(format!("{c:?}"), format!("{one:?}"), "chunk size {size}");
+            assert_eq!(b.rows(), book.rows(), "chunk size {size}");
+            assert_eq!(b.differing(), book.differing());
+        }
+    }
 
     #[test]
     fn chunks_are_line_aligned_and_numbered() {
