@@ -201,6 +201,7 @@ fn sidechain_copy_of_parent_context_counted_once_rec_035() {
     assert_eq!(t["tokens_sum_of_rows"][m]["output"], 5598 + 4 + 10);
     assert_eq!(t["shared_ids_across_files"], 1);
     assert_eq!(t["spawns"], 1);
+    assert_eq!(t["lanes"], 1, "a total counts lane files");
     let v = run_json(&home, &["--no-subagents"]);
     assert_eq!(v.len(), 2, "the lane is left out");
     assert_eq!(total(&v)["tokens"][m]["output"], 5598);

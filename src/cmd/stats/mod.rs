@@ -54,7 +54,16 @@ pub fn run(
     started: Instant,
 ) -> anyhow::Result<Exit> {
     let window = Window::parse(args.common.since.as_deref(), args.common.until.as_deref())?;
-    let transcripts = super::select(&args.common, &args.targets, problems)?;
+    let mut transcripts = super::select(&args.common, &args.targets, problems)?;
+    // Each main transcript, then its lanes (discovery may list a lane first).
+    transcripts.sort_by(|a, b| {
+        (&a.project_dir, &a.session_id, a.is_lane(), &a.path).cmp(&(
+            &b.project_dir,
+            &b.session_id,
+            b.is_lane(),
+            &b.path,
+        ))
+    });
     let mut lanes: HashMap<&str, u64> = HashMap::new();
     for t in transcripts.iter().filter(|t| t.is_lane()) {
         *lanes.entry(t.session_id.as_str()).or_default() += 1;
@@ -77,12 +86,12 @@ pub fn run(
                 c.lanes = lanes.get(t.session_id.as_str()).copied().unwrap_or(0);
             }
             if let Ok(mut f) = folds.lock() {
-                f.total.fold(&c, &book);
+                f.total.fold(&c, &book, t.is_lane());
                 if let Some(by) = args.by {
                     f.groups
                         .entry(group_key(by, t, &c))
                         .or_default()
-                        .fold(&c, &book);
+                        .fold(&c, &book, t.is_lane());
                 }
             }
             Ok(Some((i < keep).then_some(c)))

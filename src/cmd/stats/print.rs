@@ -186,7 +186,7 @@ pub fn human(out: &mut Out, r: &Report<'_>) -> io::Result<()> {
         writeln!(
             out,
             "{}{:<36} {:>7} {:>6} {:>3} {:>5} {:>6} {:>5} {:>3} {:>3} {:>7} {:>7} {:>7} {:>7}  FIRST{}",
-            st.head, "TRANSCRIPT", "LINES", "SIZE", "BAD", "TURNS", "UNITS", "CALLS", "ERR", "UNA",
+            st.head, if r.by.is_some() { "GROUP" } else { "TRANSCRIPT" }, "LINES", "SIZE", "BAD", "TURNS", "UNITS", "CALLS", "ERR", "UNA",
             "INPUT", "OUTPUT", "CACHE_R", "CACHE_W", st.reset
         )?;
     }

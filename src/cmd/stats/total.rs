@@ -24,6 +24,7 @@ pub struct Acc {
     /// Everything summed; `tokens` here is the Σ of per-file rows until [`Acc::finish`].
     pub census: Census,
     pub transcripts: u64,
+    lane_files: u64,
     keys: HashMap<u64, Shared>,
     /// Hashes of bare message ids seen top-level (for the progress disclosure).
     ids: HashSet<u64>,
@@ -47,9 +48,11 @@ pub struct Finished {
 }
 
 impl Acc {
-    pub fn fold(&mut self, c: &Census, book: &Book) {
+    /// Fold one transcript in (`lane`: it is a subagent/compaction lane).
+    pub fn fold(&mut self, c: &Census, book: &Book, lane: bool) {
         self.census.add(c);
         self.transcripts += 1;
+        self.lane_files += u64::from(lane);
         for (key, e) in &book.keyed {
             let model = match self.model_idx.get(&e.model) {
                 Some(&i) => i,
@@ -114,6 +117,8 @@ impl Acc {
             }
         }
         census.token_notes.progress_embedded_ids = self.progress.len() as u64;
+        // A total's `lanes` counts lane files, whether or not their main file is here.
+        census.lanes = self.lane_files;
         Finished {
             census,
             transcripts: self.transcripts,
