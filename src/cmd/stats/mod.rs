@@ -7,6 +7,7 @@
 
 pub mod census;
 pub mod known;
+pub mod model;
 pub mod print;
 pub mod tokens;
 pub mod total;
