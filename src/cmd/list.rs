@@ -31,6 +31,8 @@ pub enum TitleSource {
     AiTitle,
     Summary,
     FirstPrompt,
+    /// A session opened by a slash command with no typed args (TURN-007).
+    FirstCommand,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -46,6 +48,8 @@ pub struct Summary {
     pub ai_title: Option<String>,
     pub summary: Option<String>,
     pub first_prompt: Option<String>,
+    /// `/name` of the first slash command, for sessions with no typed prompt.
+    pub first_command: Option<String>,
     /// `(line, kind)` of malformed lines found by this pass: glued records (a
     /// structural `}{"`) and a torn final line. Full validation is `stats`/`audit`.
     pub malformed: Vec<(usize, MalformedKind)>,
@@ -65,6 +69,10 @@ impl Summary {
                 .first_prompt
                 .as_deref()
                 .map(|t| (t, TitleSource::FirstPrompt)))
+            .or(self
+                .first_command
+                .as_deref()
+                .map(|t| (t, TitleSource::FirstCommand)))
     }
 }
 
@@ -117,6 +125,14 @@ pub fn summarize(t: &Transcript) -> crate::error::Result<Summary> {
         }
         if s.first_prompt.is_none() && (lane || !r.is_sidechain()) {
             s.first_prompt = turns::prompt_text(&r).map(|p| crate::output::sanitize::one_line(&p));
+            if s.first_command.is_none() && r.kind() == "user" && !r.is_meta() {
+                s.first_command = crate::classify::unit::user_text(&r)
+                    .and_then(|t| {
+                        crate::classify::markers::xml_tag(&t, "command-name")
+                            .map(crate::output::sanitize::one_line)
+                    })
+                    .filter(|c| !c.is_empty());
+            }
         }
     }
 
