@@ -1,0 +1,262 @@
+//! One pass over one transcript feeding every selected detector. Each line is
+//! skimmed for its top-level keys ([`super::skim`]); only the parts a detector
+//! needs are parsed, and only when a byte prefilter says they can matter:
+//! assistant messages (eaten-text, tool calls), carriers without an object
+//! echo, `toolUseResult`s naming an agent or a persisted path, lines holding
+//! `<persisted-output>`. Uuids are hashed from their bytes.
+
+use memchr::memmem;
+
+use super::calls::{Calls, EchoPolicy};
+use super::dup::Dups;
+use super::eaten::Eaten;
+use super::finding::{At, FileCtx, Finding};
+use super::lite::{kinds, LiteMessage};
+use super::refs::Refs;
+use super::skim::{skim, Flaw, Top};
+use crate::cli::audit::Kind;
+use crate::discovery::{Shape, Transcript};
+use crate::record::{parse_line, Parsed};
+use crate::scan::{Line, Lines, Source};
+
+/// Which detectors run.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Want {
+    pub eaten: bool,
+    pub adjacency: bool,
+    pub malformed: bool,
+    pub lanes: bool,
+    pub outputs: bool,
+    pub echo: bool,
+    pub unanswered: bool,
+    pub dup: bool,
+}
+
+impl Want {
+    pub fn from(kinds: &[Kind]) -> Want {
+        let on = |k| kinds.is_empty() || kinds.contains(&k);
+        Want {
+            eaten: on(Kind::EatenText),
+            adjacency: on(Kind::EatenTextAdjacency),
+            malformed: on(Kind::MalformedLine),
+            lanes: on(Kind::MissingTranscript),
+            outputs: on(Kind::MissingPersistedOutput),
+            echo: on(Kind::MissingEcho),
+            unanswered: on(Kind::UnansweredCall),
+            dup: on(Kind::DuplicateUuid),
+        }
+    }
+}
+
+#[derive(Debug, Default)]
+pub struct FileAudit {
+    pub findings: Vec<Finding>,
+    pub bytes: u64,
+    pub multi_block: usize,
+    pub error: Option<String>,
+}
+
+fn has(hay: &[u8], needle: &[u8]) -> bool {
+    memmem::find(hay, needle).is_some()
+}
+
+/// Echo rule for this file (see [`super::calls`]): top-level files always, a
+/// teammate lane (meta `taskKind:"in_process_teammate"`, SUB-028) for writes.
+fn policy(t: &Transcript) -> EchoPolicy {
+    match t.shape {
+        Shape::Main => EchoPolicy::Main,
+        Shape::Subagent => {
+            let meta = t.path.with_extension("meta.json");
+            match std::fs::read(meta) {
+                Ok(b) if has(&b, b"\"in_process_teammate\"") => EchoPolicy::Teammate,
+                _ => EchoPolicy::Never,
+            }
+        }
+        _ => EchoPolicy::Never,
+    }
+}
+
+/// The first `"timestamp":"…"` value in a line that would not skim.
+fn scraped_ts(b: &[u8]) -> Option<&[u8]> {
+    const KEY: &[u8] = b"\"timestamp\":\"";
+    let at = memmem::find(b, KEY)? + KEY.len();
+    let len = memchr::memchr(b'"', &b[at..])?;
+    Some(&b[at..at + len]).filter(|v| v.len() <= 40)
+}
+
+pub fn audit(t: &Transcript, want: &Want) -> FileAudit {
+    let mut res = FileAudit::default();
+    let src = match Source::open(&t.path) {
+        Ok(s) => s,
+        Err(e) => {
+            res.error = Some(e.to_string());
+            return res;
+        }
+    };
+    let buf: &[u8] = &src;
+    res.bytes = buf.len() as u64;
+    let ctx = FileCtx {
+        file: t.path.display().to_string(),
+        session_id: t.session_id.clone(),
+        is_lane: t.is_lane(),
+    };
+    let policy = if want.echo { policy(t) } else { EchoPolicy::Never };
+    let mut s = Pass {
+        want: *want,
+        ctx: &ctx,
+        policy,
+        eaten: Eaten::default(),
+        calls: Calls::default(),
+        dups: Dups::default(),
+        refs: Refs::default(),
+        out: Vec::new(),
+    };
+    for line in Lines::new(buf) {
+        match skim(line.bytes) {
+            Ok(top) => s.line(buf, &line, &top),
+            Err(Flaw::Blank) => {}
+            Err(_) => s.malformed(&line, None),
+        }
+    }
+    let Pass {
+        eaten,
+        calls,
+        dups,
+        refs,
+        mut out,
+        ..
+    } = s;
+    res.multi_block = eaten.multi_block;
+    eaten.finish(&ctx, want.eaten, want.adjacency, &mut out);
+    calls.finish(&ctx, policy, want.echo, want.unanswered, buf, &mut out);
+    if want.dup {
+        dups.finish(&ctx, buf, &mut out);
+    }
+    refs.finish(&ctx, t, want.lanes, want.outputs, &mut out);
+    res.findings = out;
+    res
+}
+
+struct Pass<'c> {
+    want: Want,
+    ctx: &'c FileCtx,
+    policy: EchoPolicy,
+    eaten: Eaten,
+    calls: Calls,
+    dups: Dups,
+    refs: Refs,
+    out: Vec<Finding>,
+}
+
+impl Pass<'_> {
+    fn malformed(&mut self, line: &Line<'_>, why: Option<String>) {
+        if !self.want.malformed {
+            return;
+        }
+        let (kind, detail) = match (why, parse_line(line)) {
+            (Some(w), _) => ("invalid-json", w),
+            (None, Parsed::Malformed(m)) => {
+                if m.kind == crate::record::MalformedKind::Blank {
+                    return;
+                }
+                (m.kind.name(), format!("{} (column {})", m.detail, m.column))
+            }
+            // The skim is stricter than serde on scalars; serde's verdict wins.
+            (None, Parsed::Record(_)) => return,
+        };
+        let at = At::new(line.no, false, scraped_ts(line.bytes), None);
+        self.out.push(self.ctx.finding(
+            Kind::MalformedLine,
+            &at,
+            None,
+            format!("{kind}: {detail}"),
+        ));
+    }
+
+    fn line(&mut self, buf: &[u8], line: &Line<'_>, top: &Top<'_>) {
+        let at = || At::new(line.no, top.is_sidechain, top.timestamp, top.version);
+        let w = self.want;
+        if w.dup {
+            if let Some(u) = top.uuid {
+                self.dups.uuid(buf, u, line.no, line.offset, &at());
+            }
+        }
+        match top.kind {
+            Some(b"assistant") => self.assistant(line, top, &at),
+            Some(b"user") => self.user(line, top, &at),
+            Some(b"progress") if w.lanes => {
+                if let Some(d) = top.data.filter(|d| has(d, b"\"agentId\"")) {
+                    self.refs.progress(d, &at());
+                }
+            }
+            Some(b"system") if top.subtype == Some(b"compact_boundary") => {
+                self.dups.boundary(line.no);
+            }
+            Some(b"attachment") if w.outputs && has(line.bytes, b"<persisted-output>") => {
+                self.refs.attachment_output(line.bytes, &at());
+            }
+            _ => {}
+        }
+    }
+
+    fn assistant(&mut self, line: &Line<'_>, top: &Top<'_>, at: &dyn Fn() -> At) {
+        let w = self.want;
+        let Some(msg) = top.message else { return };
+        let eaten = w.eaten || w.adjacency;
+        let tools = (w.echo && self.policy != EchoPolicy::Never) || w.unanswered;
+        if !eaten && !(tools && has(msg, b"\"tool_use\"")) {
+            return;
+        }
+        let m: LiteMessage<'_> = match serde_json::from_slice(msg) {
+            Ok(m) => m,
+            Err(e) => {
+                self.eaten.other_message(top.is_sidechain);
+                self.malformed(line, Some(format!("message does not parse: {e}")));
+                return;
+            }
+        };
+        let Some(blocks) = m.blocks() else {
+            self.eaten.other_message(top.is_sidechain);
+            return;
+        };
+        let at = at();
+        if tools {
+            self.calls.uses(blocks, &at);
+        }
+        match m.id() {
+            Some(mid) if eaten => self.eaten.record(&mid, kinds(blocks), at),
+            _ => self.eaten.other_message(top.is_sidechain),
+        }
+    }
+
+    fn user(&mut self, line: &Line<'_>, top: &Top<'_>, at: &dyn Fn() -> At) {
+        let w = self.want;
+        // The structured pointer wins over scraping the inline marker (REC-015).
+        let mut structured = false;
+        if let Some(tur) = top.tool_use_result {
+            if (w.lanes && has(tur, b"\"agentId\""))
+                || (w.outputs && has(tur, b"\"persistedOutputPath\""))
+            {
+                structured = self.refs.tool_use_result(tur, &at());
+            }
+        }
+        let Some(msg) = top.message else { return };
+        self.eaten.other_message(top.is_sidechain);
+        if w.unanswered {
+            self.calls.answers(msg);
+        }
+        let object_echo = top.tool_use_result.is_some_and(|r| r.starts_with(b"{"));
+        if w.echo && self.policy != EchoPolicy::Never && !object_echo && has(msg, b"\"tool_result\"")
+        {
+            match serde_json::from_slice::<LiteMessage<'_>>(msg) {
+                Ok(m) => self
+                    .calls
+                    .bare_carrier(m.blocks().unwrap_or_default(), &at()),
+                Err(e) => self.malformed(line, Some(format!("message does not parse: {e}"))),
+            }
+        }
+        if w.outputs && !structured && has(msg, b"<persisted-output>") {
+            self.refs.inline_output(msg, &at());
+        }
+    }
+}
