@@ -7,7 +7,9 @@
 //! whose later usage is zeroed, QT-041), else plain `repeat`. Informational:
 //! Claude Code does this itself; csift reports the copies as distinct lines.
 
+use std::collections::hash_map::Entry;
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 
 use super::finding::{At, FileCtx, Finding};
 use crate::cli::audit::Kind;
@@ -24,14 +26,37 @@ pub fn fnv(bytes: &[u8]) -> u64 {
 #[derive(Debug, Clone, Copy)]
 struct Seen {
     line: usize,
-    /// Byte range of the whole first line, and of its uuid value.
+    /// Byte range of the whole first line, and where its uuid value starts.
     start: usize,
     end: usize,
+    uuid_at: usize,
 }
+
+/// The keys are already FNV hashes: use them as they are.
+#[derive(Default, Clone, Copy)]
+pub struct PassThrough(u64);
+
+impl Hasher for PassThrough {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 << 8) | u64::from(b);
+        }
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
+}
+
+type Map<V> = HashMap<u64, V, BuildHasherDefault<PassThrough>>;
 
 #[derive(Debug, Default)]
 pub struct Dups {
-    seen: HashMap<u64, Vec<Seen>>,
+    seen: Map<Seen>,
+    /// Distinct uuids whose hash collided with an earlier one (practically never).
+    collided: HashMap<Vec<u8>, Seen>,
     boundaries: Vec<usize>,
     repeats: Vec<(Seen, At, usize, usize)>,
 }
@@ -60,20 +85,43 @@ impl Dups {
         self.boundaries.push(line);
     }
 
-    /// A line (whole bytes at `start..end` of the file) with top-level `uuid`.
-    pub fn uuid(&mut self, buf: &[u8], uuid: &[u8], line: usize, start: usize, at: &At) {
-        let end = start
-            + memchr::memchr(b'\n', &buf[start..]).unwrap_or(buf.len() - start);
-        let h = fnv(uuid);
-        let slot = self.seen.entry(h).or_default();
-        let first = slot.iter().find(|s| {
-            let l = &buf[s.start..s.end];
-            memchr::memmem::find(l, uuid).is_some()
-        });
-        match first {
-            Some(f) => self.repeats.push((*f, at.clone(), start, end)),
-            None => slot.push(Seen { line, start, end }),
-        }
+    /// A line (bytes `start..end` of `buf`) whose top-level `uuid` is `uuid`, a
+    /// sub-slice of `buf`. `at` is built only for a repeat.
+    pub fn uuid(
+        &mut self,
+        buf: &[u8],
+        uuid: &[u8],
+        (line, start, end): (usize, usize, usize),
+        at: impl FnOnce() -> At,
+    ) {
+        let uuid_at = (uuid.as_ptr() as usize).saturating_sub(buf.as_ptr() as usize);
+        let new = Seen {
+            line,
+            start,
+            end,
+            uuid_at,
+        };
+        let first = match self.seen.entry(fnv(uuid)) {
+            Entry::Vacant(v) => {
+                v.insert(new);
+                return;
+            }
+            Entry::Occupied(o) => *o.get(),
+        };
+        let same = buf.get(first.uuid_at..first.uuid_at + uuid.len()) == Some(uuid)
+            && buf.get(first.uuid_at + uuid.len()) == Some(&b'"');
+        let first = if same {
+            first
+        } else {
+            match self.collided.entry(uuid.to_vec()) {
+                std::collections::hash_map::Entry::Vacant(v) => {
+                    v.insert(new);
+                    return;
+                }
+                std::collections::hash_map::Entry::Occupied(o) => *o.get(),
+            }
+        };
+        self.repeats.push((first, at(), start, end));
     }
 
     pub fn finish(self, ctx: &FileCtx, buf: &[u8], out: &mut Vec<Finding>) {
@@ -116,9 +164,9 @@ mod tests {
         let mut d = Dups::default();
         let mut start = 0;
         for (i, l) in buf.split(|&b| b == b'\n').enumerate().take(4) {
-            let u = &l[9..11];
+            let u = &buf[start + 9..start + 11];
             let at = At { line: i + 1, ..At::default() };
-            d.uuid(buf, u, i + 1, start, &at);
+            d.uuid(buf, u, (i + 1, start, start + l.len()), || at);
             start += l.len() + 1;
         }
         let ctx = FileCtx { file: "f".into(), session_id: "s".into(), is_lane: false };

@@ -13,11 +13,11 @@ use super::eaten::Eaten;
 use super::finding::{At, FileCtx, Finding};
 use super::lite::{kinds, LiteMessage};
 use super::refs::Refs;
-use super::skim::{skim, Flaw, Top};
+use super::skim::{skim_at, Flaw, Top};
 use crate::cli::audit::Kind;
 use crate::discovery::{Shape, Transcript};
 use crate::record::{parse_line, Parsed};
-use crate::scan::{Line, Lines, Source};
+use crate::scan::{Line, Source};
 
 /// Which detectors run.
 #[derive(Debug, Clone, Copy, Default)]
@@ -58,6 +58,30 @@ pub struct FileAudit {
 
 fn has(hay: &[u8], needle: &[u8]) -> bool {
     memmem::find(hay, needle).is_some()
+}
+
+/// Precompiled byte prefilters (a `Finder` is built once, not per line).
+struct Pat {
+    tool_use: memmem::Finder<'static>,
+    tool_result: memmem::Finder<'static>,
+    persisted: memmem::Finder<'static>,
+    agent_id: memmem::Finder<'static>,
+    persisted_path: memmem::Finder<'static>,
+}
+
+fn pat() -> &'static Pat {
+    static P: std::sync::OnceLock<Pat> = std::sync::OnceLock::new();
+    P.get_or_init(|| Pat {
+        tool_use: memmem::Finder::new(b"\"tool_use\""),
+        tool_result: memmem::Finder::new(b"\"tool_result\""),
+        persisted: memmem::Finder::new(b"<persisted-output>"),
+        agent_id: memmem::Finder::new(b"\"agentId\""),
+        persisted_path: memmem::Finder::new(b"\"persistedOutputPath\""),
+    })
+}
+
+fn hit(f: &memmem::Finder<'_>, hay: &[u8]) -> bool {
+    f.find(hay).is_some()
 }
 
 /// Echo rule for this file (see [`super::calls`]): top-level files always, a
@@ -111,12 +135,28 @@ pub fn audit(t: &Transcript, want: &Want) -> FileAudit {
         refs: Refs::default(),
         out: Vec::new(),
     };
-    for line in Lines::new(buf) {
-        match skim(line.bytes) {
+    // Framing happens inside the skim (one pass over the bytes).
+    let mut pos = 0;
+    let mut no = 0;
+    while pos < buf.len() {
+        no += 1;
+        let (top, end) = skim_at(buf, pos);
+        let mut bytes = &buf[pos..end];
+        if let [head @ .., b'\r'] = bytes {
+            bytes = head;
+        }
+        let line = Line {
+            no,
+            offset: pos,
+            bytes,
+            terminated: end < buf.len(),
+        };
+        match top {
             Ok(top) => s.line(buf, &line, &top),
             Err(Flaw::Blank) => {}
             Err(_) => s.malformed(&line, None),
         }
+        pos = end + 1;
     }
     let Pass {
         eaten,
@@ -178,21 +218,22 @@ impl Pass<'_> {
         let w = self.want;
         if w.dup {
             if let Some(u) = top.uuid {
-                self.dups.uuid(buf, u, line.no, line.offset, &at());
+                let end = line.offset + line.bytes.len();
+                self.dups.uuid(buf, u, (line.no, line.offset, end), at);
             }
         }
         match top.kind {
             Some(b"assistant") => self.assistant(line, top, &at),
             Some(b"user") => self.user(line, top, &at),
             Some(b"progress") if w.lanes => {
-                if let Some(d) = top.data.filter(|d| has(d, b"\"agentId\"")) {
+                if let Some(d) = top.data.filter(|d| hit(&pat().agent_id, d)) {
                     self.refs.progress(d, &at());
                 }
             }
             Some(b"system") if top.subtype == Some(b"compact_boundary") => {
                 self.dups.boundary(line.no);
             }
-            Some(b"attachment") if w.outputs && has(line.bytes, b"<persisted-output>") => {
+            Some(b"attachment") if w.outputs && hit(&pat().persisted, line.bytes) => {
                 self.refs.attachment_output(line.bytes, &at());
             }
             _ => {}
@@ -204,7 +245,7 @@ impl Pass<'_> {
         let Some(msg) = top.message else { return };
         let eaten = w.eaten || w.adjacency;
         let tools = (w.echo && self.policy != EchoPolicy::Never) || w.unanswered;
-        if !eaten && !(tools && has(msg, b"\"tool_use\"")) {
+        if !eaten && !(tools && hit(&pat().tool_use, msg)) {
             return;
         }
         let m: LiteMessage<'_> = match serde_json::from_slice(msg) {
@@ -234,8 +275,8 @@ impl Pass<'_> {
         // The structured pointer wins over scraping the inline marker (REC-015).
         let mut structured = false;
         if let Some(tur) = top.tool_use_result {
-            if (w.lanes && has(tur, b"\"agentId\""))
-                || (w.outputs && has(tur, b"\"persistedOutputPath\""))
+            if (w.lanes && hit(&pat().agent_id, tur))
+                || (w.outputs && hit(&pat().persisted_path, tur))
             {
                 structured = self.refs.tool_use_result(tur, &at());
             }
@@ -246,7 +287,7 @@ impl Pass<'_> {
             self.calls.answers(msg);
         }
         let object_echo = top.tool_use_result.is_some_and(|r| r.starts_with(b"{"));
-        if w.echo && self.policy != EchoPolicy::Never && !object_echo && has(msg, b"\"tool_result\"")
+        if w.echo && self.policy != EchoPolicy::Never && !object_echo && hit(&pat().tool_result, msg)
         {
             match serde_json::from_slice::<LiteMessage<'_>>(msg) {
                 Ok(m) => self
@@ -255,7 +296,7 @@ impl Pass<'_> {
                 Err(e) => self.malformed(line, Some(format!("message does not parse: {e}"))),
             }
         }
-        if w.outputs && !structured && has(msg, b"<persisted-output>") {
+        if w.outputs && !structured && hit(&pat().persisted, msg) {
             self.refs.inline_output(msg, &at());
         }
     }

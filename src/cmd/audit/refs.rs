@@ -58,7 +58,7 @@ impl Refs {
         };
         if let (Some(id), Some(st)) = (&s.agent_id, &s.status) {
             if matches!(&**st, "completed" | "async_launched" | "teammate_spawned") {
-                self.lane(id, at, "spawn result");
+                self.lane(id, at, "a spawn result");
             }
         }
         match s.persisted_output_path {
@@ -74,7 +74,7 @@ impl Refs {
     /// A progress record's `data` (raw) naming a subagent.
     pub fn progress(&mut self, raw: &[u8], at: &At) {
         if let Some(id) = parse_obj(raw).and_then(|s| s.agent_id) {
-            self.lane(&id, at, "agent_progress record");
+            self.lane(&id, at, "an agent_progress record");
         }
     }
 
@@ -156,7 +156,7 @@ impl Refs {
                     at,
                     None,
                     format!(
-                        "subagent {id} named by a {how} has no lane file (expected {})",
+                        "subagent {id} named by {how} has no lane file (expected {})",
                         expect.display()
                     ),
                 ));

@@ -42,28 +42,52 @@ impl Top<'_> {
     }
 }
 
+/// Skip blanks; a newline ends the line and is never skipped.
 fn ws(b: &[u8], mut i: usize) -> usize {
-    while i < b.len() && matches!(b[i], b' ' | b'\t' | b'\r' | b'\n') {
+    while i < b.len() && matches!(b[i], b' ' | b'\t' | b'\r') {
         i += 1;
     }
     i
 }
 
 /// Index just past the closing quote of a string whose body starts at `i`.
+/// Looks for quotes (and newlines, which end the line) only and counts the
+/// backslashes before a quote, so the frequent `\n` escapes in tool output
+/// cost nothing.
 fn string_end(b: &[u8], mut i: usize) -> Result<usize, Flaw> {
-    loop {
-        match memchr::memchr2(b'"', b'\\', &b[i.min(b.len())..]) {
-            Some(k) if b[i + k] == b'"' => return Ok(i + k + 1),
-            Some(k) => i += k + 2,
-            None => return Err(Flaw::Unterminated),
+    // Most strings (keys, ids, short values) end within a few bytes: a plain
+    // loop beats memchr's setup there; long bodies go to memchr.
+    let short = b.len().min(i + 24);
+    let mut j = i;
+    while j < short {
+        match b[j] {
+            b'"' => return Ok(j + 1),
+            b'\\' => j += 2,
+            b'\n' => return Err(Flaw::Unterminated),
+            _ => j += 1,
         }
+    }
+    i = j;
+    loop {
+        let Some(k) = memchr::memchr2(b'"', b'\n', b.get(i..).unwrap_or_default()) else {
+            return Err(Flaw::Unterminated);
+        };
+        let q = i + k;
+        if b[q] == b'\n' {
+            return Err(Flaw::Unterminated);
+        }
+        let slashes = b[i..q].iter().rev().take_while(|&&c| c == b'\\').count();
+        if slashes % 2 == 0 {
+            return Ok(q + 1);
+        }
+        i = q + 1;
     }
 }
 
 /// Index just past the value starting at `i`.
 fn value_end(b: &[u8], i: usize) -> Result<usize, Flaw> {
     match b.get(i) {
-        None => Err(Flaw::Unterminated),
+        None | Some(b'\n') => Err(Flaw::Unterminated),
         Some(b'"') => string_end(b, i + 1),
         Some(b'{' | b'[') => {
             let mut depth = 0usize;
@@ -81,6 +105,7 @@ fn value_end(b: &[u8], i: usize) -> Result<usize, Flaw> {
                             return Ok(j + 1);
                         }
                     }
+                    b'\n' => return Err(Flaw::Unterminated),
                     _ => {}
                 }
                 j += 1;
@@ -106,12 +131,37 @@ fn truthy(v: &[u8]) -> bool {
 
 /// Skim one line (without its newline).
 pub fn skim(b: &[u8]) -> Result<Top<'_>, Flaw> {
-    let mut i = ws(b, 0);
-    if i == b.len() {
-        return Err(Flaw::Blank);
+    let (top, end) = skim_at(b, 0);
+    match top {
+        Ok(_) if end != b.len() => Err(Flaw::Invalid),
+        other => other,
     }
-    if b[i] != b'{' {
-        return Err(Flaw::Invalid);
+}
+
+/// Skim the line starting at `start` of `buf`, finding its end on the way (the
+/// index of its `\n`, or `buf.len()`), so framing costs no separate pass.
+pub fn skim_at(buf: &[u8], start: usize) -> (Result<Top<'_>, Flaw>, usize) {
+    match skim_object(buf, start) {
+        Ok((top, end)) => (Ok(top), end),
+        Err(flaw) => {
+            let end = memchr::memchr(b'\n', &buf[start..]).map_or(buf.len(), |k| start + k);
+            let line = &buf[start..end];
+            let flaw = if line.iter().all(|c| c.is_ascii_whitespace()) {
+                Flaw::Blank
+            } else {
+                flaw
+            };
+            (Err(flaw), end)
+        }
+    }
+}
+
+fn skim_object(b: &[u8], start: usize) -> Result<(Top<'_>, usize), Flaw> {
+    let mut i = ws(b, start);
+    match b.get(i) {
+        None | Some(b'\n') => return Err(Flaw::Blank),
+        Some(b'{') => {}
+        Some(_) => return Err(Flaw::Invalid),
     }
     let mut top = Top::default();
     i = ws(b, i + 1);
@@ -119,15 +169,17 @@ pub fn skim(b: &[u8]) -> Result<Top<'_>, Flaw> {
         i += 1;
     } else {
         loop {
-            if b.get(i) != Some(&b'"') {
-                return Err(if i >= b.len() { Flaw::Unterminated } else { Flaw::Invalid });
+            match b.get(i) {
+                Some(b'"') => {}
+                None | Some(b'\n') => return Err(Flaw::Unterminated),
+                Some(_) => return Err(Flaw::Invalid),
             }
             let kend = string_end(b, i + 1)?;
             let key = &b[i + 1..kend - 1];
             i = ws(b, kend);
             match b.get(i) {
                 Some(b':') => {}
-                None => return Err(Flaw::Unterminated),
+                None | Some(b'\n') => return Err(Flaw::Unterminated),
                 Some(_) => return Err(Flaw::Invalid),
             }
             let vstart = ws(b, i + 1);
@@ -155,14 +207,14 @@ pub fn skim(b: &[u8]) -> Result<Top<'_>, Flaw> {
                     i += 1;
                     break;
                 }
-                None => return Err(Flaw::Unterminated),
+                None | Some(b'\n') => return Err(Flaw::Unterminated),
                 Some(_) => return Err(Flaw::Invalid),
             }
         }
     }
     i = ws(b, i);
     match b.get(i) {
-        None => Ok(top),
+        None | Some(b'\n') => Ok((top, i)),
         Some(b'{') => Err(Flaw::Glued),
         Some(_) => Err(Flaw::Invalid),
     }
@@ -194,5 +246,20 @@ mod tests {
         assert_eq!(skim(br#"{"a" 1}"#).unwrap_err(), Flaw::Invalid);
         assert!(skim(br#"{"a":"x\\"} "#).is_ok());
         assert!(skim(b"{}").is_ok());
+    }
+
+    #[test]
+    fn frames_lines_while_skimming() {
+        let buf = b"{\"a\":\"x\\\"y\"}\r\n\n{\"b\":\"torn\n{\"c\":1}";
+        let (t, end) = skim_at(buf, 0);
+        assert!(t.is_ok());
+        assert_eq!(buf[end], b'\n');
+        let (t, end2) = skim_at(buf, end + 1);
+        assert_eq!(t.unwrap_err(), Flaw::Blank);
+        let (t, end3) = skim_at(buf, end2 + 1);
+        assert_eq!(t.unwrap_err(), Flaw::Unterminated);
+        let (t, end4) = skim_at(buf, end3 + 1);
+        assert!(t.is_ok());
+        assert_eq!(end4, buf.len());
     }
 }
