@@ -49,6 +49,17 @@ impl<'a> LiteMessage<'a> {
         raw_str(self.id).filter(|s| !s.is_empty())
     }
 
+    /// The guard's turn boundary (the report's `is_genuine_user`, applied to a
+    /// user record that is neither sidechain nor meta): string content, or a
+    /// list without a tool_result block.
+    pub fn is_typed_prompt(&self) -> bool {
+        match &self.content {
+            Some(LiteContent::Text) => true,
+            Some(LiteContent::Blocks(b)) => !b.iter().any(|b| b.is("tool_result")),
+            _ => false,
+        }
+    }
+
     /// The dict blocks when `content` is a list (`None` otherwise).
     pub fn blocks(&self) -> Option<&[LiteBlock<'a>]> {
         match &self.content {
@@ -90,6 +101,8 @@ impl LiteBlock<'_> {
 #[derive(Debug)]
 pub enum LiteContent<'a> {
     Blocks(Vec<LiteBlock<'a>>),
+    /// A plain string (a typed user prompt, REC-002).
+    Text,
     Other,
 }
 
@@ -154,7 +167,7 @@ impl<'de: 'a, 'a> Deserialize<'de> for LiteContent<'a> {
                 Ok(LiteContent::Other)
             }
             fn visit_str<E: de::Error>(self, _: &str) -> Result<Self::Value, E> {
-                Ok(LiteContent::Other)
+                Ok(LiteContent::Text)
             }
             fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
                 Ok(LiteContent::Other)
