@@ -84,7 +84,13 @@ pub struct AuditArgs {
     #[arg(value_name = "TARGET")]
     pub targets: Vec<String>,
     /// Only these kinds (repeatable, or comma-separated). Default: all.
-    #[arg(long = "kind", short = 'k', value_enum, value_delimiter = ',', value_name = "KIND")]
+    #[arg(
+        long = "kind",
+        short = 'k',
+        value_enum,
+        value_delimiter = ',',
+        value_name = "KIND"
+    )]
     pub kinds: Vec<Kind>,
     /// Also break the counts down by month (UTC), Claude Code version or transcript.
     #[arg(long, value_enum, value_name = "KEY")]

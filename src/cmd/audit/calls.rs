@@ -73,7 +73,8 @@ impl Calls {
             let name = name.map(|n| n.into_owned()).unwrap_or_default();
             let background = name == "Bash"
                 && b.input.is_some_and(|i| {
-                    memchr::memmem::find(i.get().as_bytes(), b"\"run_in_background\":true").is_some()
+                    memchr::memmem::find(i.get().as_bytes(), b"\"run_in_background\":true")
+                        .is_some()
                 });
             self.names.insert(id.to_string(), name.clone());
             self.uses.push(Call {
@@ -106,7 +107,10 @@ impl Calls {
     /// A carrier whose `toolUseResult` is absent or not an object: its successful
     /// tool_result blocks are echo candidates.
     pub fn bare_carrier(&mut self, blocks: &[LiteBlock<'_>], at: &At) {
-        for b in blocks.iter().filter(|b| b.is("tool_result") && !b.is_error()) {
+        for b in blocks
+            .iter()
+            .filter(|b| b.is("tool_result") && !b.is_error())
+        {
             if let Some(id) = raw_str(b.tool_use_id) {
                 self.bare.push((id.into_owned(), at.clone()));
             }

@@ -165,16 +165,27 @@ mod tests {
         let mut start = 0;
         for (i, l) in buf.split(|&b| b == b'\n').enumerate().take(4) {
             let u = &buf[start + 9..start + 11];
-            let at = At { line: i + 1, ..At::default() };
+            let at = At {
+                line: i + 1,
+                ..At::default()
+            };
             d.uuid(buf, u, (i + 1, start, start + l.len()), || at);
             start += l.len() + 1;
         }
-        let ctx = FileCtx { file: "f".into(), session_id: "s".into(), is_lane: false };
+        let ctx = FileCtx {
+            file: "f".into(),
+            session_id: "s".into(),
+            is_lane: false,
+        };
         let mut out = Vec::new();
         d.finish(&ctx, buf, &mut out);
         assert_eq!(out.len(), 2);
         assert_eq!(out[0].line, 3);
-        assert!(out[0].detail.contains("byte-identical"), "{}", out[0].detail);
+        assert!(
+            out[0].detail.contains("byte-identical"),
+            "{}",
+            out[0].detail
+        );
         assert!(out[1].detail.contains("plus slug"), "{}", out[1].detail);
     }
 }

@@ -124,7 +124,11 @@ pub fn audit(t: &Transcript, want: &Want) -> FileAudit {
         session_id: t.session_id.clone(),
         is_lane: t.is_lane(),
     };
-    let policy = if want.echo { policy(t) } else { EchoPolicy::Never };
+    let policy = if want.echo {
+        policy(t)
+    } else {
+        EchoPolicy::Never
+    };
     let mut s = Pass {
         want: *want,
         ctx: &ctx,
@@ -245,7 +249,8 @@ impl Pass<'_> {
         let Some(msg) = top.message else { return };
         let eaten = w.eaten || w.adjacency;
         let tools = (w.echo && self.policy != EchoPolicy::Never) || w.unanswered;
-        if !eaten && !(tools && hit(&pat().tool_use, msg)) {
+        let wanted = eaten || (tools && hit(&pat().tool_use, msg));
+        if !wanted {
             return;
         }
         let m: LiteMessage<'_> = match serde_json::from_slice(msg) {
@@ -287,7 +292,10 @@ impl Pass<'_> {
             self.calls.answers(msg);
         }
         let object_echo = top.tool_use_result.is_some_and(|r| r.starts_with(b"{"));
-        if w.echo && self.policy != EchoPolicy::Never && !object_echo && hit(&pat().tool_result, msg)
+        if w.echo
+            && self.policy != EchoPolicy::Never
+            && !object_echo
+            && hit(&pat().tool_result, msg)
         {
             match serde_json::from_slice::<LiteMessage<'_>>(msg) {
                 Ok(m) => self

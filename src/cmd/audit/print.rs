@@ -110,12 +110,7 @@ struct Summary {
     elapsed_ms: u128,
 }
 
-pub fn print(
-    out: &mut Out,
-    r: &Report,
-    args: &AuditArgs,
-    started: Instant,
-) -> std::io::Result<()> {
+pub fn print(out: &mut Out, r: &Report, args: &AuditArgs, started: Instant) -> std::io::Result<()> {
     let counts = counts(&r.kinds, &r.findings);
     if args.common.format == Format::Json {
         for f in &r.findings {
@@ -173,7 +168,12 @@ pub fn print(
             st.reset
         )?;
         for ((kind, key), (main, side)) in breakdown(by, &r.findings) {
-            writeln!(out, "{:<26} {:<40} {main:>7} {side:>9}", kind.name(), one_line(&key))?;
+            writeln!(
+                out,
+                "{:<26} {:<40} {main:>7} {side:>9}",
+                kind.name(),
+                one_line(&key)
+            )?;
         }
     }
     let shown = args.max_count.unwrap_or(usize::MAX).min(r.findings.len());

@@ -114,7 +114,8 @@ fn value_end(b: &[u8], i: usize) -> Result<usize, Flaw> {
         }
         Some(c) if c.is_ascii_digit() || matches!(c, b'-' | b't' | b'f' | b'n') => {
             let mut j = i + 1;
-            while j < b.len() && (b[j].is_ascii_alphanumeric() || matches!(b[j], b'.' | b'+' | b'-'))
+            while j < b.len()
+                && (b[j].is_ascii_alphanumeric() || matches!(b[j], b'.' | b'+' | b'-'))
             {
                 j += 1;
             }
@@ -126,7 +127,10 @@ fn value_end(b: &[u8], i: usize) -> Result<usize, Flaw> {
 
 /// Python's truthiness of a scalar JSON value (`bool(r.get("isSidechain"))`).
 fn truthy(v: &[u8]) -> bool {
-    !matches!(v, b"false" | b"null" | b"0" | b"\"\"" | b"[]" | b"{}" | b"0.0")
+    !matches!(
+        v,
+        b"false" | b"null" | b"0" | b"\"\"" | b"[]" | b"{}" | b"0.0"
+    )
 }
 
 /// Skim one line (without its newline).
@@ -238,7 +242,10 @@ mod tests {
     #[test]
     fn names_flaws() {
         assert_eq!(skim(br#"{"a":1}{"b":2}"#).unwrap_err(), Flaw::Glued);
-        assert_eq!(skim(br#"{"a":"unterminated"#).unwrap_err(), Flaw::Unterminated);
+        assert_eq!(
+            skim(br#"{"a":"unterminated"#).unwrap_err(),
+            Flaw::Unterminated
+        );
         assert_eq!(skim(br#"{"a":{"b":[1,2]"#).unwrap_err(), Flaw::Unterminated);
         assert_eq!(skim(b"[1,2]").unwrap_err(), Flaw::Invalid);
         assert_eq!(skim(b"  ").unwrap_err(), Flaw::Blank);

@@ -74,7 +74,12 @@ pub fn marker_count(text: &str) -> u64 {
 
 /// Post arm. Returns the exit code and saves `state` to `path`.
 pub fn post(mut st: State, fire: Fire<'_>, path: &Path) -> anyhow::Result<u8> {
-    let deliver = dedupe(st.carryover.iter().cloned().chain(fire.hits.iter().cloned()));
+    let deliver = dedupe(
+        st.carryover
+            .iter()
+            .cloned()
+            .chain(fire.hits.iter().cloned()),
+    );
     let carried = std::mem::take(&mut st.carryover);
     for id in &deliver {
         if !st.surfaced.iter().any(|e| &e.id == id) {
@@ -153,7 +158,12 @@ pub fn stop(mut st: State, fire: Fire<'_>, path: &Path) -> anyhow::Result<u8> {
         match fire.last_message.as_deref().filter(|t| !t.is_empty()) {
             None => {
                 // Cannot verify: keep the ids, never block on missing data.
-                log_event(fire.dir, fire.session, "marker-unverifiable", json!({ "ids": ids }));
+                log_event(
+                    fire.dir,
+                    fire.session,
+                    "marker-unverifiable",
+                    json!({ "ids": ids }),
+                );
                 kept = current;
             }
             Some(text) if marker_count(text) >= current.len() as u64 => {
@@ -211,12 +221,18 @@ mod tests {
         assert_eq!(marker_count("no footer"), 0);
         let early = format!("[recovered: 5]{}", "x".repeat(400));
         assert_eq!(marker_count(&early), 0);
-        assert_eq!(marker_count("[recovered: 99999999999999999999999]"), u64::MAX);
+        assert_eq!(
+            marker_count("[recovered: 99999999999999999999999]"),
+            u64::MAX
+        );
     }
 
     #[test]
     fn short_ids_render() {
-        let ids = vec!["msg_01ABCDEFGHoxt4w3S9@14:03:07".to_string(), "x".to_string()];
+        let ids = vec![
+            "msg_01ABCDEFGHoxt4w3S9@14:03:07".to_string(),
+            "x".to_string(),
+        ];
         assert_eq!(short_ids(&ids), "..oxt4w3S9 14:03, ..x");
     }
 }

@@ -131,9 +131,8 @@ fn fire(args: &GuardArgs) -> anyhow::Result<u8> {
     let size = meta.len();
     let anchor = window::anchor(&transcript).context("read transcript head")?;
     let shown = transcript.display().to_string();
-    let rebaseline = st.transcript != shown
-        || st.anchor != anchor
-        || st.offset.is_none_or(|o| o > size);
+    let rebaseline =
+        st.transcript != shown || st.anchor != anchor || st.offset.is_none_or(|o| o > size);
     let (offset, carry) = if rebaseline {
         // First fire, a rewritten file, or a bad offset: final turn of the tail only.
         (window::tail_start(&transcript, size)?, Vec::new())
@@ -185,7 +184,10 @@ fn print_settings(out: &mut Out, state_dir: Option<&Path>) -> anyhow::Result<()>
     let mut base = format!("{} guard", shell_word(&exe.to_string_lossy()));
     if let Some(d) = state_dir {
         let d = std::path::absolute(d).unwrap_or_else(|_| d.to_path_buf());
-        base.push_str(&format!(" --state-dir {}", shell_word(&d.to_string_lossy())));
+        base.push_str(&format!(
+            " --state-dir {}",
+            shell_word(&d.to_string_lossy())
+        ));
     }
     let v = serde_json::json!({
         "hooks": {

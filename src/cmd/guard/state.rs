@@ -75,7 +75,8 @@ impl State {
         // Parallel post fires race their read-modify-write: one id surfaced twice
         // would demand a footer count no honest message gives.
         let mut seen = std::collections::HashSet::new();
-        s.surfaced.retain(|e| !e.id.is_empty() && seen.insert(e.id.clone()));
+        s.surfaced
+            .retain(|e| !e.id.is_empty() && seen.insert(e.id.clone()));
         s
     }
 

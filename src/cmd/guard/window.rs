@@ -131,7 +131,9 @@ pub fn scan(
 /// truncated-and-regrown or replaced file gets a new anchor.
 pub fn anchor(path: &Path) -> std::io::Result<String> {
     let mut head = Vec::with_capacity(4096);
-    std::fs::File::open(path)?.take(4096).read_to_end(&mut head)?;
+    std::fs::File::open(path)?
+        .take(4096)
+        .read_to_end(&mut head)?;
     let first = head.split(|&b| b == b'\n').next().unwrap_or_default();
     Ok(format!("{:016x}", crate::cmd::audit::dup::fnv(first)))
 }
