@@ -69,13 +69,10 @@ fn string_end(b: &[u8], mut i: usize) -> Result<usize, Flaw> {
     }
     i = j;
     loop {
-        let Some(k) = memchr::memchr2(b'"', b'\n', b.get(i..).unwrap_or_default()) else {
+        let Some(k) = memchr::memchr(b'"', b.get(i..).unwrap_or_default()) else {
             return Err(Flaw::Unterminated);
         };
         let q = i + k;
-        if b[q] == b'\n' {
-            return Err(Flaw::Unterminated);
-        }
         let slashes = b[i..q].iter().rev().take_while(|&&c| c == b'\\').count();
         if slashes % 2 == 0 {
             return Ok(q + 1);
@@ -142,14 +139,16 @@ pub fn skim(b: &[u8]) -> Result<Top<'_>, Flaw> {
     }
 }
 
-/// Skim the line starting at `start` of `buf`, finding its end on the way (the
-/// index of its `\n`, or `buf.len()`), so framing costs no separate pass.
+/// Skim the line starting at `start` of `buf`; also returns its end (the index
+/// of its `\n`, or `buf.len()`).
 pub fn skim_at(buf: &[u8], start: usize) -> (Result<Top<'_>, Flaw>, usize) {
-    match skim_object(buf, start) {
-        Ok((top, end)) => (Ok(top), end),
+    // Framing first (memchr for the newline is far cheaper than any JSON work),
+    // then the skim inside the line, where a quote search need not stop at `\n`.
+    let end = memchr::memchr(b'\n', &buf[start..]).map_or(buf.len(), |k| start + k);
+    let line = &buf[start..end];
+    match skim_object(line, 0) {
+        Ok((top, _)) => (Ok(top), end),
         Err(flaw) => {
-            let end = memchr::memchr(b'\n', &buf[start..]).map_or(buf.len(), |k| start + k);
-            let line = &buf[start..end];
             let flaw = if line.iter().all(|c| c.is_ascii_whitespace()) {
                 Flaw::Blank
             } else {
