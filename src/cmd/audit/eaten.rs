@@ -80,6 +80,32 @@ impl Eaten {
         g.text += u32::from(k.text);
     }
 
+    /// The fast path stamps byte offsets in `At::line`; turn the ones findings
+    /// will use into 1-based line numbers with one counting pass.
+    pub fn offsets_to_lines(&mut self, buf: &[u8]) {
+        let mut offs: Vec<usize> = self
+            .groups
+            .values()
+            .filter(|g| g.thinking >= 2)
+            .map(|g| g.first.line)
+            .collect();
+        offs.sort_unstable();
+        offs.dedup();
+        let mut map = HashMap::new();
+        let (mut at, mut no) = (0usize, 1usize);
+        for o in offs {
+            let o = o.min(buf.len());
+            no += memchr::memchr_iter(b'\n', &buf[at..o]).count();
+            at = o;
+            map.insert(o, no);
+        }
+        for g in self.groups.values_mut() {
+            if let Some(&n) = map.get(&g.first.line) {
+                g.first.line = n;
+            }
+        }
+    }
+
     /// Findings in file order: group hits (noting whether adjacency agrees) and
     /// adjacency-only hits.
     pub fn finish(self, ctx: &FileCtx, want_group: bool, want_adj: bool, out: &mut Vec<Finding>) {

@@ -65,6 +65,7 @@ struct Pat {
     tool_use: memmem::Finder<'static>,
     tool_result: memmem::Finder<'static>,
     persisted: memmem::Finder<'static>,
+    assistant: memmem::Finder<'static>,
     agent_id: memmem::Finder<'static>,
     persisted_path: memmem::Finder<'static>,
 }
@@ -75,6 +76,7 @@ fn pat() -> &'static Pat {
         tool_use: memmem::Finder::new(b"\"tool_use\""),
         tool_result: memmem::Finder::new(b"\"tool_result\""),
         persisted: memmem::Finder::new(b"<persisted-output>"),
+        assistant: memmem::Finder::new(b"\"assistant\""),
         agent_id: memmem::Finder::new(b"\"agentId\""),
         persisted_path: memmem::Finder::new(b"\"persistedOutputPath\""),
     })
@@ -139,28 +141,10 @@ pub fn audit(t: &Transcript, want: &Want) -> FileAudit {
         refs: Refs::default(),
         out: Vec::new(),
     };
-    // Framing happens inside the skim (one pass over the bytes).
-    let mut pos = 0;
-    let mut no = 0;
-    while pos < buf.len() {
-        no += 1;
-        let (top, end) = skim_at(buf, pos);
-        let mut bytes = &buf[pos..end];
-        if let [head @ .., b'\r'] = bytes {
-            bytes = head;
-        }
-        let line = Line {
-            no,
-            offset: pos,
-            bytes,
-            terminated: end < buf.len(),
-        };
-        match top {
-            Ok(top) => s.line(buf, &line, &top),
-            Err(Flaw::Blank) => {}
-            Err(_) => s.malformed(&line, None),
-        }
-        pos = end + 1;
+    if eaten_only(want) {
+        s.eaten_fast(buf);
+    } else {
+        s.all_lines(buf);
     }
     let Pass {
         eaten,
@@ -181,6 +165,12 @@ pub fn audit(t: &Transcript, want: &Want) -> FileAudit {
     res
 }
 
+/// Only the eaten-text kinds: only assistant lines (and their neighbours while
+/// adjacency waits) need reading.
+fn eaten_only(w: &Want) -> bool {
+    !(w.malformed || w.dup || w.lanes || w.outputs || w.echo || w.unanswered)
+}
+
 struct Pass<'c> {
     want: Want,
     ctx: &'c FileCtx,
@@ -193,6 +183,59 @@ struct Pass<'c> {
 }
 
 impl Pass<'_> {
+    /// Every line, skimmed.
+    fn all_lines(&mut self, buf: &[u8]) {
+        let mut pos = 0;
+        let mut no = 0;
+        while pos < buf.len() {
+            no += 1;
+            pos = self.one(buf, pos, no) + 1;
+        }
+    }
+
+    /// Skim and dispatch the line at `pos` numbered `no`; returns its end.
+    fn one(&mut self, buf: &[u8], pos: usize, no: usize) -> usize {
+        let (top, end) = skim_at(buf, pos);
+        let mut bytes = &buf[pos..end];
+        if let [head @ .., b'\r'] = bytes {
+            bytes = head;
+        }
+        let line = Line {
+            no,
+            offset: pos,
+            bytes,
+            terminated: end < buf.len(),
+        };
+        match top {
+            Ok(top) => self.line(buf, &line, &top),
+            Err(Flaw::Blank) => {}
+            Err(_) => self.malformed(&line, None),
+        }
+        end
+    }
+
+    /// The eaten-text-only path: jump between `"assistant"` occurrences with one
+    /// memmem search over the buffer instead of framing every line; lines in
+    /// between are read only while a thinking-first record waits for its
+    /// neighbour. Lines are numbered by byte offset here and renumbered at the end.
+    fn eaten_fast(&mut self, buf: &[u8]) {
+        let finder = &pat().assistant;
+        let mut pos = 0;
+        while pos < buf.len() {
+            let waiting = self.eaten.waiting(false) || self.eaten.waiting(true);
+            let start = if waiting {
+                pos
+            } else {
+                match finder.find(&buf[pos..]) {
+                    Some(k) => memchr::memrchr(b'\n', &buf[..pos + k]).map_or(0, |i| i + 1),
+                    None => break,
+                }
+            };
+            pos = self.one(buf, start, start) + 1;
+        }
+        self.eaten.offsets_to_lines(buf);
+    }
+
     fn malformed(&mut self, line: &Line<'_>, why: Option<String>) {
         if !self.want.malformed {
             return;
