@@ -19,17 +19,27 @@ struct Live {
 impl Live {
     fn new() -> Live {
         let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("home/projects/-w-app/4f1c0d2e-1111-4222-8333-944455556666.jsonl");
+        let path = dir
+            .path()
+            .join("home/projects/-w-app/4f1c0d2e-1111-4222-8333-944455556666.jsonl");
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(&path, "").unwrap();
         let mut s = Session::new("4f1c0d2e-1111-4222-8333-944455556666", "/w/app");
         s.version = "2.1.225".into();
-        Live { dir, path, s, written: 0 }
+        Live {
+            dir,
+            path,
+            s,
+            written: 0,
+        }
     }
 
     /// Append the records built since the last flush (the writer catching up).
     fn flush(&mut self) {
-        let mut f = std::fs::OpenOptions::new().append(true).open(&self.path).unwrap();
+        let mut f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&self.path)
+            .unwrap();
         for v in &self.s.lines[self.written..] {
             writeln!(f, "{}", serde_json::to_string(v).unwrap()).unwrap();
         }
@@ -41,7 +51,9 @@ impl Live {
     }
 
     fn state(&self) -> Value {
-        let p = self.state_dir().join("4f1c0d2e-1111-4222-8333-944455556666.json");
+        let p = self
+            .state_dir()
+            .join("4f1c0d2e-1111-4222-8333-944455556666.json");
         serde_json::from_slice(&std::fs::read(p).unwrap()).unwrap()
     }
 
@@ -65,7 +77,10 @@ impl Live {
             .write_stdin(stdin.to_string())
             .output()
             .unwrap();
-        (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stderr).into_owned())
+        (
+            out.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
     }
 
     fn post(&self, prompt: &str) -> (i32, String) {
@@ -79,19 +94,27 @@ impl Live {
     /// The eaten shape: [thinking][thinking][tool_use] under one message.id.
     fn eaten(&mut self, mid: &str, tool: &str) {
         self.s.thinking(mid, "Let me check the config first.");
-        self.s.thinking(mid, "Actually the failing case needs the full suite.");
-        self.s.tool_use(mid, tool, "Bash", json!({"command": "cargo test"}));
+        self.s
+            .thinking(mid, "Actually the failing case needs the full suite.");
+        self.s
+            .tool_use(mid, tool, "Bash", json!({"command": "cargo test"}));
     }
 
     /// A kept response: [thinking][text][tool_use].
     fn kept(&mut self, mid: &str, tool: &str) {
         self.s.thinking(mid, "Plan the edit.");
         self.s.text(mid, "I'll run the tests now.");
-        self.s.tool_use(mid, tool, "Bash", json!({"command": "cargo test"}));
+        self.s
+            .tool_use(mid, tool, "Bash", json!({"command": "cargo test"}));
     }
 
     fn result(&mut self, tool: &str) {
-        self.s.tool_result(tool, "ok", false, Some(json!({"stdout": "ok", "stderr": "", "interrupted": false})));
+        self.s.tool_result(
+            tool,
+            "ok",
+            false,
+            Some(json!({"stdout": "ok", "stderr": "", "interrupted": false})),
+        );
     }
 
     fn events(&self) -> Vec<Value> {
@@ -104,7 +127,9 @@ impl Live {
 }
 
 fn kinds(ev: &[Value]) -> Vec<String> {
-    ev.iter().map(|e| e["kind"].as_str().unwrap().to_string()).collect()
+    ev.iter()
+        .map(|e| e["kind"].as_str().unwrap().to_string())
+        .collect()
 }
 
 #[test]
@@ -124,11 +149,18 @@ fn hit_surfaced_mid_turn_then_footer_clears_it() {
     l.kept("msg_02", "toolu_2");
     l.flush();
     assert_eq!(l.post("p1").0, 0);
-    let (code, err) = l.stop("p1", "All green. The config was stale, as I said. [recovered: 1]");
+    let (code, err) = l.stop(
+        "p1",
+        "All green. The config was stale, as I said. [recovered: 1]",
+    );
     assert_eq!(code, 0, "{err}");
     assert_eq!(l.state()["surfaced"], json!([]));
     assert_eq!(kinds(&l.events()), ["surface", "marker-ok"]);
-    assert_eq!(l.post("p2").0, 0, "a flagged response is never flagged again");
+    assert_eq!(
+        l.post("p2").0,
+        0,
+        "a flagged response is never flagged again"
+    );
 }
 
 #[test]
@@ -140,11 +172,18 @@ fn missing_footer_blocks_once_then_caps() {
     assert_eq!(l.post("p1").0, 2);
     let (code, err) = l.stop("p1", "Done.");
     assert_eq!(code, 2, "first failure blocks");
-    assert!(err.contains("lacks a covering '[recovered: N]' footer"), "{err}");
+    assert!(
+        err.contains("lacks a covering '[recovered: N]' footer"),
+        "{err}"
+    );
     assert_eq!(l.state()["consec_blocks"], 1);
     let (code, _) = l.stop("p1", "Done, really.");
     assert_eq!(code, 0, "the second consecutive failure is capped");
-    assert_eq!(l.state()["surfaced"].as_array().unwrap().len(), 1, "ids are kept, never dropped");
+    assert_eq!(
+        l.state()["surfaced"].as_array().unwrap().len(),
+        1,
+        "ids are kept, never dropped"
+    );
     let ev = l.events();
     assert_eq!(kinds(&ev), ["surface", "footer-block", "footer-block"]);
     assert_eq!(ev[2]["capped"], true);
@@ -153,7 +192,11 @@ fn missing_footer_blocks_once_then_caps() {
     l.kept("msg_03", "toolu_3");
     l.flush();
     assert_eq!(l.stop("p2", "ok").0, 0);
-    assert_eq!(l.state()["consec_blocks"], 0, "a fire without failure resets the counter");
+    assert_eq!(
+        l.state()["consec_blocks"],
+        0,
+        "a fire without failure resets the counter"
+    );
     let (code, err) = l.post("p3");
     assert_eq!(code, 2);
     assert!(err.contains("turn boundary"), "{err}");
@@ -183,7 +226,10 @@ fn writer_lag_straddles_fires_tail_003() {
     l.s.thinking("msg_01Lag", "first half");
     l.flush();
     assert_eq!(l.post("p1").0, 0);
-    assert_eq!(l.state()["carry"].as_array().unwrap().last().unwrap()["thinking"], 1);
+    assert_eq!(
+        l.state()["carry"].as_array().unwrap().last().unwrap()["thinking"],
+        1
+    );
     l.s.thinking("msg_01Lag", "second half");
     l.s.tool_use("msg_01Lag", "toolu_2", "Bash", json!({"command": "ls"}));
     l.flush();
@@ -227,7 +273,11 @@ fn first_fire_scans_only_the_final_turn() {
     l.s.user("new request");
     l.kept("msg_02", "toolu_2");
     l.flush();
-    assert_eq!(l.post("p9").0, 0, "history before the final turn is never demanded");
+    assert_eq!(
+        l.post("p9").0,
+        0,
+        "history before the final turn is never demanded"
+    );
     assert_eq!(l.state()["fires"], 1);
 }
 
@@ -262,8 +312,14 @@ fn rewritten_transcript_rebaselines() {
     l.flush();
     let (code, err) = l.post("p2");
     assert_eq!(code, 2, "{err}");
-    assert!(err.contains("..msg_01B") && !err.contains("..msg_01A"), "{err}");
-    assert_eq!(l.state()["offset"], std::fs::metadata(&l.path).unwrap().len());
+    assert!(
+        err.contains("..msg_01B") && !err.contains("..msg_01A"),
+        "{err}"
+    );
+    assert_eq!(
+        l.state()["offset"],
+        std::fs::metadata(&l.path).unwrap().len()
+    );
 }
 
 #[test]
@@ -277,10 +333,17 @@ fn parallel_post_fires_never_double_surface() {
         .map(|_| {
             let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("csift"));
             c.env("HOME", l.dir.path()).env_remove("CLAUDE_CONFIG_DIR");
-            c.args(["guard", "--post", "--state-dir"]).arg(l.state_dir());
-            c.stdin(std::process::Stdio::piped()).stderr(std::process::Stdio::null());
+            c.args(["guard", "--post", "--state-dir"])
+                .arg(l.state_dir());
+            c.stdin(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::null());
             let mut child = c.spawn().unwrap();
-            child.stdin.take().unwrap().write_all(payload.as_bytes()).unwrap();
+            child
+                .stdin
+                .take()
+                .unwrap()
+                .write_all(payload.as_bytes())
+                .unwrap();
             child
         })
         .collect();
@@ -289,7 +352,12 @@ fn parallel_post_fires_never_double_surface() {
         assert!(code == 0 || code == 2, "exit {code}");
     }
     let st = l.state();
-    let ids: Vec<&str> = st["surfaced"].as_array().unwrap().iter().map(|e| e["id"].as_str().unwrap()).collect();
+    let ids: Vec<&str> = st["surfaced"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["id"].as_str().unwrap())
+        .collect();
     assert!(ids.len() <= 1, "{ids:?}");
     // Even if a racing write duplicated it, one honest footer clears the turn.
     assert_eq!(l.stop("p1", "done [recovered: 1]").0, 0);
@@ -321,10 +389,19 @@ fn garbage_input_fails_open() {
     }
     assert!(!l.state_dir().exists(), "early exits write no state");
     // A transcript of garbage bytes: scanned, nothing found, exit 0.
-    std::fs::write(&l.path, b"\xff\xfe{{{\n[1]\n{\"type\":\"assistant\",\"message\":7}\n").unwrap();
+    std::fs::write(
+        &l.path,
+        b"\xff\xfe{{{\n[1]\n{\"type\":\"assistant\",\"message\":7}\n",
+    )
+    .unwrap();
     assert_eq!(l.post("p").0, 0);
     // A corrupt state file is a fresh start, not a crash.
-    std::fs::write(l.state_dir().join("4f1c0d2e-1111-4222-8333-944455556666.json"), "{oops").unwrap();
+    std::fs::write(
+        l.state_dir()
+            .join("4f1c0d2e-1111-4222-8333-944455556666.json"),
+        "{oops",
+    )
+    .unwrap();
     assert_eq!(l.post("p").0, 0);
 }
 
@@ -361,17 +438,29 @@ fn default_state_dir_follows_xdg() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(0));
-    assert!(xdg.join("csift/guard/4f1c0d2e-1111-4222-8333-944455556666.json").is_file());
+    assert!(xdg
+        .join("csift/guard/4f1c0d2e-1111-4222-8333-944455556666.json")
+        .is_file());
 }
 
 #[test]
 fn print_settings_names_this_binary() {
-    let out = csift().args(["guard", "--print-settings"]).output().unwrap();
+    let out = csift()
+        .args(["guard", "--print-settings"])
+        .output()
+        .unwrap();
     assert!(out.status.success());
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let post = v["hooks"]["PostToolUse"][0]["hooks"][0]["command"].as_str().unwrap();
-    let stop = v["hooks"]["Stop"][0]["hooks"][0]["command"].as_str().unwrap();
-    assert!(Path::new(post.split(' ').next().unwrap()).is_absolute(), "{post}");
+    let post = v["hooks"]["PostToolUse"][0]["hooks"][0]["command"]
+        .as_str()
+        .unwrap();
+    let stop = v["hooks"]["Stop"][0]["hooks"][0]["command"]
+        .as_str()
+        .unwrap();
+    assert!(
+        Path::new(post.split(' ').next().unwrap()).is_absolute(),
+        "{post}"
+    );
     assert!(post.ends_with("guard --post") && stop.ends_with("guard --stop"));
     assert_eq!(v["hooks"]["Stop"][0]["hooks"][0]["timeout"], 10);
 }
