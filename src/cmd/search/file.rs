@@ -181,6 +181,12 @@ fn match_unit(
         return Some(hit);
     }
     let line_end = line.offset + line.bytes.len();
+    let opens_turn = turn
+        .and_then(|n| idx.turn_opener(n))
+        .is_some_and(|(no, _)| no == line.no);
+    // The agent's last words in this hit's turn.
+    let reply =
+        || turn.and_then(|n| exchange::turn_reply(t, buf, idx, n, line_end + 1, line.no + 1));
     if is_use {
         if let Some(id) = u.tool_use_id {
             hit.exchange
@@ -198,32 +204,15 @@ fn match_unit(
         }
         // An answered question or typed rejection is a user turn: add the reply.
         if matches!(label, Label::UserAnswer | Label::UserRejection) {
-            if let Some(n) = turn {
-                hit.exchange.extend(exchange::turn_reply(
-                    t,
-                    buf,
-                    idx,
-                    n,
-                    line_end + 1,
-                    line.no + 1,
-                ));
-            }
+            hit.exchange.extend(reply());
         }
-    } else if matches!(
-        label,
-        Label::UserMessage | Label::AgentCommunicationInbox | Label::HarnessCompactionSummary
-    ) && turn.is_some_and(|n| idx.turn_opener(n).is_some_and(|(no, _)| no == line.no))
+    } else if opens_turn
+        && matches!(
+            label,
+            Label::UserMessage | Label::AgentCommunicationInbox | Label::HarnessCompactionSummary
+        )
     {
-        if let Some(n) = turn {
-            hit.exchange.extend(exchange::turn_reply(
-                t,
-                buf,
-                idx,
-                n,
-                line_end + 1,
-                line.no + 1,
-            ));
-        }
+        hit.exchange.extend(reply());
     } else if matches!(
         label,
         Label::AgentMessage
