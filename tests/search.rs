@@ -435,3 +435,121 @@ fn glued_and_torn_lines_are_reported_and_the_rest_searched() {
         "{err}"
     );
 }
+
+#[test]
+fn persisted_output_is_followed_or_said_gone_misc_002() {
+    let sid = "ee12cd34-0000-4000-8000-000000000001";
+    let mut s = Session::new(sid, "/w/proj");
+    s.user("run the suite");
+    s.tool_use("m1", "toolu_1", "Bash", json!({"command": "make test"}));
+    let preview = |name: &str| {
+        format!("<persisted-output>\nOutput too large (90KB). Full output saved to: /elsewhere/.claude/projects/-w-proj/{sid}/tool-results/{name}\n\nPreview (first 2KB):\nok 1\n...\n</persisted-output>")
+    };
+    s.tool_result("toolu_1", &preview("toolu_1.txt"), false, None);
+    s.tool_use("m2", "toolu_2", "Bash", json!({"command": "make lint"}));
+    s.tool_result("toolu_2", &preview("toolu_2.txt"), false, None);
+    let home = Home::new();
+    home.write("-w-proj", &s.file_name(), &s.lines);
+    // Only the first file exists, in the session's own tool-results/ (the pointer
+    // is absolute on another machine).
+    home.write_raw(
+        "-w-proj",
+        &format!("{sid}/tool-results/toolu_1.txt"),
+        b"ok 1\nok 2\nDEEP_FAILURE in test 77\n",
+    );
+    let out = home
+        .cmd()
+        .args(["search", "DEEP_FAILURE", "--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "without the flag only the preview is searched"
+    );
+    let out = home
+        .cmd()
+        .args([
+            "search",
+            "DEEP_FAILURE|ok 1",
+            "--resolve-persisted",
+            "--format",
+            "json",
+            "-t",
+            "agent.tool.result",
+        ])
+        .output()
+        .unwrap();
+    let hits = json_lines(&out.stdout);
+    let m = matches(&hits);
+    assert_eq!(m.len(), 2, "{hits:?}");
+    assert!(m[0]["text"].as_str().unwrap().contains("DEEP_FAILURE"));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("toolu_2.txt is gone"), "{err}");
+}
+
+#[test]
+fn filters_tool_model_since_and_attachments() {
+    let mut s = Session::new("ff12cd34-0000-4000-8000-000000000001", "/w/proj");
+    s.user("check the widget");
+    s.tool_use(
+        "m1",
+        "toolu_1",
+        "Read",
+        json!({"file_path": "/w/proj/widget.rs"}),
+    );
+    s.tool_result("toolu_1", "fn widget() {}", false, None);
+    s.tool_use(
+        "m2",
+        "toolu_2",
+        "Bash",
+        json!({"command": "grep widget -r ."}),
+    );
+    s.tool_result("toolu_2", "src/widget.rs: fn widget", false, None);
+    s.push(json!({"type": "attachment", "attachment": {"type": "hook_additional_context", "content": ["widget hook context"], "hookName": "UserPromptSubmit"}}));
+    let home = Home::new();
+    home.write("-w-proj", &s.file_name(), &s.lines);
+    let lines = |args: &[&str]| -> Vec<(u64, String)> {
+        let out = home
+            .cmd()
+            .args(["search", "widget", "--format", "json", "--no-exchange"])
+            .args(args)
+            .output()
+            .unwrap();
+        matches(&json_lines(&out.stdout))
+            .iter()
+            .map(|m| {
+                (
+                    m["line"].as_u64().unwrap(),
+                    m["label"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect()
+    };
+    // --tool reaches a result through the call it answers.
+    let bash: Vec<u64> = lines(&["--tool", "Bash"])
+        .into_iter()
+        .map(|x| x.0)
+        .collect();
+    assert_eq!(bash, vec![4, 5]);
+    assert_eq!(
+        lines(&["--tool", "Re*", "-t", "agent.tool.result"]).len(),
+        1
+    );
+    // --model keeps only assistant units of matching models.
+    assert!(lines(&["--model", "claude-opus-*"])
+        .iter()
+        .all(|(_, l)| l.starts_with("agent.")));
+    assert!(lines(&["--model", "gpt-*"]).is_empty());
+    // Attachments only on request.
+    assert!(!lines(&[]).iter().any(|(_, l)| l == "harness.meta.hook"));
+    assert!(lines(&["--attachments"])
+        .iter()
+        .any(|(_, l)| l == "harness.meta.hook"));
+    assert!(lines(&["-t", "harness.meta.hook"])
+        .iter()
+        .any(|(l, _)| *l == 6));
+    // Time window: the session lies in 2026-01-01.
+    assert!(lines(&["--since", "2026-02-01T00:00:00Z"]).is_empty());
+    assert_eq!(lines(&["--until", "2026-02-01T00:00:00Z"]).len(), 5);
+}

@@ -502,6 +502,12 @@ pub fn session(projects: &Path, base: &Rng, spec: &Spec) -> Result<Vec<TruthRow>
         if done && turns > 0 {
             break;
         }
+        if g.s.bytes > spec.target.saturating_mul(8).max(64 << 20) {
+            anyhow::bail!(
+                "session overran 8x its size without placing its plants: {:?}",
+                g.pending
+            );
+        }
         last_planted = g.turn()?;
         turns += 1;
         let r = g.s.rng.range(0, 99);
@@ -523,8 +529,14 @@ pub fn session(projects: &Path, base: &Rng, spec: &Spec) -> Result<Vec<TruthRow>
             g.s.step("", "Continuing with the remaining call sites.", &[]);
             g.s.interrupt();
         }
-        if !compacted
-            && ((g.s.bytes > spec.target / 2 && !spec.small) || (want_compact && turns > 1))
+        // Compact once for size, and again for every compaction needle still
+        // pending: two such needles can land in one session.
+        let needle_waiting = want_compact
+            && g.pending
+                .iter()
+                .any(|(l, _)| *l == "harness.compaction.summary");
+        if (!compacted && g.s.bytes > spec.target / 2 && !spec.small)
+            || (needle_waiting && turns > 1)
         {
             compacted = true;
             let n = g.take("harness.compaction.summary");

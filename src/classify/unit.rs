@@ -416,11 +416,19 @@ fn attachment_text(raw: &str) -> Cow<'_, str> {
         content: Option<&'a serde_json::value::RawValue>,
     }
     if let Ok(Hook { content: Some(c) }) = serde_json::from_str::<Hook<'_>>(raw) {
-        if let Ok(v) = serde_json::from_str::<Vec<String>>(c.get()) {
-            return Cow::Owned(v.join("\n"));
-        }
-        if let Ok(s) = serde_json::from_str::<String>(c.get()) {
-            return Cow::Owned(s);
+        // Decode by the first byte: a failed parse builds an error message.
+        match c.get().as_bytes().first() {
+            Some(b'[') => {
+                if let Ok(v) = serde_json::from_str::<Vec<String>>(c.get()) {
+                    return Cow::Owned(v.join("\n"));
+                }
+            }
+            Some(b'"') => {
+                if let Ok(s) = serde_json::from_str::<String>(c.get()) {
+                    return Cow::Owned(s);
+                }
+            }
+            _ => {}
         }
     }
     Cow::Borrowed(raw)

@@ -1,12 +1,103 @@
-//! Flags of `csift audit`.
+//! Flags of `csift audit`. The finding kinds are defined here so `--help` lists
+//! each one with its one-line explanation straight from the definition.
 
-use clap::Args;
+use clap::{Args, ValueEnum};
+
+/// A named kind of silent loss (or anomaly) `audit` can detect.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, ValueEnum)]
+pub enum Kind {
+    /// A message.id group with >=2 thinking records and no text record: a streamed text block never persisted.
+    EatenText,
+    /// A group the report's adjacency rule flags but the group rule does not (rule disagreement; info).
+    EatenTextAdjacency,
+    /// A line that is not one JSON record: glued records, a torn final line, or invalid JSON.
+    MalformedLine,
+    /// A session folder without its <uuid>.jsonl, or a spawned/named subagent whose lane file is absent.
+    MissingTranscript,
+    /// A <persisted-output> / persistedOutputPath pointer whose file is gone (or has another size).
+    MissingPersistedOutput,
+    /// A successful top-level file write/read/Bash result without its structured toolUseResult (REC-078).
+    MissingEcho,
+    /// A tool_use with no tool_result anywhere in its file (info; the tail may be in flight, TAIL-001).
+    UnansweredCall,
+    /// One uuid on several physical lines (info; resume replay, compaction, REC-091/092).
+    DuplicateUuid,
+}
+
+impl Kind {
+    pub const ALL: [Kind; 8] = [
+        Kind::EatenText,
+        Kind::EatenTextAdjacency,
+        Kind::MalformedLine,
+        Kind::MissingTranscript,
+        Kind::MissingPersistedOutput,
+        Kind::MissingEcho,
+        Kind::UnansweredCall,
+        Kind::DuplicateUuid,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::EatenText => "eaten-text",
+            Kind::EatenTextAdjacency => "eaten-text-adjacency",
+            Kind::MalformedLine => "malformed-line",
+            Kind::MissingTranscript => "missing-transcript",
+            Kind::MissingPersistedOutput => "missing-persisted-output",
+            Kind::MissingEcho => "missing-echo",
+            Kind::UnansweredCall => "unanswered-call",
+            Kind::DuplicateUuid => "duplicate-uuid",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum By {
+    Month,
+    Version,
+    Transcript,
+}
 
 #[derive(Debug, Args)]
+#[command(after_help = concat!(
+    "Examples:\n",
+    "  csift audit                                   # every transcript, every kind\n",
+    "  csift audit --kind eaten-text --by month      # the eaten-text survey, per month\n",
+    "  csift audit --kind eaten-text --by version\n",
+    "  csift audit @3f2a --kind missing-echo --kind malformed-line\n",
+    "  csift audit --format json --kind eaten-text | jq -r 'select(.type==\"finding\").message_id'\n\n",
+    "eaten-text counts exactly what the bug report's survey script counts: per file, assistant\n",
+    "records grouped by (isSidechain, message.id); a group with >=2 thinking-bearing and 0\n",
+    "text-bearing records is one eaten response; month and version come from its first record.\n",
+    "The report's adjacency rule (two adjacent thinking-first records sharing message.id) is\n",
+    "checked too; groups where the two rules disagree are eaten-text-adjacency findings.\n\n",
+    "JSON (--format json), one object per line, findings newest first:\n",
+    "  {\"type\":\"finding\",\"kind\",\"file\",\"line\",\"session_id\",\"message_id\",\"sidechain\",\n",
+    "   \"timestamp\",\"version\",\"detail\"}          (message_id, timestamp, version may be null)\n",
+    "  with --by: {\"type\":\"count\",\"kind\",\"by\",\"key\",\"main\",\"sidechain\"}\n",
+    "  then {\"type\":\"summary\",\"counts\":{<kind>:{\"main\",\"sidechain\",\"transcripts\"}},\"files\",\n",
+    "   \"bytes\",\"multi_block_assistant_records\",\"elapsed_ms\"}\n\n",
+    "Exit status: 0 no findings of the selected kinds, 1 findings, 2 an error (unreadable\n",
+    "file, bad target; other files are still audited).",
+))]
 pub struct AuditArgs {
     /// What to read (see TARGETS in `csift --help`).
     #[arg(value_name = "TARGET")]
     pub targets: Vec<String>,
+    /// Only these kinds (repeatable, or comma-separated). Default: all.
+    #[arg(
+        long = "kind",
+        short = 'k',
+        value_enum,
+        value_delimiter = ',',
+        value_name = "KIND"
+    )]
+    pub kinds: Vec<Kind>,
+    /// Also break the counts down by month (UTC), Claude Code version or transcript.
+    #[arg(long, value_enum, value_name = "KEY")]
+    pub by: Option<By>,
+    /// Show at most this many findings (human form; the summary still counts all).
+    #[arg(long, value_name = "N")]
+    pub max_count: Option<usize>,
     #[command(flatten)]
     pub common: super::Common,
 }

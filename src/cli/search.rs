@@ -68,11 +68,14 @@ pub struct SearchArgs {
     /// matches this glob, e.g. `Bash`, `mcp__*`.
     #[arg(long, value_name = "GLOB")]
     pub tool: Option<String>,
-    /// Only units of assistant messages from models matching this glob, and the
-    /// turns they answer.
+    /// Only units of assistant records whose `message.model` matches this glob
+    /// (e.g. `claude-opus-*`, `<synthetic>`).
     #[arg(long, value_name = "GLOB")]
     pub model: Option<String>,
-    /// Also search hook-injected additionalContext attachments.
+    /// Also search attachment records (hook-injected additionalContext and other
+    /// payloads, MISC-001, REC-018). Without -t they are skipped: they dominate line
+    /// counts and repeat the same hook text; an explicit `-t harness.meta.hook` or
+    /// `-t harness.meta.attachment` reaches them too.
     #[arg(long)]
     pub attachments: bool,
     /// Follow <persisted-output> pointers into tool-results/ files.

@@ -1,12 +1,77 @@
 //! Flags of `csift stats`.
 
-use clap::Args;
+use clap::{Args, ValueEnum};
+
+/// What `--by` groups the rows by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum GroupBy {
+    /// The projects/<encoded> directory.
+    Project,
+    /// The local day of the transcript's first timestamp.
+    Day,
+    /// The local month of the transcript's first timestamp.
+    Month,
+    /// The model with the most assistant records in the transcript.
+    Model,
+    /// The Claude Code version with the most records in the transcript.
+    Version,
+}
 
 #[derive(Debug, Args)]
+#[command(after_help = concat!(
+    "Examples:\n",
+    "  csift stats                         # every transcript, then the total\n",
+    "  csift stats . --no-subagents        # this project's main transcripts only\n",
+    "  csift stats --by month              # one row per month\n",
+    "  csift stats --since 7d --by model   # last week's tokens per model\n",
+    "  csift stats @3f2a --format json     # one session (and its lanes) as JSON Lines\n\n",
+    "Token rule (one API message counts once):\n",
+    "  Only top-level `assistant` records whose message.usage is an object count. Copies are\n",
+    "  keyed by (message.model, message.id): Claude Code writes one record per content block,\n",
+    "  each repeating the whole usage (REC-020, QT-040). Per copy: null/absent → 0;\n",
+    "  cache_creation = cache_creation_input_tokens if > 0, else ephemeral_5m + ephemeral_1h\n",
+    "  (never both, REC-098); thinking_tokens is a subset of output, never added (REC-099).\n",
+    "  A copy whose four flat counts are all 0 but whose usage.iterations is non-empty is a\n",
+    "  compaction replay's zeroed copy: its counts are taken from the iterations (QT-041,\n",
+    "  REC-034), so it never counts as zero. The copies of one key merge by per-field MAX\n",
+    "  (streamed partial copies come first, zeroed replays last). A transcript's row dedupes\n",
+    "  within the file; the total dedupes across files by the same key and MAX, so a\n",
+    "  subagent's replayed copy of its parent's spawning message counts once (REC-035).\n",
+    "  Model `<synthetic>` (harness stand-ins, REC-023) is shown apart, never in totals.\n",
+    "  A record with no message.id is its own message. Usage copies embedded in progress\n",
+    "  records (agent_progress) are not counted; their ids are disclosed.\n\n",
+    "JSON (--format json), one object per line:\n",
+    "  {\"type\":\"transcript\",\"file\",\"session_id\",\"agent_id\",\"shape\",\"project\",\"lines\",\"bytes\",\n",
+    "   \"malformed_lines\",\"malformed\":[{\"line\",\"kind\",\"detail\"}],\"glued_records\":{type:n},\n",
+    "   \"records\",\"outside_window\",\"record_types\":{…},\"system_subtypes\":{…},\"attachment_types\":{…},\n",
+    "   \"block_types\":{…},\"tool_use_result_shapes\":{…},\"units\",\"labels\":{…},\"labels_secondary\":{…},\n",
+    "   \"turns\",\"genuine_user_turns\",\"compactions\",\"first_timestamp\",\"last_timestamp\",\n",
+    "   \"turn_durations\",\"turn_duration_ms\",\"lanes\",\"spawns\",\"images\",\"versions\":{…},\"models\":{…},\n",
+    "   \"unknown\":{\"record_types\",\"system_subtypes\",\"attachment_types\",\"block_types\",\n",
+    "   \"tool_use_result_shapes\"},\"tokens\":{<model>:{\"messages\",\"records\",\"input\",\"output\",\n",
+    "   \"cache_read\",\"cache_creation\",\"cache_creation_5m\",\"cache_creation_1h\",\"thinking\",\n",
+    "   \"web_search_requests\",\"web_fetch_requests\"}},\"tokens_apart\":{\"<synthetic>\":{…}},\n",
+    "   \"token_notes\":{\"ids_with_differing_copies\",\"zeroed_copies_recovered\",\"idless_usage_records\",\n",
+    "   \"assistant_without_usage\",\"progress_embedded_ids\"},\n",
+    "   \"tools\":{<name>:{\"calls\",\"errors\",\"unanswered\",\"unanswered_at_tail\"}},\"orphan_results\"}\n",
+    "  then, with --by, {\"type\":\"group\",\"key\",\"transcripts\",…same fields} per group, then\n",
+    "  {\"type\":\"total\",\"transcripts\",\"rows_left_out\",\"shared_ids_across_files\",\n",
+    "   \"tokens_sum_of_rows\":{…},\"elapsed_ms\",…same fields summed; tokens deduped across files}.\n",
+    "  A malformed line is counted, never dropped; a glued line's records are listed in\n",
+    "  glued_records (their usage counts), so record_types sum to lines - malformed_lines.\n\n",
+    "Exit status: 0 something was counted, 1 no transcript, 2 an error (other files still count).",
+))]
 pub struct StatsArgs {
     /// What to read (see TARGETS in `csift --help`).
     #[arg(value_name = "TARGET")]
     pub targets: Vec<String>,
+    /// Group the rows by KEY instead of one row per transcript.
+    #[arg(long, value_enum, value_name = "KEY")]
+    pub by: Option<GroupBy>,
+    /// Print at most N rows (the total still covers everything; the output says
+    /// how many rows were left out).
+    #[arg(short = 'm', long, value_name = "N")]
+    pub max_count: Option<usize>,
     #[command(flatten)]
     pub common: super::Common,
 }

@@ -16,9 +16,12 @@ use crate::record::{parse_line, MalformedKind, Parsed, Record};
 use crate::scan::{self, Lines, Source};
 use crate::timefmt;
 
-const HEAD: usize = 64 * 1024;
 const HEAD_MAX: usize = 1024 * 1024;
 const TAIL: usize = 64 * 1024;
+/// Records parsed at the head for the start time (timestamps are not monotone,
+/// REC-089, so the minimum over a few) and at the tail for the last activity.
+const HEAD_RECORDS: usize = 12;
+const TAIL_RECORDS: usize = 12;
 
 /// Where a row's title came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -28,6 +31,8 @@ pub enum TitleSource {
     AiTitle,
     Summary,
     FirstPrompt,
+    /// A session opened by a slash command with no typed args (TURN-007).
+    FirstCommand,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -43,9 +48,13 @@ pub struct Summary {
     pub ai_title: Option<String>,
     pub summary: Option<String>,
     pub first_prompt: Option<String>,
+    /// `/name` of the first slash command, for sessions with no typed prompt.
+    pub first_command: Option<String>,
     /// `(line, kind)` of malformed lines found by this pass: glued records (a
     /// structural `}{"`) and a torn final line. Full validation is `stats`/`audit`.
     pub malformed: Vec<(usize, MalformedKind)>,
+    /// The newest branch seen while reading the tail backwards.
+    tail_branch: Option<String>,
 }
 
 impl Summary {
@@ -60,6 +69,10 @@ impl Summary {
                 .first_prompt
                 .as_deref()
                 .map(|t| (t, TitleSource::FirstPrompt)))
+            .or(self
+                .first_command
+                .as_deref()
+                .map(|t| (t, TitleSource::FirstCommand)))
     }
 }
 
@@ -82,8 +95,9 @@ pub fn summarize(t: &Transcript) -> crate::error::Result<Summary> {
     // Head: cwd, branch, first version, start (min over the window, REC-089), and the
     // first genuine prompt (extended up to HEAD_MAX when preambles push it out).
     let head = scan::head(buf, HEAD_MAX);
-    for line in Lines::new(head) {
-        if line.offset > HEAD && s.first_prompt.is_some() {
+    for (parsed, line) in Lines::new(head).enumerate() {
+        // Enough once the prompt and envelope are known and a few timestamps seen.
+        if parsed >= HEAD_RECORDS && s.first_prompt.is_some() && s.cwd.is_some() {
             break;
         }
         let Parsed::Record(r) = parse_line(&line) else {
@@ -104,23 +118,42 @@ pub fn summarize(t: &Transcript) -> crate::error::Result<Summary> {
                 s.versions.insert(v.to_string());
             }
         }
-        if line.offset <= HEAD {
+        if parsed < HEAD_RECORDS {
             if let Some(ts) = r.timestamp.as_deref().and_then(timefmt::parse_ts) {
                 s.started = Some(s.started.map_or(ts, |x: Timestamp| x.min(ts)));
             }
         }
         if s.first_prompt.is_none() && (lane || !r.is_sidechain()) {
             s.first_prompt = turns::prompt_text(&r).map(|p| crate::output::sanitize::one_line(&p));
+            if s.first_command.is_none() && r.kind() == "user" && !r.is_meta() {
+                s.first_command = crate::classify::unit::user_text(&r)
+                    .and_then(|t| {
+                        crate::classify::markers::xml_tag(&t, "command-name")
+                            .map(crate::output::sanitize::one_line)
+                    })
+                    .filter(|c| !c.is_empty());
+            }
         }
     }
 
-    // Tail: last activity (max over the window), last version and branch, latest
-    // ai-title (rewritten every turn, QT-030).
+    // Tail: the last few records, read backwards from EOF: last activity (max over
+    // them, REC-089), last version and branch.
     let (tail_at, tail) = scan::tail(buf, TAIL);
-    let tail_first_no = 0; // line numbers are not needed in the tail
-    for line in Lines::from(tail, 0, tail_first_no + 1) {
+    let mut end = tail.len();
+    let mut seen = 0;
+    while end > 0 && seen < TAIL_RECORDS {
+        let body_end = if tail[end - 1] == b'\n' { end - 1 } else { end };
+        let start = memchr::memrchr(b'\n', &tail[..body_end]).map_or(0, |i| i + 1);
+        let line = scan::Line {
+            no: 0,
+            offset: start,
+            bytes: &tail[start..body_end],
+            terminated: body_end < end,
+        };
+        end = start;
+        seen += 1;
         let Parsed::Record(r) = parse_line(&line) else {
-            if !line.terminated && tail_at + line.offset + line.bytes.len() == buf.len() {
+            if !line.terminated && tail_at + body_end == buf.len() && !line.bytes.is_empty() {
                 let no = scan::lines::count(buf);
                 if let Parsed::Malformed(m) = parse_line(&scan::Line { no, ..line }) {
                     s.malformed.push((no, m.kind));
@@ -134,9 +167,16 @@ pub fn summarize(t: &Transcript) -> crate::error::Result<Summary> {
         if let Some(v) = r.version.as_deref() {
             s.versions.insert(v.to_string());
         }
-        if let Some(b) = r.git_branch.as_deref().filter(|b| !b.is_empty()) {
-            s.git_branch = Some(b.to_string());
+        if s.tail_branch.is_none() {
+            s.tail_branch = r
+                .git_branch
+                .as_deref()
+                .filter(|b| !b.is_empty())
+                .map(str::to_string);
         }
+    }
+    if let Some(b) = s.tail_branch.take() {
+        s.git_branch = Some(b);
     }
     if s.started.is_none() {
         s.started = s.last_activity;

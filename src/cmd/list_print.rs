@@ -116,13 +116,19 @@ pub fn human(out: &mut Out, l: &Listing) -> io::Result<()> {
             None => one_line(crate::discovery::short(&t.session_id)),
         };
         let when = match (s.started, s.last_activity) {
-            (Some(a), Some(b)) => format!(
-                "{} ({}) → {}  {}",
-                timefmt::local(a),
-                timefmt::utc(a),
-                timefmt::local(b),
-                timefmt::duration(b.duration_since(a).as_secs())
-            ),
+            (Some(a), Some(b)) => {
+                let (from, to) = (timefmt::local(a), timefmt::local(b));
+                // Same local day: the end needs only its time.
+                let to = match (from.split_once(' '), to.split_once(' ')) {
+                    (Some((d1, _)), Some((d2, t2))) if d1 == d2 => t2.to_string(),
+                    _ => to,
+                };
+                format!(
+                    "{from} ({}) → {to}  {}",
+                    timefmt::utc(a),
+                    timefmt::duration(b.duration_since(a).as_secs())
+                )
+            }
             _ => "no timestamps".to_string(),
         };
         let models: Vec<String> = s

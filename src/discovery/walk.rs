@@ -59,26 +59,7 @@ pub fn walk_projects(projects: &Path, walk: &mut Walk) {
 /// One `projects/<encoded>` directory: its session files, their lane folders, and
 /// old flat `agent-*.jsonl` lanes. A directory holding no transcript is fine (PATH-010).
 pub fn walk_project(dir: &Path, walk: &mut Walk) {
-    let entries = match fs::read_dir(dir) {
-        Ok(e) => e,
-        Err(e) => {
-            walk.issue(dir, format!("cannot list directory: {e}"));
-            return;
-        }
-    };
-    let mut paths: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
-    paths.sort();
-    for path in paths {
-        let meta = match fs::metadata(&path) {
-            Ok(m) => m,
-            Err(e) => {
-                walk.issue(
-                    &path,
-                    format!("cannot stat (dangling symlink or loop?): {e}"),
-                );
-                continue;
-            }
-        };
+    for (path, meta) in entries(dir, walk) {
         let name = super::file_name(&path);
         if meta.is_dir() {
             if name.ends_with(".jsonl") {
@@ -107,6 +88,31 @@ pub fn walk_project(dir: &Path, walk: &mut Walk) {
     }
 }
 
+/// A directory's entries, sorted, each with its (followed) metadata; entries that
+/// cannot be listed or stat'ed are recorded as issues and skipped.
+fn entries(dir: &Path, walk: &mut Walk) -> Vec<(PathBuf, fs::Metadata)> {
+    let rd = match fs::read_dir(dir) {
+        Ok(e) => e,
+        Err(e) => {
+            walk.issue(dir, format!("cannot list directory: {e}"));
+            return Vec::new();
+        }
+    };
+    let mut paths: Vec<PathBuf> = rd.flatten().map(|e| e.path()).collect();
+    paths.sort();
+    let mut out = Vec::with_capacity(paths.len());
+    for path in paths {
+        match fs::metadata(&path) {
+            Ok(m) => out.push((path, m)),
+            Err(e) => walk.issue(
+                &path,
+                format!("cannot stat (dangling symlink or loop?): {e}"),
+            ),
+        }
+    }
+    out
+}
+
 fn is_symlink(p: &Path) -> bool {
     fs::symlink_metadata(p)
         .map(|m| m.file_type().is_symlink())
@@ -130,26 +136,7 @@ fn walk_lanes(project: &Path, dir: &Path, session: &str, depth: usize, walk: &mu
         );
         return;
     }
-    let entries = match fs::read_dir(dir) {
-        Ok(e) => e,
-        Err(e) => {
-            walk.issue(dir, format!("cannot list directory: {e}"));
-            return;
-        }
-    };
-    let mut paths: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
-    paths.sort();
-    for path in paths {
-        let meta = match fs::metadata(&path) {
-            Ok(m) => m,
-            Err(e) => {
-                walk.issue(
-                    &path,
-                    format!("cannot stat (dangling symlink or loop?): {e}"),
-                );
-                continue;
-            }
-        };
+    for (path, meta) in entries(dir, walk) {
         let name = super::file_name(&path);
         if meta.is_dir() {
             if !is_symlink(&path) {

@@ -101,6 +101,19 @@ impl Write for Out {
     }
 }
 
+/// The marker that says how much of a body was cut: never truncate silently.
+pub fn omitted(out: &mut Out, rest: &str) -> io::Result<()> {
+    let st = out.style;
+    writeln!(
+        out,
+        "{}[… {} lines, {} chars omitted; --no-truncate shows all]{}",
+        st.dim,
+        rest.lines().count(),
+        rest.chars().count(),
+        st.reset
+    )
+}
+
 /// Whether an error chain bottoms out in a broken pipe (`csift … | head`), which
 /// is not an error (exit 0, like ripgrep).
 pub fn is_broken_pipe(e: &anyhow::Error) -> bool {

@@ -124,8 +124,10 @@ impl<'a> Block<'a> {
 
     /// Number of image parts inside a tool_result's content array.
     pub fn result_images(&self) -> usize {
+        // Only an array can hold image parts; a string costs nothing to rule out.
         match self
             .content
+            .filter(|r| r.get().starts_with('['))
             .map(|r| serde_json::from_str::<Vec<Part<'_>>>(r.get()))
         {
             Some(Ok(parts)) => parts

@@ -1,17 +1,106 @@
-//! `csift audit` (not yet implemented).
+//! `csift audit`: detect what Claude Code silently lost from its transcripts.
+//! Files are audited in parallel (one pass each, [`file`]), session folders are
+//! checked from directory listings ([`folders`]), findings are filtered by
+//! `--since/--until`, sorted newest first and handed to [`print`].
+//!
+//! Exit status: 0 no findings of the selected kinds, 1 findings, 2 an error.
+
+pub mod calls;
+pub mod dup;
+pub mod eaten;
+pub mod file;
+pub mod finding;
+pub mod folders;
+pub mod lite;
+pub mod print;
+pub mod refs;
+pub mod skim;
 
 use std::time::Instant;
 
-use crate::cli::audit::AuditArgs;
+use crate::cli::audit::{AuditArgs, Kind};
+use crate::discovery::home;
 use crate::output::Out;
+use crate::timefmt::{self, Window};
 
 use super::{Exit, Problems};
+use finding::Finding;
+
+/// Everything the printer needs.
+pub struct Report {
+    pub kinds: Vec<Kind>,
+    pub findings: Vec<Finding>,
+    pub files: usize,
+    pub bytes: u64,
+    pub multi_block: usize,
+}
 
 pub fn run(
-    _args: &AuditArgs,
-    _out: &mut Out,
-    _problems: &Problems,
-    _started: Instant,
+    args: &AuditArgs,
+    out: &mut Out,
+    problems: &Problems,
+    started: Instant,
 ) -> anyhow::Result<Exit> {
-    anyhow::bail!("csift audit is not implemented yet")
+    let kinds: Vec<Kind> = if args.kinds.is_empty() {
+        Kind::ALL.to_vec()
+    } else {
+        let mut k = args.kinds.clone();
+        k.sort();
+        k.dedup();
+        k
+    };
+    let want = file::Want::from(&kinds);
+    let window = Window::parse(args.common.since.as_deref(), args.common.until.as_deref())?;
+    let transcripts = super::select(&args.common, &args.targets, problems)?;
+    let results = crate::scan::par_map(&transcripts, |t| file::audit(t, &want));
+
+    let mut findings = Vec::new();
+    let mut bytes = 0;
+    let mut multi_block = 0;
+    for (t, r) in transcripts.iter().zip(results) {
+        if let Some(e) = &r.error {
+            problems.report(&t.path, e);
+        }
+        bytes += r.bytes;
+        multi_block += r.multi_block;
+        findings.extend(r.findings);
+    }
+    if want.lanes {
+        let projects = args
+            .targets
+            .is_empty()
+            .then(|| home::from_env(args.common.claude_home.clone()).map(|h| h.projects()))
+            .and_then(Result::ok);
+        for dir in folders::session_dirs(&transcripts, projects.as_deref()) {
+            folders::check(&dir, &mut findings);
+        }
+    }
+    if !window.is_open() {
+        findings.retain(|f| window.contains(f.timestamp.as_deref().and_then(timefmt::parse_ts)));
+    }
+    // Newest first; undated findings (folders) last; then by place.
+    findings.sort_by(|a, b| {
+        b.timestamp
+            .is_some()
+            .cmp(&a.timestamp.is_some())
+            .then_with(|| b.timestamp.cmp(&a.timestamp))
+            .then_with(|| a.file.cmp(&b.file))
+            .then_with(|| a.line.cmp(&b.line))
+            .then_with(|| a.kind.cmp(&b.kind))
+    });
+    let report = Report {
+        kinds,
+        findings,
+        files: transcripts.len(),
+        bytes,
+        multi_block,
+    };
+    print::print(out, &report, args, started)?;
+    Ok(if problems.count() > 0 {
+        Exit::Error
+    } else if report.findings.is_empty() {
+        Exit::Found
+    } else {
+        Exit::NotFound
+    })
 }

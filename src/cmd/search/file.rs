@@ -140,7 +140,7 @@ fn match_unit(
 ) -> Option<Hit> {
     let mut text = u.text.to_string();
     if cfg.resolve_persisted {
-        if let Some(resolved) = resolve_persisted(&text, notes, &t.path, line.no) {
+        if let Some(resolved) = resolve_persisted(t, &text, notes, line.no) {
             text = resolved;
         }
     }
@@ -181,6 +181,12 @@ fn match_unit(
         return Some(hit);
     }
     let line_end = line.offset + line.bytes.len();
+    let opens_turn = turn
+        .and_then(|n| idx.turn_opener(n))
+        .is_some_and(|(no, _)| no == line.no);
+    // The agent's last words in this hit's turn.
+    let reply =
+        || turn.and_then(|n| exchange::turn_reply(t, buf, idx, n, line_end + 1, line.no + 1));
     if is_use {
         if let Some(id) = u.tool_use_id {
             hit.exchange
@@ -198,32 +204,15 @@ fn match_unit(
         }
         // An answered question or typed rejection is a user turn: add the reply.
         if matches!(label, Label::UserAnswer | Label::UserRejection) {
-            if let Some(n) = turn {
-                hit.exchange.extend(exchange::turn_reply(
-                    t,
-                    buf,
-                    idx,
-                    n,
-                    line_end + 1,
-                    line.no + 1,
-                ));
-            }
+            hit.exchange.extend(reply());
         }
-    } else if matches!(
-        label,
-        Label::UserMessage | Label::AgentCommunicationInbox | Label::HarnessCompactionSummary
-    ) && turn.is_some_and(|n| idx.turn_opener(n).is_some_and(|(no, _)| no == line.no))
+    } else if opens_turn
+        && matches!(
+            label,
+            Label::UserMessage | Label::AgentCommunicationInbox | Label::HarnessCompactionSummary
+        )
     {
-        if let Some(n) = turn {
-            hit.exchange.extend(exchange::turn_reply(
-                t,
-                buf,
-                idx,
-                n,
-                line_end + 1,
-                line.no + 1,
-            ));
-        }
+        hit.exchange.extend(reply());
     } else if matches!(
         label,
         Label::AgentMessage
@@ -247,9 +236,9 @@ fn match_unit(
 /// Follow a `<persisted-output>` pointer (MISC-002, REC-039): the full output
 /// replaces the preview; a file that is gone is said, not hidden.
 fn resolve_persisted(
+    t: &Transcript,
     text: &str,
     notes: &mut Vec<String>,
-    file: &Path,
     line: usize,
 ) -> Option<String> {
     if !text.contains("<persisted-output>") {
@@ -258,15 +247,31 @@ fn resolve_persisted(
     let marker = "Full output saved to: ";
     let at = text.find(marker)? + marker.len();
     let path = text[at..].lines().next()?.trim();
-    match std::fs::read(path) {
-        Ok(bytes) => Some(format!(
-            "{text}\n[persisted output from {path}]\n{}",
+    // The pointer is absolute on the machine that wrote it; a home that was
+    // copied or moved still holds the file in the session's own tool-results/.
+    let local = Path::new(path).file_name().map(|name| {
+        t.project_dir
+            .join(&t.session_id)
+            .join("tool-results")
+            .join(name)
+    });
+    let found = std::fs::read(path)
+        .map(|b| (b, path.to_string()))
+        .or_else(|e| match &local {
+            Some(l) => std::fs::read(l)
+                .map(|b| (b, l.display().to_string()))
+                .map_err(|_| e),
+            None => Err(e),
+        });
+    match found {
+        Ok((bytes, from)) => Some(format!(
+            "{text}\n[persisted output from {from}]\n{}",
             String::from_utf8_lossy(&bytes)
         )),
         Err(e) => {
             notes.push(format!(
-                "{}:{line}: persisted output {path} cannot be read: {e}",
-                file.display()
+                "{}:{line}: persisted output {path} is gone ({e}); only the preview was searched",
+                t.path.display()
             ));
             None
         }

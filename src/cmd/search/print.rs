@@ -268,15 +268,7 @@ fn partner(out: &mut Out, text: &str) -> io::Result<()> {
     }
     if shown < text.len() {
         let rest = &text[floor(text, shown.min(text.len()))..];
-        let st = out.style;
-        writeln!(
-            out,
-            "{}[… {} lines, {} chars omitted; --no-truncate shows all]{}",
-            st.dim,
-            rest.lines().count(),
-            rest.chars().count(),
-            st.reset
-        )?;
+        crate::output::omitted(out, rest)?;
     }
     Ok(())
 }

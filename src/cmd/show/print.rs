@@ -90,15 +90,7 @@ pub fn body(out: &mut Out, text: &str, no_truncate: bool) -> io::Result<()> {
     writeln!(out, "{}", clean[..end].trim_end_matches('\n'))?;
     if end < clean.len() {
         let rest = &clean[end..];
-        let st = out.style;
-        writeln!(
-            out,
-            "{}[… {} lines, {} chars omitted; --no-truncate shows all]{}",
-            st.dim,
-            rest.lines().count(),
-            rest.chars().count(),
-            st.reset
-        )?;
+        crate::output::omitted(out, rest)?;
     }
     Ok(())
 }

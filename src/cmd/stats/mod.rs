@@ -1,17 +1,172 @@
-//! `csift stats` (not yet implemented).
+//! `csift stats`: an exact census of what transcripts hold — lines, record and
+//! block types, labels, turns, tools, and tokens counted once per API message.
+//! Files are censused in parallel ([`census`]); each finished file is folded into
+//! the total (and its `--by` group) at once and its token book dropped, so memory
+//! holds per-file state plus one small entry per message for the cross-file
+//! dedupe ([`total`]). Rows come back in path order and go to [`print`].
 
+pub mod census;
+pub mod known;
+pub mod model;
+pub mod print;
+pub mod tokens;
+pub mod total;
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Mutex;
 use std::time::Instant;
 
-use crate::cli::stats::StatsArgs;
-use crate::output::Out;
+use crate::cli::stats::{GroupBy, StatsArgs};
+use crate::discovery::Transcript;
+use crate::output::{Format, Out};
+use crate::timefmt::Window;
 
 use super::{Exit, Problems};
+use census::Census;
+use total::{Acc, Finished};
+
+/// One printed row: a transcript or a group.
+pub struct RowOut<'a> {
+    pub transcript: Option<&'a Transcript>,
+    pub key: Option<String>,
+    pub census: Census,
+    pub transcripts: u64,
+}
+
+/// Everything the printers need.
+pub struct Report<'a> {
+    pub rows: Vec<RowOut<'a>>,
+    pub rows_left_out: usize,
+    pub total: Finished,
+    pub by: Option<GroupBy>,
+    pub elapsed_ms: u128,
+}
+
+#[derive(Default)]
+struct Folds {
+    total: Acc,
+    groups: BTreeMap<String, Acc>,
+}
 
 pub fn run(
-    _args: &StatsArgs,
-    _out: &mut Out,
-    _problems: &Problems,
-    _started: Instant,
+    args: &StatsArgs,
+    out: &mut Out,
+    problems: &Problems,
+    started: Instant,
 ) -> anyhow::Result<Exit> {
-    anyhow::bail!("csift stats is not implemented yet")
+    let window = Window::parse(args.common.since.as_deref(), args.common.until.as_deref())?;
+    let mut transcripts = super::select(&args.common, &args.targets, problems)?;
+    // Each main transcript, then its lanes (discovery may list a lane first).
+    transcripts.sort_by(|a, b| {
+        (&a.project_dir, &a.session_id, a.is_lane(), &a.path).cmp(&(
+            &b.project_dir,
+            &b.session_id,
+            b.is_lane(),
+            &b.path,
+        ))
+    });
+    let mut lanes: HashMap<&str, u64> = HashMap::new();
+    for t in transcripts.iter().filter(|t| t.is_lane()) {
+        *lanes.entry(t.session_id.as_str()).or_default() += 1;
+    }
+    let keep = match (args.by, args.max_count) {
+        (None, Some(m)) if window.is_open() => m,
+        (None, _) => usize::MAX,
+        (Some(_), _) => 0,
+    };
+    let folds = Mutex::new(Folds::default());
+    let items: Vec<(usize, &Transcript)> = transcripts.iter().enumerate().collect();
+    let results = crate::scan::par_map(
+        &items,
+        |&(i, t)| -> Result<Option<Option<Census>>, String> {
+            let (mut c, book) = census::census(t, &window)?;
+            if !window.is_open() && c.lines == c.outside_window + c.malformed_lines {
+                return Ok(None);
+            }
+            if !t.is_lane() {
+                c.lanes = lanes.get(t.session_id.as_str()).copied().unwrap_or(0);
+            }
+            if let Ok(mut f) = folds.lock() {
+                f.total.fold(&c, &book, t.is_lane());
+                if let Some(by) = args.by {
+                    f.groups
+                        .entry(group_key(by, t, &c))
+                        .or_default()
+                        .fold(&c, &book, t.is_lane());
+                }
+            }
+            Ok(Some((i < keep).then_some(c)))
+        },
+    );
+    let mut rows = Vec::new();
+    let mut counted = 0;
+    for ((_, t), r) in items.iter().zip(results) {
+        match r {
+            Err(e) => {
+                problems.report(&t.path, e);
+            }
+            Ok(None) => {}
+            Ok(Some(c)) => {
+                counted += 1;
+                if let Some(census) = c {
+                    rows.push(RowOut {
+                        transcript: Some(*t),
+                        key: None,
+                        census,
+                        transcripts: 1,
+                    });
+                }
+            }
+        }
+    }
+    let folds = folds
+        .into_inner()
+        .map_err(|_| anyhow::anyhow!("a census worker panicked"))?;
+    if args.by.is_some() {
+        rows = folds
+            .groups
+            .into_iter()
+            .map(|(k, acc)| {
+                let f = acc.finish();
+                RowOut {
+                    transcript: None,
+                    key: Some(k),
+                    census: f.census,
+                    transcripts: f.transcripts,
+                }
+            })
+            .collect();
+        counted = rows.len();
+    }
+    let max = args.max_count.unwrap_or(usize::MAX);
+    rows.truncate(max);
+    let report = Report {
+        rows_left_out: counted.saturating_sub(rows.len()),
+        rows,
+        total: folds.total.finish(),
+        by: args.by,
+        elapsed_ms: started.elapsed().as_millis(),
+    };
+    match args.common.format {
+        Format::Json => print::json(out, &report)?,
+        Format::Human => print::human(out, &report)?,
+    }
+    Ok(Exit::from(report.total.transcripts > 0, problems.count()))
+}
+
+fn group_key(by: GroupBy, t: &Transcript, c: &Census) -> String {
+    let none = || "(none)".to_string();
+    match by {
+        GroupBy::Project => t.project_name(),
+        GroupBy::Day => c.first_ts.map_or_else(none, |ts| local_fmt(ts, "%Y-%m-%d")),
+        GroupBy::Month => c.first_ts.map_or_else(none, |ts| local_fmt(ts, "%Y-%m")),
+        GroupBy::Model => c.dominant_model().map_or_else(none, str::to_string),
+        GroupBy::Version => c.dominant_version().map_or_else(none, str::to_string),
+    }
+}
+
+fn local_fmt(ts: jiff::Timestamp, f: &str) -> String {
+    ts.to_zoned(jiff::tz::TimeZone::system())
+        .strftime(f)
+        .to_string()
 }

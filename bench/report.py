@@ -1,0 +1,82 @@
+#!/usr/bin/env python3
+"""Turn bench/run's hyperfine JSON and memory samples into BENCHMARKS.md."""
+import json
+import os
+import platform
+import subprocess
+import sys
+from pathlib import Path
+
+jsondir, memfile, bigh, smallh, bigfile, lit, regex = sys.argv[1:8]
+
+
+def sh(cmd):
+    try:
+        return subprocess.run(cmd, shell=True, capture_output=True, text=True).stdout.strip()
+    except OSError:
+        return "?"
+
+
+def size(home):
+    total = n = 0
+    for p in Path(home).rglob("*.jsonl"):
+        total += p.stat().st_size
+        n += 1
+    return total, n
+
+
+def load(name):
+    with open(os.path.join(jsondir, f"{name}.json")) as fh:
+        return json.load(fh)["results"]
+
+
+TARGETS = {
+    "search_literal": ("≤ 1.2x rg", 1.2),
+    "search_label": ("≤ 1.2x rg", 1.2),
+    "list_big": ("≤ 0.2x rg", 0.2),
+    "list_small": ("≤ 0.2x rg", 0.2),
+    "stats": ("≤ 3x rg", 3.0),
+    "audit": ("≤ 2x rg; ≥ 20x faster than Python", 2.0),
+    "jq": ("≥ 20x faster than jq", None),
+}
+
+out = []
+cpu = sh("lscpu | sed -n 's/^Model name:[ ]*//p'") or platform.processor()
+bb, bn = size(bigh)
+sb, sn = size(smallh)
+out.append("# Benchmarks\n")
+out.append("Measured by `bench/run` (corpus from `examples/gen_corpus`, page cache warm, medians of hyperfine runs). "
+           "Re-run it after any change to a hot path.\n")
+mem_gb = round(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30)
+out.append(f"- Machine: {cpu}, {os.cpu_count()} cores, {mem_gb} GiB RAM, {platform.system()} {platform.release()}")
+out.append(f"- csift {sh('target/release/csift --version')}, {sh('rg --version | head -1')}, {sh('jq --version')}, Python {platform.python_version()}, {sh('hyperfine --version')}")
+out.append(f"- Big home: {bn} transcripts, {bb / 1e9:.2f} GB, largest {os.path.getsize(bigfile) / 1e6:.0f} MB; small home: {sn} transcripts, {sb / 1e6:.0f} MB")
+out.append(f"- Rare literal `{lit}`, label regex `{regex}`\n")
+out.append("| case | command | median s | ratio to rg | target |")
+out.append("|---|---|---:|---:|---|")
+for name, (target, limit) in TARGETS.items():
+    try:
+        res = load(name)
+    except OSError:
+        continue
+    base = next((r for r in res if r["command"].startswith("rg ")), None)
+    for r in res:
+        cmd = r["command"].replace(bigh, "$BIG").replace(smallh, "$SMALL")
+        if len(cmd) > 90:
+            cmd = cmd[:87] + "…"
+        med = r["median"]
+        ratio = f"{med / base['median']:.2f}x" if base else "-"
+        out.append(f"| {name} | `{cmd}` | {med:.3f} | {ratio} | {target if r is res[0] else ''} |")
+    first = res[0]["median"]
+    for r in res[1:]:
+        if not r["command"].startswith("rg "):
+            out.append(f"| {name} | csift speed-up over `{r['command'].split()[0]}` | | {r['median'] / first:.1f}x faster | |")
+out.append("\n## Peak memory on the largest transcript\n")
+out.append("`anon` is the process's own memory (heap, stacks); `total` also counts page-cache pages of the memory-mapped transcript, which the kernel can drop at will.\n")
+out.append("| command | anon MB | total MB | seconds |")
+out.append("|---|---:|---:|---:|")
+for line in open(memfile):
+    cmd, _, vals = line.rstrip("\n").partition("\t")
+    kv = dict(x.split("=") for x in vals.split())
+    out.append(f"| `csift {cmd}` | {int(kv['anon_kb']) / 1024:.1f} | {int(kv['total_kb']) / 1024:.1f} | {kv['seconds']} |")
+print("\n".join(out))

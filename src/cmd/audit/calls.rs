@@ -1,0 +1,176 @@
+//! Tool calls and their results within one file: `missing-echo` (a landed
+//! result whose carrier lacks the structured `toolUseResult` object where Claude
+//! Code always writes one) and `unanswered-call` (a tool_use no tool_result in
+//! the file ever answers).
+//!
+//! Echo rule (REC-078, SUB-026…031, BASH-025, REC-073): in a top-level file every
+//! successful Write/Edit/MultiEdit/NotebookEdit, Read and Bash result carries a
+//! `toolUseResult` object; an errored result carries a string instead (normal).
+//! In a teammate lane (meta `taskKind:"in_process_teammate"`) file writes always
+//! carry it (SUB-028). Workflow lanes never do and built-in lanes vary per
+//! operation and version (SUB-026/027/029), so those are never flagged.
+//!
+//! Unanswered rule: the result may precede the call (REC-075), so ids are joined
+//! over the whole file. A call with no later turn opener is the live tail (in
+//! flight, pending approval, or died mid-tool: indistinguishable, TAIL-001/010)
+//! and is not reported; one followed by a turn opener is an orphan (REC-075
+//! measured no cross-turn results). A background Bash launch is answered at
+//! launch (TAIL-011), so an unanswered one is reported as an anomaly.
+
+use std::collections::{HashMap, HashSet};
+
+use super::finding::{At, FileCtx, Finding};
+use super::lite::{raw_str, LiteBlock};
+use crate::classify::FileIndex;
+use crate::cli::audit::Kind;
+
+/// Which results must carry the echo object in this file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EchoPolicy {
+    /// Top-level transcript: file tools, Read and Bash (REC-078, SUB-029, BASH-025).
+    Main,
+    /// Teammate lane: file writes only (SUB-028).
+    Teammate,
+    /// Workflow and built-in lanes: absence is normal (SUB-026/027).
+    Never,
+}
+
+impl EchoPolicy {
+    fn watches(self, tool: &str) -> bool {
+        const WRITES: [&str; 4] = ["Write", "Edit", "MultiEdit", "NotebookEdit"];
+        match self {
+            EchoPolicy::Main => WRITES.contains(&tool) || tool == "Read" || tool == "Bash",
+            EchoPolicy::Teammate => WRITES.contains(&tool),
+            EchoPolicy::Never => false,
+        }
+    }
+}
+
+#[derive(Debug)]
+struct Call {
+    id: String,
+    name: String,
+    at: At,
+    background: bool,
+}
+
+#[derive(Debug, Default)]
+pub struct Calls {
+    uses: Vec<Call>,
+    names: HashMap<String, String>,
+    answered: HashSet<String>,
+    /// Results whose carrier has no object echo: (tool_use_id, where).
+    bare: Vec<(String, At)>,
+}
+
+impl Calls {
+    /// The tool_use blocks of an assistant record.
+    pub fn uses(&mut self, blocks: &[LiteBlock<'_>], at: &At) {
+        for b in blocks.iter().filter(|b| b.is("tool_use")) {
+            let (Some(id), name) = (raw_str(b.id), raw_str(b.name)) else {
+                continue;
+            };
+            let name = name.map(|n| n.into_owned()).unwrap_or_default();
+            let background = name == "Bash"
+                && b.input.is_some_and(|i| {
+                    memchr::memmem::find(i.get().as_bytes(), b"\"run_in_background\":true")
+                        .is_some()
+                });
+            self.names.insert(id.to_string(), name.clone());
+            self.uses.push(Call {
+                id: id.into_owned(),
+                name,
+                at: at.clone(),
+                background,
+            });
+        }
+    }
+
+    /// Every `tool_use_id` a user record's message answers, read from the bytes:
+    /// inside `message`, that key only occurs on tool_result blocks.
+    pub fn answers(&mut self, message: &[u8]) {
+        const KEY: &[u8] = b"\"tool_use_id\":";
+        for at in memchr::memmem::find_iter(message, KEY) {
+            let rest = &message[at + KEY.len()..];
+            let start = rest.iter().take_while(|c| c.is_ascii_whitespace()).count();
+            if rest.get(start) != Some(&b'"') {
+                continue;
+            }
+            let body = &rest[start + 1..];
+            if let Some(end) = memchr::memchr(b'"', body) {
+                self.answered
+                    .insert(String::from_utf8_lossy(&body[..end]).into_owned());
+            }
+        }
+    }
+
+    /// A carrier whose `toolUseResult` is absent or not an object: its successful
+    /// tool_result blocks are echo candidates.
+    pub fn bare_carrier(&mut self, blocks: &[LiteBlock<'_>], at: &At) {
+        for b in blocks
+            .iter()
+            .filter(|b| b.is("tool_result") && !b.is_error())
+        {
+            if let Some(id) = raw_str(b.tool_use_id) {
+                self.bare.push((id.into_owned(), at.clone()));
+            }
+        }
+    }
+
+    pub fn finish(
+        self,
+        ctx: &FileCtx,
+        policy: EchoPolicy,
+        want_echo: bool,
+        want_unanswered: bool,
+        buf: &[u8],
+        out: &mut Vec<Finding>,
+    ) {
+        if want_echo && policy != EchoPolicy::Never {
+            for (id, at) in &self.bare {
+                let Some(name) = self.names.get(id) else {
+                    continue;
+                };
+                if policy.watches(name) {
+                    out.push(ctx.finding(
+                        Kind::MissingEcho,
+                        at,
+                        None,
+                        format!(
+                            "successful {name} result {id} has no toolUseResult object (REC-078: always written here)"
+                        ),
+                    ));
+                }
+            }
+        }
+        if !want_unanswered {
+            return;
+        }
+        let open: Vec<&Call> = self
+            .uses
+            .iter()
+            .filter(|c| !self.answered.contains(&c.id))
+            .collect();
+        if open.is_empty() {
+            return;
+        }
+        let idx = FileIndex::build(buf, ctx.is_lane);
+        for c in open {
+            let detail = if c.background {
+                format!(
+                    "background {} launch {} never acknowledged (anomaly: launches are answered at once, TAIL-011)",
+                    c.name, c.id
+                )
+            } else if idx.turn(c.at.line).is_some_and(|t| t < idx.turns()) {
+                format!(
+                    "{} call {} has no result and a later turn began (orphan, REC-075)",
+                    c.name, c.id
+                )
+            } else {
+                // The live tail: in flight or died mid-tool (TAIL-001); not reported.
+                continue;
+            };
+            out.push(ctx.finding(Kind::UnansweredCall, &c.at, None, detail));
+        }
+    }
+}

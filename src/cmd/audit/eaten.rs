@@ -1,0 +1,209 @@
+//! The eaten-text rule, in both of the bug report's forms.
+//!
+//! Group form (the survey script's, which produced the published counts): per
+//! file, assistant records with a non-empty `message.id` and list content are
+//! grouped by `(isSidechain, message.id)`; a record is thinking-bearing when any
+//! dict block has type `thinking` and text-bearing when any has type `text` (a
+//! record can be both); a group with >=2 thinking-bearing and 0 text-bearing
+//! records is one eaten response. The group keeps the line, timestamp and
+//! version of its FIRST record (the script's `setdefault`).
+//!
+//! Adjacency form (the report's "detection rule for scanning any transcript"):
+//! two adjacent assistant records sharing `message.id`, both with
+//! `content[0].type == "thinking"`; records without a `message` (queue-operation,
+//! attachment, system, progress …) do not break adjacency, a user or assistant
+//! record does. Adjacency is tracked per sidechain flag, like the groups.
+
+use std::collections::{HashMap, HashSet};
+
+use super::finding::{At, FileCtx, Finding};
+use super::lite::Kinds;
+use crate::cli::audit::Kind;
+
+#[derive(Debug)]
+struct Group {
+    thinking: u32,
+    text: u32,
+    first: At,
+}
+
+#[derive(Debug, Default)]
+pub struct Eaten {
+    groups: HashMap<(bool, String), Group>,
+    /// First-seen order of groups, so findings come out in file order.
+    order: Vec<(bool, String)>,
+    /// Per sidechain flag: the mid of the previous message record when it was
+    /// thinking-first.
+    pending: [Option<String>; 2],
+    adjacent: HashSet<(bool, String)>,
+    /// Admitted records with more than one dict block (the script's counter).
+    pub multi_block: usize,
+}
+
+impl Eaten {
+    /// Whether the next message record on this lane must be parsed to decide
+    /// adjacency (a thinking-first record is waiting for its neighbour).
+    pub fn waiting(&self, sidechain: bool) -> bool {
+        self.pending[usize::from(sidechain)].is_some()
+    }
+
+    /// A user/assistant record with a `message` that is not an admitted
+    /// assistant record: it breaks adjacency.
+    pub fn other_message(&mut self, sidechain: bool) {
+        self.pending[usize::from(sidechain)] = None;
+    }
+
+    /// An admitted assistant record.
+    pub fn record(&mut self, mid: &str, k: Kinds, at: At) {
+        let side = at.sidechain;
+        if k.dict_blocks > 1 {
+            self.multi_block += 1;
+        }
+        let slot = &mut self.pending[usize::from(side)];
+        if k.first_thinking && slot.as_deref() == Some(mid) {
+            self.adjacent.insert((side, mid.to_string()));
+        }
+        *slot = k.first_thinking.then(|| mid.to_string());
+        let key = (side, mid.to_string());
+        let g = match self.groups.get_mut(&key) {
+            Some(g) => g,
+            None => {
+                self.order.push(key.clone());
+                self.groups.entry(key).or_insert(Group {
+                    thinking: 0,
+                    text: 0,
+                    first: at,
+                })
+            }
+        };
+        g.thinking += u32::from(k.thinking);
+        g.text += u32::from(k.text);
+    }
+
+    /// The fast path stamps byte offsets in `At::line`; turn the ones findings
+    /// will use into 1-based line numbers with one counting pass.
+    pub fn offsets_to_lines(&mut self, buf: &[u8]) {
+        let mut offs: Vec<usize> = self
+            .groups
+            .values()
+            .filter(|g| g.thinking >= 2)
+            .map(|g| g.first.line)
+            .collect();
+        offs.sort_unstable();
+        offs.dedup();
+        let mut map = HashMap::new();
+        let (mut at, mut no) = (0usize, 1usize);
+        for o in offs {
+            let o = o.min(buf.len());
+            no += memchr::memchr_iter(b'\n', &buf[at..o]).count();
+            at = o;
+            map.insert(o, no);
+        }
+        for g in self.groups.values_mut() {
+            if let Some(&n) = map.get(&g.first.line) {
+                g.first.line = n;
+            }
+        }
+    }
+
+    /// Findings in file order: group hits (noting whether adjacency agrees) and
+    /// adjacency-only hits.
+    pub fn finish(self, ctx: &FileCtx, want_group: bool, want_adj: bool, out: &mut Vec<Finding>) {
+        for key in &self.order {
+            let Some(g) = self.groups.get(key) else {
+                continue;
+            };
+            let by_group = g.thinking >= 2 && g.text == 0;
+            let by_adj = self.adjacent.contains(key);
+            let counts = format!(
+                "{} thinking record(s), {} text record(s)",
+                g.thinking, g.text
+            );
+            if by_group && want_group {
+                let rule = if by_adj {
+                    "adjacency rule agrees"
+                } else {
+                    "adjacency rule disagrees (thinking records not adjacent)"
+                };
+                out.push(ctx.finding(
+                    Kind::EatenText,
+                    &g.first,
+                    Some(key.1.clone()),
+                    format!("streamed text never persisted: {counts}; {rule}"),
+                ));
+            } else if by_adj && !by_group && want_adj {
+                out.push(ctx.finding(
+                    Kind::EatenTextAdjacency,
+                    &g.first,
+                    Some(key.1.clone()),
+                    format!("adjacent thinking-first records, but the group has {counts}"),
+                ));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn k(thinking: bool, text: bool, first: bool) -> Kinds {
+        Kinds {
+            thinking,
+            text,
+            first_thinking: first,
+            dict_blocks: 1,
+        }
+    }
+
+    fn run(e: Eaten) -> Vec<Finding> {
+        let ctx = FileCtx {
+            file: "f".into(),
+            session_id: "s".into(),
+            is_lane: false,
+        };
+        let mut out = Vec::new();
+        e.finish(&ctx, true, true, &mut out);
+        out
+    }
+
+    #[test]
+    fn thinking_thinking_tool_use_is_eaten_and_adjacent() {
+        let mut e = Eaten::default();
+        e.record("m", k(true, false, true), At::default());
+        e.record("m", k(true, false, true), At::default());
+        e.record("m", k(false, false, false), At::default());
+        let f = run(e);
+        assert_eq!(f.len(), 1);
+        assert_eq!(f[0].kind, Kind::EatenText);
+        assert!(f[0].detail.contains("agrees"));
+    }
+
+    #[test]
+    fn kept_text_is_not_eaten_and_user_breaks_adjacency() {
+        let mut e = Eaten::default();
+        e.record("m", k(true, false, true), At::default());
+        e.record("m", k(false, true, false), At::default());
+        e.record("m", k(true, false, true), At::default());
+        assert!(run(e).is_empty());
+        let mut e = Eaten::default();
+        e.record("m", k(true, false, true), At::default());
+        e.other_message(false);
+        e.record("m", k(true, false, true), At::default());
+        let f = run(e);
+        assert_eq!(f.len(), 1);
+        assert!(f[0].detail.contains("disagrees"));
+    }
+
+    #[test]
+    fn sidechain_groups_apart() {
+        let mut e = Eaten::default();
+        e.record("m", k(true, false, true), At::default());
+        let side = At {
+            sidechain: true,
+            ..At::default()
+        };
+        e.record("m", k(true, false, true), side);
+        assert!(run(e).is_empty());
+    }
+}

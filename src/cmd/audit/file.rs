@@ -1,0 +1,354 @@
+//! One pass over one transcript feeding every selected detector. Each line is
+//! skimmed for its top-level keys ([`super::skim`]); only the parts a detector
+//! needs are parsed, and only when a byte prefilter says they can matter:
+//! assistant messages (eaten-text, tool calls), carriers without an object
+//! echo, `toolUseResult`s naming an agent or a persisted path, lines holding
+//! `<persisted-output>`. Uuids are hashed from their bytes.
+
+use memchr::memmem;
+
+use super::calls::{Calls, EchoPolicy};
+use super::dup::Dups;
+use super::eaten::Eaten;
+use super::finding::{At, FileCtx, Finding};
+use super::lite::{kinds, LiteMessage};
+use super::refs::Refs;
+use super::skim::{skim_at, Flaw, Top};
+use crate::cli::audit::Kind;
+use crate::discovery::{Shape, Transcript};
+use crate::record::{parse_line, Parsed};
+use crate::scan::{Line, Source};
+
+/// Which detectors run.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Want {
+    pub eaten: bool,
+    pub adjacency: bool,
+    pub malformed: bool,
+    pub lanes: bool,
+    pub outputs: bool,
+    pub echo: bool,
+    pub unanswered: bool,
+    pub dup: bool,
+}
+
+impl Want {
+    pub fn from(kinds: &[Kind]) -> Want {
+        let on = |k| kinds.is_empty() || kinds.contains(&k);
+        Want {
+            eaten: on(Kind::EatenText),
+            adjacency: on(Kind::EatenTextAdjacency),
+            malformed: on(Kind::MalformedLine),
+            lanes: on(Kind::MissingTranscript),
+            outputs: on(Kind::MissingPersistedOutput),
+            echo: on(Kind::MissingEcho),
+            unanswered: on(Kind::UnansweredCall),
+            dup: on(Kind::DuplicateUuid),
+        }
+    }
+}
+
+#[derive(Debug, Default)]
+pub struct FileAudit {
+    pub findings: Vec<Finding>,
+    pub bytes: u64,
+    pub multi_block: usize,
+    pub error: Option<String>,
+}
+
+fn has(hay: &[u8], needle: &[u8]) -> bool {
+    memmem::find(hay, needle).is_some()
+}
+
+/// Precompiled byte prefilters (a `Finder` is built once, not per line).
+struct Pat {
+    tool_use: memmem::Finder<'static>,
+    tool_result: memmem::Finder<'static>,
+    persisted: memmem::Finder<'static>,
+    assistant: memmem::Finder<'static>,
+    agent_id: memmem::Finder<'static>,
+    persisted_path: memmem::Finder<'static>,
+}
+
+fn pat() -> &'static Pat {
+    static P: std::sync::OnceLock<Pat> = std::sync::OnceLock::new();
+    P.get_or_init(|| Pat {
+        tool_use: memmem::Finder::new(b"\"tool_use\""),
+        tool_result: memmem::Finder::new(b"\"tool_result\""),
+        persisted: memmem::Finder::new(b"<persisted-output>"),
+        assistant: memmem::Finder::new(b"\"assistant\""),
+        agent_id: memmem::Finder::new(b"\"agentId\""),
+        persisted_path: memmem::Finder::new(b"\"persistedOutputPath\""),
+    })
+}
+
+fn hit(f: &memmem::Finder<'_>, hay: &[u8]) -> bool {
+    f.find(hay).is_some()
+}
+
+/// Echo rule for this file (see [`super::calls`]): top-level files always, a
+/// teammate lane (meta `taskKind:"in_process_teammate"`, SUB-028) for writes.
+fn policy(t: &Transcript) -> EchoPolicy {
+    match t.shape {
+        Shape::Main => EchoPolicy::Main,
+        Shape::Subagent => {
+            let meta = t.path.with_extension("meta.json");
+            match std::fs::read(meta) {
+                Ok(b) if has(&b, b"\"in_process_teammate\"") => EchoPolicy::Teammate,
+                _ => EchoPolicy::Never,
+            }
+        }
+        _ => EchoPolicy::Never,
+    }
+}
+
+/// The first `"timestamp":"…"` value in a line that would not skim.
+fn scraped_ts(b: &[u8]) -> Option<&[u8]> {
+    const KEY: &[u8] = b"\"timestamp\":\"";
+    let at = memmem::find(b, KEY)? + KEY.len();
+    let len = memchr::memchr(b'"', &b[at..])?;
+    Some(&b[at..at + len]).filter(|v| v.len() <= 40)
+}
+
+pub fn audit(t: &Transcript, want: &Want) -> FileAudit {
+    let mut res = FileAudit::default();
+    let src = match Source::open(&t.path) {
+        Ok(s) => s,
+        Err(e) => {
+            res.error = Some(e.to_string());
+            return res;
+        }
+    };
+    let buf: &[u8] = &src;
+    res.bytes = buf.len() as u64;
+    let ctx = FileCtx {
+        file: t.path.display().to_string(),
+        session_id: t.session_id.clone(),
+        is_lane: t.is_lane(),
+    };
+    let policy = if want.echo {
+        policy(t)
+    } else {
+        EchoPolicy::Never
+    };
+    let mut s = Pass {
+        want: *want,
+        ctx: &ctx,
+        policy,
+        eaten: Eaten::default(),
+        calls: Calls::default(),
+        dups: Dups::default(),
+        refs: Refs::default(),
+        out: Vec::new(),
+    };
+    if eaten_only(want) {
+        s.eaten_fast(buf);
+    } else {
+        s.all_lines(buf);
+    }
+    let Pass {
+        eaten,
+        calls,
+        dups,
+        refs,
+        mut out,
+        ..
+    } = s;
+    res.multi_block = eaten.multi_block;
+    eaten.finish(&ctx, want.eaten, want.adjacency, &mut out);
+    calls.finish(&ctx, policy, want.echo, want.unanswered, buf, &mut out);
+    if want.dup {
+        dups.finish(&ctx, buf, &mut out);
+    }
+    refs.finish(&ctx, t, want.lanes, want.outputs, &mut out);
+    res.findings = out;
+    res
+}
+
+/// Only the eaten-text kinds: only assistant lines (and their neighbours while
+/// adjacency waits) need reading.
+fn eaten_only(w: &Want) -> bool {
+    !(w.malformed || w.dup || w.lanes || w.outputs || w.echo || w.unanswered)
+}
+
+struct Pass<'c> {
+    want: Want,
+    ctx: &'c FileCtx,
+    policy: EchoPolicy,
+    eaten: Eaten,
+    calls: Calls,
+    dups: Dups,
+    refs: Refs,
+    out: Vec<Finding>,
+}
+
+impl Pass<'_> {
+    /// Every line, skimmed.
+    fn all_lines(&mut self, buf: &[u8]) {
+        let mut pos = 0;
+        let mut no = 0;
+        while pos < buf.len() {
+            no += 1;
+            pos = self.one(buf, pos, no) + 1;
+        }
+    }
+
+    /// Skim and dispatch the line at `pos` numbered `no`; returns its end.
+    fn one(&mut self, buf: &[u8], pos: usize, no: usize) -> usize {
+        let (top, end) = skim_at(buf, pos);
+        let mut bytes = &buf[pos..end];
+        if let [head @ .., b'\r'] = bytes {
+            bytes = head;
+        }
+        let line = Line {
+            no,
+            offset: pos,
+            bytes,
+            terminated: end < buf.len(),
+        };
+        match top {
+            Ok(top) => self.line(buf, &line, &top),
+            Err(Flaw::Blank) => {}
+            Err(_) => self.malformed(&line, None),
+        }
+        end
+    }
+
+    /// The eaten-text-only path: jump between `"assistant"` occurrences with one
+    /// memmem search over the buffer instead of framing every line; lines in
+    /// between are read only while a thinking-first record waits for its
+    /// neighbour. Lines are numbered by byte offset here and renumbered at the end.
+    fn eaten_fast(&mut self, buf: &[u8]) {
+        let finder = &pat().assistant;
+        let mut pos = 0;
+        while pos < buf.len() {
+            let waiting = self.eaten.waiting(false) || self.eaten.waiting(true);
+            let start = if waiting {
+                pos
+            } else {
+                match finder.find(&buf[pos..]) {
+                    Some(k) => memchr::memrchr(b'\n', &buf[..pos + k]).map_or(0, |i| i + 1),
+                    None => break,
+                }
+            };
+            pos = self.one(buf, start, start) + 1;
+        }
+        self.eaten.offsets_to_lines(buf);
+    }
+
+    fn malformed(&mut self, line: &Line<'_>, why: Option<String>) {
+        if !self.want.malformed {
+            return;
+        }
+        let (kind, detail) = match (why, parse_line(line)) {
+            (Some(w), _) => ("invalid-json", w),
+            (None, Parsed::Malformed(m)) => {
+                if m.kind == crate::record::MalformedKind::Blank {
+                    return;
+                }
+                (m.kind.name(), format!("{} (column {})", m.detail, m.column))
+            }
+            // The skim is stricter than serde on scalars; serde's verdict wins.
+            (None, Parsed::Record(_)) => return,
+        };
+        let at = At::new(line.no, false, scraped_ts(line.bytes), None);
+        self.out.push(self.ctx.finding(
+            Kind::MalformedLine,
+            &at,
+            None,
+            format!("{kind}: {detail}"),
+        ));
+    }
+
+    fn line(&mut self, buf: &[u8], line: &Line<'_>, top: &Top<'_>) {
+        let at = || At::new(line.no, top.is_sidechain, top.timestamp, top.version);
+        let w = self.want;
+        if w.dup {
+            if let Some(u) = top.uuid {
+                let end = line.offset + line.bytes.len();
+                self.dups.uuid(buf, u, (line.no, line.offset, end), at);
+            }
+        }
+        match top.kind {
+            Some(b"assistant") => self.assistant(line, top, &at),
+            Some(b"user") => self.user(line, top, &at),
+            Some(b"progress") if w.lanes => {
+                if let Some(d) = top.data.filter(|d| hit(&pat().agent_id, d)) {
+                    self.refs.progress(d, &at());
+                }
+            }
+            Some(b"system") if top.subtype == Some(b"compact_boundary") => {
+                self.dups.boundary(line.no);
+            }
+            Some(b"attachment") if w.outputs && hit(&pat().persisted, line.bytes) => {
+                self.refs.attachment_output(line.bytes, &at());
+            }
+            _ => {}
+        }
+    }
+
+    fn assistant(&mut self, line: &Line<'_>, top: &Top<'_>, at: &dyn Fn() -> At) {
+        let w = self.want;
+        let Some(msg) = top.message else { return };
+        let eaten = w.eaten || w.adjacency;
+        let tools = (w.echo && self.policy != EchoPolicy::Never) || w.unanswered;
+        let wanted = eaten || (tools && hit(&pat().tool_use, msg));
+        if !wanted {
+            return;
+        }
+        let m: LiteMessage<'_> = match serde_json::from_slice(msg) {
+            Ok(m) => m,
+            Err(e) => {
+                self.eaten.other_message(top.is_sidechain);
+                self.malformed(line, Some(format!("message does not parse: {e}")));
+                return;
+            }
+        };
+        let Some(blocks) = m.blocks() else {
+            self.eaten.other_message(top.is_sidechain);
+            return;
+        };
+        let at = at();
+        if tools {
+            self.calls.uses(blocks, &at);
+        }
+        match m.id() {
+            Some(mid) if eaten => self.eaten.record(&mid, kinds(blocks), at),
+            _ => self.eaten.other_message(top.is_sidechain),
+        }
+    }
+
+    fn user(&mut self, line: &Line<'_>, top: &Top<'_>, at: &dyn Fn() -> At) {
+        let w = self.want;
+        // The structured pointer wins over scraping the inline marker (REC-015).
+        let mut structured = false;
+        if let Some(tur) = top.tool_use_result {
+            if (w.lanes && hit(&pat().agent_id, tur))
+                || (w.outputs && hit(&pat().persisted_path, tur))
+            {
+                structured = self.refs.tool_use_result(tur, &at());
+            }
+        }
+        let Some(msg) = top.message else { return };
+        self.eaten.other_message(top.is_sidechain);
+        if w.unanswered {
+            self.calls.answers(msg);
+        }
+        let object_echo = top.tool_use_result.is_some_and(|r| r.starts_with(b"{"));
+        if w.echo
+            && self.policy != EchoPolicy::Never
+            && !object_echo
+            && hit(&pat().tool_result, msg)
+        {
+            match serde_json::from_slice::<LiteMessage<'_>>(msg) {
+                Ok(m) => self
+                    .calls
+                    .bare_carrier(m.blocks().unwrap_or_default(), &at()),
+                Err(e) => self.malformed(line, Some(format!("message does not parse: {e}"))),
+            }
+        }
+        if w.outputs && !structured && hit(&pat().persisted, msg) {
+            self.refs.inline_output(msg, &at());
+        }
+    }
+}

@@ -1,0 +1,237 @@
+//! Small borrowed serde views of the parts of a record audit and guard read:
+//! a message's id and the `type` (plus ids) of each content block. Bodies of
+//! text, thinking and tool output are skipped, never decoded or copied. Every
+//! field is a `RawValue` or lenient, so an odd value type never fails the parse
+//! (the survey script compares values, it does not type-check them).
+
+use std::borrow::Cow;
+use std::fmt;
+
+use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+type Raw<'a> = Option<&'a RawValue>;
+
+/// A JSON string value decoded (borrowed when it has no escapes); `None` for
+/// any other type.
+pub fn raw_str<'a>(raw: Raw<'a>) -> Option<Cow<'a, str>> {
+    let r = raw?;
+    if !r.get().starts_with('"') {
+        return None;
+    }
+    serde_json::from_str::<Cow<'a, str>>(r.get()).ok()
+}
+
+/// Whether a raw value is exactly the JSON string `s` (no escapes needed).
+pub fn raw_is(raw: Raw<'_>, s: &str) -> bool {
+    raw.is_some_and(|r| {
+        let g = r.get();
+        g.len() == s.len() + 2 && g.starts_with('"') && &g[1..g.len() - 1] == s
+    })
+}
+
+#[derive(Debug, Default, Deserialize)]
+pub struct LiteMessage<'a> {
+    #[serde(borrow, default)]
+    pub id: Raw<'a>,
+    #[serde(borrow, default)]
+    pub content: Option<LiteContent<'a>>,
+}
+
+impl<'a> LiteMessage<'a> {
+    pub fn parse(bytes: &'a [u8]) -> Option<LiteMessage<'a>> {
+        serde_json::from_slice(bytes).ok()
+    }
+
+    /// `message.id` when it is a non-empty string (the script's `if not mid`).
+    pub fn id(&self) -> Option<Cow<'a, str>> {
+        raw_str(self.id).filter(|s| !s.is_empty())
+    }
+
+    /// The guard's turn boundary (the report's `is_genuine_user`, applied to a
+    /// user record that is neither sidechain nor meta): string content, or a
+    /// list without a tool_result block.
+    pub fn is_typed_prompt(&self) -> bool {
+        match &self.content {
+            Some(LiteContent::Text) => true,
+            Some(LiteContent::Blocks(b)) => !b.iter().any(|b| b.is("tool_result")),
+            _ => false,
+        }
+    }
+
+    /// The dict blocks when `content` is a list (`None` otherwise).
+    pub fn blocks(&self) -> Option<&[LiteBlock<'a>]> {
+        match &self.content {
+            Some(LiteContent::Blocks(b)) => Some(b),
+            _ => None,
+        }
+    }
+}
+
+#[derive(Debug, Default, Deserialize)]
+pub struct LiteBlock<'a> {
+    #[serde(rename = "type", borrow, default)]
+    pub kind: Raw<'a>,
+    #[serde(borrow, default)]
+    pub id: Raw<'a>,
+    #[serde(borrow, default)]
+    pub name: Raw<'a>,
+    #[serde(borrow, default)]
+    pub input: Raw<'a>,
+    #[serde(borrow, default)]
+    pub tool_use_id: Raw<'a>,
+    #[serde(borrow, default)]
+    pub is_error: Raw<'a>,
+    #[serde(borrow, default)]
+    pub content: Raw<'a>,
+}
+
+impl LiteBlock<'_> {
+    pub fn is(&self, kind: &str) -> bool {
+        raw_is(self.kind, kind)
+    }
+
+    pub fn is_error(&self) -> bool {
+        self.is_error.is_some_and(|r| r.get() == "true")
+    }
+}
+
+/// `message.content`: the list's dict elements, or anything else.
+#[derive(Debug)]
+pub enum LiteContent<'a> {
+    Blocks(Vec<LiteBlock<'a>>),
+    /// A plain string (a typed user prompt, REC-002).
+    Text,
+    Other,
+}
+
+struct Elem<'a>(Option<LiteBlock<'a>>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for Elem<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
+            type Value = Elem<'a>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a content block")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+                let b = LiteBlock::deserialize(de::value::MapAccessDeserializer::new(map))?;
+                Ok(Elem(Some(b)))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+                while seq.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(Elem(None))
+            }
+            fn visit_str<E: de::Error>(self, _: &str) -> Result<Self::Value, E> {
+                Ok(Elem(None))
+            }
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
+                Ok(Elem(None))
+            }
+            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
+                Ok(Elem(None))
+            }
+            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
+                Ok(Elem(None))
+            }
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
+                Ok(Elem(None))
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+                Ok(Elem(None))
+            }
+        }
+        d.deserialize_any(V(std::marker::PhantomData))
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for LiteContent<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
+            type Value = LiteContent<'a>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("message content")
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+                let mut out = Vec::new();
+                while let Some(Elem(b)) = seq.next_element::<Elem<'a>>()? {
+                    out.extend(b);
+                }
+                Ok(LiteContent::Blocks(out))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(LiteContent::Other)
+            }
+            fn visit_str<E: de::Error>(self, _: &str) -> Result<Self::Value, E> {
+                Ok(LiteContent::Text)
+            }
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
+                Ok(LiteContent::Other)
+            }
+            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
+                Ok(LiteContent::Other)
+            }
+            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
+                Ok(LiteContent::Other)
+            }
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
+                Ok(LiteContent::Other)
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+                Ok(LiteContent::Other)
+            }
+        }
+        d.deserialize_any(V(std::marker::PhantomData))
+    }
+}
+
+/// What the eaten-text rule needs from one assistant record: kinds present
+/// among its dict blocks (the script's `kinds = {b.type for b in blocks}`).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Kinds {
+    pub thinking: bool,
+    pub text: bool,
+    /// `content[0].type == "thinking"` (the adjacency form's test).
+    pub first_thinking: bool,
+    pub dict_blocks: usize,
+}
+
+pub fn kinds(blocks: &[LiteBlock<'_>]) -> Kinds {
+    Kinds {
+        thinking: blocks.iter().any(|b| b.is("thinking")),
+        text: blocks.iter().any(|b| b.is("text")),
+        first_thinking: blocks.first().is_some_and(|b| b.is("thinking")),
+        dict_blocks: blocks.len(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_ids_and_kinds_without_bodies() {
+        let m = br#"{"id":"msg_1","content":[{"type":"thinking","thinking":"x\ny","signature":"s"},"stray",{"type":"tool_use","id":"toolu_1","name":"Bash","input":{"command":"ls"}}]}"#;
+        let m = LiteMessage::parse(m).unwrap();
+        assert_eq!(m.id().as_deref(), Some("msg_1"));
+        let b = m.blocks().unwrap();
+        assert_eq!(b.len(), 2);
+        let k = kinds(b);
+        assert!(k.thinking && !k.text && k.first_thinking);
+        assert_eq!(raw_str(b[1].name).as_deref(), Some("Bash"));
+    }
+
+    #[test]
+    fn odd_types_never_fail() {
+        let m = LiteMessage::parse(br#"{"id":7,"content":"plain"}"#).unwrap();
+        assert!(m.id().is_none());
+        assert!(m.blocks().is_none());
+        let m = LiteMessage::parse(br#"{"id":"","content":[{"type":3}]}"#).unwrap();
+        assert!(m.id().is_none());
+        assert!(!kinds(m.blocks().unwrap()).thinking);
+    }
+}

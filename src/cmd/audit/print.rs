@@ -1,0 +1,225 @@
+//! Printing an audit: the summary table (kind, main, sidechain, transcripts,
+//! earliest, latest), an optional `--by` breakdown, then the findings newest
+//! first; or the same as JSON Lines. Human text from transcripts (paths, ids,
+//! details) goes through `sanitize::one_line`.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::Write;
+use std::time::Instant;
+
+use serde::Serialize;
+
+use super::finding::Finding;
+use super::Report;
+use crate::cli::audit::{AuditArgs, By, Kind};
+use crate::output::sanitize::one_line;
+use crate::output::{Format, Out};
+
+#[derive(Debug, Default, Serialize)]
+pub struct Count {
+    pub main: usize,
+    pub sidechain: usize,
+    pub transcripts: usize,
+    pub earliest: Option<String>,
+    pub latest: Option<String>,
+}
+
+/// Per-kind counts over the findings (transcripts = distinct files).
+pub fn counts(kinds: &[Kind], findings: &[Finding]) -> BTreeMap<Kind, Count> {
+    let mut files: BTreeMap<Kind, BTreeSet<&str>> = BTreeMap::new();
+    let mut out: BTreeMap<Kind, Count> = kinds.iter().map(|k| (*k, Count::default())).collect();
+    for f in findings {
+        let c = out.entry(f.kind).or_default();
+        if f.sidechain {
+            c.sidechain += 1;
+        } else {
+            c.main += 1;
+        }
+        files.entry(f.kind).or_default().insert(&f.file);
+        if let Some(ts) = &f.timestamp {
+            if c.earliest.as_ref().is_none_or(|e| ts < e) {
+                c.earliest = Some(ts.clone());
+            }
+            if c.latest.as_ref().is_none_or(|l| ts > l) {
+                c.latest = Some(ts.clone());
+            }
+        }
+    }
+    for (k, set) in files {
+        if let Some(c) = out.get_mut(&k) {
+            c.transcripts = set.len();
+        }
+    }
+    out
+}
+
+fn by_key(by: By, f: &Finding) -> String {
+    match by {
+        // The survey script's `timestamp[:7]` (UTC, REC-005).
+        By::Month => f
+            .timestamp
+            .as_deref()
+            .map(|t| t.chars().take(7).collect())
+            .unwrap_or_else(|| "-".into()),
+        By::Version => f.version.clone().unwrap_or_else(|| "-".into()),
+        By::Transcript => f.file.clone(),
+    }
+}
+
+fn by_name(by: By) -> &'static str {
+    match by {
+        By::Month => "month",
+        By::Version => "version",
+        By::Transcript => "transcript",
+    }
+}
+
+/// `(kind, key) → (main, sidechain)`.
+pub fn breakdown(by: By, findings: &[Finding]) -> BTreeMap<(Kind, String), (usize, usize)> {
+    let mut m: BTreeMap<(Kind, String), (usize, usize)> = BTreeMap::new();
+    for f in findings {
+        let e = m.entry((f.kind, by_key(by, f))).or_default();
+        if f.sidechain {
+            e.1 += 1;
+        } else {
+            e.0 += 1;
+        }
+    }
+    m
+}
+
+#[derive(Serialize)]
+struct CountRow<'a> {
+    #[serde(rename = "type")]
+    record: &'static str,
+    kind: &'static str,
+    by: &'static str,
+    key: &'a str,
+    main: usize,
+    sidechain: usize,
+}
+
+#[derive(Serialize)]
+struct Summary {
+    #[serde(rename = "type")]
+    record: &'static str,
+    counts: BTreeMap<&'static str, Count>,
+    files: usize,
+    bytes: u64,
+    multi_block_assistant_records: usize,
+    elapsed_ms: u128,
+}
+
+pub fn print(out: &mut Out, r: &Report, args: &AuditArgs, started: Instant) -> std::io::Result<()> {
+    let counts = counts(&r.kinds, &r.findings);
+    if args.common.format == Format::Json {
+        for f in &r.findings {
+            out.json(f)?;
+        }
+        if let Some(by) = args.by {
+            for ((kind, key), (main, sidechain)) in breakdown(by, &r.findings) {
+                out.json(&CountRow {
+                    record: "count",
+                    kind: kind.name(),
+                    by: by_name(by),
+                    key: &key,
+                    main,
+                    sidechain,
+                })?;
+            }
+        }
+        return out.json(&Summary {
+            record: "summary",
+            counts: counts.into_iter().map(|(k, c)| (k.name(), c)).collect(),
+            files: r.files,
+            bytes: r.bytes,
+            multi_block_assistant_records: r.multi_block,
+            elapsed_ms: started.elapsed().as_millis(),
+        });
+    }
+    let st = out.style;
+    writeln!(
+        out,
+        "{}{:<26} {:>7} {:>9} {:>11}  {:<24} {:<24}{}",
+        st.head, "KIND", "MAIN", "SIDECHAIN", "TRANSCRIPTS", "EARLIEST", "LATEST", st.reset
+    )?;
+    for (k, c) in &counts {
+        writeln!(
+            out,
+            "{:<26} {:>7} {:>9} {:>11}  {:<24} {:<24}",
+            k.name(),
+            c.main,
+            c.sidechain,
+            c.transcripts,
+            c.earliest.as_deref().map_or("-".into(), one_line),
+            c.latest.as_deref().map_or("-".into(), one_line),
+        )?;
+    }
+    if let Some(by) = args.by {
+        writeln!(out)?;
+        writeln!(
+            out,
+            "{}{:<26} {:<40} {:>7} {:>9}{}",
+            st.head,
+            "KIND",
+            by_name(by).to_uppercase(),
+            "MAIN",
+            "SIDECHAIN",
+            st.reset
+        )?;
+        for ((kind, key), (main, side)) in breakdown(by, &r.findings) {
+            writeln!(
+                out,
+                "{:<26} {:<40} {main:>7} {side:>9}",
+                kind.name(),
+                one_line(&key)
+            )?;
+        }
+    }
+    let shown = args.max_count.unwrap_or(usize::MAX).min(r.findings.len());
+    if shown > 0 {
+        writeln!(out)?;
+    }
+    for f in &r.findings[..shown] {
+        let mid = f
+            .message_id
+            .as_deref()
+            .map(|m| format!(" {}", one_line(m)))
+            .unwrap_or_default();
+        writeln!(
+            out,
+            "{}{} {}{}{} {}:{} [{}{}]{}{}",
+            st.dim,
+            f.timestamp.as_deref().map_or("-".into(), one_line),
+            st.reset,
+            st.label,
+            f.kind.name(),
+            one_line(&f.file),
+            f.line,
+            crate::discovery::short(&f.session_id),
+            if f.sidechain { " sidechain" } else { "" },
+            st.reset,
+            mid,
+        )?;
+        writeln!(out, "    {}", one_line(&f.detail))?;
+    }
+    if shown < r.findings.len() {
+        writeln!(
+            out,
+            "{}[… {} more findings not shown; raise --max-count]{}",
+            st.warn,
+            r.findings.len() - shown,
+            st.reset
+        )?;
+    }
+    writeln!(
+        out,
+        "{}{} findings in {} files, {} in {} ms{}",
+        st.dim,
+        r.findings.len(),
+        r.files,
+        super::super::human_bytes(r.bytes),
+        started.elapsed().as_millis(),
+        st.reset
+    )
+}

@@ -1,0 +1,215 @@
+//! Pointers from a transcript to other files, checked against the disk:
+//! subagent lanes named by a spawn result or an `agentId` record
+//! (`missing-transcript`), and externalised tool output (`missing-persisted-output`).
+//!
+//! Lanes: a spawn result's `toolUseResult.agentId` with status completed,
+//! async_launched or teammate_spawned (SUB-015/016, BG-004), a progress record's
+//! `data.agentId`, or a record's own top-level `agentId` in another file, expect
+//! `<project>/<session>/subagents/**/agent-<id>.jsonl` (SUB-001/002) or the older
+//! flat `<project>/agent-<id>.jsonl`. An async agent's `outputFile` lives in OS
+//! temp and is usually gone (BG-028): never checked.
+//!
+//! Persisted output (REC-015, MISC-002): `toolUseResult.persistedOutputPath`
+//! (with `persistedOutputSize`), else the path after `Full output saved to:` in a
+//! `<persisted-output>` tool_result or hook attachment text.
+
+use std::collections::{BTreeMap, HashSet};
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use super::finding::{At, FileCtx, Finding};
+use super::lite::LiteMessage;
+use crate::cli::audit::Kind;
+use crate::discovery::Transcript;
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Spawn<'a> {
+    #[serde(borrow, default)]
+    agent_id: Option<std::borrow::Cow<'a, str>>,
+    #[serde(borrow, default)]
+    status: Option<std::borrow::Cow<'a, str>>,
+    #[serde(default)]
+    persisted_output_path: Option<String>,
+    #[serde(default)]
+    persisted_output_size: Option<u64>,
+}
+
+#[derive(Debug, Default)]
+pub struct Refs {
+    /// agent id → (where first named, how).
+    lanes: BTreeMap<String, (At, &'static str)>,
+    outputs: Vec<(PathBuf, Option<u64>, At)>,
+}
+
+fn parse_obj(raw: &[u8]) -> Option<Spawn<'_>> {
+    if !raw.starts_with(b"{") {
+        return None;
+    }
+    serde_json::from_slice(raw).ok()
+}
+
+impl Refs {
+    /// A user record's `toolUseResult` (raw): spawn ids and persisted paths.
+    pub fn tool_use_result(&mut self, raw: &[u8], at: &At) -> bool {
+        let Some(s) = parse_obj(raw) else {
+            return false;
+        };
+        if let (Some(id), Some(st)) = (&s.agent_id, &s.status) {
+            if matches!(&**st, "completed" | "async_launched" | "teammate_spawned") {
+                self.lane(id, at, "a spawn result");
+            }
+        }
+        match s.persisted_output_path {
+            Some(p) => {
+                self.outputs
+                    .push((PathBuf::from(p), s.persisted_output_size, at.clone()));
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// A progress record's `data` (raw) naming a subagent.
+    pub fn progress(&mut self, raw: &[u8], at: &At) {
+        if let Some(id) = parse_obj(raw).and_then(|s| s.agent_id) {
+            self.lane(&id, at, "an agent_progress record");
+        }
+    }
+
+    pub fn lane(&mut self, id: &str, at: &At, how: &'static str) {
+        if !id.is_empty() {
+            self.lanes
+                .entry(id.to_string())
+                .or_insert_with(|| (at.clone(), how));
+        }
+    }
+
+    /// `<persisted-output>` text in a tool_result (user) record's message.
+    pub fn inline_output(&mut self, message: &[u8], at: &At) {
+        let Some(m) = LiteMessage::parse(message) else {
+            return;
+        };
+        for b in m.blocks().unwrap_or_default() {
+            if let Some(raw) = b.content.filter(|_| b.is("tool_result")) {
+                let text = crate::record::content::raw_text(raw);
+                self.scrape(&text, at);
+            }
+        }
+    }
+
+    /// `<persisted-output>` text anywhere in an attachment payload (hook output).
+    pub fn attachment_output(&mut self, line: &[u8], at: &At) {
+        let Ok(v) = serde_json::from_slice::<serde_json::Value>(line) else {
+            return;
+        };
+        let mut stack = vec![&v];
+        while let Some(v) = stack.pop() {
+            match v {
+                serde_json::Value::String(s) => self.scrape(s, at),
+                serde_json::Value::Array(a) => stack.extend(a),
+                serde_json::Value::Object(o) => stack.extend(o.values()),
+                _ => {}
+            }
+        }
+    }
+
+    fn scrape(&mut self, text: &str, at: &At) {
+        if !text.contains("<persisted-output>") {
+            return;
+        }
+        const MARK: &str = "Full output saved to:";
+        for (i, _) in text.match_indices(MARK) {
+            let rest = &text[i + MARK.len()..];
+            let path = rest.lines().next().unwrap_or("").trim();
+            if !path.is_empty() {
+                self.outputs.push((PathBuf::from(path), None, at.clone()));
+            }
+        }
+    }
+
+    pub fn finish(
+        self,
+        ctx: &FileCtx,
+        t: &Transcript,
+        want_lanes: bool,
+        want_outputs: bool,
+        out: &mut Vec<Finding>,
+    ) {
+        if want_lanes && !self.lanes.is_empty() {
+            let have = lane_ids(&t.project_dir, &t.session_id);
+            for (id, (at, how)) in &self.lanes {
+                if t.agent_id.as_deref() == Some(id.as_str()) || have.contains(id) {
+                    continue;
+                }
+                if t.project_dir.join(format!("agent-{id}.jsonl")).is_file() {
+                    continue;
+                }
+                let expect = t
+                    .project_dir
+                    .join(&t.session_id)
+                    .join("subagents")
+                    .join(format!("agent-{id}.jsonl"));
+                out.push(ctx.finding(
+                    Kind::MissingTranscript,
+                    at,
+                    None,
+                    format!(
+                        "subagent {id} named by {how} has no lane file (expected {})",
+                        expect.display()
+                    ),
+                ));
+            }
+        }
+        if want_outputs {
+            let mut seen = HashSet::new();
+            for (path, size, at) in self.outputs {
+                if !seen.insert((path.clone(), at.line)) {
+                    continue;
+                }
+                let real = expand_home(&path);
+                let detail = match std::fs::metadata(&real) {
+                    Err(e) => format!("persisted output {} is gone: {e}", path.display()),
+                    Ok(m) => match size {
+                        Some(n) if n != m.len() => format!(
+                            "persisted output {} is {} bytes, the record says {n} (size-mismatch)",
+                            path.display(),
+                            m.len()
+                        ),
+                        _ => continue,
+                    },
+                };
+                out.push(ctx.finding(Kind::MissingPersistedOutput, &at, None, detail));
+            }
+        }
+    }
+}
+
+fn expand_home(p: &Path) -> PathBuf {
+    match (p.strip_prefix("~"), std::env::var_os("HOME")) {
+        (Ok(rest), Some(home)) => PathBuf::from(home).join(rest),
+        _ => p.to_path_buf(),
+    }
+}
+
+/// Agent ids of every `agent-<id>.jsonl` under `<project>/<session>/subagents/`.
+pub fn lane_ids(project: &Path, session: &str) -> HashSet<String> {
+    let mut out = HashSet::new();
+    let mut stack = vec![(project.join(session).join("subagents"), 0)];
+    while let Some((dir, depth)) = stack.pop() {
+        let Ok(rd) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for e in rd.flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let is_dir = e.file_type().is_ok_and(|f| f.is_dir());
+            if is_dir && depth < 6 {
+                stack.push((e.path(), depth + 1));
+            } else if let Some(stem) = name.strip_suffix(".jsonl") {
+                out.insert(stem.strip_prefix("agent-").unwrap_or(stem).to_string());
+            }
+        }
+    }
+    out
+}

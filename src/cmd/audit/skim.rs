@@ -1,0 +1,271 @@
+//! A structural skim of one transcript line: find the top-level keys audit reads
+//! and the byte ranges of their values, without deserialising anything. Strings
+//! are skipped with `memchr2` (quote or backslash), so a line costs about one
+//! memchr pass however large its tool output is. The skim checks structure
+//! (one top-level object, terminated strings, balanced nesting, nothing after the
+//! object) but not every value's grammar; detectors that read a value parse it
+//! with serde and report a failure as a malformed line too.
+
+/// Where a line stopped being one JSON object.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Flaw {
+    /// Whitespace only (ignored, REC-040).
+    Blank,
+    /// A second value follows the object on the same line.
+    Glued,
+    /// The line ends inside a string or object.
+    Unterminated,
+    /// Anything else (not an object, stray bytes, invalid UTF-8).
+    Invalid,
+}
+
+/// The top-level fields audit reads. String values are the raw bytes between the
+/// quotes (escapes left as written); object values include their braces.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Top<'a> {
+    pub kind: Option<&'a [u8]>,
+    pub subtype: Option<&'a [u8]>,
+    pub uuid: Option<&'a [u8]>,
+    pub timestamp: Option<&'a [u8]>,
+    pub version: Option<&'a [u8]>,
+    pub agent_id: Option<&'a [u8]>,
+    pub is_sidechain: bool,
+    pub is_meta: bool,
+    pub message: Option<&'a [u8]>,
+    pub tool_use_result: Option<&'a [u8]>,
+    pub data: Option<&'a [u8]>,
+}
+
+impl Top<'_> {
+    pub fn is(&self, kind: &[u8]) -> bool {
+        self.kind == Some(kind)
+    }
+}
+
+/// Skip blanks; a newline ends the line and is never skipped.
+fn ws(b: &[u8], mut i: usize) -> usize {
+    while i < b.len() && matches!(b[i], b' ' | b'\t' | b'\r') {
+        i += 1;
+    }
+    i
+}
+
+/// Index just past the closing quote of a string whose body starts at `i`.
+/// Looks for quotes (and newlines, which end the line) only and counts the
+/// backslashes before a quote, so the frequent `\n` escapes in tool output
+/// cost nothing.
+fn string_end(b: &[u8], mut i: usize) -> Result<usize, Flaw> {
+    // Most strings (keys, ids, short values) end within a few bytes: a plain
+    // loop beats memchr's setup there; long bodies go to memchr.
+    let short = b.len().min(i + 24);
+    let mut j = i;
+    while j < short {
+        match b[j] {
+            b'"' => return Ok(j + 1),
+            b'\\' => j += 2,
+            b'\n' => return Err(Flaw::Unterminated),
+            _ => j += 1,
+        }
+    }
+    i = j;
+    loop {
+        let Some(k) = memchr::memchr(b'"', b.get(i..).unwrap_or_default()) else {
+            return Err(Flaw::Unterminated);
+        };
+        let q = i + k;
+        let slashes = b[i..q].iter().rev().take_while(|&&c| c == b'\\').count();
+        if slashes % 2 == 0 {
+            return Ok(q + 1);
+        }
+        i = q + 1;
+    }
+}
+
+/// Index just past the value starting at `i`.
+fn value_end(b: &[u8], i: usize) -> Result<usize, Flaw> {
+    match b.get(i) {
+        None | Some(b'\n') => Err(Flaw::Unterminated),
+        Some(b'"') => string_end(b, i + 1),
+        Some(b'{' | b'[') => {
+            let mut depth = 0usize;
+            let mut j = i;
+            while j < b.len() {
+                match b[j] {
+                    b'"' => {
+                        j = string_end(b, j + 1)?;
+                        continue;
+                    }
+                    b'{' | b'[' => depth += 1,
+                    b'}' | b']' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            return Ok(j + 1);
+                        }
+                    }
+                    b'\n' => return Err(Flaw::Unterminated),
+                    _ => {}
+                }
+                j += 1;
+            }
+            Err(Flaw::Unterminated)
+        }
+        Some(c) if c.is_ascii_digit() || matches!(c, b'-' | b't' | b'f' | b'n') => {
+            let mut j = i + 1;
+            while j < b.len()
+                && (b[j].is_ascii_alphanumeric() || matches!(b[j], b'.' | b'+' | b'-'))
+            {
+                j += 1;
+            }
+            Ok(j)
+        }
+        Some(_) => Err(Flaw::Invalid),
+    }
+}
+
+/// Python's truthiness of a scalar JSON value (`bool(r.get("isSidechain"))`).
+fn truthy(v: &[u8]) -> bool {
+    !matches!(
+        v,
+        b"false" | b"null" | b"0" | b"\"\"" | b"[]" | b"{}" | b"0.0"
+    )
+}
+
+/// Skim one line (without its newline).
+pub fn skim(b: &[u8]) -> Result<Top<'_>, Flaw> {
+    let (top, end) = skim_at(b, 0);
+    match top {
+        Ok(_) if end != b.len() => Err(Flaw::Invalid),
+        other => other,
+    }
+}
+
+/// Skim the line starting at `start` of `buf`; also returns its end (the index
+/// of its `\n`, or `buf.len()`).
+pub fn skim_at(buf: &[u8], start: usize) -> (Result<Top<'_>, Flaw>, usize) {
+    // Framing first (memchr for the newline is far cheaper than any JSON work),
+    // then the skim inside the line, where a quote search need not stop at `\n`.
+    let end = memchr::memchr(b'\n', &buf[start..]).map_or(buf.len(), |k| start + k);
+    let line = &buf[start..end];
+    match skim_object(line, 0) {
+        Ok((top, _)) => (Ok(top), end),
+        Err(flaw) => {
+            let flaw = if line.iter().all(|c| c.is_ascii_whitespace()) {
+                Flaw::Blank
+            } else {
+                flaw
+            };
+            (Err(flaw), end)
+        }
+    }
+}
+
+fn skim_object(b: &[u8], start: usize) -> Result<(Top<'_>, usize), Flaw> {
+    let mut i = ws(b, start);
+    match b.get(i) {
+        None | Some(b'\n') => return Err(Flaw::Blank),
+        Some(b'{') => {}
+        Some(_) => return Err(Flaw::Invalid),
+    }
+    let mut top = Top::default();
+    i = ws(b, i + 1);
+    if b.get(i) == Some(&b'}') {
+        i += 1;
+    } else {
+        loop {
+            match b.get(i) {
+                Some(b'"') => {}
+                None | Some(b'\n') => return Err(Flaw::Unterminated),
+                Some(_) => return Err(Flaw::Invalid),
+            }
+            let kend = string_end(b, i + 1)?;
+            let key = &b[i + 1..kend - 1];
+            i = ws(b, kend);
+            match b.get(i) {
+                Some(b':') => {}
+                None | Some(b'\n') => return Err(Flaw::Unterminated),
+                Some(_) => return Err(Flaw::Invalid),
+            }
+            let vstart = ws(b, i + 1);
+            let vend = value_end(b, vstart)?;
+            let v = &b[vstart..vend];
+            let s = || (v.len() >= 2 && v[0] == b'"').then(|| &v[1..v.len() - 1]);
+            match key {
+                b"type" => top.kind = s(),
+                b"subtype" => top.subtype = s(),
+                b"uuid" => top.uuid = s(),
+                b"timestamp" => top.timestamp = s(),
+                b"version" => top.version = s(),
+                b"agentId" => top.agent_id = s(),
+                b"isSidechain" => top.is_sidechain = truthy(v),
+                b"isMeta" => top.is_meta = truthy(v),
+                b"message" => top.message = v.starts_with(b"{").then_some(v),
+                b"toolUseResult" => top.tool_use_result = Some(v),
+                b"data" => top.data = v.starts_with(b"{").then_some(v),
+                _ => {}
+            }
+            i = ws(b, vend);
+            match b.get(i) {
+                Some(b',') => i = ws(b, i + 1),
+                Some(b'}') => {
+                    i += 1;
+                    break;
+                }
+                None | Some(b'\n') => return Err(Flaw::Unterminated),
+                Some(_) => return Err(Flaw::Invalid),
+            }
+        }
+    }
+    i = ws(b, i);
+    match b.get(i) {
+        None | Some(b'\n') => Ok((top, i)),
+        Some(b'{') => Err(Flaw::Glued),
+        Some(_) => Err(Flaw::Invalid),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_top_level_keys_only() {
+        let l = br#"{"type":"assistant","message":{"id":"m1","uuid":"nested","content":[{"type":"text","text":"a \"q\" } {"}]},"uuid":"u1","isSidechain":true,"timestamp":"2026-07-01T00:00:00Z"}"#;
+        let t = skim(l).unwrap();
+        assert_eq!(t.kind, Some(&b"assistant"[..]));
+        assert_eq!(t.uuid, Some(&b"u1"[..]));
+        assert!(t.is_sidechain);
+        assert!(t.message.unwrap().starts_with(b"{\"id\""));
+        assert_eq!(t.timestamp.unwrap()[..7], b"2026-07"[..]);
+    }
+
+    #[test]
+    fn names_flaws() {
+        assert_eq!(skim(br#"{"a":1}{"b":2}"#).unwrap_err(), Flaw::Glued);
+        assert_eq!(
+            skim(br#"{"a":"unterminated"#).unwrap_err(),
+            Flaw::Unterminated
+        );
+        assert_eq!(skim(br#"{"a":{"b":[1,2]"#).unwrap_err(), Flaw::Unterminated);
+        assert_eq!(skim(b"[1,2]").unwrap_err(), Flaw::Invalid);
+        assert_eq!(skim(b"  ").unwrap_err(), Flaw::Blank);
+        assert_eq!(skim(br#"{"a":1} x"#).unwrap_err(), Flaw::Invalid);
+        assert_eq!(skim(br#"{"a" 1}"#).unwrap_err(), Flaw::Invalid);
+        assert!(skim(br#"{"a":"x\\"} "#).is_ok());
+        assert!(skim(b"{}").is_ok());
+    }
+
+    #[test]
+    fn frames_lines_while_skimming() {
+        let buf = b"{\"a\":\"x\\\"y\"}\r\n\n{\"b\":\"torn\n{\"c\":1}";
+        let (t, end) = skim_at(buf, 0);
+        assert!(t.is_ok());
+        assert_eq!(buf[end], b'\n');
+        let (t, end2) = skim_at(buf, end + 1);
+        assert_eq!(t.unwrap_err(), Flaw::Blank);
+        let (t, end3) = skim_at(buf, end2 + 1);
+        assert_eq!(t.unwrap_err(), Flaw::Unterminated);
+        let (t, end4) = skim_at(buf, end3 + 1);
+        assert!(t.is_ok());
+        assert_eq!(end4, buf.len());
+    }
+}

@@ -1,0 +1,155 @@
+//! One bounded scan window: the complete lines in `[offset, offset + 8 MB)` of
+//! the transcript, grouped by message.id the way `audit`'s eaten-text rule does
+//! (main context only: sidechain records are skipped, their losses are not the
+//! parent's to restate). Counts carried from earlier windows seed a group on its
+//! first appearance, because the main-lane writer lags the conversation
+//! (TAIL-003) and one response's records can straddle fires. A torn final line
+//! is held back for the next fire (TAIL-012).
+
+use std::collections::HashMap;
+use std::io::{Read, Seek, SeekFrom};
+use std::path::Path;
+
+use crate::cmd::audit::lite::{kinds, LiteMessage};
+use crate::cmd::audit::skim::skim;
+
+use super::state::{keep_last, Carried, CARRY_CAP};
+
+/// Bytes read per fire: bounds the work so an arm stays far inside the 10 s
+/// hook timeout on any transcript, while the offset always advances.
+pub const MAX_WINDOW: u64 = 8_000_000;
+/// First-fire tail: enough to hold any final turn.
+pub const TAIL_SCAN: u64 = 4_000_000;
+
+#[derive(Debug, Default)]
+pub struct Scan {
+    /// New eaten responses, `"<mid>@HH:MM:SS"`, in first-record order.
+    pub hits: Vec<String>,
+    pub new_offset: u64,
+    pub carry: Vec<Carried>,
+}
+
+struct Group {
+    mid: String,
+    thinking: u32,
+    text: u32,
+    hms: String,
+}
+
+/// Scan from `offset`. `final_turn_only` (first fire / re-baseline) resets the
+/// groups at every typed user prompt, so only the final turn can flag.
+pub fn scan(
+    path: &Path,
+    offset: u64,
+    carry: Vec<Carried>,
+    flagged: &[String],
+    final_turn_only: bool,
+) -> std::io::Result<Scan> {
+    let mut f = std::fs::File::open(path)?;
+    f.seek(SeekFrom::Start(offset))?;
+    let mut buf = Vec::new();
+    f.take(MAX_WINDOW).read_to_end(&mut buf)?;
+    let Some(last_nl) = memchr::memrchr(b'\n', &buf) else {
+        return Ok(Scan {
+            hits: Vec::new(),
+            new_offset: offset,
+            carry,
+        });
+    };
+    let body = &buf[..=last_nl];
+    let mut groups: Vec<Group> = Vec::new();
+    let mut index: HashMap<String, usize> = HashMap::new();
+    for raw in body.split(|&b| b == b'\n') {
+        let Ok(top) = skim(raw) else { continue };
+        if final_turn_only && top.is(b"user") && !top.is_sidechain && !top.is_meta {
+            let typed = top
+                .message
+                .and_then(LiteMessage::parse)
+                .is_some_and(|m| m.is_typed_prompt());
+            if typed {
+                groups.clear();
+                index.clear();
+                continue;
+            }
+        }
+        if !top.is(b"assistant") || top.is_sidechain {
+            continue;
+        }
+        let Some(m) = top.message.and_then(LiteMessage::parse) else {
+            continue;
+        };
+        let (Some(mid), Some(blocks)) = (m.id(), m.blocks()) else {
+            continue;
+        };
+        let k = kinds(blocks);
+        let i = match index.get(&*mid) {
+            Some(&i) => i,
+            None => {
+                let prev = carry.iter().find(|c| *c.mid == *mid);
+                let hms = top
+                    .timestamp
+                    .and_then(|t| t.get(11..19.min(t.len())))
+                    .map(|t| String::from_utf8_lossy(t).into_owned())
+                    .unwrap_or_default();
+                groups.push(Group {
+                    mid: mid.to_string(),
+                    thinking: prev.map_or(0, |p| p.thinking),
+                    text: prev.map_or(0, |p| p.text),
+                    hms,
+                });
+                index.insert(mid.to_string(), groups.len() - 1);
+                groups.len() - 1
+            }
+        };
+        groups[i].thinking += u32::from(k.thinking);
+        groups[i].text += u32::from(k.text);
+    }
+    let hits = groups
+        .iter()
+        .filter(|g| g.thinking >= 2 && g.text == 0 && !flagged.contains(&g.mid))
+        .map(|g| format!("{}@{}", g.mid, g.hms))
+        .collect();
+    // Active mids move to the young end so the cap never evicts one mid-straddle.
+    let mut new_carry: Vec<Carried> = carry
+        .into_iter()
+        .filter(|c| !index.contains_key(&c.mid))
+        .collect();
+    new_carry.extend(groups.into_iter().map(|g| Carried {
+        mid: g.mid,
+        thinking: g.thinking,
+        text: g.text,
+    }));
+    keep_last(&mut new_carry, CARRY_CAP);
+    Ok(Scan {
+        hits,
+        new_offset: offset + last_nl as u64 + 1,
+        carry: new_carry,
+    })
+}
+
+/// FNV-1a (hex) of the transcript's first line, within its first 4,096 bytes: a
+/// truncated-and-regrown or replaced file gets a new anchor.
+pub fn anchor(path: &Path) -> std::io::Result<String> {
+    let mut head = Vec::with_capacity(4096);
+    std::fs::File::open(path)?
+        .take(4096)
+        .read_to_end(&mut head)?;
+    let first = head.split(|&b| b == b'\n').next().unwrap_or_default();
+    Ok(format!("{:016x}", crate::cmd::audit::dup::fnv(first)))
+}
+
+/// Where a first fire starts: `size - TAIL_SCAN`, moved to the next line start.
+pub fn tail_start(path: &Path, size: u64) -> std::io::Result<u64> {
+    let from = size.saturating_sub(TAIL_SCAN);
+    if from == 0 {
+        return Ok(0);
+    }
+    let mut f = std::fs::File::open(path)?;
+    f.seek(SeekFrom::Start(from - 1))?;
+    let mut buf = Vec::new();
+    f.take(TAIL_SCAN.min(1 << 20) + 1).read_to_end(&mut buf)?;
+    Ok(match memchr::memchr(b'\n', &buf) {
+        Some(i) => from - 1 + i as u64 + 1,
+        None => from,
+    })
+}

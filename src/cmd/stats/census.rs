@@ -1,0 +1,478 @@
+//! The census of one transcript: every physical line is parsed once (REC-001)
+//! and counted by record type, subtype, attachment type, block type,
+//! `toolUseResult` shape, label, model and version; usage copies go to the
+//! token [`Book`]; tool calls and results are joined by id within the file
+//! (REC-094, set membership, not file order: REC-075). A large file is cut into
+//! line-aligned chunks scanned in parallel and merged in order; every piece of
+//! state here merges that way (sums, min/max, set unions, MAX for tokens).
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+
+use jiff::Timestamp;
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+use super::known;
+pub use super::model::{add_counts, bump, Census, Counts, MalformedOut, ToolRow, MALFORMED_SHOWN};
+use super::model::{max_opt, min_opt};
+use super::tokens::{Book, SYNTHETIC};
+use crate::classify::markers::SPAWN_TOOLS;
+use crate::classify::{classify, turns, FileIndex, Label};
+use crate::discovery::Transcript;
+use crate::record::{parse_line, MalformedKind, Parsed, Record};
+use crate::scan::{Line, Lines, Source};
+use crate::timefmt::{parse_ts, Window};
+
+/// Files above this are scanned in parallel chunks of about this size.
+const CHUNK: usize = 8 << 20;
+
+#[derive(Debug)]
+struct Call {
+    name: String,
+    line: usize,
+    admitted: bool,
+}
+
+#[derive(Debug, Default, Clone, Copy)]
+struct Answer {
+    error: bool,
+    admitted: bool,
+}
+
+/// Scan state of one chunk; chunks merge in file order.
+struct Scan {
+    c: Census,
+    book: Book,
+    calls: HashMap<String, Call>,
+    answers: HashMap<String, Answer>,
+}
+
+/// Census one transcript. Returns its census and its token book (for the
+/// cross-file dedupe of totals), or the error that stopped it from being read.
+pub fn census(t: &Transcript, window: &Window) -> Result<(Census, Book), String> {
+    let src = Source::open(&t.path).map_err(|e| e.to_string())?;
+    let (mut c, book) = census_buf(&src, t.is_lane(), window, CHUNK);
+    for m in &mut c.malformed {
+        m.file = t.path.display().to_string();
+    }
+    Ok((c, book))
+}
+
+/// Census a transcript's bytes, scanning chunks of about `chunk` bytes in parallel.
+fn census_buf(buf: &[u8], lane: bool, window: &Window, chunk: usize) -> (Census, Book) {
+    let idx = FileIndex::build(buf, lane);
+    // A window needs file order to carry timestamps forward onto untimed lines.
+    let chunks = if window.is_open() {
+        split(buf, chunk)
+    } else {
+        vec![(0, buf.len(), 1)]
+    };
+    let parts = crate::scan::par_map(&chunks, |&(a, b, no)| scan(buf, a, b, no, &idx, window));
+    let mut it = parts.into_iter();
+    let mut s = it.next().unwrap_or_else(|| Scan {
+        c: Census::new(),
+        book: Book::default(),
+        calls: HashMap::new(),
+        answers: HashMap::new(),
+    });
+    for p in it {
+        s.merge(p);
+    }
+    s.c.bytes = buf.len() as u64;
+    s.finish(&idx)
+}
+
+/// Line-aligned `(start, end, first line number)` chunks of about `size` bytes.
+fn split(buf: &[u8], size: usize) -> Vec<(usize, usize, usize)> {
+    let mut out = Vec::new();
+    let (mut a, mut no) = (0, 1);
+    while a < buf.len() {
+        let want = (a + size).min(buf.len());
+        let b = match memchr::memchr(b'\n', &buf[want..]) {
+            Some(i) if want < buf.len() => want + i + 1,
+            _ => buf.len(),
+        };
+        out.push((a, b, no));
+        no += memchr::memchr_iter(b'\n', &buf[a..b]).count();
+        a = b;
+    }
+    if out.is_empty() {
+        out.push((0, 0, 1));
+    }
+    out
+}
+
+fn scan(buf: &[u8], a: usize, b: usize, first_no: usize, idx: &FileIndex, w: &Window) -> Scan {
+    let mut s = Scan {
+        c: Census::new(),
+        book: Book::default(),
+        calls: HashMap::new(),
+        answers: HashMap::new(),
+    };
+    let mut carried: Option<Timestamp> = None;
+    for l in Lines::new(&buf[a..b]) {
+        let line = Line {
+            no: first_no + l.no - 1,
+            offset: a + l.offset,
+            ..l
+        };
+        s.c.lines += 1;
+        match parse_line(&line) {
+            Parsed::Malformed(m) => {
+                s.c.malformed_lines += 1;
+                if m.kind == MalformedKind::Glued {
+                    s.glued(line.bytes);
+                }
+                if s.c.malformed.len() < MALFORMED_SHOWN {
+                    s.c.malformed.push(MalformedOut {
+                        file: String::new(),
+                        line: m.line,
+                        kind: m.kind.name(),
+                        detail: m.detail,
+                    });
+                }
+            }
+            Parsed::Record(r) => {
+                let ts = r.timestamp.as_deref().and_then(parse_ts);
+                carried = ts.or(carried);
+                s.join(&r, line.no);
+                if !w.is_open() && !w.contains(carried) {
+                    s.c.outside_window += 1;
+                    continue;
+                }
+                s.c.first_ts = min_opt(s.c.first_ts, ts);
+                s.c.last_ts = max_opt(s.c.last_ts, ts);
+                s.record(&r, line.bytes, line.no);
+                if r.kind() == "attachment" {
+                    // Same unit classify gives (one per object payload), without
+                    // its text: see `attachment_label`.
+                    if let Some(l) = attachment_label(&r) {
+                        s.c.units += 1;
+                        s.c.labels[l as usize] += 1;
+                    }
+                } else {
+                    let mut units = Vec::new();
+                    classify(&r, line.no, idx, &mut units);
+                    s.c.units += units.len() as u64;
+                    for u in &units {
+                        s.c.labels[u.label as usize] += 1;
+                        if let Some(x) = u.also {
+                            s.c.labels_secondary[x as usize] += 1;
+                        }
+                    }
+                }
+                if let Some(n) = idx.turn(line.no).filter(|&n| n > 0) {
+                    if idx.turn_start(n) == Some(line.no) {
+                        s.c.turns += 1;
+                        s.c.genuine_user_turns += u64::from(turns::is_genuine_user(&r));
+                    }
+                }
+            }
+        }
+    }
+    s
+}
+
+#[derive(Deserialize)]
+struct Progress<'a> {
+    #[serde(borrow, default)]
+    data: Option<ProgressData<'a>>,
+}
+
+#[derive(Deserialize)]
+struct ProgressData<'a> {
+    #[serde(borrow, default)]
+    message: Option<Box<ProgressData<'a>>>,
+    #[serde(borrow, default)]
+    id: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    usage: Option<&'a RawValue>,
+}
+
+impl Scan {
+    /// A glued line's records (a write race): their types are listed apart and
+    /// their usage counts; they are not classified (search skips them too).
+    fn glued(&mut self, bytes: &[u8]) {
+        let stream = serde_json::Deserializer::from_slice(bytes).into_iter::<Record<'_>>();
+        for r in stream {
+            let Ok(r) = r else { break };
+            bump(&mut self.c.glued_records, kind_name(&r), 1);
+            if r.kind() == "assistant" && r.has_message() {
+                let m = r.message.as_ref();
+                self.book
+                    .admit(r.model(), r.message_id(), m.and_then(|m| m.usage));
+            }
+        }
+    }
+
+    /// Tool calls and answers, joined over the whole file whatever the window.
+    fn join(&mut self, r: &Record<'_>, line: usize) {
+        for b in r.blocks() {
+            match (r.kind(), b.kind()) {
+                ("assistant", "tool_use") => {
+                    let name = b.name.as_deref().unwrap_or("(no name)");
+                    let id = b.id.as_deref().map_or_else(
+                        || format!("(no id) {line}:{}", self.calls.len()),
+                        str::to_string,
+                    );
+                    self.calls.entry(id).or_insert_with(|| Call {
+                        name: name.to_string(),
+                        line,
+                        admitted: false,
+                    });
+                }
+                ("user", "tool_result") => {
+                    let Some(id) = b.tool_use_id.as_deref() else {
+                        continue;
+                    };
+                    let a = self.answers.entry(id.to_string()).or_default();
+                    a.error |= b.is_error();
+                }
+                _ => {}
+            }
+        }
+    }
+
+    fn record(&mut self, r: &Record<'_>, bytes: &[u8], line: usize) {
+        let c = &mut self.c;
+        let kind = kind_name(r);
+        bump(&mut c.record_types, kind, 1);
+        if let Some(v) = r.version.as_deref() {
+            bump(&mut c.versions, v, 1);
+        }
+        match kind {
+            "system" => {
+                let st = match r.subtype() {
+                    "" => "(none)",
+                    s => s,
+                };
+                bump(&mut c.system_subtypes, st, 1);
+                if st == "turn_duration" {
+                    c.turn_durations += 1;
+                    c.turn_duration_ms += r.duration_ms.filter(|d| *d > 0.0).unwrap_or(0.0) as u64;
+                } else if st == "compact_boundary" {
+                    c.compactions += 1;
+                }
+            }
+            "attachment" => {
+                let k = r.attachment_kind();
+                bump(&mut c.attachment_types, k.as_deref().unwrap_or("(none)"), 1);
+            }
+            "progress" if memchr::memmem::find(bytes, b"agent_progress").is_some() => {
+                if let Some(id) = progress_usage_id(bytes) {
+                    self.book.progress_ids.push(id);
+                }
+            }
+            _ => {}
+        }
+        for b in r.blocks() {
+            let bk = match b.kind() {
+                "" => "(none)",
+                k => k,
+            };
+            bump(&mut c.block_types, bk, 1);
+            match bk {
+                "image" => c.images += 1,
+                "tool_result" => {
+                    // Only an array can hold image parts; asking a string content
+                    // builds (and formats) a serde error per result.
+                    if b.content.is_some_and(|raw| raw.get().starts_with('[')) {
+                        c.images += b.result_images() as u64;
+                    }
+                    if let Some(a) = b
+                        .tool_use_id
+                        .as_deref()
+                        .and_then(|i| self.answers.get_mut(i))
+                    {
+                        a.admitted = true;
+                    }
+                }
+                "tool_use" if kind == "assistant" => {
+                    if let Some(call) = b.id.as_deref().and_then(|i| self.calls.get_mut(i)) {
+                        call.admitted = true;
+                    } else if b.id.is_none() {
+                        for call in self.calls.values_mut().filter(|c| c.line == line) {
+                            call.admitted = true;
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        if let Some(raw) = r.tool_use_result {
+            bump(&mut c.result_shapes, &known::result_shape(raw), 1);
+        }
+        if kind == "assistant" && r.has_message() {
+            bump(&mut c.models, r.model().unwrap_or("(unknown)"), 1);
+            let usage = r.message.as_ref().and_then(|m| m.usage);
+            self.book.admit(r.model(), r.message_id(), usage);
+        }
+    }
+
+    fn merge(&mut self, o: Scan) {
+        self.c.add(&o.c);
+        self.book.merge(o.book);
+        for (k, v) in o.calls {
+            match self.calls.get_mut(&k) {
+                Some(c) => c.admitted |= v.admitted,
+                None => {
+                    self.calls.insert(k, v);
+                }
+            }
+        }
+        for (k, v) in o.answers {
+            let a = self.answers.entry(k).or_default();
+            a.error |= v.error;
+            a.admitted |= v.admitted;
+        }
+    }
+
+    fn finish(mut self, idx: &FileIndex) -> (Census, Book) {
+        let last_turn = idx.turns();
+        for (id, call) in &self.calls {
+            if !call.admitted {
+                continue;
+            }
+            let row = self.c.tools.entry(call.name.clone()).or_default();
+            row.calls += 1;
+            self.c.spawns += u64::from(SPAWN_TOOLS.contains(&call.name.as_str()));
+            match self.answers.get(id) {
+                Some(a) => row.errors += u64::from(a.error),
+                None => {
+                    row.unanswered += 1;
+                    // TAIL-001: no turn opener after the call — in flight or died.
+                    if idx.turn(call.line) == Some(last_turn) {
+                        row.unanswered_at_tail += 1;
+                    }
+                }
+            }
+        }
+        self.c.orphan_results = self
+            .answers
+            .iter()
+            .filter(|(id, a)| a.admitted && !self.calls.contains_key(*id))
+            .count() as u64;
+        self.book.notes.ids_with_differing_copies = self.book.differing();
+        self.book.notes.progress_embedded_ids = {
+            self.book.progress_ids.sort();
+            self.book.progress_ids.dedup();
+            self.book.progress_ids.len() as u64
+        };
+        for (model, row) in self.book.rows() {
+            if model == SYNTHETIC {
+                self.c.tokens_apart.insert(model, row);
+            } else {
+                self.c.tokens.insert(model, row);
+            }
+        }
+        self.c.token_notes = self.book.notes;
+        (self.c, self.book)
+    }
+}
+
+/// The label `classify` gives an attachment record's one unit (CLS-019, CLS-020),
+/// computed without building the unit's text: classify decodes hook output to
+/// make it searchable, which a census never reads, and on 100k `hook_success`
+/// payloads that decode dominated the run. A unit test pins it to classify.
+fn attachment_label(r: &Record<'_>) -> Option<Label> {
+    r.attachment.filter(|raw| raw.get().starts_with('{'))?;
+    Some(
+        if r.attachment_kind().as_deref() == Some("hook_additional_context") {
+            Label::HarnessMetaHook
+        } else {
+            Label::HarnessMetaAttachment
+        },
+    )
+}
+
+fn kind_name<'r>(r: &'r Record<'_>) -> &'r str {
+    match r.kind.as_deref() {
+        None => "(none)",
+        Some(k) => k,
+    }
+}
+
+/// The id of an agent_progress record's embedded usage-bearing message.
+fn progress_usage_id(bytes: &[u8]) -> Option<String> {
+    let p: Progress<'_> = serde_json::from_slice(bytes).ok()?;
+    let inner = p.data?.message?.message?;
+    inner.usage.filter(|u| u.get().starts_with('{'))?;
+    inner.id.map(Cow::into_owned)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn attachment_label_is_what_classify_gives_cls_020() {
+        let cases = [
+            r#"{"type":"attachment","attachment":{"type":"hook_success","content":"out","hookEvent":"Stop"}}"#,
+            r#"{"type":"attachment","attachment":{"type":"hook_additional_context","content":["a","b"]}}"#,
+            r#"{"type":"attachment","attachment":{"type":"brand_new","x":1}}"#,
+            r#"{"type":"attachment","attachment":{"content":"no type"}}"#,
+            r#"{"type":"attachment","attachment":"a string payload"}"#,
+            r#"{"type":"attachment","attachment":null}"#,
+            r#"{"type":"attachment"}"#,
+        ];
+        let idx = FileIndex::empty(false);
+        for (i, c) in cases.iter().enumerate() {
+            let line = Line {
+                no: i + 1,
+                offset: 0,
+                bytes: c.as_bytes(),
+                terminated: true,
+            };
+            let Parsed::Record(r) = parse_line(&line) else {
+                panic!("{c}")
+            };
+            let mut units = Vec::new();
+            classify(&r, line.no, &idx, &mut units);
+            let want: Vec<(Label, Option<Label>)> =
+                units.iter().map(|u| (u.label, u.also)).collect();
+            let got: Vec<(Label, Option<Label>)> = attachment_label(&r)
+                .map(|l| (l, None))
+                .into_iter()
+                .collect();
+            assert_eq!(got, want, "{c}");
+        }
+    }
+
+    #[test]
+    fn chunked_scan_equals_one_pass() {
+        let lines = [
+            r#"{"type":"user","uuid":"u1","timestamp":"2026-01-01T00:00:00Z","message":{"role":"user","content":"hi"}}"#,
+            r#"{"type":"assistant","version":"2.1.1","message":{"id":"m1","model":"x","role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{}}],"usage":{"output_tokens":1}}}"#,
+            r#"{"type":"assistant","message":{"id":"m1","model":"x","role":"assistant","content":[{"type":"text","text":"a"}],"usage":{"output_tokens":50,"cache_read_input_tokens":9}}}"#,
+            "{broken",
+            r#"{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"ok","is_error":true}]},"toolUseResult":"Error: x"}"#,
+            r#"{"type":"assistant","message":{"id":"m2","model":"x","role":"assistant","content":[{"type":"tool_use","id":"t2","name":"Read","input":{}}],"usage":{"output_tokens":3}}}"#,
+            r#"{"type":"system","subtype":"turn_duration","durationMs":1200,"timestamp":"2026-01-01T00:01:00Z"}"#,
+            r#"{"type":"attachment","attachment":{"type":"hook_success"}}"#,
+        ];
+        let buf = lines.join("\n") + "\n";
+        let w = Window::default();
+        let (one, book) = census_buf(buf.as_bytes(), false, &w, usize::MAX);
+        assert_eq!(one.lines, 8);
+        assert_eq!(one.malformed_lines, 1);
+        assert_eq!(one.tools["Bash"].errors, 1);
+        assert_eq!(one.tools["Read"].unanswered, 1);
+        assert_eq!(book.rows()["x"].vals.output, 53);
+        for size in 1..buf.len() {
+            let (c, b) = census_buf(buf.as_bytes(), false, &w, size);
+            assert_eq!(format!("{c:?}"), format!("{one:?}"), "chunk size {size}");
+            assert_eq!(b.rows(), book.rows(), "chunk size {size}");
+            assert_eq!(b.differing(), book.differing());
+        }
+    }
+
+    #[test]
+    fn chunks_are_line_aligned_and_numbered() {
+        let buf = b"aaaa\nbb\ncccccc\nd\n";
+        let c = split(buf, 3);
+        assert_eq!(c, vec![(0, 5, 1), (5, 15, 2), (15, 17, 4)]);
+        assert_eq!(split(b"", 3), vec![(0, 0, 1)]);
+        assert_eq!(split(b"ab", 8), vec![(0, 2, 1)]);
+    }
+}

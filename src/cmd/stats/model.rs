@@ -1,0 +1,211 @@
+//! The census record: what one transcript, a `--by` group or the total holds,
+//! as plain counters that add up (sums, min/max timestamps, per-name maps). The
+//! scanner in [`super::census`] fills it; printers read it. The names it knows
+//! ([`super::known`]) decide what [`Census::unknown`] lists.
+
+use std::collections::BTreeMap;
+
+use jiff::Timestamp;
+
+use super::known;
+use super::tokens::{Notes, Row};
+use crate::classify::Label;
+pub type Counts = BTreeMap<String, u64>;
+
+/// How many malformed lines a row names by line number.
+pub const MALFORMED_SHOWN: usize = 5;
+
+pub fn bump(c: &mut Counts, k: &str, n: u64) {
+    match c.get_mut(k) {
+        Some(v) => *v += n,
+        None => {
+            c.insert(k.to_string(), n);
+        }
+    }
+}
+
+pub fn add_counts(a: &mut Counts, b: &Counts) {
+    for (k, v) in b {
+        bump(a, k, *v);
+    }
+}
+
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct MalformedOut {
+    pub file: String,
+    pub line: usize,
+    pub kind: &'static str,
+    pub detail: String,
+}
+
+#[derive(Debug, Clone, Copy, Default, serde::Serialize)]
+pub struct ToolRow {
+    pub calls: u64,
+    pub errors: u64,
+    pub unanswered: u64,
+    /// Unanswered with no turn opener after the call: in flight or died (TAIL-001).
+    pub unanswered_at_tail: u64,
+}
+
+impl ToolRow {
+    pub fn add(&mut self, o: &ToolRow) {
+        self.calls += o.calls;
+        self.errors += o.errors;
+        self.unanswered += o.unanswered;
+        self.unanswered_at_tail += o.unanswered_at_tail;
+    }
+}
+
+/// What one transcript (or a group, or the total) holds.
+#[derive(Debug, Clone, Default)]
+pub struct Census {
+    pub lines: u64,
+    pub bytes: u64,
+    pub malformed_lines: u64,
+    pub malformed: Vec<MalformedOut>,
+    pub glued_records: Counts,
+    pub outside_window: u64,
+    pub record_types: Counts,
+    pub system_subtypes: Counts,
+    pub attachment_types: Counts,
+    pub block_types: Counts,
+    pub result_shapes: Counts,
+    pub units: u64,
+    pub labels: Vec<u64>,
+    pub labels_secondary: Vec<u64>,
+    pub turns: u64,
+    pub genuine_user_turns: u64,
+    pub compactions: u64,
+    pub first_ts: Option<Timestamp>,
+    pub last_ts: Option<Timestamp>,
+    pub turn_durations: u64,
+    pub turn_duration_ms: u64,
+    pub spawns: u64,
+    pub images: u64,
+    pub lanes: u64,
+    pub versions: Counts,
+    pub models: Counts,
+    pub tools: BTreeMap<String, ToolRow>,
+    pub orphan_results: u64,
+    pub tokens: BTreeMap<String, Row>,
+    pub tokens_apart: BTreeMap<String, Row>,
+    pub token_notes: Notes,
+}
+
+impl Census {
+    pub fn new() -> Census {
+        Census {
+            labels: vec![0; Label::ALL.len()],
+            labels_secondary: vec![0; Label::ALL.len()],
+            ..Census::default()
+        }
+    }
+
+    /// Add `o` into `self` (sums, min/max). Tokens are summed as rows; the
+    /// cross-file dedupe of a total is done by the caller.
+    pub fn add(&mut self, o: &Census) {
+        if self.labels.is_empty() {
+            self.labels = vec![0; Label::ALL.len()];
+            self.labels_secondary = vec![0; Label::ALL.len()];
+        }
+        self.lines += o.lines;
+        self.bytes += o.bytes;
+        self.malformed_lines += o.malformed_lines;
+        self.malformed.extend(o.malformed.iter().cloned());
+        self.malformed.truncate(MALFORMED_SHOWN);
+        add_counts(&mut self.glued_records, &o.glued_records);
+        self.outside_window += o.outside_window;
+        add_counts(&mut self.record_types, &o.record_types);
+        add_counts(&mut self.system_subtypes, &o.system_subtypes);
+        add_counts(&mut self.attachment_types, &o.attachment_types);
+        add_counts(&mut self.block_types, &o.block_types);
+        add_counts(&mut self.result_shapes, &o.result_shapes);
+        self.units += o.units;
+        for (a, b) in self.labels.iter_mut().zip(&o.labels) {
+            *a += b;
+        }
+        for (a, b) in self.labels_secondary.iter_mut().zip(&o.labels_secondary) {
+            *a += b;
+        }
+        self.turns += o.turns;
+        self.genuine_user_turns += o.genuine_user_turns;
+        self.compactions += o.compactions;
+        self.first_ts = min_opt(self.first_ts, o.first_ts);
+        self.last_ts = max_opt(self.last_ts, o.last_ts);
+        self.turn_durations += o.turn_durations;
+        self.turn_duration_ms += o.turn_duration_ms;
+        self.spawns += o.spawns;
+        self.images += o.images;
+        self.lanes += o.lanes;
+        add_counts(&mut self.versions, &o.versions);
+        add_counts(&mut self.models, &o.models);
+        for (k, v) in &o.tools {
+            self.tools.entry(k.clone()).or_default().add(v);
+        }
+        self.orphan_results += o.orphan_results;
+        for (k, v) in &o.tokens {
+            self.tokens.entry(k.clone()).or_default().add(v);
+        }
+        for (k, v) in &o.tokens_apart {
+            self.tokens_apart.entry(k.clone()).or_default().add(v);
+        }
+        self.token_notes.add(&o.token_notes);
+    }
+
+    /// The unknown names in each census map, by kind.
+    pub fn unknown(&self) -> BTreeMap<&'static str, Counts> {
+        let pick = |c: &Counts, list: &[&str]| -> Counts {
+            c.iter()
+                .filter(|(k, _)| !known::known(list, k))
+                .map(|(k, v)| (k.clone(), *v))
+                .collect()
+        };
+        let mut glued_and_types = self.record_types.clone();
+        add_counts(&mut glued_and_types, &self.glued_records);
+        let mut out = BTreeMap::new();
+        out.insert("record_types", pick(&glued_and_types, known::RECORD_TYPES));
+        out.insert(
+            "system_subtypes",
+            pick(&self.system_subtypes, known::SYSTEM_SUBTYPES),
+        );
+        out.insert(
+            "attachment_types",
+            pick(&self.attachment_types, known::ATTACHMENT_TYPES),
+        );
+        out.insert("block_types", pick(&self.block_types, known::BLOCK_TYPES));
+        out.insert(
+            "tool_use_result_shapes",
+            pick(&self.result_shapes, known::RESULT_SHAPES),
+        );
+        out
+    }
+
+    /// The model with the most assistant records, and the version with the most records.
+    pub fn dominant_model(&self) -> Option<&str> {
+        top(&self.models)
+    }
+
+    pub fn dominant_version(&self) -> Option<&str> {
+        top(&self.versions)
+    }
+}
+
+pub fn top(c: &Counts) -> Option<&str> {
+    c.iter()
+        .max_by(|a, b| a.1.cmp(b.1).then_with(|| b.0.cmp(a.0)))
+        .map(|(k, _)| k.as_str())
+}
+
+pub fn min_opt(a: Option<Timestamp>, b: Option<Timestamp>) -> Option<Timestamp> {
+    match (a, b) {
+        (Some(x), Some(y)) => Some(x.min(y)),
+        (x, y) => x.or(y),
+    }
+}
+
+pub fn max_opt(a: Option<Timestamp>, b: Option<Timestamp>) -> Option<Timestamp> {
+    match (a, b) {
+        (Some(x), Some(y)) => Some(x.max(y)),
+        (x, y) => x.or(y),
+    }
+}

@@ -1,0 +1,458 @@
+//! Printing a stats report: JSON Lines (one `transcript` or `group` object per
+//! row, then one `total`), or a compact human table followed by the total's
+//! census. File names and every name read from transcripts go through
+//! `sanitize::one_line` in human form; JSON is exact.
+
+use std::collections::BTreeMap;
+use std::io::{self, Write};
+
+use serde_json::{json, Map, Value};
+
+use super::census::{Census, Counts};
+use super::tokens::Row;
+use super::{Report, RowOut};
+use crate::classify::Label;
+use crate::cmd::human_bytes;
+use crate::output::sanitize::one_line;
+use crate::output::Out;
+use crate::timefmt;
+
+fn labels_map(v: &[u64]) -> Map<String, Value> {
+    Label::ALL
+        .iter()
+        .zip(v)
+        .filter(|(_, &n)| n > 0)
+        .map(|(l, &n)| (l.name().to_string(), json!(n)))
+        .collect()
+}
+
+fn ts(t: Option<jiff::Timestamp>) -> Value {
+    t.map_or(Value::Null, |t| json!(t.to_string()))
+}
+
+/// The fields every row and the total share.
+fn fields(c: &Census) -> Map<String, Value> {
+    let mut m = Map::new();
+    let records: u64 = c.record_types.values().sum();
+    let pairs: Vec<(&str, Value)> = vec![
+        ("lines", json!(c.lines)),
+        ("bytes", json!(c.bytes)),
+        ("malformed_lines", json!(c.malformed_lines)),
+        ("malformed", json!(c.malformed)),
+        ("glued_records", json!(c.glued_records)),
+        ("records", json!(records)),
+        ("outside_window", json!(c.outside_window)),
+        ("record_types", json!(c.record_types)),
+        ("system_subtypes", json!(c.system_subtypes)),
+        ("attachment_types", json!(c.attachment_types)),
+        ("block_types", json!(c.block_types)),
+        ("tool_use_result_shapes", json!(c.result_shapes)),
+        ("units", json!(c.units)),
+        ("labels", Value::Object(labels_map(&c.labels))),
+        (
+            "labels_secondary",
+            Value::Object(labels_map(&c.labels_secondary)),
+        ),
+        ("turns", json!(c.turns)),
+        ("genuine_user_turns", json!(c.genuine_user_turns)),
+        ("compactions", json!(c.compactions)),
+        ("first_timestamp", ts(c.first_ts)),
+        ("last_timestamp", ts(c.last_ts)),
+        ("turn_durations", json!(c.turn_durations)),
+        ("turn_duration_ms", json!(c.turn_duration_ms)),
+        ("lanes", json!(c.lanes)),
+        ("spawns", json!(c.spawns)),
+        ("images", json!(c.images)),
+        ("versions", json!(c.versions)),
+        ("models", json!(c.models)),
+        ("unknown", json!(c.unknown())),
+        ("tokens", json!(c.tokens)),
+        ("tokens_apart", json!(c.tokens_apart)),
+        ("token_notes", json!(c.token_notes)),
+        ("tools", json!(c.tools)),
+        ("orphan_results", json!(c.orphan_results)),
+    ];
+    for (k, v) in pairs {
+        m.insert(k.to_string(), v);
+    }
+    m
+}
+
+pub fn json(out: &mut Out, r: &Report<'_>) -> io::Result<()> {
+    for row in &r.rows {
+        let mut m = Map::new();
+        match row.transcript {
+            Some(t) => {
+                m.insert("type".into(), json!("transcript"));
+                m.insert("file".into(), json!(t.path.display().to_string()));
+                m.insert("session_id".into(), json!(t.session_id));
+                m.insert("agent_id".into(), json!(t.agent_id));
+                m.insert("shape".into(), json!(t.shape.name()));
+                m.insert("project".into(), json!(t.project_name()));
+            }
+            None => {
+                m.insert("type".into(), json!("group"));
+                m.insert("by".into(), json!(r.by.map(by_name)));
+                m.insert("key".into(), json!(row.key));
+                m.insert("transcripts".into(), json!(row.transcripts));
+            }
+        }
+        m.extend(fields(&row.census));
+        out.json(&Value::Object(m))?;
+    }
+    let t = &r.total;
+    let mut m = Map::new();
+    m.insert("type".into(), json!("total"));
+    m.insert("transcripts".into(), json!(t.transcripts));
+    m.insert("rows".into(), json!(r.rows.len()));
+    m.insert("rows_left_out".into(), json!(r.rows_left_out));
+    m.insert("shared_ids_across_files".into(), json!(t.shared_ids));
+    m.insert("progress_only_ids".into(), json!(t.progress_only_ids));
+    m.insert("tokens_sum_of_rows".into(), json!(t.tokens_sum_of_rows));
+    m.extend(fields(&t.census));
+    m.insert("elapsed_ms".into(), json!(r.elapsed_ms));
+    out.json(&Value::Object(m))
+}
+
+fn by_name(b: crate::cli::stats::GroupBy) -> &'static str {
+    use crate::cli::stats::GroupBy::*;
+    match b {
+        Project => "project",
+        Day => "day",
+        Month => "month",
+        Model => "model",
+        Version => "version",
+    }
+}
+
+/// `1,234,567`.
+fn n(v: u64) -> String {
+    let s = v.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// `12.3M` for big counts in the row table.
+fn short(v: u64) -> String {
+    match v {
+        0..=9_999 => v.to_string(),
+        10_000..=999_999 => format!("{:.1}K", v as f64 / 1e3),
+        1_000_000..=999_999_999 => format!("{:.1}M", v as f64 / 1e6),
+        _ => format!("{:.1}G", v as f64 / 1e9),
+    }
+}
+
+fn sum_tokens(rows: &BTreeMap<String, Row>) -> Row {
+    let mut t = Row::default();
+    for r in rows.values() {
+        t.add(r);
+    }
+    t
+}
+
+fn row_name(row: &RowOut<'_>) -> String {
+    match (row.transcript, &row.key) {
+        (Some(t), _) => match &t.agent_id {
+            Some(a) => format!("  └ {} {}", t.shape.name(), one_line(a)),
+            None => format!(
+                "{}/{}",
+                one_line(&tail(&t.project_name(), 24)),
+                t.short_id()
+            ),
+        },
+        (None, Some(k)) => format!("{} ({} files)", one_line(k), row.transcripts),
+        (None, None) => String::new(),
+    }
+}
+
+fn tail(s: &str, max: usize) -> String {
+    let count = s.chars().count();
+    if count <= max {
+        return s.to_string();
+    }
+    let skip = count - (max - 1);
+    format!("…{}", s.chars().skip(skip).collect::<String>())
+}
+
+pub fn human(out: &mut Out, r: &Report<'_>) -> io::Result<()> {
+    let st = out.style;
+    if !r.rows.is_empty() {
+        writeln!(
+            out,
+            "{}{:<36} {:>7} {:>6} {:>3} {:>5} {:>6} {:>5} {:>3} {:>3} {:>7} {:>7} {:>7} {:>7}  FIRST{}",
+            st.head, if r.by.is_some() { "GROUP" } else { "TRANSCRIPT" }, "LINES", "SIZE", "BAD", "TURNS", "UNITS", "CALLS", "ERR", "UNA",
+            "INPUT", "OUTPUT", "CACHE_R", "CACHE_W", st.reset
+        )?;
+    }
+    for row in &r.rows {
+        let c = &row.census;
+        let tok = sum_tokens(&c.tokens);
+        let tools =
+            c.tools
+                .values()
+                .fold(Default::default(), |mut a: super::census::ToolRow, t| {
+                    a.add(t);
+                    a
+                });
+        writeln!(
+            out,
+            "{:<36} {:>7} {:>6} {:>3} {:>5} {:>6} {:>5} {:>3} {:>3} {:>7} {:>7} {:>7} {:>7}  {}",
+            tail(&row_name(row), 36),
+            c.lines,
+            human_bytes(c.bytes),
+            c.malformed_lines,
+            c.turns,
+            c.units,
+            tools.calls,
+            tools.errors,
+            tools.unanswered,
+            short(tok.vals.input),
+            short(tok.vals.output),
+            short(tok.vals.cache_read),
+            short(tok.vals.cache_creation),
+            c.first_ts.map_or_else(|| "-".into(), timefmt::local),
+        )?;
+    }
+    if r.rows_left_out > 0 {
+        writeln!(
+            out,
+            "{}[… {} more rows not shown; raise --max-count. The total covers them.]{}",
+            st.warn, r.rows_left_out, st.reset
+        )?;
+    }
+    total(out, r)
+}
+
+fn counts_line(c: &Counts, limit: usize) -> String {
+    let mut v: Vec<(&String, &u64)> = c.iter().collect();
+    v.sort_by(|a, b| b.1.cmp(a.1).then_with(|| a.0.cmp(b.0)));
+    let mut s: Vec<String> = v
+        .iter()
+        .take(limit)
+        .map(|(k, n)| format!("{}={}", one_line(k), n))
+        .collect();
+    if v.len() > limit {
+        s.push(format!("(+{} more)", v.len() - limit));
+    }
+    if s.is_empty() {
+        "-".into()
+    } else {
+        s.join(" ")
+    }
+}
+
+fn total(out: &mut Out, r: &Report<'_>) -> io::Result<()> {
+    let st = out.style;
+    let t = &r.total;
+    let c = &t.census;
+    let lanes = c.lanes;
+    writeln!(
+        out,
+        "{}TOTAL{} {} transcripts ({} lanes) · {} lines · {} · {} malformed · {} turns ({} genuine-user) · {} compactions · {} images",
+        st.head, st.reset, t.transcripts, lanes, n(c.lines), human_bytes(c.bytes), c.malformed_lines,
+        n(c.turns), n(c.genuine_user_turns), c.compactions, c.images
+    )?;
+    if let (Some(a), Some(b)) = (c.first_ts, c.last_ts) {
+        writeln!(
+            out,
+            "  time        {} → {} · turn_duration {} × Σ {}",
+            timefmt::local(a),
+            timefmt::local(b),
+            c.turn_durations,
+            timefmt::duration((c.turn_duration_ms / 1000) as i64)
+        )?;
+    }
+    if c.outside_window > 0 {
+        writeln!(
+            out,
+            "  window      {} records outside --since/--until not counted",
+            n(c.outside_window)
+        )?;
+    }
+    let lines: [(&str, &Counts); 8] = [
+        ("records", &c.record_types),
+        ("system", &c.system_subtypes),
+        ("attachments", &c.attachment_types),
+        ("blocks", &c.block_types),
+        ("results", &c.result_shapes),
+        ("versions", &c.versions),
+        ("models", &c.models),
+        ("glued", &c.glued_records),
+    ];
+    for (name, m) in lines {
+        if name == "glued" && m.is_empty() {
+            continue;
+        }
+        writeln!(out, "  {name:<11} {}", counts_line(m, 12))?;
+    }
+    let labels: Counts = Label::ALL
+        .iter()
+        .zip(&c.labels)
+        .filter(|(_, &v)| v > 0)
+        .map(|(l, &v)| (l.name().to_string(), v))
+        .collect();
+    writeln!(
+        out,
+        "  labels      {} units: {}",
+        n(c.units),
+        counts_line(&labels, 40)
+    )?;
+    tokens(out, r)?;
+    tools(out, c)?;
+    let unknown = c.unknown();
+    let any = unknown.values().any(|m| !m.is_empty());
+    if any {
+        writeln!(out, "  {}unknown{}", st.warn, st.reset)?;
+        for (kind, m) in unknown.iter().filter(|(_, m)| !m.is_empty()) {
+            writeln!(out, "    {kind:<22} {}", counts_line(m, 20))?;
+        }
+    } else {
+        writeln!(out, "  unknown     none (every name seen is modelled)")?;
+    }
+    for m in &c.malformed {
+        writeln!(
+            out,
+            "  {}malformed{}   {}:{} {}: {}",
+            st.warn,
+            st.reset,
+            one_line(&m.file),
+            m.line,
+            m.kind,
+            one_line(&m.detail)
+        )?;
+    }
+    if c.malformed_lines as usize > c.malformed.len() {
+        writeln!(
+            out,
+            "  (+{} more malformed lines)",
+            c.malformed_lines as usize - c.malformed.len()
+        )?;
+    }
+    Ok(())
+}
+
+fn tokens(out: &mut Out, r: &Report<'_>) -> io::Result<()> {
+    let t = &r.total;
+    let c = &t.census;
+    writeln!(
+        out,
+        "  tokens      one API message counts once (rule: csift stats --help)"
+    )?;
+    writeln!(
+        out,
+        "    {:<30} {:>6} {:>7} {:>11} {:>11} {:>13} {:>13} {:>11} {:>11} {:>9}",
+        "MODEL",
+        "MSGS",
+        "RECORDS",
+        "INPUT",
+        "OUTPUT",
+        "CACHE_READ",
+        "CACHE_WRITE",
+        "CW_5M",
+        "CW_1H",
+        "THINKING"
+    )?;
+    let mut all = Row::default();
+    let rows: Vec<(&String, &Row)> = c.tokens.iter().chain(&c.tokens_apart).collect();
+    for (m, row) in rows {
+        let apart = c.tokens_apart.contains_key(m);
+        if !apart {
+            all.add(row);
+        }
+        let name = if apart {
+            format!("{} (apart)", m)
+        } else {
+            m.clone()
+        };
+        token_row(out, &name, row)?;
+    }
+    token_row(out, "(all real models)", &all)?;
+    let sum = sum_tokens(&t.tokens_sum_of_rows);
+    let notes = &c.token_notes;
+    writeln!(
+        out,
+        "    shared across files: {} ids (Σ rows output {} vs total {}) · differing copies {} · zeroed copies recovered {} · id-less {} · assistant without usage {}",
+        t.shared_ids,
+        n(sum.vals.output),
+        n(all.vals.output),
+        n(notes.ids_with_differing_copies),
+        notes.zeroed_copies_recovered,
+        notes.idless_usage_records,
+        notes.assistant_without_usage
+    )?;
+    if notes.progress_embedded_ids > 0 {
+        writeln!(
+            out,
+            "    agent_progress-embedded messages: {} ids, {} never top-level (not counted)",
+            notes.progress_embedded_ids, t.progress_only_ids
+        )?;
+    }
+    Ok(())
+}
+
+fn token_row(out: &mut Out, name: &str, r: &Row) -> io::Result<()> {
+    let v = &r.vals;
+    writeln!(
+        out,
+        "    {:<30} {:>6} {:>7} {:>11} {:>11} {:>13} {:>13} {:>11} {:>11} {:>9}",
+        tail(&one_line(name), 30),
+        n(r.messages),
+        n(r.records),
+        n(v.input),
+        n(v.output),
+        n(v.cache_read),
+        n(v.cache_creation),
+        n(v.cc_5m),
+        n(v.cc_1h),
+        n(v.thinking)
+    )
+}
+
+fn tools(out: &mut Out, c: &Census) -> io::Result<()> {
+    let mut v: Vec<_> = c.tools.iter().collect();
+    v.sort_by(|a, b| b.1.calls.cmp(&a.1.calls).then_with(|| a.0.cmp(b.0)));
+    let parts: Vec<String> = v
+        .iter()
+        .take(30)
+        .map(|(name, t)| {
+            let mut s = format!("{}={}", one_line(name), t.calls);
+            if t.errors > 0 || t.unanswered > 0 {
+                s.push_str(&format!("({}err", t.errors));
+                if t.unanswered > 0 {
+                    s.push_str(&format!(
+                        ",{}unanswered/{}tail",
+                        t.unanswered, t.unanswered_at_tail
+                    ));
+                }
+                s.push(')');
+            }
+            s
+        })
+        .collect();
+    let more = v.len().saturating_sub(30);
+    writeln!(
+        out,
+        "  tools       {}{}{}",
+        if parts.is_empty() {
+            "-".into()
+        } else {
+            parts.join(" ")
+        },
+        if more > 0 {
+            format!(" (+{more} more)")
+        } else {
+            String::new()
+        },
+        if c.orphan_results > 0 {
+            format!(" · {} results with no call in their file", c.orphan_results)
+        } else {
+            String::new()
+        }
+    )
+}

@@ -1,0 +1,130 @@
+//! Totals (and `--by` groups): per-transcript censuses summed, with tokens
+//! deduplicated ACROSS files by the same (model, message.id) key and per-field
+//! MAX (REC-035: a subagent's opening context replays the parent's spawning
+//! message under the same id; clones carry the origin's records, REC-041). The
+//! cross-file set holds one small fixed-size entry per message, keyed by a 64-bit
+//! hash of the key; no record text is kept.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use super::census::Census;
+use super::tokens::{key_hash, Book, Row, Vals, SYNTHETIC};
+
+#[derive(Debug, Clone, Copy)]
+struct Shared {
+    model: u32,
+    vals: Vals,
+    records: u64,
+    files: u32,
+}
+
+/// A running total over transcripts.
+#[derive(Debug, Default)]
+pub struct Acc {
+    /// Everything summed; `tokens` here is the Σ of per-file rows until [`Acc::finish`].
+    pub census: Census,
+    pub transcripts: u64,
+    lane_files: u64,
+    keys: HashMap<u64, Shared>,
+    /// Hashes of bare message ids seen top-level (for the progress disclosure).
+    ids: HashSet<u64>,
+    progress: HashSet<u64>,
+    models: Vec<String>,
+    model_idx: HashMap<String, u32>,
+    idless: BTreeMap<String, Row>,
+}
+
+/// What a finished total adds to the summed census.
+#[derive(Debug, Default, Clone)]
+pub struct Finished {
+    pub census: Census,
+    pub transcripts: u64,
+    /// The per-file rows summed, before the cross-file dedupe.
+    pub tokens_sum_of_rows: BTreeMap<String, Row>,
+    /// Keys present in more than one file.
+    pub shared_ids: u64,
+    /// agent_progress-embedded ids never seen as a top-level assistant record.
+    pub progress_only_ids: u64,
+}
+
+impl Acc {
+    /// Fold one transcript in (`lane`: it is a subagent/compaction lane).
+    pub fn fold(&mut self, c: &Census, book: &Book, lane: bool) {
+        self.census.add(c);
+        self.transcripts += 1;
+        self.lane_files += u64::from(lane);
+        for (key, e) in &book.keyed {
+            let model = match self.model_idx.get(&e.model) {
+                Some(&i) => i,
+                None => {
+                    let i = self.models.len() as u32;
+                    self.models.push(e.model.clone());
+                    self.model_idx.insert(e.model.clone(), i);
+                    i
+                }
+            };
+            if let Some((_, id)) = key.split_once('\0') {
+                self.ids.insert(key_hash(id));
+            }
+            self.keys
+                .entry(key_hash(key))
+                .and_modify(|s| {
+                    s.vals = s.vals.max(e.vals);
+                    s.records += e.records;
+                    s.files += 1;
+                })
+                .or_insert(Shared {
+                    model,
+                    vals: e.vals,
+                    records: e.records,
+                    files: 1,
+                });
+        }
+        for (m, r) in &book.idless {
+            self.idless.entry(m.clone()).or_default().add(r);
+        }
+        for id in &book.progress_ids {
+            self.progress.insert(key_hash(id));
+        }
+    }
+
+    pub fn finish(self) -> Finished {
+        let mut census = self.census;
+        let mut sum_of_rows = std::mem::take(&mut census.tokens);
+        for (m, r) in std::mem::take(&mut census.tokens_apart) {
+            sum_of_rows.insert(m, r);
+        }
+        let mut rows = self.idless;
+        let mut shared = 0;
+        for s in self.keys.values() {
+            shared += u64::from(s.files > 1);
+            let name = self
+                .models
+                .get(s.model as usize)
+                .cloned()
+                .unwrap_or_default();
+            rows.entry(name).or_default().add(&Row {
+                messages: 1,
+                records: s.records,
+                vals: s.vals,
+            });
+        }
+        for (m, r) in rows {
+            if m == SYNTHETIC {
+                census.tokens_apart.insert(m, r);
+            } else {
+                census.tokens.insert(m, r);
+            }
+        }
+        census.token_notes.progress_embedded_ids = self.progress.len() as u64;
+        // A total's `lanes` counts lane files, whether or not their main file is here.
+        census.lanes = self.lane_files;
+        Finished {
+            census,
+            transcripts: self.transcripts,
+            tokens_sum_of_rows: sum_of_rows,
+            shared_ids: shared,
+            progress_only_ids: self.progress.difference(&self.ids).count() as u64,
+        }
+    }
+}

@@ -1,0 +1,466 @@
+//! `csift guard`: both arms driven through multi-fire sequences over real-shaped
+//! transcripts that grow between fires, as Claude Code's writer appends them.
+
+mod common;
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use common::{csift, Session};
+use serde_json::{json, Value};
+
+struct Live {
+    dir: tempfile::TempDir,
+    path: PathBuf,
+    s: Session,
+    written: usize,
+}
+
+impl Live {
+    fn new() -> Live {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir
+            .path()
+            .join("home/projects/-w-app/4f1c0d2e-1111-4222-8333-944455556666.jsonl");
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, "").unwrap();
+        let mut s = Session::new("4f1c0d2e-1111-4222-8333-944455556666", "/w/app");
+        s.version = "2.1.225".into();
+        Live {
+            dir,
+            path,
+            s,
+            written: 0,
+        }
+    }
+
+    /// Append the records built since the last flush (the writer catching up).
+    fn flush(&mut self) {
+        let mut f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&self.path)
+            .unwrap();
+        for v in &self.s.lines[self.written..] {
+            writeln!(f, "{}", serde_json::to_string(v).unwrap()).unwrap();
+        }
+        self.written = self.s.lines.len();
+    }
+
+    fn state_dir(&self) -> PathBuf {
+        self.dir.path().join("state")
+    }
+
+    fn state(&self) -> Value {
+        let p = self
+            .state_dir()
+            .join("4f1c0d2e-1111-4222-8333-944455556666.json");
+        serde_json::from_slice(&std::fs::read(p).unwrap()).unwrap()
+    }
+
+    fn payload(&self, prompt: &str, last: Option<&str>) -> String {
+        let mut v = json!({
+            "session_id": self.s.id, "transcript_path": self.path, "prompt_id": prompt,
+            "cwd": "/w/app", "hook_event_name": "PostToolUse",
+        });
+        if let Some(l) = last {
+            v["last_assistant_message"] = json!(l);
+            v["hook_event_name"] = json!("Stop");
+        }
+        v.to_string()
+    }
+
+    fn fire(&self, arm: &str, stdin: &str) -> (i32, String) {
+        let out = csift()
+            .env("HOME", self.dir.path())
+            .args(["guard", arm, "--state-dir"])
+            .arg(self.state_dir())
+            .write_stdin(stdin.to_string())
+            .output()
+            .unwrap();
+        (
+            out.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    }
+
+    fn post(&self, prompt: &str) -> (i32, String) {
+        self.fire("--post", &self.payload(prompt, None))
+    }
+
+    fn stop(&self, prompt: &str, last: &str) -> (i32, String) {
+        self.fire("--stop", &self.payload(prompt, Some(last)))
+    }
+
+    /// The eaten shape: [thinking][thinking][tool_use] under one message.id.
+    fn eaten(&mut self, mid: &str, tool: &str) {
+        self.s.thinking(mid, "Let me check the config first.");
+        self.s
+            .thinking(mid, "Actually the failing case needs the full suite.");
+        self.s
+            .tool_use(mid, tool, "Bash", json!({"command": "cargo test"}));
+    }
+
+    /// A kept response: [thinking][text][tool_use].
+    fn kept(&mut self, mid: &str, tool: &str) {
+        self.s.thinking(mid, "Plan the edit.");
+        self.s.text(mid, "I'll run the tests now.");
+        self.s
+            .tool_use(mid, tool, "Bash", json!({"command": "cargo test"}));
+    }
+
+    fn result(&mut self, tool: &str) {
+        self.s.tool_result(
+            tool,
+            "ok",
+            false,
+            Some(json!({"stdout": "ok", "stderr": "", "interrupted": false})),
+        );
+    }
+
+    fn events(&self) -> Vec<Value> {
+        std::fs::read_to_string(self.state_dir().join("events.jsonl"))
+            .unwrap_or_default()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    }
+}
+
+fn kinds(ev: &[Value]) -> Vec<String> {
+    ev.iter()
+        .map(|e| e["kind"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn hit_surfaced_mid_turn_then_footer_clears_it() {
+    let mut l = Live::new();
+    l.s.user("fix the flaky test");
+    l.eaten("msg_01QvAoxt4w3S9", "toolu_1");
+    l.flush();
+    let (code, err) = l.post("p1");
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("[eaten-text] 1 mid-turn text(s)"), "{err}");
+    assert!(err.contains("..oxt4w3S9 00:00"), "{err}");
+    assert!(err.contains("[recovered: 1]"), "{err}");
+    assert_eq!(l.state()["surfaced"][0]["prompt"], "p1");
+    // The tool result lands, another tool runs: nothing new, never re-flagged.
+    l.result("toolu_1");
+    l.kept("msg_02", "toolu_2");
+    l.flush();
+    assert_eq!(l.post("p1").0, 0);
+    let (code, err) = l.stop(
+        "p1",
+        "All green. The config was stale, as I said. [recovered: 1]",
+    );
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(l.state()["surfaced"], json!([]));
+    assert_eq!(kinds(&l.events()), ["surface", "marker-ok"]);
+    assert_eq!(
+        l.post("p2").0,
+        0,
+        "a flagged response is never flagged again"
+    );
+}
+
+#[test]
+fn missing_footer_blocks_once_then_caps() {
+    let mut l = Live::new();
+    l.s.user("go");
+    l.eaten("msg_01Eaten", "toolu_1");
+    l.flush();
+    assert_eq!(l.post("p1").0, 2);
+    let (code, err) = l.stop("p1", "Done.");
+    assert_eq!(code, 2, "first failure blocks");
+    assert!(
+        err.contains("lacks a covering '[recovered: N]' footer"),
+        "{err}"
+    );
+    assert_eq!(l.state()["consec_blocks"], 1);
+    let (code, _) = l.stop("p1", "Done, really.");
+    assert_eq!(code, 0, "the second consecutive failure is capped");
+    assert_eq!(
+        l.state()["surfaced"].as_array().unwrap().len(),
+        1,
+        "ids are kept, never dropped"
+    );
+    let ev = l.events();
+    assert_eq!(kinds(&ev), ["surface", "footer-block", "footer-block"]);
+    assert_eq!(ev[2]["capped"], true);
+    // Next prompt: the unverified id is stale, rides carryover, and is re-delivered.
+    l.s.user("next thing");
+    l.kept("msg_03", "toolu_3");
+    l.flush();
+    assert_eq!(l.stop("p2", "ok").0, 0);
+    assert_eq!(
+        l.state()["consec_blocks"],
+        0,
+        "a fire without failure resets the counter"
+    );
+    let (code, err) = l.post("p3");
+    assert_eq!(code, 2);
+    assert!(err.contains("turn boundary"), "{err}");
+}
+
+#[test]
+fn empty_last_message_fails_open_without_blocking() {
+    let mut l = Live::new();
+    l.s.user("go");
+    l.eaten("msg_01E", "toolu_1");
+    l.flush();
+    assert_eq!(l.post("p1").0, 2);
+    assert_eq!(l.stop("p1", "").0, 0);
+    assert_eq!(kinds(&l.events()), ["surface", "marker-unverifiable"]);
+    assert_eq!(l.state()["surfaced"].as_array().unwrap().len(), 1);
+}
+
+#[test]
+fn writer_lag_straddles_fires_tail_003() {
+    let mut l = Live::new();
+    l.s.user("go");
+    l.kept("msg_00", "toolu_0");
+    l.result("toolu_0");
+    l.flush();
+    assert_eq!(l.post("p1").0, 0);
+    // Only the first thinking record of the next response is on disk yet.
+    l.s.thinking("msg_01Lag", "first half");
+    l.flush();
+    assert_eq!(l.post("p1").0, 0);
+    assert_eq!(
+        l.state()["carry"].as_array().unwrap().last().unwrap()["thinking"],
+        1
+    );
+    l.s.thinking("msg_01Lag", "second half");
+    l.s.tool_use("msg_01Lag", "toolu_2", "Bash", json!({"command": "ls"}));
+    l.flush();
+    let (code, err) = l.post("p1");
+    assert_eq!(code, 2, "carried counts complete the group: {err}");
+    assert!(err.contains("..sg_01Lag"), "{err}");
+}
+
+#[test]
+fn straggler_in_the_final_response_is_collected_for_the_next_turn() {
+    let mut l = Live::new();
+    l.s.user("go");
+    l.kept("msg_00", "toolu_0");
+    l.result("toolu_0");
+    l.flush();
+    assert_eq!(l.post("p1").0, 0);
+    // The final response is eaten: no tool call follows, so no post fire sees it.
+    l.s.thinking("msg_01Final", "a");
+    l.s.thinking("msg_01Final", "b");
+    l.flush();
+    let (code, err) = l.stop("p1", "Summary of the work.");
+    assert_eq!(code, 0, "stragglers never block: {err}");
+    assert_eq!(l.state()["carryover"].as_array().unwrap().len(), 1);
+    l.s.user("thanks, continue");
+    l.kept("msg_02", "toolu_2");
+    l.flush();
+    let (code, err) = l.post("p2");
+    assert_eq!(code, 2);
+    assert!(err.contains(".._01Final"), "{err}");
+    assert!(err.contains("may belong to the previous turn"), "{err}");
+    assert_eq!(l.state()["carryover"], json!([]));
+}
+
+#[test]
+fn first_fire_scans_only_the_final_turn() {
+    let mut l = Live::new();
+    l.s.user("old request");
+    l.eaten("msg_01Old", "toolu_1");
+    l.result("toolu_1");
+    l.s.meta("<system-reminder>meta records are not turn boundaries</system-reminder>");
+    l.s.user("new request");
+    l.kept("msg_02", "toolu_2");
+    l.flush();
+    assert_eq!(
+        l.post("p9").0,
+        0,
+        "history before the final turn is never demanded"
+    );
+    assert_eq!(l.state()["fires"], 1);
+}
+
+#[test]
+fn sidechain_records_are_skipped() {
+    let mut l = Live::new();
+    l.s.user("go");
+    l.s.sidechain = true;
+    l.eaten("msg_01Side", "toolu_1");
+    l.s.sidechain = false;
+    l.flush();
+    assert_eq!(l.post("p1").0, 0);
+}
+
+#[test]
+fn rewritten_transcript_rebaselines() {
+    let mut l = Live::new();
+    l.s.user("go");
+    l.eaten("msg_01A", "toolu_1");
+    l.flush();
+    assert_eq!(l.post("p1").0, 2);
+    assert_eq!(l.stop("p1", "x [recovered: 1]").0, 0);
+    // Replaced behind the same session id: a new first line, shorter file.
+    l.s = Session::new("4f1c0d2e-1111-4222-8333-944455556666", "/w/app");
+    l.s.cwd = "/w/app-rewritten".into();
+    l.s.user("after /clear");
+    l.eaten("msg_01A", "toolu_1");
+    l.s.user("fresh turn");
+    l.eaten("msg_01B", "toolu_9");
+    l.written = 0;
+    std::fs::write(&l.path, "").unwrap();
+    l.flush();
+    let (code, err) = l.post("p2");
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("..msg_01B") && !err.contains("..msg_01A"),
+        "{err}"
+    );
+    assert_eq!(
+        l.state()["offset"],
+        std::fs::metadata(&l.path).unwrap().len()
+    );
+}
+
+#[test]
+fn parallel_post_fires_never_double_surface() {
+    let mut l = Live::new();
+    l.s.user("go");
+    l.eaten("msg_01Par", "toolu_1");
+    l.flush();
+    let payload = l.payload("p1", None);
+    let kids: Vec<_> = (0..6)
+        .map(|_| {
+            let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("csift"));
+            c.env("HOME", l.dir.path()).env_remove("CLAUDE_CONFIG_DIR");
+            c.args(["guard", "--post", "--state-dir"])
+                .arg(l.state_dir());
+            c.stdin(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::null());
+            let mut child = c.spawn().unwrap();
+            child
+                .stdin
+                .take()
+                .unwrap()
+                .write_all(payload.as_bytes())
+                .unwrap();
+            child
+        })
+        .collect();
+    for mut k in kids {
+        let code = k.wait().unwrap().code().unwrap();
+        assert!(code == 0 || code == 2, "exit {code}");
+    }
+    let st = l.state();
+    let ids: Vec<&str> = st["surfaced"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["id"].as_str().unwrap())
+        .collect();
+    assert!(ids.len() <= 1, "{ids:?}");
+    // Even if a racing write duplicated it, one honest footer clears the turn.
+    assert_eq!(l.stop("p1", "done [recovered: 1]").0, 0);
+}
+
+#[test]
+fn garbage_input_fails_open() {
+    let mut l = Live::new();
+    l.s.user("go");
+    l.eaten("msg_01G", "toolu_1");
+    l.flush();
+    let t = l.path.display().to_string();
+    let cases = [
+        String::new(),
+        "not json".into(),
+        "[1,2]".into(),
+        "42".into(),
+        "\u{0}\u{1}\u{2}".into(),
+        json!({"transcript_path": 5}).to_string(),
+        json!({"transcript_path": "/nonexistent/x.jsonl", "session_id": "s"}).to_string(),
+        json!({"transcript_path": l.dir.path(), "session_id": "s"}).to_string(),
+        json!({"transcript_path": t, "session_id": "s", "agent_id": "a1b2"}).to_string(),
+    ];
+    for c in &cases {
+        for arm in ["--post", "--stop"] {
+            let (code, err) = l.fire(arm, c);
+            assert_eq!(code, 0, "{arm} {c:?}: {err}");
+        }
+    }
+    assert!(!l.state_dir().exists(), "early exits write no state");
+    // A transcript of garbage bytes: scanned, nothing found, exit 0.
+    std::fs::write(
+        &l.path,
+        b"\xff\xfe{{{\n[1]\n{\"type\":\"assistant\",\"message\":7}\n",
+    )
+    .unwrap();
+    assert_eq!(l.post("p").0, 0);
+    // A corrupt state file is a fresh start, not a crash.
+    std::fs::write(
+        l.state_dir()
+            .join("4f1c0d2e-1111-4222-8333-944455556666.json"),
+        "{oops",
+    )
+    .unwrap();
+    assert_eq!(l.post("p").0, 0);
+}
+
+#[test]
+fn refuses_a_state_dir_inside_the_claude_home() {
+    let mut l = Live::new();
+    l.s.user("go");
+    l.eaten("msg_01R", "toolu_1");
+    l.flush();
+    let inside = l.dir.path().join("home/scratch/guard");
+    let out = csift()
+        .env("HOME", l.dir.path())
+        .args(["guard", "--post", "--state-dir"])
+        .arg(&inside)
+        .write_stdin(l.payload("p1", None))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("fail-open"));
+    assert!(!inside.exists());
+}
+
+#[test]
+fn default_state_dir_follows_xdg() {
+    let mut l = Live::new();
+    l.s.user("go");
+    l.flush();
+    let xdg = l.dir.path().join("xdg");
+    let out = csift()
+        .env("HOME", l.dir.path())
+        .env("XDG_STATE_HOME", &xdg)
+        .args(["guard", "--post"])
+        .write_stdin(l.payload("p1", None))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(xdg
+        .join("csift/guard/4f1c0d2e-1111-4222-8333-944455556666.json")
+        .is_file());
+}
+
+#[test]
+fn print_settings_names_this_binary() {
+    let out = csift()
+        .args(["guard", "--print-settings"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let post = v["hooks"]["PostToolUse"][0]["hooks"][0]["command"]
+        .as_str()
+        .unwrap();
+    let stop = v["hooks"]["Stop"][0]["hooks"][0]["command"]
+        .as_str()
+        .unwrap();
+    assert!(
+        Path::new(post.split(' ').next().unwrap()).is_absolute(),
+        "{post}"
+    );
+    assert!(post.ends_with("guard --post") && stop.ends_with("guard --stop"));
+    assert_eq!(v["hooks"]["Stop"][0]["hooks"][0]["timeout"], 10);
+}

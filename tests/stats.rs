@@ -1,0 +1,745 @@
+//! `csift stats`: the census and the token rule, on small real-shaped homes and
+//! on the real corpus (counted independently here with serde_json::Value).
+
+#![allow(clippy::needless_range_loop)] // fixed-size token arrays read clearer by index
+
+mod common;
+
+use std::collections::{BTreeMap, HashMap};
+
+use common::{csift, json_lines, Home, Session};
+use serde_json::{json, Value};
+
+/// `csift stats --claude-home HOME` (the flag belongs to the subcommand).
+fn stats(home: &Home) -> assert_cmd::Command {
+    let mut c = csift();
+    c.arg("stats").arg("--claude-home").arg(home.path());
+    c
+}
+
+fn run_json(home: &Home, args: &[&str]) -> Vec<Value> {
+    let out = stats(home)
+        .args(["--format", "json"])
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.code().is_some_and(|c| c <= 1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    json_lines(&out.stdout)
+}
+
+fn total(v: &[Value]) -> &Value {
+    let t = v.last().unwrap();
+    assert_eq!(t["type"], "total");
+    t
+}
+
+fn usage(out: u64, cache_read: u64) -> Value {
+    json!({"input_tokens": 3, "output_tokens": out, "cache_read_input_tokens": cache_read,
+           "cache_creation_input_tokens": 0,
+           "cache_creation": {"ephemeral_5m_input_tokens": 0, "ephemeral_1h_input_tokens": 40},
+           "output_tokens_details": {"thinking_tokens": 7}})
+}
+
+fn asst(s: &mut Session, id: &str, block: Value, u: Value, model: &str) -> String {
+    s.push(
+        json!({"type": "assistant", "message": {"model": model, "id": id, "type": "message",
+        "role": "assistant", "content": [block], "usage": u}}),
+    )
+}
+
+#[test]
+fn per_block_copies_count_once_rec_020_qt_040() {
+    let home = Home::new();
+    let mut s = Session::new("11111111-1111-4111-8111-111111111111", "/w/p");
+    s.user("hello");
+    let m = "claude-opus-4-5-20251101";
+    asst(
+        &mut s,
+        "msg_a",
+        json!({"type": "thinking", "thinking": "hm", "signature": "x"}),
+        usage(1, 500),
+        m,
+    );
+    asst(
+        &mut s,
+        "msg_a",
+        json!({"type": "text", "text": "hi"}),
+        usage(1, 500),
+        m,
+    );
+    asst(
+        &mut s,
+        "msg_a",
+        json!({"type": "tool_use", "id": "tu1", "name": "Bash", "input": {}}),
+        usage(90, 500),
+        m,
+    );
+    home.write("-w-p", &s.file_name(), &s.lines);
+    let v = run_json(&home, &[]);
+    let tok = &v[0]["tokens"][m];
+    assert_eq!(tok["messages"], 1);
+    assert_eq!(tok["records"], 3);
+    assert_eq!(
+        tok["output"], 90,
+        "per-field MAX: the streamed partial copies say 1"
+    );
+    assert_eq!(
+        tok["cache_read"], 500,
+        "not 1500: usage repeats on each block's record"
+    );
+    assert_eq!(tok["cache_creation"], 40, "flat 0 → 5m+1h split (REC-098)");
+    assert_eq!(tok["cache_creation_1h"], 40);
+    assert_eq!(
+        tok["thinking"], 7,
+        "a subset of output, never added (REC-099)"
+    );
+    assert_eq!(v[0]["token_notes"]["ids_with_differing_copies"], 1);
+    // The tool call never came back and no turn follows it: unanswered at the tail.
+    assert_eq!(
+        v[0]["tools"]["Bash"],
+        json!({"calls": 1, "errors": 0, "unanswered": 1, "unanswered_at_tail": 1})
+    );
+}
+
+#[test]
+fn zeroed_replay_copy_counts_once_never_as_zero_qt_041_rec_034() {
+    let home = Home::new();
+    let mut s = Session::new("22222222-2222-4222-8222-222222222222", "/w/p");
+    s.user("go");
+    let m = "claude-opus-4-6";
+    let zero = json!({"input_tokens": 0, "output_tokens": 0, "cache_read_input_tokens": 0,
+        "cache_creation_input_tokens": 0, "iterations": [{"input_tokens": 4, "output_tokens": 321,
+        "cache_read_input_tokens": 9000, "cache_creation_input_tokens": 12}]});
+    // The only copies of msg_z are zeroed replays: MAX alone cannot rescue them.
+    asst(
+        &mut s,
+        "msg_z",
+        json!({"type": "text", "text": "a"}),
+        zero.clone(),
+        m,
+    );
+    asst(
+        &mut s,
+        "msg_z",
+        json!({"type": "text", "text": "b"}),
+        zero,
+        m,
+    );
+    home.write("-w-p", &s.file_name(), &s.lines);
+    let v = run_json(&home, &[]);
+    let tok = &total(&v)["tokens"][m];
+    assert_eq!(
+        (tok["messages"].as_u64(), tok["output"].as_u64()),
+        (Some(1), Some(321))
+    );
+    assert_eq!(tok["cache_read"], 9000);
+    assert_eq!(total(&v)["token_notes"]["zeroed_copies_recovered"], 2);
+}
+
+#[test]
+fn sidechain_copy_of_parent_context_counted_once_rec_035() {
+    let home = Home::new();
+    let sid = "33333333-3333-4333-8333-333333333333";
+    let m = "claude-opus-4-6";
+    let mut main = Session::new(sid, "/w/p");
+    main.user("spawn please");
+    asst(
+        &mut main,
+        "msg_spawn",
+        json!({"type": "tool_use", "id": "tu_t", "name": "Task", "input": {"prompt": "x"}}),
+        usage(5598, 51101),
+        m,
+    );
+    main.tool_result("tu_t", "done", false, None);
+    home.write("-w-p", &main.file_name(), &main.lines);
+    let mut lane = Session::lane(sid, "/w/p", "a1b2c3");
+    lane.user("x");
+    asst(
+        &mut lane,
+        "msg_spawn",
+        json!({"type": "text", "text": "…"}),
+        usage(4, 51101),
+        m,
+    );
+    asst(
+        &mut lane,
+        "msg_child",
+        json!({"type": "text", "text": "ok"}),
+        usage(10, 100),
+        m,
+    );
+    home.write(
+        "-w-p",
+        &format!("{sid}/subagents/agent-a1b2c3.jsonl"),
+        &lane.lines,
+    );
+    let v = run_json(&home, &[]);
+    assert_eq!(v.len(), 3);
+    let main_row = v
+        .iter()
+        .find(|r| r["type"] == "transcript" && r["agent_id"].is_null())
+        .unwrap();
+    let lane_row = v.iter().find(|r| r["agent_id"] == "a1b2c3").unwrap();
+    assert_eq!(main_row["lanes"], 1);
+    assert_eq!(lane_row["shape"], "subagent");
+    assert_eq!(
+        lane_row["tokens"][m]["output"], 14,
+        "the lane's own row keeps its copy"
+    );
+    let t = total(&v);
+    assert_eq!(t["tokens"][m]["messages"], 2);
+    assert_eq!(
+        t["tokens"][m]["output"],
+        5598 + 10,
+        "the parent's values once, not + the child's 4"
+    );
+    assert_eq!(t["tokens"][m]["cache_read"], 51101 + 100);
+    assert_eq!(t["tokens_sum_of_rows"][m]["output"], 5598 + 4 + 10);
+    assert_eq!(t["shared_ids_across_files"], 1);
+    assert_eq!(t["spawns"], 1);
+    assert_eq!(t["lanes"], 1, "a total counts lane files");
+    let v = run_json(&home, &["--no-subagents"]);
+    assert_eq!(v.len(), 2, "the lane is left out");
+    assert_eq!(total(&v)["tokens"][m]["output"], 5598);
+}
+
+#[test]
+fn synthetic_messages_shown_apart_rec_023() {
+    let home = Home::new();
+    let mut s = Session::new("44444444-4444-4444-8444-444444444444", "/w/p");
+    s.user("hi");
+    let zero = json!({"input_tokens": 0, "output_tokens": 0, "cache_read_input_tokens": 0, "cache_creation_input_tokens": 0});
+    asst(
+        &mut s,
+        "msg_syn",
+        json!({"type": "text", "text": "No response requested."}),
+        zero,
+        "<synthetic>",
+    );
+    asst(
+        &mut s,
+        "msg_r",
+        json!({"type": "text", "text": "real"}),
+        usage(8, 10),
+        "claude-sonnet-4-6",
+    );
+    home.write("-w-p", &s.file_name(), &s.lines);
+    let v = run_json(&home, &[]);
+    let t = total(&v);
+    assert!(t["tokens"].get("<synthetic>").is_none());
+    assert_eq!(t["tokens_apart"]["<synthetic>"]["messages"], 1);
+    assert_eq!(t["tokens"]["claude-sonnet-4-6"]["messages"], 1);
+    let human = stats(&home).output().unwrap();
+    let text = String::from_utf8_lossy(&human.stdout);
+    assert!(text.contains("<synthetic> (apart)"), "{text}");
+}
+
+#[test]
+fn unknown_shapes_are_counted_and_listed_never_dropped() {
+    let home = Home::new();
+    let mut s = Session::new("55555555-5555-4555-8555-555555555555", "/w/p");
+    s.user("hi");
+    s.push(json!({"type": "hologram-state", "z": 1}));
+    s.push(json!({"type": "attachment", "attachment": {"type": "brand_new_payload", "x": 1}}));
+    s.push(
+        json!({"type": "attachment", "attachment": {"type": "hook_success", "hookEvent": "Stop"}}),
+    );
+    s.system("brand_new_subtype", json!({"content": "x"}));
+    s.system(
+        "turn_duration",
+        json!({"durationMs": 1500, "messageCount": 3}),
+    );
+    asst(
+        &mut s,
+        "m1",
+        json!({"type": "hologram", "data": 1}),
+        usage(1, 1),
+        "claude-opus-4-6",
+    );
+    asst(
+        &mut s,
+        "m2",
+        json!({"type": "tool_use", "id": "t1", "name": "Zap", "input": {}}),
+        usage(1, 1),
+        "claude-opus-4-6",
+    );
+    s.tool_result("t1", "zapped", true, Some(json!({"zeta": 1, "alpha": 2})));
+    s.raw(json!({"type": "ai-title", "aiTitle": "t"}));
+    home.write("-w-p", &s.file_name(), &s.lines);
+    let v = run_json(&home, &[]);
+    let row = &v[0];
+    let u = &row["unknown"];
+    assert_eq!(u["record_types"], json!({"hologram-state": 1}));
+    assert_eq!(u["attachment_types"], json!({"brand_new_payload": 1}));
+    assert_eq!(u["system_subtypes"], json!({"brand_new_subtype": 1}));
+    assert_eq!(u["block_types"], json!({"hologram": 1}));
+    assert_eq!(u["tool_use_result_shapes"], json!({"{alpha,zeta}": 1}));
+    assert_eq!(row["attachment_types"]["hook_success"], 1);
+    assert_eq!(row["turn_durations"], 1);
+    assert_eq!(row["turn_duration_ms"], 1500);
+    assert_eq!(
+        row["tools"]["Zap"],
+        json!({"calls": 1, "errors": 1, "unanswered": 0, "unanswered_at_tail": 0})
+    );
+    let records: u64 = row["record_types"]
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|x| x.as_u64().unwrap())
+        .sum();
+    assert_eq!(records, row["lines"].as_u64().unwrap());
+    let text = String::from_utf8_lossy(&stats(&home).output().unwrap().stdout).to_string();
+    assert!(
+        text.contains("hologram-state=1") && text.contains("brand_new_payload=1"),
+        "{text}"
+    );
+}
+
+#[test]
+fn malformed_lines_are_named_with_file_and_line() {
+    let home = Home::new();
+    let mut s = Session::new("66666666-6666-4666-8666-666666666666", "/w/p");
+    s.user("hi");
+    s.lines.push(Value::String("{not json".into()));
+    s.lines.push(Value::String(r#"{"type":"user","message":{"role":"user","content":"a"}}{"type":"summary","summary":"s"}"#.into()));
+    s.text("m1", "hello");
+    let p = home.write("-w-p", &s.file_name(), &s.lines);
+    let mut bytes = std::fs::read(&p).unwrap();
+    bytes.extend_from_slice(br#"{"type":"assistant","mess"#);
+    std::fs::write(&p, bytes).unwrap();
+    let v = run_json(&home, &[]);
+    let row = &v[0];
+    assert_eq!(row["lines"], 5);
+    assert_eq!(row["malformed_lines"], 3);
+    let kinds: Vec<(u64, &str)> = row["malformed"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| (m["line"].as_u64().unwrap(), m["kind"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        kinds,
+        vec![
+            (2, "invalid-json"),
+            (3, "glued-records"),
+            (5, "torn-final-line")
+        ]
+    );
+    assert!(row["malformed"][0]["file"]
+        .as_str()
+        .unwrap()
+        .ends_with(&s.file_name()));
+    assert_eq!(row["glued_records"], json!({"user": 1, "summary": 1}));
+    let records: u64 = row["record_types"]
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|x| x.as_u64().unwrap())
+        .sum();
+    assert_eq!(records, 5 - 3);
+}
+
+fn three_sessions() -> Home {
+    let home = Home::new();
+    for (i, proj) in ["-w-a", "-w-a", "-w-b"].iter().enumerate() {
+        let mut s = Session::new(&format!("7777777{i}-7777-4777-8777-777777777777"), "/w");
+        s.user("hi");
+        s.text(&format!("m{i}"), "yo");
+        home.write(proj, &s.file_name(), &s.lines);
+    }
+    home
+}
+
+#[test]
+fn max_count_leaves_rows_out_but_the_total_covers_all() {
+    let home = three_sessions();
+    let v = run_json(&home, &["--max-count", "1"]);
+    assert_eq!(v.len(), 2);
+    let t = total(&v);
+    assert_eq!(
+        (t["rows_left_out"].as_u64(), t["transcripts"].as_u64()),
+        (Some(2), Some(3))
+    );
+    assert_eq!(t["tokens"]["claude-opus-4-5-20251101"]["messages"], 3);
+    let text = String::from_utf8_lossy(&stats(&home).args(["-m", "1"]).output().unwrap().stdout)
+        .to_string();
+    assert!(text.contains("2 more rows not shown"), "{text}");
+}
+
+#[test]
+fn by_project_groups_rows() {
+    let home = three_sessions();
+    let v = run_json(&home, &["--by", "project"]);
+    let groups: Vec<(&str, u64)> = v
+        .iter()
+        .filter(|x| x["type"] == "group")
+        .map(|g| {
+            (
+                g["key"].as_str().unwrap(),
+                g["transcripts"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(groups, vec![("-w-a", 2), ("-w-b", 1)]);
+    assert_eq!(v[0]["lines"], 4);
+    let v = run_json(&home, &["--by", "month"]);
+    assert_eq!(v[0]["key"], "2026-01");
+}
+
+#[test]
+fn since_until_window_counts_only_records_inside() {
+    let home = three_sessions();
+    // Session timestamps start 2026-01-01T00:00:00Z and step 7 s per record.
+    let v = run_json(&home, &["--since", "2026-01-01T00:00:10Z"]);
+    let t = total(&v);
+    assert_eq!(t["record_types"], json!({"assistant": 3}));
+    assert_eq!(t["outside_window"], 3);
+    let out = stats(&home)
+        .args(["--since", "2030-01-01T00:00:00Z"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "nothing inside the window: nothing counted"
+    );
+    assert!(json_lines(
+        &stats(&home)
+            .args(["--format", "json", "--until", "2020-01-01T00:00:00Z"])
+            .output()
+            .unwrap()
+            .stdout
+    )
+    .iter()
+    .all(|x| x["type"] == "total"));
+}
+
+#[test]
+fn empty_home_exits_1_and_help_states_the_rule() {
+    let home = Home::new();
+    assert_eq!(stats(&home).output().unwrap().status.code(), Some(1));
+    let help = csift().args(["stats", "--help"]).output().unwrap();
+    let h = String::from_utf8_lossy(&help.stdout);
+    for needle in [
+        "(message.model, message.id)",
+        "per-field MAX",
+        "iterations",
+        "<synthetic>",
+        "REC-035",
+        "\"tokens\"",
+    ] {
+        assert!(h.contains(needle), "--help lacks {needle}");
+    }
+}
+
+// ---- the real corpus, counted independently ----
+
+fn corpus_rows() -> Option<(Vec<Value>, Value)> {
+    let home = common::corpus()?;
+    let out = csift()
+        .arg("stats")
+        .arg("--claude-home")
+        .arg(&home)
+        .args(["--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut v = json_lines(&out.stdout);
+    let t = v.pop().unwrap();
+    Some((v, t))
+}
+
+fn records_of(path: &str) -> Vec<Value> {
+    let bytes = std::fs::read(path).unwrap();
+    bytes
+        .split(|&b| b == b'\n')
+        .filter_map(|l| serde_json::from_slice::<Value>(l).ok())
+        .filter(Value::is_object)
+        .collect()
+}
+
+fn blocks(r: &Value) -> &[Value] {
+    r["message"]["content"]
+        .as_array()
+        .map_or(&[], Vec::as_slice)
+}
+
+fn get(row: &Value, field: &str, label: &str) -> u64 {
+    row[field][label].as_u64().unwrap_or(0)
+}
+
+#[test]
+fn corpus_labels_sum_to_units_and_match_independent_block_counts() {
+    let Some((rows, _)) = corpus_rows() else {
+        return;
+    };
+    assert!(rows.len() >= 50);
+    for row in &rows {
+        let file = row["file"].as_str().unwrap();
+        let labels: u64 = row["labels"]
+            .as_object()
+            .unwrap()
+            .values()
+            .map(|x| x.as_u64().unwrap())
+            .sum();
+        assert_eq!(
+            labels,
+            row["units"].as_u64().unwrap(),
+            "{file}: one primary label per unit"
+        );
+        let (mut uses, mut results, mut thinking, mut summaries, mut boundaries) = (0, 0, 0, 0, 0);
+        for r in records_of(file) {
+            let kind = r["type"].as_str().unwrap_or("");
+            for b in blocks(&r) {
+                let bt = b["type"].as_str().unwrap_or("");
+                match (kind, bt) {
+                    ("assistant", "tool_use" | "server_tool_use" | "mcp_tool_use") => uses += 1,
+                    ("assistant", "thinking" | "redacted_thinking") => thinking += 1,
+                    ("user", "tool_result") if r["isCompactSummary"] != true => results += 1,
+                    _ => {}
+                }
+            }
+            if kind == "user" && r["isCompactSummary"] == true {
+                summaries += 1;
+            }
+            if kind == "system" && r["subtype"] == "compact_boundary" {
+                boundaries += 1;
+            }
+        }
+        let both = |l: &str| get(row, "labels", l) + get(row, "labels_secondary", l);
+        assert_eq!(both("agent.tool.use"), uses, "{file}: tool_use blocks");
+        assert_eq!(
+            both("agent.tool.result"),
+            results,
+            "{file}: tool_result blocks"
+        );
+        assert_eq!(
+            get(row, "labels", "agent.thinking") + get(row, "labels", "agent.thinking.narration"),
+            thinking,
+            "{file}: thinking"
+        );
+        assert_eq!(
+            get(row, "labels", "harness.compaction.summary"),
+            summaries,
+            "{file}: summaries"
+        );
+        assert_eq!(
+            get(row, "labels", "harness.compaction.boundary"),
+            boundaries,
+            "{file}: boundaries"
+        );
+    }
+}
+
+#[derive(Default, Clone, Copy, PartialEq, Debug)]
+struct Four([u64; 5]); // messages, input, output, cache_read, cache_creation
+
+fn n(v: &Value) -> u64 {
+    v.as_f64().filter(|x| *x > 0.0).map_or(0, |x| x as u64)
+}
+
+/// Independent per-(model, message.id) dedupe: per-field MAX, zeroed copies
+/// recovered from iterations, `<synthetic>` kept apart.
+fn dedupe(recs: &[Value]) -> HashMap<(String, String), [u64; 4]> {
+    let mut m: HashMap<(String, String), [u64; 4]> = HashMap::new();
+    for (i, r) in recs.iter().enumerate() {
+        let u = &r["message"]["usage"];
+        if r["type"] != "assistant" || !u.is_object() {
+            continue;
+        }
+        let cc = &u["cache_creation"];
+        let flat = n(&u["cache_creation_input_tokens"]);
+        let mut v = [
+            n(&u["input_tokens"]),
+            n(&u["output_tokens"]),
+            n(&u["cache_read_input_tokens"]),
+            if flat > 0 {
+                flat
+            } else {
+                n(&cc["ephemeral_5m_input_tokens"]) + n(&cc["ephemeral_1h_input_tokens"])
+            },
+        ];
+        if [
+            n(&u["input_tokens"]),
+            n(&u["output_tokens"]),
+            n(&u["cache_read_input_tokens"]),
+            flat,
+        ] == [0; 4]
+        {
+            if let Some(its) = u["iterations"].as_array().filter(|a| !a.is_empty()) {
+                let s = its.iter().fold([0; 4], |a, it| {
+                    [
+                        a[0] + n(&it["input_tokens"]),
+                        a[1] + n(&it["output_tokens"]),
+                        a[2] + n(&it["cache_read_input_tokens"]),
+                        a[3] + n(&it["cache_creation_input_tokens"]),
+                    ]
+                });
+                if s != [0; 4] {
+                    v = s;
+                }
+            }
+        }
+        let model = r["message"]["model"]
+            .as_str()
+            .unwrap_or("(unknown)")
+            .to_string();
+        let id = r["message"]["id"]
+            .as_str()
+            .filter(|s| !s.is_empty())
+            .map_or(format!("#{i}"), str::to_string);
+        let e = m.entry((model, id)).or_default();
+        for k in 0..4 {
+            e[k] = e[k].max(v[k]);
+        }
+    }
+    m
+}
+
+fn fold(m: &HashMap<(String, String), [u64; 4]>) -> BTreeMap<String, Four> {
+    let mut out: BTreeMap<String, Four> = BTreeMap::new();
+    for ((model, _), v) in m {
+        let e = out.entry(model.clone()).or_default();
+        e.0[0] += 1;
+        for k in 0..4 {
+            e.0[k + 1] += v[k];
+        }
+    }
+    out
+}
+
+fn csift_tokens(row: &Value) -> BTreeMap<String, Four> {
+    let mut out = BTreeMap::new();
+    for field in ["tokens", "tokens_apart"] {
+        for (model, t) in row[field].as_object().unwrap() {
+            let f = |k: &str| t[k].as_u64().unwrap();
+            out.insert(
+                model.clone(),
+                Four([
+                    f("messages"),
+                    f("input"),
+                    f("output"),
+                    f("cache_read"),
+                    f("cache_creation"),
+                ]),
+            );
+        }
+    }
+    out
+}
+
+/// Records of a file including both halves of a glued line (the spec's reference does the same).
+fn records_with_glued(path: &str) -> Vec<Value> {
+    let bytes = std::fs::read(path).unwrap();
+    bytes
+        .split(|&b| b == b'\n')
+        .flat_map(|l| {
+            serde_json::Deserializer::from_slice(l)
+                .into_iter::<Value>()
+                .map_while(Result::ok)
+                .collect::<Vec<_>>()
+        })
+        .filter(Value::is_object)
+        .collect()
+}
+
+#[test]
+fn corpus_tokens_agree_with_independent_message_id_dedupe_rec_020_rec_035() {
+    let Some((rows, t)) = corpus_rows() else {
+        return;
+    };
+    let mut all: HashMap<(String, String), [u64; 4]> = HashMap::new();
+    for row in &rows {
+        let file = row["file"].as_str().unwrap();
+        let m = dedupe(&records_with_glued(file));
+        assert_eq!(csift_tokens(row), fold(&m), "{file}");
+        for (k, v) in m {
+            let k = if k.1.starts_with('#') {
+                (k.0, format!("{file}{}", k.1))
+            } else {
+                k
+            };
+            let e = all.entry(k).or_default();
+            for i in 0..4 {
+                e[i] = e[i].max(v[i]);
+            }
+        }
+    }
+    assert_eq!(csift_tokens(&t), fold(&all), "total: deduped across files");
+    // The spec's reference run (python3 /tmp/spec/tokens_ref.py over this corpus):
+    // TOTAL (all real models) 1420 msgs, input 31,420, output 125,653,
+    // cache_read 102,275,288, cache_creation 5,032,075; <synthetic> 1 apart.
+    let real: Four = csift_tokens(&t)
+        .iter()
+        .filter(|(m, _)| *m != "<synthetic>")
+        .fold(Four::default(), |mut a, (_, r)| {
+            for i in 0..5 {
+                a.0[i] += r.0[i];
+            }
+            a
+        });
+    assert_eq!(real, Four([1420, 31_420, 125_653, 102_275_288, 5_032_075]));
+    assert_eq!(t["tokens_apart"]["<synthetic>"]["messages"], 1);
+    assert_eq!(t["token_notes"]["progress_embedded_ids"], 112);
+    assert_eq!(t["progress_only_ids"], 101);
+}
+
+#[test]
+fn corpus_census_loses_nothing_every_type_modelled_or_unknown() {
+    let Some((rows, t)) = corpus_rows() else {
+        return;
+    };
+    for row in &rows {
+        let file = row["file"].as_str().unwrap();
+        let sum: u64 = row["record_types"]
+            .as_object()
+            .unwrap()
+            .values()
+            .map(|x| x.as_u64().unwrap())
+            .sum();
+        assert_eq!(
+            sum,
+            row["lines"].as_u64().unwrap() - row["malformed_lines"].as_u64().unwrap(),
+            "{file}"
+        );
+        // Every type and attachment type on disk appears in the census by name.
+        let mut types: BTreeMap<String, u64> = BTreeMap::new();
+        let mut atts: BTreeMap<String, u64> = BTreeMap::new();
+        for r in records_of(file) {
+            *types
+                .entry(r["type"].as_str().unwrap_or("(none)").to_string())
+                .or_default() += 1;
+            if r["type"] == "attachment" {
+                *atts
+                    .entry(
+                        r["attachment"]["type"]
+                            .as_str()
+                            .unwrap_or("(none)")
+                            .to_string(),
+                    )
+                    .or_default() += 1;
+            }
+        }
+        let census: BTreeMap<String, u64> =
+            serde_json::from_value(row["record_types"].clone()).unwrap();
+        assert_eq!(census, types, "{file}");
+        let census: BTreeMap<String, u64> =
+            serde_json::from_value(row["attachment_types"].clone()).unwrap();
+        assert_eq!(census, atts, "{file}");
+    }
+    // Known or listed: the corpus holds no name csift does not model.
+    for (kind, m) in t["unknown"].as_object().unwrap() {
+        assert!(m.as_object().unwrap().is_empty(), "unknown {kind}: {m}");
+    }
+    assert_eq!(t["tools"]["Bash"]["unanswered"], 11);
+    assert_eq!(t["tools"]["Read"]["unanswered"], 2);
+}
