@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use common::{Home, Session};
-use robust::{every_command, run};
+use robust::{every_command, every_command_human, run};
 use serde_json::{json, Value};
 
 const NEEDLE: &str = "NEEDLEOK7";
@@ -155,37 +155,35 @@ fn huge_line_home() -> &'static Home {
     })
 }
 
+/// The 20 MB line through every command (human form; JSON for the printing
+/// commands), and peak memory of the needle search stays a small multiple of the
+/// line (mapped file + decoded text), nothing worse.
 #[test]
-fn a_20_mb_single_line() {
+fn a_20_mb_single_line_in_bounded_memory() {
     let h = huge_line_home();
     let f = h
         .projects()
         .join("-w-x/00000000-0000-4000-8000-000000000020.jsonl");
     assert!(std::fs::metadata(&f).unwrap().len() > 20_000_000);
-    // The whole home is the huge file and the good session, so only verbatim
-    // (which needs one transcript) is run again with the file as its target:
-    // each run costs seconds in a debug build.
-    every_command(h.path(), &[]);
-    for json in [&[][..], &["--format", "json"][..]] {
-        let mut args = vec!["verbatim", f.to_str().unwrap()];
-        args.extend_from_slice(json);
-        assert_eq!(run(h.path(), &args).code(), 0);
-    }
-    assert_eq!(needle_lines(h.path(), &f), vec![1]);
-}
-
-/// Peak memory of a search through the 20 MB line stays a small multiple of the
-/// line (mapped file + decoded text), not proportional to anything worse.
-#[test]
-fn memory_stays_bounded_on_a_huge_line() {
-    let h = huge_line_home();
-    let (rss_kb, r) = robust::peak_rss_kb(h.path(), &["search", NEEDLE, "--format", "json"]);
+    // The whole home is the huge file and the good session; each run costs
+    // seconds in a debug build, so JSON form only where the text is printed and
+    // verbatim (which needs one transcript) once with the file as its target.
+    every_command_human(h.path(), &[]);
+    run(h.path(), &["search", "^.", "--format", "json"]);
+    run(h.path(), &["show", "--format", "json"]);
+    assert_eq!(run(h.path(), &["verbatim", f.to_str().unwrap()]).code(), 0);
+    let (rss_kb, r) = robust::peak_rss_kb(h.path(), &["search", NEEDLE]);
     assert_eq!(r.code(), 0, "{}", r.stderr());
+    assert!(
+        r.stdout().contains(NEEDLE),
+        "the hit at the end of the line was lost"
+    );
     let line_kb = 20 * 1024;
     assert!(
         rss_kb < 8 * line_kb,
         "peak RSS {rss_kb} KiB for a {line_kb} KiB line"
     );
+    assert_eq!(needle_lines(h.path(), &f), vec![1]);
 }
 
 /// 10,000 tiny files in 100 projects, one carrying the needle. Built once.
@@ -216,7 +214,9 @@ fn many_files_home() -> &'static Home {
 #[test]
 fn ten_thousand_tiny_files() {
     let h = many_files_home();
-    every_command(h.path(), &[]);
+    // Human form for every command (each run reads 10,000 files); the JSON form
+    // of list and search is checked below.
+    every_command_human(h.path(), &[]);
     let r = run(h.path(), &["search", NEEDLE, "--format", "json"]);
     assert_eq!(r.code(), 0, "{}", r.stderr());
     let hits: Vec<Value> = common::json_lines(&r.out.stdout)

@@ -4,8 +4,7 @@
 //! every command runs with its common flags, and the snapshot must be identical.
 //! The process runs with HOME, TMPDIR, the XDG dirs and its cwd pointed at empty
 //! directories, which must stay empty: csift writes nowhere the user did not name.
-//! (guard writes state where the user names it; when it is merged its state
-//! path joins this test as the one place a write may appear.)
+//! `guard` writes per-session state, and only under the `--state-dir` named.
 
 mod common;
 mod robust;
@@ -286,6 +285,20 @@ fn no_command_changes_the_claude_home() {
             runs += 1;
         }
     }
+    // guard writes per-session state, only under the --state-dir the user names.
+    let state = elsewhere.dir.path().join("named-state");
+    let state_arg = state.to_str().unwrap();
+    for args in [
+        &["guard", "--post", "--state-dir", state_arg][..],
+        &["guard", "--stop", "--state-dir", state_arg],
+        &["guard", "--post", "--state-dir", state_arg],
+        &["guard", "--print-settings"],
+    ] {
+        let r = elsewhere.run(home, args, Some(payload.as_str()));
+        assert!(!r.skipped, "guard is merged");
+        runs += 1;
+    }
+    assert!(state.is_dir(), "guard kept no state under --state-dir");
     // Reading may only ever change access times, which the snapshot leaves out.
     let after = snapshot(home);
     assert_eq!(before.len(), after.len(), "entries appeared or vanished");
