@@ -160,10 +160,11 @@ fn row_name(row: &RowOut<'_>) -> String {
     match (row.transcript, &row.key) {
         (Some(t), _) => match &t.agent_id {
             Some(a) => format!("  └ {} {}", t.shape.name(), one_line(a)),
+            // Clean before cutting: a cut could split an escape sequence.
             None => format!(
                 "{}/{}",
-                one_line(&tail(&t.project_name(), 24)),
-                t.short_id()
+                tail(&one_line(&t.project_name()), 24),
+                one_line(t.short_id())
             ),
         },
         (None, Some(k)) => format!("{} ({} files)", one_line(k), row.transcripts),
