@@ -29,7 +29,8 @@ pub enum CountBy {
     "  {\"type\":\"match\",\"session_id\",\"agent_id\",\"file\",\"line\",\"uuid\",\"label\",\"turn\",\"timestamp\",\n",
     "   \"tool_name\",\"text\",\"submatches\":[{\"start\",\"end\"}],\"exchange\":[{…same fields, no exchange}]}\n",
     "  then {\"type\":\"summary\",\"hits\",\"exchanges\",\"dropped\",\"files\",\"bytes\",\"malformed_lines\",\"elapsed_ms\"}.\n",
-    "  start/end are byte offsets into text.\n\n",
+    "  start/end are byte offsets into text; past 10,000 matches in one unit the rest are\n",
+    "  counted in \"submatches_omitted\" instead of listed.\n\n",
     "Exit status: 0 a match, 1 no match, 2 an error (other files are still searched).",
 ))]
 pub struct SearchArgs {

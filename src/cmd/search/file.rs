@@ -161,7 +161,7 @@ fn match_unit(
             return None;
         }
     }
-    let subs = cfg.matcher.find_all(&text);
+    let (subs, more) = cfg.matcher.find_all(&text);
     if subs.is_empty() {
         return None;
     }
@@ -172,6 +172,7 @@ fn match_unit(
         .into_iter()
         .map(|(start, end)| Sub { start, end })
         .collect();
+    unit.submatches_omitted = more;
     let mut hit = Hit {
         unit,
         exchange: Vec::new(),

@@ -33,6 +33,9 @@ pub struct UnitOut {
     pub block: Option<usize>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub submatches: Vec<Sub>,
+    /// Matches past the per-unit cap (`matcher::MAX_SUBMATCHES`), counted, not listed.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub submatches_omitted: usize,
     /// The tool_use id of a call, or the id a result answers.
     pub tool_use_id: Option<String>,
     #[serde(skip)]
@@ -67,6 +70,7 @@ impl UnitOut {
             text: u.text.to_string(),
             block: u.block,
             submatches: Vec::new(),
+            submatches_omitted: 0,
             tool_use_id: u.tool_use_id.map(str::to_string),
             is_error: u.is_error,
             model: r.model().map(str::to_string),
@@ -112,4 +116,8 @@ pub struct JsonHit<'a> {
     #[serde(flatten)]
     pub unit: &'a UnitOut,
     pub exchange: &'a [UnitOut],
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }

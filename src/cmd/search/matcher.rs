@@ -7,6 +7,9 @@ use regex::{Regex, RegexBuilder};
 
 use crate::error::{Error, Result};
 
+/// Submatch positions kept per unit.
+pub const MAX_SUBMATCHES: usize = 10_000;
+
 /// Regex size ceiling: keeps compile time and memory bounded on huge alternations.
 const SIZE_LIMIT: usize = 128 << 20;
 
@@ -77,17 +80,26 @@ impl Matcher {
         })
     }
 
-    /// Byte ranges of every match in `text` (empty matches kept only for the
-    /// empty pattern, as one zero-width match at 0).
-    pub fn find_all(&self, text: &str) -> Vec<(usize, usize)> {
+    /// Byte ranges of the first [`MAX_SUBMATCHES`] matches in `text`, and how many
+    /// more there were (empty matches kept only for the empty pattern, as one
+    /// zero-width match at 0). The cap keeps memory bounded when a pattern matches
+    /// every byte of a huge unit; the count says what was left out.
+    pub fn find_all(&self, text: &str) -> (Vec<(usize, usize)>, usize) {
         if self.match_all {
-            return vec![(0, 0)];
+            return (vec![(0, 0)], 0);
         }
-        self.regex
-            .find_iter(text)
-            .filter(|m| m.start() != m.end())
+        let mut it = self.regex.find_iter(text).filter(|m| m.start() != m.end());
+        let kept: Vec<(usize, usize)> = it
+            .by_ref()
+            .take(MAX_SUBMATCHES)
             .map(|m| (m.start(), m.end()))
-            .collect()
+            .collect();
+        let more = if kept.len() == MAX_SUBMATCHES {
+            it.count()
+        } else {
+            0
+        };
+        (kept, more)
     }
 }
 
@@ -150,7 +162,7 @@ mod tests {
             },
         )
         .unwrap();
-        assert_eq!(m.find_all("x a.b( y"), vec![(2, 6)]);
+        assert_eq!(m.find_all("x a.b( y").0, vec![(2, 6)]);
         let m = Matcher::new(
             &["cat".into()],
             &Options {
@@ -159,13 +171,16 @@ mod tests {
             },
         )
         .unwrap();
-        assert_eq!(m.find_all("concat cat"), vec![(7, 10)]);
+        assert_eq!(m.find_all("concat cat").0, vec![(7, 10)]);
     }
 
     #[test]
     fn several_patterns_and_empty() {
         let m = Matcher::new(&["alpha".into(), "beta".into()], &opts()).unwrap();
-        assert_eq!(m.find_all("beta alpha").len(), 2);
+        assert_eq!(m.find_all("beta alpha").0.len(), 2);
+        let m = Matcher::new(&["a".into()], &opts()).unwrap();
+        let (kept, more) = m.find_all(&"a".repeat(MAX_SUBMATCHES + 7));
+        assert_eq!((kept.len(), more), (MAX_SUBMATCHES, 7));
         let m = Matcher::new(&[String::new()], &opts()).unwrap();
         assert!(m.match_all);
         assert!(Matcher::new(&["(".into()], &opts()).is_err());

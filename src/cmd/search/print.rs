@@ -62,6 +62,14 @@ pub fn exchange(out: &mut Out, h: &Hit, cut: &Cut) -> io::Result<()> {
     for (i, (u, matched)) in units.iter().enumerate() {
         header(out, u, i > 0)?;
         body(out, u, *matched, cut)?;
+        if u.submatches_omitted > 0 {
+            let st = out.style;
+            writeln!(
+                out,
+                "{}[… {} more matches in this unit, not listed]{}",
+                st.dim, u.submatches_omitted, st.reset
+            )?;
+        }
     }
     Ok(())
 }
