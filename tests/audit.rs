@@ -5,7 +5,7 @@
 mod common;
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use common::{json_lines, Home, Session};
 use serde_json::{json, Value};
@@ -460,33 +460,14 @@ fn duplicate_uuids_are_classified_rec_091() {
     assert!(f[0]["detail"].as_str().unwrap().contains("plus slug"));
 }
 
-fn gen_corpus() -> Option<PathBuf> {
-    let bin = assert_cmd::cargo::cargo_bin("csift");
-    let g = bin
-        .parent()?
-        .join("examples")
-        .join(format!("gen_corpus{}", std::env::consts::EXE_SUFFIX));
-    if g.is_file() {
-        return Some(g);
-    }
-    assert!(
-        std::env::var("CI").map_or(true, |v| v != "true"),
-        "gen_corpus example not built under CI"
-    );
-    eprintln!(
-        "skipping: {} not built (run the whole `cargo test`)",
-        g.display()
-    );
-    None
-}
-
 #[test]
 fn eaten_text_returns_exactly_the_planted_groups() {
-    let Some(gen) = gen_corpus() else { return };
+    let Some(gen) = common::generator() else {
+        return;
+    };
     let dir = tempfile::tempdir().unwrap();
     let truth = dir.path().join("truth.jsonl");
-    // --sessions 7: with the default count at small sizes the generator can plant
-    // two compaction needles in one session and never finish.
+    // --sessions 7 keeps the corpus small and fast to generate.
     let st = std::process::Command::new(gen)
         .args([
             "--preset",

@@ -5,7 +5,7 @@
 mod common;
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use common::{corpus, json_lines, Home, Session};
 use serde_json::{json, Value};
@@ -14,26 +14,11 @@ fn matches(v: &[Value]) -> Vec<&Value> {
     v.iter().filter(|x| x["type"] == "match").collect()
 }
 
-/// The corpus generator example, built by `cargo test` beside the test binaries.
-fn generator() -> Option<PathBuf> {
-    let exe = std::env::current_exe().ok()?;
-    let p = exe.parent()?.parent()?.join("examples").join("gen_corpus");
-    if p.is_file() {
-        return Some(p);
-    }
-    if std::env::var("CI").is_ok_and(|v| v == "true") {
-        panic!("gen_corpus example not built at {}", p.display());
-    }
-    eprintln!(
-        "skipping: {} not built (run the whole `cargo test`)",
-        p.display()
-    );
-    None
-}
-
 #[test]
 fn planted_needles_are_found_exactly_per_leaf() {
-    let Some(gen) = generator() else { return };
+    let Some(gen) = common::generator() else {
+        return;
+    };
     let dir = tempfile::tempdir().unwrap();
     let truth = dir.path().join("truth.jsonl");
     let st = std::process::Command::new(gen)

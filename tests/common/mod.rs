@@ -34,6 +34,30 @@ pub fn corpus() -> Option<PathBuf> {
     None
 }
 
+/// The corpus generator example, built by `cargo test` beside the csift binary.
+/// Missing is a skip on a developer machine and a failure under CI=true.
+pub fn generator() -> Option<PathBuf> {
+    let bin = assert_cmd::cargo::cargo_bin("csift");
+    let g = bin
+        .parent()?
+        .join("examples")
+        .join(format!("gen_corpus{}", std::env::consts::EXE_SUFFIX));
+    if g.is_file() {
+        return Some(g);
+    }
+    if std::env::var("CI").is_ok_and(|v| v == "true") {
+        panic!(
+            "gen_corpus example not built at {} under CI=true",
+            g.display()
+        );
+    }
+    eprintln!(
+        "skipping: {} not built (run the whole `cargo test`)",
+        g.display()
+    );
+    None
+}
+
 /// Every transcript file under a home, sorted.
 pub fn transcripts(home: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
