@@ -80,7 +80,9 @@ impl Out {
 
     /// Write one JSON Lines record.
     pub fn json<T: Serialize>(&mut self, v: &T) -> io::Result<()> {
-        serde_json::to_writer(&mut self.w, v).map_err(io::Error::other)?;
+        // `From` hands back serde_json's underlying io::Error (a broken pipe stays
+        // a broken pipe, exit 0); only a serialisation failure becomes `Other`.
+        serde_json::to_writer(&mut self.w, v).map_err(io::Error::from)?;
         self.w.write_all(b"\n")
     }
 
