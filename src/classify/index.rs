@@ -72,6 +72,83 @@ fn may_matter(hit: &[u8], line: &[u8]) -> bool {
     carrier_markers().is_none_or(|re| re.is_match(head) || re.is_match(tail))
 }
 
+/// Files at least this large are indexed in parallel pieces of about `PIECE` bytes.
+const PARALLEL_MIN: usize = 16 << 20;
+const PIECE: usize = 8 << 20;
+
+/// `(line, uuid, parentUuid, byte offset)` of a turn opener.
+type Opener = (usize, Option<String>, Option<String>, usize);
+
+/// What one line-aligned piece of a file contributes to its index.
+struct Piece {
+    openers: Vec<Opener>,
+    /// Only the tool maps are filled.
+    tools: FileIndex,
+}
+
+impl Piece {
+    fn scan(buf: &[u8], c: &crate::scan::Chunk, lane: bool, spaced: bool) -> Piece {
+        let part = &buf[c.start..c.end];
+        // Lines of the piece are numbered from 1; shift them into the file.
+        fn shift<'a>(l: crate::scan::Line<'a>, c: &crate::scan::Chunk) -> crate::scan::Line<'a> {
+            crate::scan::Line {
+                no: l.no + c.first_no - 1,
+                offset: l.offset + c.start,
+                ..l
+            }
+        }
+        let place = |l| shift(l, c);
+        let mut p = Piece {
+            openers: Vec::new(),
+            tools: FileIndex::empty(lane),
+        };
+        if let Some(re) = literal(usize::from(spaced)) {
+            for (line, hit) in crate::scan::lines::HitLines::new(part, re) {
+                if !may_matter(hit, line.bytes) {
+                    continue;
+                }
+                let line = place(line);
+                let Parsed::Record(r) = parse_line(&line) else {
+                    continue;
+                };
+                if r.kind() == "user" && turns::opens_turn(&r, lane) {
+                    p.openers.push((
+                        line.no,
+                        r.uuid.as_deref().map(str::to_string),
+                        r.parent_uuid.as_deref().map(str::to_string),
+                        line.offset,
+                    ));
+                }
+            }
+        }
+        // Spawn and ScheduleWakeup calls: lines naming one of those tools.
+        if let Some(re) = literal(2) {
+            for (line, _) in crate::scan::lines::HitLines::new(part, re) {
+                let names_one = memchr::memmem::find_iter(line.bytes, b"\"name\":\"").any(|at| {
+                    let rest = &line.bytes[at + 8..];
+                    [
+                        &b"Task\""[..],
+                        b"Agent\"",
+                        b"Workflow\"",
+                        b"ScheduleWakeup\"",
+                    ]
+                    .iter()
+                    .any(|n| rest.starts_with(n))
+                });
+                if !names_one {
+                    continue;
+                }
+                if let Parsed::Record(r) = parse_line(&place(line)) {
+                    if r.kind() == "assistant" {
+                        p.tools.note_tools(&r);
+                    }
+                }
+            }
+        }
+        p
+    }
+}
+
 impl FileIndex {
     /// An index with no openers: every unit is turn 0. For callers that classify
     /// a single record out of context.
@@ -89,49 +166,24 @@ impl FileIndex {
             first.is_some_and(|l| memchr::memmem::find(l.bytes, b"\"fork-context-ref\"").is_some());
         // REC-038: a file written with `": "` spacing uses the spaced key form.
         let spaced = first.is_some_and(|l| memchr::memmem::find(l.bytes, b"\": \"").is_some());
-        // (line, uuid, parentUuid, offset) of every opener, in file order.
-        let mut openers: Vec<(usize, Option<String>, Option<String>, usize)> = Vec::new();
-        if let Some(re) = literal(usize::from(spaced)) {
-            for (line, hit) in crate::scan::lines::HitLines::new(buf, re) {
-                if !may_matter(hit, line.bytes) {
-                    continue;
-                }
-                let Parsed::Record(r) = parse_line(&line) else {
-                    continue;
-                };
-                if r.kind() == "user" && turns::opens_turn(&r, lane) {
-                    openers.push((
-                        line.no,
-                        r.uuid.as_deref().map(str::to_string),
-                        r.parent_uuid.as_deref().map(str::to_string),
-                        line.offset,
-                    ));
-                }
-            }
-        }
-        // Spawn and ScheduleWakeup calls: lines naming one of those tools.
-        if let Some(re) = literal(2) {
-            for (line, _) in crate::scan::lines::HitLines::new(buf, re) {
-                let names_one = memchr::memmem::find_iter(line.bytes, b"\"name\":\"").any(|at| {
-                    let rest = &line.bytes[at + 8..];
-                    [
-                        &b"Task\""[..],
-                        b"Agent\"",
-                        b"Workflow\"",
-                        b"ScheduleWakeup\"",
-                    ]
-                    .iter()
-                    .any(|n| rest.starts_with(n))
-                });
-                if !names_one {
-                    continue;
-                }
-                if let Parsed::Record(r) = parse_line(&line) {
-                    if r.kind() == "assistant" {
-                        idx.note_tools(&r);
-                    }
-                }
-            }
+        // A large file is indexed in line-aligned pieces in parallel and merged in
+        // file order: a single big transcript must not leave the other cores idle.
+        let chunks = if buf.len() < PARALLEL_MIN {
+            vec![crate::scan::Chunk {
+                start: 0,
+                end: buf.len(),
+                first_no: 1,
+            }]
+        } else {
+            crate::scan::chunks(buf, PIECE)
+        };
+        let pieces = crate::scan::par_map(&chunks, |c| Piece::scan(buf, c, lane, spaced));
+        let mut openers = Vec::new();
+        for p in pieces {
+            openers.extend(p.openers);
+            idx.spawn_ids.extend(p.tools.spawn_ids);
+            idx.wakeup_prompts.extend(p.tools.wakeup_prompts);
+            idx.tool_names.extend(p.tools.tool_names);
         }
         // TURN-022/023: of openers sharing a non-empty parentUuid, all but the last
         // are superseded drafts (an identical replayed copy is not a draft).

@@ -17,6 +17,53 @@ pub fn par_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync + Send)
     items.par_iter().map(f).collect()
 }
 
+/// A line-aligned piece of a buffer: bytes `start..end`, whose first line is
+/// line `first_no` (1-based) of the whole buffer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Chunk {
+    pub start: usize,
+    pub end: usize,
+    pub first_no: usize,
+}
+
+/// Cut `buf` into line-aligned chunks of about `size` bytes (at least one chunk,
+/// empty for an empty buffer). Boundaries cost one short memchr each; the
+/// newlines of each chunk are counted in parallel, so numbering a large file
+/// costs its share of one pass per core instead of a sequential pass.
+pub fn chunks(buf: &[u8], size: usize) -> Vec<Chunk> {
+    let size = size.max(1);
+    let mut cuts = Vec::new();
+    let mut a = 0;
+    while a < buf.len() {
+        let want = (a + size).min(buf.len());
+        let b = match memchr::memchr(b'\n', &buf[want..]) {
+            Some(i) if want < buf.len() => want + i + 1,
+            _ => buf.len(),
+        };
+        cuts.push((a, b));
+        a = b;
+    }
+    if cuts.is_empty() {
+        cuts.push((0, 0));
+    }
+    let counts = par_map(&cuts, |&(a, b)| {
+        memchr::memchr_iter(b'\n', &buf[a..b]).count()
+    });
+    let mut no = 1;
+    cuts.iter()
+        .zip(counts)
+        .map(|(&(start, end), n)| {
+            let c = Chunk {
+                start,
+                end,
+                first_no: no,
+            };
+            no += n;
+            c
+        })
+        .collect()
+}
+
 /// The head of a buffer: whole lines within the first `max` bytes (at least one line).
 pub fn head(buf: &[u8], max: usize) -> &[u8] {
     if buf.len() <= max {
@@ -48,6 +95,29 @@ pub fn tail(buf: &[u8], max: usize) -> (usize, &[u8]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn chunks_are_line_aligned_and_numbered() {
+        let buf = b"aa\nbbbb\ncc\nd\neeeee";
+        for size in 1..buf.len() + 2 {
+            let c = chunks(buf, size);
+            assert_eq!(c[0].start, 0);
+            assert_eq!(c.last().map(|c| c.end), Some(buf.len()));
+            for w in c.windows(2) {
+                assert_eq!(w[0].end, w[1].start);
+                assert_eq!(buf[w[1].start - 1], b'\n');
+                assert_eq!(w[1].first_no, lines::line_no_at(buf, w[1].start));
+            }
+        }
+        assert_eq!(
+            chunks(b"", 8),
+            vec![Chunk {
+                start: 0,
+                end: 0,
+                first_no: 1
+            }]
+        );
+    }
 
     #[test]
     fn head_and_tail_keep_whole_lines() {
