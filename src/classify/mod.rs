@@ -12,4 +12,4 @@ pub mod unit;
 
 pub use index::FileIndex;
 pub use taxonomy::{Label, LabelSet};
-pub use unit::{classify, Unit};
+pub use unit::{classify, classify_labels, Unit};

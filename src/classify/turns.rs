@@ -70,11 +70,9 @@ pub fn is_answer_carrier(r: &Record<'_>) -> bool {
             }
         }
     }
-    results.iter().any(|b| {
-        let t = b.result_text();
-        let t = t.trim_start();
-        mk::AUQ_MARKERS.iter().any(|m| t.starts_with(m))
-    })
+    results
+        .iter()
+        .any(|b| b.result_starts_with(&mk::AUQ_MARKERS))
 }
 
 /// TURN-013: the index of a tool_result block carrying a typed rejection.
@@ -86,10 +84,13 @@ pub fn rejection_block(r: &Record<'_>) -> Option<usize> {
         if b.kind() != "tool_result" {
             return None;
         }
+        if !b.result_starts_with(&[mk::REJ_MARKER]) {
+            return None;
+        }
         let t = b.result_text();
-        let typed = t.trim_start().starts_with(mk::REJ_MARKER)
-            && t.split_once(mk::REJ_DELIM)
-                .is_some_and(|(_, said)| !said.trim().is_empty());
+        let typed = t
+            .split_once(mk::REJ_DELIM)
+            .is_some_and(|(_, said)| !said.trim().is_empty());
         typed.then_some(i)
     })
 }

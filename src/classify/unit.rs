@@ -45,6 +45,27 @@ impl<'r> Unit<'r> {
 
 /// All units of `r` (physical line `line`), appended to `out`.
 pub fn classify<'r>(r: &'r Record<'_>, line: usize, idx: &'r FileIndex, out: &mut Vec<Unit<'r>>) {
+    classify_with(r, line, idx, true, out);
+}
+
+/// [`classify`] for callers that need labels only (censuses): a tool_result
+/// unit's `text` is left empty instead of decoding what may be megabytes.
+pub fn classify_labels<'r>(
+    r: &'r Record<'_>,
+    line: usize,
+    idx: &'r FileIndex,
+    out: &mut Vec<Unit<'r>>,
+) {
+    classify_with(r, line, idx, false, out);
+}
+
+fn classify_with<'r>(
+    r: &'r Record<'_>,
+    line: usize,
+    idx: &'r FileIndex,
+    text: bool,
+    out: &mut Vec<Unit<'r>>,
+) {
     if idx.is_draft(line) {
         if let Some(t) = user_text(r) {
             out.push(Unit::new(Label::UserUnsent, t));
@@ -52,7 +73,7 @@ pub fn classify<'r>(r: &'r Record<'_>, line: usize, idx: &'r FileIndex, out: &mu
         return;
     }
     match r.kind() {
-        "user" if r.has_message() => classify_user(r, line, idx, out),
+        "user" if r.has_message() => classify_user(r, line, idx, text, out),
         "assistant" if r.has_message() => classify_assistant(r, idx, out),
         _ => classify_other(r, out),
     }
@@ -76,7 +97,13 @@ pub fn user_text<'r>(r: &'r Record<'_>) -> Option<Cow<'r, str>> {
     }
 }
 
-fn classify_user<'r>(r: &'r Record<'_>, line: usize, idx: &'r FileIndex, out: &mut Vec<Unit<'r>>) {
+fn classify_user<'r>(
+    r: &'r Record<'_>,
+    line: usize,
+    idx: &'r FileIndex,
+    text: bool,
+    out: &mut Vec<Unit<'r>>,
+) {
     if r.is_compact_summary() {
         // TURN-020: a compaction summary is a user record, never a human turn.
         if let Some(t) = user_text(r) {
@@ -86,7 +113,7 @@ fn classify_user<'r>(r: &'r Record<'_>, line: usize, idx: &'r FileIndex, out: &m
     }
     let blocks = r.blocks();
     if blocks.iter().any(|b| b.kind() == "tool_result") {
-        carrier_units(r, blocks, idx, out);
+        carrier_units(r, blocks, idx, text, out);
         return;
     }
     let Some(s) = user_text(r) else { return };
@@ -249,17 +276,23 @@ fn carrier_units<'r>(
     r: &'r Record<'_>,
     blocks: &'r [Block<'_>],
     idx: &'r FileIndex,
+    want_text: bool,
     out: &mut Vec<Unit<'r>>,
 ) {
     let answered = turns::is_answer_carrier(r);
     let rejection = turns::rejection_block(r);
-    let ack = turns::is_async_ack(r);
+    // Parsed only when a spawn's result is met.
+    let ack = std::cell::OnceCell::new();
     let mut first_ok = true;
     for (i, b) in blocks.iter().enumerate() {
         if b.kind() != "tool_result" {
             continue;
         }
-        let text = b.result_text();
+        let text = if want_text {
+            b.result_text()
+        } else {
+            Cow::Borrowed("")
+        };
         let id = b.tool_use_id.as_deref();
         let (label, also) = if rejection == Some(i) {
             (Label::UserRejection, Some(Label::AgentToolResult))
@@ -268,8 +301,8 @@ fn carrier_units<'r>(
             (Label::UserAnswer, Some(Label::AgentToolResult))
         } else if id.is_some_and(|id| idx.is_spawn(id))
             && !b.is_error()
-            && !ack
-            && !text.trim_start().starts_with(mk::ASYNC_ACK)
+            && !*ack.get_or_init(|| turns::is_async_ack(r))
+            && !b.result_starts_with(&[mk::ASYNC_ACK])
         {
             (Label::AgentCommunicationInbox, Some(Label::AgentToolResult))
         } else {

@@ -117,6 +117,25 @@ impl<'a> Block<'a> {
         }
     }
 
+    /// Whether the decoded result text, leading whitespace trimmed, starts with one
+    /// of `prefixes`. Decodes only the first few hundred bytes of a string
+    /// content, so a marker check on a 50 KB file body costs no full decode.
+    pub fn result_starts_with(&self, prefixes: &[&str]) -> bool {
+        const HEAD: usize = 512;
+        let Some(raw) = self.content else {
+            return prefixes.iter().any(|p| p.is_empty());
+        };
+        let head = raw_text_head(raw, HEAD);
+        let t = head.trim_start();
+        let longest = prefixes.iter().map(|p| p.len()).max().unwrap_or(0);
+        if t.len() < longest && raw.get().len() > HEAD {
+            // Leading whitespace ate the head: decide on the whole text.
+            let full = self.result_text();
+            return prefixes.iter().any(|p| full.trim_start().starts_with(p));
+        }
+        prefixes.iter().any(|p| t.starts_with(p))
+    }
+
     /// A tool_use's input exactly as written (compact JSON), `{}` when absent.
     pub fn input_json(&self) -> &'a str {
         self.input.map_or("{}", RawValue::get)
@@ -149,6 +168,41 @@ struct Part<'a> {
 
 /// Decode a string-or-parts JSON value into text (REC-002, REC-036: the text a
 /// user means, with JSON escapes undone).
+/// The start of [`raw_text`]: for a string longer than `max` raw bytes, the
+/// decode of its first `max` bytes or so (never splitting an escape); other
+/// shapes are decoded whole.
+pub fn raw_text_head(raw: &RawValue, max: usize) -> Cow<'_, str> {
+    let s = raw.get();
+    if !s.starts_with('"') || s.len() <= max + 2 {
+        return raw_text(raw);
+    }
+    // Walk escapes whole so the cut never splits one.
+    let b = s.as_bytes();
+    let mut cut = 1;
+    while cut < max {
+        let step = match b[cut] {
+            b'\\' if b.get(cut + 1) == Some(&b'u') => 6,
+            b'\\' => 2,
+            _ => 1,
+        };
+        if cut + step > max {
+            break;
+        }
+        cut += step;
+    }
+    while !s.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    let mut head = String::with_capacity(cut + 1);
+    head.push_str(&s[..cut]);
+    head.push('"');
+    match serde_json::from_str::<String>(&head) {
+        Ok(t) => Cow::Owned(t),
+        // A split surrogate pair or other oddity: decode it all.
+        Err(_) => raw_text(raw),
+    }
+}
+
 pub fn raw_text<'a>(raw: &'a RawValue) -> Cow<'a, str> {
     let s = raw.get();
     match s.as_bytes().first() {
@@ -190,5 +244,44 @@ pub fn raw_text<'a>(raw: &'a RawValue) -> Cow<'a, str> {
         },
         Some(b'n') => Cow::Borrowed(""),
         _ => Cow::Borrowed(s),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The head decode is a prefix of the full decode at every cut, whatever
+    /// escape (short, `\uXXXX`, surrogate pair) the cut falls on.
+    #[test]
+    fn head_decode_is_a_prefix_at_every_cut() {
+        let text = "a\"b\\c\nd\u{e9}\u{1F600}e\tf\u{0001}g\"\"\\\\h\u{20ac}".repeat(5);
+        let json = serde_json::to_string(&text).unwrap();
+        let raw: &RawValue = serde_json::from_str(&json).unwrap();
+        let full = raw_text(raw);
+        assert_eq!(full, text);
+        for max in 0..json.len() + 4 {
+            let head = raw_text_head(raw, max);
+            assert!(full.starts_with(head.as_ref()), "max {max}: {head:?}");
+        }
+    }
+
+    #[test]
+    fn result_prefix_check_reads_only_the_head() {
+        let body = format!(
+            "   Async agent launched successfully{}",
+            "x\\n".repeat(5000)
+        );
+        let json = format!(r#"{{"type":"tool_result","content":"{body}"}}"#);
+        let b: Block<'_> = serde_json::from_str(&json).unwrap();
+        assert!(b.result_starts_with(&["Async agent launched"]));
+        assert!(!b.result_starts_with(&["launched"]));
+        // Leading whitespace longer than the head still decides on the whole text.
+        let json = format!(
+            r#"{{"type":"tool_result","content":"{}MARK"}}"#,
+            " ".repeat(900)
+        );
+        let b: Block<'_> = serde_json::from_str(&json).unwrap();
+        assert!(b.result_starts_with(&["MARK"]));
     }
 }

@@ -18,7 +18,7 @@ pub use super::model::{add_counts, bump, Census, Counts, MalformedOut, ToolRow, 
 use super::model::{max_opt, min_opt};
 use super::tokens::{Book, SYNTHETIC};
 use crate::classify::markers::SPAWN_TOOLS;
-use crate::classify::{classify, turns, FileIndex, Label};
+use crate::classify::{classify_labels, turns, FileIndex, Label};
 use crate::discovery::Transcript;
 use crate::record::{parse_line, MalformedKind, Parsed, Record};
 use crate::scan::{Line, Lines, Source};
@@ -64,11 +64,17 @@ fn census_buf(buf: &[u8], lane: bool, window: &Window, chunk: usize) -> (Census,
     let idx = FileIndex::build(buf, lane);
     // A window needs file order to carry timestamps forward onto untimed lines.
     let chunks = if window.is_open() {
-        split(buf, chunk)
+        crate::scan::chunks(buf, chunk)
     } else {
-        vec![(0, buf.len(), 1)]
+        vec![crate::scan::Chunk {
+            start: 0,
+            end: buf.len(),
+            first_no: 1,
+        }]
     };
-    let parts = crate::scan::par_map(&chunks, |&(a, b, no)| scan(buf, a, b, no, &idx, window));
+    let parts = crate::scan::par_map(&chunks, |c| {
+        scan(buf, c.start, c.end, c.first_no, &idx, window)
+    });
     let mut it = parts.into_iter();
     let mut s = it.next().unwrap_or_else(|| Scan {
         c: Census::new(),
@@ -81,26 +87,6 @@ fn census_buf(buf: &[u8], lane: bool, window: &Window, chunk: usize) -> (Census,
     }
     s.c.bytes = buf.len() as u64;
     s.finish(&idx)
-}
-
-/// Line-aligned `(start, end, first line number)` chunks of about `size` bytes.
-fn split(buf: &[u8], size: usize) -> Vec<(usize, usize, usize)> {
-    let mut out = Vec::new();
-    let (mut a, mut no) = (0, 1);
-    while a < buf.len() {
-        let want = (a + size).min(buf.len());
-        let b = match memchr::memchr(b'\n', &buf[want..]) {
-            Some(i) if want < buf.len() => want + i + 1,
-            _ => buf.len(),
-        };
-        out.push((a, b, no));
-        no += memchr::memchr_iter(b'\n', &buf[a..b]).count();
-        a = b;
-    }
-    if out.is_empty() {
-        out.push((0, 0, 1));
-    }
-    out
 }
 
 fn scan(buf: &[u8], a: usize, b: usize, first_no: usize, idx: &FileIndex, w: &Window) -> Scan {
@@ -153,7 +139,7 @@ fn scan(buf: &[u8], a: usize, b: usize, first_no: usize, idx: &FileIndex, w: &Wi
                     }
                 } else {
                     let mut units = Vec::new();
-                    classify(&r, line.no, idx, &mut units);
+                    classify_labels(&r, line.no, idx, &mut units);
                     s.c.units += units.len() as u64;
                     for u in &units {
                         s.c.labels[u.label as usize] += 1;
@@ -428,7 +414,7 @@ mod tests {
                 panic!("{c}")
             };
             let mut units = Vec::new();
-            classify(&r, line.no, &idx, &mut units);
+            crate::classify::classify(&r, line.no, &idx, &mut units);
             let want: Vec<(Label, Option<Label>)> =
                 units.iter().map(|u| (u.label, u.also)).collect();
             let got: Vec<(Label, Option<Label>)> = attachment_label(&r)
@@ -465,14 +451,5 @@ mod tests {
             assert_eq!(b.rows(), book.rows(), "chunk size {size}");
             assert_eq!(b.differing(), book.differing());
         }
-    }
-
-    #[test]
-    fn chunks_are_line_aligned_and_numbered() {
-        let buf = b"aaaa\nbb\ncccccc\nd\n";
-        let c = split(buf, 3);
-        assert_eq!(c, vec![(0, 5, 1), (5, 15, 2), (15, 17, 4)]);
-        assert_eq!(split(b"", 3), vec![(0, 0, 1)]);
-        assert_eq!(split(b"ab", 8), vec![(0, 2, 1)]);
     }
 }
