@@ -58,15 +58,13 @@ pub fn is_answer_carrier(r: &Record<'_>) -> bool {
     }
     // serde would read a struct from an array too: only an object can carry answers.
     if let Some(raw) = r.tool_use_result.filter(|raw| raw.get().starts_with('{')) {
-        #[derive(serde::Deserialize)]
-        struct Answers<'a> {
-            #[serde(borrow, default)]
-            answers: Option<&'a serde_json::value::RawValue>,
-        }
-        if let Ok(Answers { answers: Some(a) }) = serde_json::from_str::<Answers<'_>>(raw.get()) {
-            let a = a.get().trim();
-            if a.starts_with('{') && a != "{}" {
-                return true;
+        // A skim for the one top-level key: results echo whole files.
+        let raw = raw.get().as_bytes();
+        if memchr::memmem::find(raw, b"\"answers\"").is_some() {
+            if let Some(a) = crate::scan::json::field(raw, b"answers") {
+                if a.starts_with(b"{") && crate::scan::json::Fields::new(a, 0).next().is_some() {
+                    return true;
+                }
             }
         }
     }

@@ -125,9 +125,22 @@ impl<'a> Block<'a> {
         let Some(raw) = self.content else {
             return prefixes.iter().any(|p| p.is_empty());
         };
+        let longest = prefixes.iter().map(|p| p.len()).max().unwrap_or(0);
+        // Most results open with a plain ASCII character and no escape within a
+        // marker's length: then the raw bytes are the text, and no decode is due.
+        let rb = raw.get().as_bytes();
+        if let Some(body) = rb.strip_prefix(b"\"") {
+            let plain = |c: &u8| c.is_ascii() && !c.is_ascii_whitespace() && *c != b'\\';
+            let simple = |p: &&str| !p.bytes().any(|c| c == b'"' || c == b'\\' || c < 0x20);
+            if body.first().is_some_and(plain)
+                && prefixes.iter().all(simple)
+                && memchr::memchr(b'\\', &body[..longest.min(body.len())]).is_none()
+            {
+                return prefixes.iter().any(|p| body.starts_with(p.as_bytes()));
+            }
+        }
         let head = raw_text_head(raw, HEAD);
         let t = head.trim_start();
-        let longest = prefixes.iter().map(|p| p.len()).max().unwrap_or(0);
         if t.len() < longest && raw.get().len() > HEAD {
             // Leading whitespace ate the head: decide on the whole text.
             let full = self.result_text();
@@ -276,6 +289,18 @@ mod tests {
         let b: Block<'_> = serde_json::from_str(&json).unwrap();
         assert!(b.result_starts_with(&["Async agent launched"]));
         assert!(!b.result_starts_with(&["launched"]));
+        // The raw fast path (plain first byte) and the decode path (escape first).
+        for (raw, want) in [
+            (r#""The user answered: yes""#, true),
+            (r#""The user answ\u0065red: yes""#, true),
+            (r#""\nThe user answered: yes""#, true),
+            (r#""The user""#, false),
+            (r#""the user answered:""#, false),
+        ] {
+            let json = format!(r#"{{"type":"tool_result","content":{raw}}}"#);
+            let b: Block<'_> = serde_json::from_str(&json).unwrap();
+            assert_eq!(b.result_starts_with(&["The user answered:"]), want, "{raw}");
+        }
         // Leading whitespace longer than the head still decides on the whole text.
         let json = format!(
             r#"{{"type":"tool_result","content":"{}MARK"}}"#,

@@ -172,14 +172,11 @@ impl<'a> Record<'a> {
 
     /// Attachment payload kind (`hook_success`, `hook_additional_context`, …).
     pub fn attachment_kind(&self) -> Option<String> {
-        #[derive(Deserialize)]
-        struct Kind<'b> {
-            #[serde(rename = "type", borrow, default)]
-            kind: Option<Cow<'b, str>>,
-        }
+        // `type` leads the payload; a skim stops there instead of parsing the
+        // whole attachment (hook output, file bodies).
         let raw = self.attachment.filter(|r| r.get().starts_with('{'))?;
-        let k: Kind<'_> = serde_json::from_str(raw.get()).ok()?;
-        k.kind.map(Cow::into_owned)
+        let v = crate::scan::json::field(raw.get().as_bytes(), b"type")?;
+        crate::scan::json::string(v).map(Cow::into_owned)
     }
 
     /// A system record's `content` when it is a string.

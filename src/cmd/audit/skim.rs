@@ -1,23 +1,12 @@
 //! A structural skim of one transcript line: find the top-level keys audit reads
-//! and the byte ranges of their values, without deserialising anything. Strings
-//! are skipped with `memchr2` (quote or backslash), so a line costs about one
-//! memchr pass however large its tool output is. The skim checks structure
-//! (one top-level object, terminated strings, balanced nesting, nothing after the
+//! and the byte ranges of their values, without deserialising anything (the
+//! primitives live in [`crate::scan::json`]). The skim checks structure (one
+//! top-level object, terminated strings, balanced nesting, nothing after the
 //! object) but not every value's grammar; detectors that read a value parse it
 //! with serde and report a failure as a malformed line too.
 
-/// Where a line stopped being one JSON object.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Flaw {
-    /// Whitespace only (ignored, REC-040).
-    Blank,
-    /// A second value follows the object on the same line.
-    Glued,
-    /// The line ends inside a string or object.
-    Unterminated,
-    /// Anything else (not an object, stray bytes, invalid UTF-8).
-    Invalid,
-}
+pub use crate::scan::json::Flaw;
+use crate::scan::json::{ws, Fields};
 
 /// The top-level fields audit reads. String values are the raw bytes between the
 /// quotes (escapes left as written); object values include their braces.
@@ -39,96 +28,6 @@ pub struct Top<'a> {
 impl Top<'_> {
     pub fn is(&self, kind: &[u8]) -> bool {
         self.kind == Some(kind)
-    }
-}
-
-/// Skip blanks; a newline ends the line and is never skipped.
-fn ws(b: &[u8], mut i: usize) -> usize {
-    while i < b.len() && matches!(b[i], b' ' | b'\t' | b'\r') {
-        i += 1;
-    }
-    i
-}
-
-/// Index just past the closing quote of a string whose body starts at `i`.
-/// Looks for quotes (and newlines, which end the line) only and counts the
-/// backslashes before a quote, so the frequent `\n` escapes in tool output
-/// cost nothing.
-fn string_end(b: &[u8], i: usize) -> Result<usize, Flaw> {
-    let mut from = i;
-    loop {
-        let Some(q) = next_quote(b, from) else {
-            return Err(Flaw::Unterminated);
-        };
-        let slashes = b[i..q].iter().rev().take_while(|&&c| c == b'\\').count();
-        if slashes % 2 == 0 {
-            return Ok(q + 1);
-        }
-        from = q + 1;
-    }
-}
-
-/// The next `"` at or after `from`. Eight bytes at a time in plain Rust for the
-/// first stretch, where JSON held inside strings puts a quote every few bytes and
-/// a memchr call per quote costs more than the scan; long bodies go to memchr.
-fn next_quote(b: &[u8], from: usize) -> Option<usize> {
-    const LO: u64 = 0x0101_0101_0101_0101;
-    const HI: u64 = 0x8080_8080_8080_8080;
-    const QUOTES: u64 = LO * b'"' as u64;
-    let mut at = from;
-    let stop = b.len().min(from.saturating_add(128));
-    while at + 8 <= stop {
-        let mut word = [0u8; 8];
-        word.copy_from_slice(&b[at..at + 8]);
-        let x = u64::from_le_bytes(word) ^ QUOTES;
-        // The lowest flagged byte is exact (borrows only run upwards).
-        let z = x.wrapping_sub(LO) & !x & HI;
-        if z != 0 {
-            return Some(at + (z.trailing_zeros() / 8) as usize);
-        }
-        at += 8;
-    }
-    memchr::memchr(b'"', b.get(at..)?).map(|k| at + k)
-}
-
-/// Index just past the value starting at `i`.
-fn value_end(b: &[u8], i: usize) -> Result<usize, Flaw> {
-    match b.get(i) {
-        None | Some(b'\n') => Err(Flaw::Unterminated),
-        Some(b'"') => string_end(b, i + 1),
-        Some(b'{' | b'[') => {
-            let mut depth = 0usize;
-            let mut j = i;
-            while j < b.len() {
-                match b[j] {
-                    b'"' => {
-                        j = string_end(b, j + 1)?;
-                        continue;
-                    }
-                    b'{' | b'[' => depth += 1,
-                    b'}' | b']' => {
-                        depth -= 1;
-                        if depth == 0 {
-                            return Ok(j + 1);
-                        }
-                    }
-                    b'\n' => return Err(Flaw::Unterminated),
-                    _ => {}
-                }
-                j += 1;
-            }
-            Err(Flaw::Unterminated)
-        }
-        Some(c) if c.is_ascii_digit() || matches!(c, b'-' | b't' | b'f' | b'n') => {
-            let mut j = i + 1;
-            while j < b.len()
-                && (b[j].is_ascii_alphanumeric() || matches!(b[j], b'.' | b'+' | b'-'))
-            {
-                j += 1;
-            }
-            Ok(j)
-        }
-        Some(_) => Err(Flaw::Invalid),
     }
 }
 
@@ -170,62 +69,27 @@ pub fn skim_at(buf: &[u8], start: usize) -> (Result<Top<'_>, Flaw>, usize) {
 }
 
 fn skim_object(b: &[u8], start: usize) -> Result<(Top<'_>, usize), Flaw> {
-    let mut i = ws(b, start);
-    match b.get(i) {
-        None | Some(b'\n') => return Err(Flaw::Blank),
-        Some(b'{') => {}
-        Some(_) => return Err(Flaw::Invalid),
-    }
     let mut top = Top::default();
-    i = ws(b, i + 1);
-    if b.get(i) == Some(&b'}') {
-        i += 1;
-    } else {
-        loop {
-            match b.get(i) {
-                Some(b'"') => {}
-                None | Some(b'\n') => return Err(Flaw::Unterminated),
-                Some(_) => return Err(Flaw::Invalid),
-            }
-            let kend = string_end(b, i + 1)?;
-            let key = &b[i + 1..kend - 1];
-            i = ws(b, kend);
-            match b.get(i) {
-                Some(b':') => {}
-                None | Some(b'\n') => return Err(Flaw::Unterminated),
-                Some(_) => return Err(Flaw::Invalid),
-            }
-            let vstart = ws(b, i + 1);
-            let vend = value_end(b, vstart)?;
-            let v = &b[vstart..vend];
-            let s = || (v.len() >= 2 && v[0] == b'"').then(|| &v[1..v.len() - 1]);
-            match key {
-                b"type" => top.kind = s(),
-                b"subtype" => top.subtype = s(),
-                b"uuid" => top.uuid = s(),
-                b"timestamp" => top.timestamp = s(),
-                b"version" => top.version = s(),
-                b"agentId" => top.agent_id = s(),
-                b"isSidechain" => top.is_sidechain = truthy(v),
-                b"isMeta" => top.is_meta = truthy(v),
-                b"message" => top.message = v.starts_with(b"{").then_some(v),
-                b"toolUseResult" => top.tool_use_result = Some(v),
-                b"data" => top.data = v.starts_with(b"{").then_some(v),
-                _ => {}
-            }
-            i = ws(b, vend);
-            match b.get(i) {
-                Some(b',') => i = ws(b, i + 1),
-                Some(b'}') => {
-                    i += 1;
-                    break;
-                }
-                None | Some(b'\n') => return Err(Flaw::Unterminated),
-                Some(_) => return Err(Flaw::Invalid),
-            }
+    let mut fields = Fields::new(b, start);
+    for kv in fields.by_ref() {
+        let (key, v) = kv?;
+        let s = || (v.len() >= 2 && v[0] == b'"').then(|| &v[1..v.len() - 1]);
+        match key {
+            b"type" => top.kind = s(),
+            b"subtype" => top.subtype = s(),
+            b"uuid" => top.uuid = s(),
+            b"timestamp" => top.timestamp = s(),
+            b"version" => top.version = s(),
+            b"agentId" => top.agent_id = s(),
+            b"isSidechain" => top.is_sidechain = truthy(v),
+            b"isMeta" => top.is_meta = truthy(v),
+            b"message" => top.message = v.starts_with(b"{").then_some(v),
+            b"toolUseResult" => top.tool_use_result = Some(v),
+            b"data" => top.data = v.starts_with(b"{").then_some(v),
+            _ => {}
         }
     }
-    i = ws(b, i);
+    let i = ws(b, fields.end());
     match b.get(i) {
         None | Some(b'\n') => Ok((top, i)),
         Some(b'{') => Err(Flaw::Glued),

@@ -5,9 +5,12 @@
 //! alone is ambiguous across tools, REC-071). Anything else is counted by name
 //! and listed as unknown, never dropped.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use serde_json::value::RawValue;
+
+use crate::scan::json;
 
 /// Top-level `type` values: observed, registered in the 2.1.258 binary, or from
 /// older versions (REC-002, REC-024, REC-025, QT-030, QT-032).
@@ -160,13 +163,27 @@ pub fn result_shape(raw: &RawValue) -> String {
         Some(b'{') => {}
         _ => return format!("scalar:{}", s.get(..16).unwrap_or(s)),
     }
-    let Ok(map) = serde_json::from_str::<BTreeMap<String, &RawValue>>(s) else {
-        return "object:unparsed".into();
-    };
+    // A skim of the top-level fields: a Read or Write echo holds whole file
+    // bodies, which a full parse would decode only to be dropped.
+    let mut map: BTreeMap<Cow<'_, str>, &[u8]> = BTreeMap::new();
+    for kv in json::Fields::new(s.as_bytes(), 0) {
+        let Ok((k, v)) = kv else {
+            return "object:unparsed".into();
+        };
+        let key = match std::str::from_utf8(k) {
+            Ok(k) if !k.contains('\\') => Cow::Borrowed(k),
+            _ => match serde_json::from_slice::<String>(&[b"\"", k, b"\""].concat()) {
+                Ok(k) => Cow::Owned(k),
+                Err(_) => return "object:unparsed".into(),
+            },
+        };
+        map.insert(key, v);
+    }
     let has = |k: &str| map.contains_key(k);
     let str_of = |k: &str| {
         map.get(k)
-            .and_then(|r| serde_json::from_str::<String>(r.get()).ok())
+            .and_then(|v| json::string(v))
+            .map(Cow::into_owned)
             .unwrap_or_default()
     };
     let ty = str_of("type");
@@ -217,7 +234,7 @@ pub fn result_shape(raw: &RawValue) -> String {
     } else if has("plan") && has("filePath") {
         "ExitPlanMode"
     } else {
-        let keys: Vec<&str> = map.keys().map(String::as_str).collect();
+        let keys: Vec<&str> = map.keys().map(|k| k.as_ref()).collect();
         return format!("{{{}}}", keys.join(","));
     };
     name.into()

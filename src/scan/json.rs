@@ -1,0 +1,274 @@
+//! Byte-level JSON skimming: find where a string or value ends and walk an
+//! object's top-level fields, without deserialising anything. Strings are
+//! skipped by searching for quotes only (eight bytes at a time, then memchr) and
+//! counting the backslashes before each, so a value costs about one pass over
+//! its bytes however much escaped text it holds. The skim checks structure
+//! (terminated strings, balanced nesting) but not every scalar's grammar: it is
+//! for locating fields in records serde already accepted, or for a fast first
+//! look before serde decides.
+
+/// Where a byte range stopped being JSON.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Flaw {
+    /// Whitespace only (ignored, REC-040).
+    Blank,
+    /// A second value follows the object on the same line.
+    Glued,
+    /// The line ends inside a string or object.
+    Unterminated,
+    /// Anything else (not an object, stray bytes, invalid UTF-8).
+    Invalid,
+}
+
+/// Skip blanks; a newline ends the line and is never skipped.
+pub fn ws(b: &[u8], mut i: usize) -> usize {
+    while i < b.len() && matches!(b[i], b' ' | b'\t' | b'\r') {
+        i += 1;
+    }
+    i
+}
+
+/// Index just past the closing quote of a string whose body starts at `i`.
+/// Looks for quotes (and newlines, which end the line) only and counts the
+/// backslashes before a quote, so the frequent `\n` escapes in tool output
+/// cost nothing.
+pub fn string_end(b: &[u8], i: usize) -> Result<usize, Flaw> {
+    let mut from = i;
+    loop {
+        let Some(q) = next_quote(b, from) else {
+            return Err(Flaw::Unterminated);
+        };
+        let slashes = b[i..q].iter().rev().take_while(|&&c| c == b'\\').count();
+        if slashes % 2 == 0 {
+            return Ok(q + 1);
+        }
+        from = q + 1;
+    }
+}
+
+/// The next `"` at or after `from`. Eight bytes at a time in plain Rust for the
+/// first stretch, where JSON held inside strings puts a quote every few bytes and
+/// a memchr call per quote costs more than the scan; long bodies go to memchr.
+fn next_quote(b: &[u8], from: usize) -> Option<usize> {
+    const LO: u64 = 0x0101_0101_0101_0101;
+    const HI: u64 = 0x8080_8080_8080_8080;
+    const QUOTES: u64 = LO * b'"' as u64;
+    let mut at = from;
+    let stop = b.len().min(from.saturating_add(128));
+    while at + 8 <= stop {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(&b[at..at + 8]);
+        let x = u64::from_le_bytes(word) ^ QUOTES;
+        // The lowest flagged byte is exact (borrows only run upwards).
+        let z = x.wrapping_sub(LO) & !x & HI;
+        if z != 0 {
+            return Some(at + (z.trailing_zeros() / 8) as usize);
+        }
+        at += 8;
+    }
+    memchr::memchr(b'"', b.get(at..)?).map(|k| at + k)
+}
+
+/// Index just past the value starting at `i`.
+pub fn value_end(b: &[u8], i: usize) -> Result<usize, Flaw> {
+    match b.get(i) {
+        None | Some(b'\n') => Err(Flaw::Unterminated),
+        Some(b'"') => string_end(b, i + 1),
+        Some(b'{' | b'[') => {
+            let mut depth = 0usize;
+            let mut j = i;
+            while j < b.len() {
+                match b[j] {
+                    b'"' => {
+                        j = string_end(b, j + 1)?;
+                        continue;
+                    }
+                    b'{' | b'[' => depth += 1,
+                    b'}' | b']' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            return Ok(j + 1);
+                        }
+                    }
+                    b'\n' => return Err(Flaw::Unterminated),
+                    _ => {}
+                }
+                j += 1;
+            }
+            Err(Flaw::Unterminated)
+        }
+        Some(c) if c.is_ascii_digit() || matches!(c, b'-' | b't' | b'f' | b'n') => {
+            let mut j = i + 1;
+            while j < b.len()
+                && (b[j].is_ascii_alphanumeric() || matches!(b[j], b'.' | b'+' | b'-'))
+            {
+                j += 1;
+            }
+            Ok(j)
+        }
+        Some(_) => Err(Flaw::Invalid),
+    }
+}
+
+/// The top-level fields of the object starting at `b[start]`: `(key, value)`
+/// byte ranges, the key without its quotes (escapes as written), the value whole
+/// (a string keeps its quotes). Ends after the closing brace; [`Fields::end`]
+/// then says where. A structural flaw ends the walk with `Err`.
+pub struct Fields<'a> {
+    b: &'a [u8],
+    i: usize,
+    state: State,
+}
+
+#[derive(PartialEq)]
+enum State {
+    Start,
+    Next,
+    Done,
+}
+
+impl<'a> Fields<'a> {
+    pub fn new(b: &'a [u8], start: usize) -> Self {
+        Fields {
+            b,
+            i: start,
+            state: State::Start,
+        }
+    }
+
+    /// Index just past the object, once every field has been read.
+    pub fn end(&self) -> usize {
+        self.i
+    }
+
+    fn step(&mut self) -> Result<Option<(&'a [u8], &'a [u8])>, Flaw> {
+        let b = self.b;
+        let mut i = ws(b, self.i);
+        if self.state == State::Start {
+            match b.get(i) {
+                None | Some(b'\n') => return Err(Flaw::Blank),
+                Some(b'{') => {}
+                Some(_) => return Err(Flaw::Invalid),
+            }
+            i = ws(b, i + 1);
+            if b.get(i) == Some(&b'}') {
+                self.i = i + 1;
+                return Ok(None);
+            }
+        }
+        match b.get(i) {
+            Some(b'"') => {}
+            None | Some(b'\n') => return Err(Flaw::Unterminated),
+            Some(_) => return Err(Flaw::Invalid),
+        }
+        let kend = string_end(b, i + 1)?;
+        let key = &b[i + 1..kend - 1];
+        i = ws(b, kend);
+        match b.get(i) {
+            Some(b':') => {}
+            None | Some(b'\n') => return Err(Flaw::Unterminated),
+            Some(_) => return Err(Flaw::Invalid),
+        }
+        let vstart = ws(b, i + 1);
+        let vend = value_end(b, vstart)?;
+        i = ws(b, vend);
+        match b.get(i) {
+            Some(b',') => self.state = State::Next,
+            Some(b'}') => self.state = State::Done,
+            None | Some(b'\n') => return Err(Flaw::Unterminated),
+            Some(_) => return Err(Flaw::Invalid),
+        }
+        self.i = i + 1;
+        Ok(Some((key, &b[vstart..vend])))
+    }
+}
+
+impl<'a> Iterator for Fields<'a> {
+    type Item = Result<(&'a [u8], &'a [u8]), Flaw>;
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.state == State::Done {
+            return None;
+        }
+        match self.step() {
+            Ok(Some(kv)) => Some(Ok(kv)),
+            Ok(None) => {
+                self.state = State::Done;
+                None
+            }
+            Err(f) => {
+                self.state = State::Done;
+                Some(Err(f))
+            }
+        }
+    }
+}
+
+/// The raw value of the first top-level `key` of the object `obj` (a string
+/// keeps its quotes), when the walk reaches it.
+pub fn field<'a>(obj: &'a [u8], key: &[u8]) -> Option<&'a [u8]> {
+    Fields::new(obj, 0)
+        .map_while(Result::ok)
+        .find(|(k, _)| *k == key)
+        .map(|(_, v)| v)
+}
+
+/// A string value's text when it holds no escape (the common case for ids,
+/// types and statuses), so it can be borrowed as is.
+pub fn plain_str(v: &[u8]) -> Option<&str> {
+    let inner = v.strip_prefix(b"\"")?.strip_suffix(b"\"")?;
+    if memchr::memchr(b'\\', inner).is_some() {
+        return None;
+    }
+    std::str::from_utf8(inner).ok()
+}
+
+/// A string value decoded: borrowed when plain, else through serde.
+pub fn string(v: &[u8]) -> Option<std::borrow::Cow<'_, str>> {
+    match plain_str(v) {
+        Some(s) => Some(std::borrow::Cow::Borrowed(s)),
+        None => serde_json::from_slice::<String>(v)
+            .ok()
+            .map(std::borrow::Cow::Owned),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn walks_top_level_fields_only() {
+        let o = br#"{"a":{"type":"x","b":[1,{"c":"}"}]}, "type" : "rec\"q" ,"n":-1.5e3,"t":true}"#;
+        let f: Vec<(&[u8], &[u8])> = Fields::new(o, 0).map(Result::unwrap).collect();
+        assert_eq!(f.len(), 4);
+        assert_eq!(f[1], (&b"type"[..], &br#""rec\"q""#[..]));
+        assert_eq!(f[2].1, b"-1.5e3");
+        assert_eq!(field(o, b"type"), Some(&br#""rec\"q""#[..]));
+        assert_eq!(field(o, b"c"), None);
+        assert_eq!(
+            string(field(o, b"type").unwrap()).as_deref(),
+            Some("rec\"q")
+        );
+        assert_eq!(plain_str(br#""abc""#), Some("abc"));
+        assert_eq!(plain_str(br#""a\nb""#), None);
+        let mut it = Fields::new(br#"{}"#, 0);
+        assert!(it.next().is_none());
+        assert_eq!(it.end(), 2);
+        assert_eq!(
+            Fields::new(br#"{"a":"open"#, 0).next(),
+            Some(Err(Flaw::Unterminated))
+        );
+    }
+
+    #[test]
+    fn quote_search_agrees_with_a_plain_scan() {
+        let s = br#"ab\"cd\\"ef"\"""#;
+        for from in 0..s.len() {
+            let want = s[from..].iter().position(|&c| c == b'"').map(|k| from + k);
+            assert_eq!(next_quote(s, from), want, "from {from}");
+        }
+        let long = [b"x".repeat(300), b"\"".to_vec()].concat();
+        assert_eq!(next_quote(&long, 0), Some(300));
+        assert_eq!(string_end(&long, 0), Ok(301));
+    }
+}
