@@ -110,6 +110,9 @@ pub fn value_end(b: &[u8], i: usize) -> Result<usize, Flaw> {
     }
 }
 
+/// A `(key, value)` pair of byte ranges.
+pub type Field<'a> = (&'a [u8], &'a [u8]);
+
 /// The top-level fields of the object starting at `b[start]`: `(key, value)`
 /// byte ranges, the key without its quotes (escapes as written), the value whole
 /// (a string keeps its quotes). Ends after the closing brace; [`Fields::end`]
@@ -141,7 +144,7 @@ impl<'a> Fields<'a> {
         self.i
     }
 
-    fn step(&mut self) -> Result<Option<(&'a [u8], &'a [u8])>, Flaw> {
+    fn step(&mut self) -> Result<Option<Field<'a>>, Flaw> {
         let b = self.b;
         let mut i = ws(b, self.i);
         if self.state == State::Start {
@@ -184,7 +187,7 @@ impl<'a> Fields<'a> {
 }
 
 impl<'a> Iterator for Fields<'a> {
-    type Item = Result<(&'a [u8], &'a [u8]), Flaw>;
+    type Item = Result<Field<'a>, Flaw>;
     fn next(&mut self) -> Option<Self::Item> {
         if self.state == State::Done {
             return None;
