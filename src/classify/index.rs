@@ -31,8 +31,8 @@ pub struct FileIndex {
 /// Single literals, so each pass runs at memmem speed (an alternation sharing the
 /// common `"type":"` prefix is several times slower on a large file).
 fn literal(key: usize) -> Option<&'static Regex> {
-    static RE: [OnceLock<Option<Regex>>; 3] = [OnceLock::new(), OnceLock::new(), OnceLock::new()];
-    const PATS: [&str; 3] = [r#""type":"user""#, r#""type": "user""#, r#""name":"#];
+    static RE: [OnceLock<Option<Regex>>; 2] = [OnceLock::new(), OnceLock::new()];
+    const PATS: [&str; 2] = [r#""type":"user""#, r#""type": "user""#];
     RE[key]
         .get_or_init(|| Regex::new(&regex::escape(PATS[key])).ok())
         .as_ref()
@@ -121,29 +121,34 @@ impl Piece {
                 }
             }
         }
-        // Spawn and ScheduleWakeup calls: lines naming one of those tools.
-        if let Some(re) = literal(2) {
-            for (line, _) in crate::scan::lines::HitLines::new(part, re) {
-                let names_one = memchr::memmem::find_iter(line.bytes, b"\"name\":\"").any(|at| {
-                    let rest = &line.bytes[at + 8..];
-                    [
-                        &b"Task\""[..],
-                        b"Agent\"",
-                        b"Workflow\"",
-                        b"ScheduleWakeup\"",
-                    ]
-                    .iter()
-                    .any(|n| rest.starts_with(n))
-                });
-                if !names_one {
-                    continue;
-                }
-                if let Parsed::Record(r) = parse_line(&place(line)) {
-                    if r.kind() == "assistant" {
-                        p.tools.note_tools(&r);
-                    }
+        // Spawn and ScheduleWakeup calls: lines naming one of those tools. Tool
+        // notes need no line numbers, so this pass only jumps between `"name":"`
+        // occurrences and frames a line only when it names one.
+        const NAME: &[u8] = b"\"name\":\"";
+        const TOOLS: [&[u8]; 4] = [b"Task\"", b"Agent\"", b"Workflow\"", b"ScheduleWakeup\""];
+        let finder = memchr::memmem::Finder::new(NAME);
+        let mut pos = 0;
+        while let Some(k) = finder.find(&part[pos..]) {
+            let at = pos + k;
+            let rest = &part[at + NAME.len()..];
+            if !TOOLS.iter().any(|n| rest.starts_with(n)) {
+                pos = at + NAME.len();
+                continue;
+            }
+            let start = memchr::memrchr(b'\n', &part[..at]).map_or(0, |i| i + 1);
+            let end = memchr::memchr(b'\n', &part[at..]).map_or(part.len(), |i| at + i);
+            let line = crate::scan::Line {
+                no: 0,
+                offset: c.start + start,
+                bytes: &part[start..end],
+                terminated: end < part.len(),
+            };
+            if let Parsed::Record(r) = parse_line(&line) {
+                if r.kind() == "assistant" {
+                    p.tools.note_tools(&r);
                 }
             }
+            pos = end;
         }
         p
     }
