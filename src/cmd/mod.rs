@@ -8,6 +8,7 @@ pub mod audit;
 pub mod guard;
 pub mod list;
 pub mod list_print;
+pub mod list_read;
 pub mod search;
 pub mod show;
 pub mod stats;
