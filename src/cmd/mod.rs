@@ -7,6 +7,7 @@ pub mod agents;
 pub mod audit;
 pub mod guard;
 pub mod list;
+pub mod list_facts;
 pub mod list_print;
 pub mod list_read;
 pub mod search;
