@@ -30,8 +30,8 @@ pub struct ListArgs {
     #[arg(short = 'm', long, value_name = "N")]
     pub max_count: Option<usize>,
     /// Read every file whole: exact turn counts, every model, titles and glued lines
-    /// anywhere. Costs a pass over every byte, 2-3x the time of `rg` over the same
-    /// home; without it larger files are read as a head and a tail window only.
+    /// anywhere. Costs a pass over every byte, about 3x the time of `rg` over the
+    /// same home; without it larger files are read as a head and a tail window only.
     #[arg(long)]
     pub full: bool,
     #[command(flatten)]

@@ -19,11 +19,11 @@ use crate::scan::Source;
 
 /// First head window (grown up to [`HEAD_MAX`] while the first prompt or cwd is
 /// missing) and first tail window (grown up to [`TAIL_MAX`] while no timestamped
-/// record is found). Measured on the 5,042-file bench home (avg 60 KB): list took
-/// about 1.5x, 2x, 2.5x, 3x and 3.5x `rg` with 4, 8, 16, 32 and 64 KB windows; per
-/// file, the syscalls cost more than the bytes, and every byte read is parsed.
-/// A 4 KB head holds the envelope and first prompt of most sessions, and the
-/// last records of most tails; the rest grow.
+/// record is found). On the 5,042-file bench home (avg 60 KB) list took 1.5x,
+/// 1.9x, 2.4x, 2.9x and 3.4x the time of `rg` with 4, 8, 16, 32 and 64 KB windows:
+/// every byte read is parsed, and per file the syscalls cost more than the bytes.
+/// 4 KB holds the envelope and first prompt of most sessions and the last records
+/// of most tails (2 KB already misses most models); the rest grow.
 pub const HEAD_START: usize = 4 * 1024;
 pub const TAIL_START: usize = 4 * 1024;
 pub const HEAD_MAX: usize = 1024 * 1024;
