@@ -48,7 +48,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Exit> {
             let window =
                 timefmt::Window::parse(args.common.since.as_deref(), args.common.until.as_deref())?;
             let ts = cmd::select(&args.common, &args.targets, &problems)?;
-            let listing = cmd::list::run(&ts, &window, args.max_count, &problems);
+            let listing = cmd::list::run(&ts, &window, args.max_count, args.full, &problems);
             match args.common.format {
                 Format::Json => {
                     cmd::list_print::json(&mut out, &listing, started.elapsed().as_millis())?

@@ -274,8 +274,9 @@ fn empty_claude_config_dir_is_an_error_path_011() {
 #[test]
 fn corpus_lists_every_top_level_session_with_lane_counts() {
     let Some(home) = corpus() else { return };
+    // --full: every line of every file, so the glued line mid-file is seen.
     let out = common::csift()
-        .args(["list", "--format", "json", "--claude-home"])
+        .args(["list", "--full", "--format", "json", "--claude-home"])
         .arg(&home)
         .output()
         .unwrap();
@@ -286,6 +287,9 @@ fn corpus_lists_every_top_level_session_with_lane_counts() {
         String::from_utf8_lossy(&out.stderr)
     );
     let r = rows(&out.stdout);
+    assert!(r
+        .iter()
+        .all(|v| v["read"] == "whole" && v["turns"].is_u64()));
     let files = transcripts(&home);
     let mains: Vec<&Path> = files
         .iter()
@@ -326,6 +330,165 @@ fn corpus_lists_every_top_level_session_with_lane_counts() {
     assert_eq!(glued.len(), 1);
     assert_eq!(glued[0]["malformed"][0]["kind"], "glued-records");
     assert_eq!(glued[0]["malformed"][0]["line"], 128);
+    // By default that 501 KB file is read as a head and a tail window only.
+    let out = common::csift()
+        .args(["list", "--format", "json", "--claude-home"])
+        .arg(&home)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let d = rows(&out.stdout);
+    assert_eq!(d.len(), r.len());
+    let row = d.iter().find(|v| v["file"] == glued[0]["file"]).unwrap();
+    assert_eq!(row["read"], "head-tail");
+    assert_eq!(row["turns"], Value::Null);
+    // Head and tail facts are the same either way.
+    for key in ["started", "last_activity", "cwd", "git_branch", "versions"] {
+        assert_eq!(row[key], glued[0][key], "{key}");
+    }
+}
+
+/// A session of many turns, bigger than the head and tail windows together, with
+/// an ai-title rewritten per turn (QT-030): the newest is near the end.
+fn long_session_home() -> (Home, usize) {
+    let home = Home::new();
+    let mut s = Session::new(S1, "/w/long");
+    let turns = 120;
+    for i in 0..turns {
+        s.user(&format!("turn {i}: {}", "please look at this. ".repeat(20)));
+        s.text(&format!("m{i}"), &"A long answer line. ".repeat(60));
+        s.raw(json!({"type": "ai-title", "aiTitle": format!("Title after turn {i}"), "sessionId": S1}));
+    }
+    let mut last = Session::new(S1, "/w/long");
+    last.version = "2.1.151".into();
+    s.lines.push(json!({
+        "type": "system", "subtype": "turn_duration", "durationMs": 5, "isMeta": false,
+        "uuid": "ffffffff-0000-4000-8000-000000000000", "parentUuid": null,
+        "sessionId": S1, "cwd": "/w/long", "version": "2.1.151", "gitBranch": "main",
+        "timestamp": "2026-03-01T12:00:00.000Z"
+    }));
+    let path = home.write("-w-long", &s.file_name(), &s.lines);
+    let size = std::fs::metadata(path).unwrap().len();
+    assert!(size > 200 * 1024, "bigger than the windows: {size}");
+    // A second, older session: a listing of one session reads it whole.
+    let mut b = Session::new(S2, "/w/long");
+    b.user("short and old");
+    b.lines[0]["timestamp"] = json!("2025-01-01T00:00:00.000Z");
+    home.write("-w-long", &b.file_name(), &b.lines);
+    (home, turns)
+}
+
+#[test]
+fn a_long_session_is_read_head_and_tail_and_full_counts_turns_qt_030() {
+    let (home, turns) = long_session_home();
+    let json = |args: &[&str]| {
+        let out = home
+            .cmd()
+            .arg("list")
+            .args(args)
+            .args(["--format", "json"])
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        json_lines(&out.stdout)
+    };
+    let v = json(&[]);
+    let (row, small, summary) = (&v[0], &v[1], &v[2]);
+    assert_eq!(small["read"], "whole", "a small file fits in the windows");
+    assert_eq!(small["turns"], 1);
+    assert_eq!(row["read"], "head-tail");
+    assert_eq!(
+        row["turns"],
+        Value::Null,
+        "not guessed from a part of the file"
+    );
+    assert_eq!(row["title"], format!("Title after turn {}", turns - 1));
+    assert_eq!(row["title_source"], "ai-title");
+    assert_eq!(row["last_activity"], "2026-03-01T12:00:00Z");
+    assert_eq!(row["started"], "2026-01-01T00:00:07Z");
+    assert_eq!(row["cwd"], "/w/long");
+    assert_eq!(row["versions"], json!(["2.1.150", "2.1.151"]));
+    assert_eq!(row["models"], json!(["claude-opus-4-5-20251101"]));
+    assert_eq!(summary["read_whole"], 1);
+    assert_eq!(summary["read_head_tail"], 1);
+    // --full reads every line: the exact count, and the same head and tail facts.
+    let full = json(&["--full"]);
+    assert_eq!(full[0]["read"], "whole");
+    assert_eq!(full[0]["turns"], turns);
+    for key in ["title", "last_activity", "started", "versions", "models"] {
+        assert_eq!(full[0][key], row[key], "{key}");
+    }
+    assert_eq!(full[2]["read_whole"], 2);
+    // One session is cheap: read whole without --full.
+    let one = json(&["@1111"]);
+    assert_eq!(one[0]["read"], "whole");
+    assert_eq!(one[0]["turns"], turns);
+    // Human rows say ?t and the footer says why and what to do.
+    let out = home
+        .cmd()
+        .args(["list", "--color", "never"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("  ?t  "), "{text}");
+    assert!(
+        text.contains("turns counted in 1 of 2 sessions (the rest read head and tail only: ?t); --full counts every line"),
+        "{text}"
+    );
+    let out = home
+        .cmd()
+        .args(["list", "--full", "--color", "never"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains(&format!("  {turns}t  ")) && !text.contains("turns counted"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_torn_final_line_past_the_head_has_an_offset_and_no_line_number_rec_040() {
+    let (home, _) = long_session_home();
+    let file = home.projects().join("-w-long").join(format!("{S1}.jsonl"));
+    let mut bytes = std::fs::read(&file).unwrap();
+    let torn_at = bytes.len();
+    let lines = bytes.iter().filter(|&&b| b == b'\n').count();
+    bytes.extend_from_slice(br#"{"type":"user","message":{"role":"us"#);
+    std::fs::write(&file, bytes).unwrap();
+    let bad = |args: &[&str]| {
+        let out = home
+            .cmd()
+            .arg("list")
+            .args(args)
+            .args(["--format", "json"])
+            .output()
+            .unwrap();
+        json_lines(&out.stdout)[0]["malformed"].clone()
+    };
+    assert_eq!(
+        bad(&[]),
+        json!([{"line": null, "offset": torn_at, "kind": "torn-final-line"}])
+    );
+    assert_eq!(
+        bad(&["--full"]),
+        json!([{"line": lines + 1, "offset": torn_at, "kind": "torn-final-line"}])
+    );
+    let out = home
+        .cmd()
+        .args(["list", "--color", "never"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains(&format!(".jsonl byte {torn_at} torn-final-line")),
+        "{text}"
+    );
 }
 
 #[test]

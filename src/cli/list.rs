@@ -10,11 +10,17 @@ use super::Common;
     "  csift list                      # every session, newest first\n",
     "  csift list . --max-count 5      # the 5 newest sessions of this project\n",
     "  csift list @3f2a                # one session and its subagent lanes\n",
-    "  csift list --since 2d --format json\n\n",
-    "JSON fields (one object per line): type=\"session\"|\"lane\", session_id, agent_id, file, project,\n",
-    "cwd, started, last_activity (RFC 3339 UTC or null), duration_s, turns, records, lanes, bytes,\n",
-    "models, versions, git_branch, title, title_source, malformed_lines; then a summary line\n",
-    "{type:\"summary\", sessions, shown, dropped, files, bytes, malformed_lines, elapsed_ms}.",
+    "  csift list --since 2d --format json\n",
+    "  csift list --full               # exact turns: reads every line of every file\n\n",
+    "Each file is read as a head and a tail window unless it is small, --full is given or one\n",
+    "session is listed; then it is read whole.\n\n",
+    "JSON fields (one object per line): type=\"session\"|\"lane\", session_id, agent_id, shape, file,\n",
+    "project, cwd, started, last_activity (RFC 3339 UTC or null), duration_s, turns (null unless\n",
+    "read whole), lanes, parent_missing, bytes, models, versions, git_branch, title, title_source,\n",
+    "read=\"whole\"|\"head-tail\" (head-tail: models, titles and malformed lines only from the\n",
+    "windows), malformed_lines, malformed [{line (null in the tail window), offset, kind}]; then a\n",
+    "summary line {type:\"summary\", rows, shown, dropped, bytes, read_whole, read_head_tail,\n",
+    "elapsed_ms} (read_* count the rows shown).",
 ))]
 pub struct ListArgs {
     /// What to list (see TARGETS in `csift --help`).
@@ -23,6 +29,11 @@ pub struct ListArgs {
     /// Show at most N rows (the output says how many more exist).
     #[arg(short = 'm', long, value_name = "N")]
     pub max_count: Option<usize>,
+    /// Read every file whole: exact turn counts, every model, titles and glued lines
+    /// anywhere. Costs a pass over every byte, about 3x the time of `rg` over the
+    /// same home; without it larger files are read as a head and a tail window only.
+    #[arg(long)]
+    pub full: bool,
     #[command(flatten)]
     pub common: super::Common,
 }

@@ -4,7 +4,7 @@ use std::io::{self, Write};
 
 use serde::Serialize;
 
-use super::list::{Listing, Row, TitleSource};
+use super::list::{Listing, ReadMode, Row, TitleSource};
 use crate::output::sanitize::{self, one_line};
 use crate::output::Out;
 use crate::timefmt;
@@ -22,7 +22,7 @@ struct JsonRow<'a> {
     started: Option<String>,
     last_activity: Option<String>,
     duration_s: Option<i64>,
-    turns: usize,
+    turns: Option<usize>,
     lanes: usize,
     parent_missing: bool,
     bytes: u64,
@@ -31,13 +31,15 @@ struct JsonRow<'a> {
     git_branch: Option<&'a str>,
     title: Option<&'a str>,
     title_source: Option<TitleSource>,
+    read: ReadMode,
     malformed_lines: usize,
     malformed: Vec<MalformedJson>,
 }
 
 #[derive(Serialize)]
 struct MalformedJson {
-    line: usize,
+    line: Option<usize>,
+    offset: u64,
     kind: &'static str,
 }
 
@@ -49,7 +51,19 @@ struct JsonSummary {
     shown: usize,
     dropped: usize,
     bytes: u64,
+    read_whole: usize,
+    read_head_tail: usize,
     elapsed_ms: u128,
+}
+
+/// Shown rows read whole and read as head and tail windows.
+fn read_counts(l: &Listing) -> (usize, usize) {
+    let whole = l
+        .rows
+        .iter()
+        .filter(|r| r.summary.read == ReadMode::Whole)
+        .count();
+    (whole, l.rows.len() - whole)
 }
 
 fn duration(r: &Row) -> Option<i64> {
@@ -85,23 +99,28 @@ pub fn json(out: &mut Out, l: &Listing, elapsed_ms: u128) -> io::Result<()> {
             git_branch: s.git_branch.as_deref(),
             title: title.map(|t| t.0),
             title_source: title.map(|t| t.1),
+            read: s.read,
             malformed_lines: s.malformed.len(),
             malformed: s
                 .malformed
                 .iter()
-                .map(|&(line, k)| MalformedJson {
-                    line,
-                    kind: k.name(),
+                .map(|b| MalformedJson {
+                    line: b.line,
+                    offset: b.offset,
+                    kind: b.kind.name(),
                 })
                 .collect(),
         })?;
     }
+    let (read_whole, read_head_tail) = read_counts(l);
     out.json(&JsonSummary {
         kind: "summary",
         rows: l.rows.len() + l.dropped,
         shown: l.rows.len(),
         dropped: l.dropped,
         bytes: l.bytes,
+        read_whole,
+        read_head_tail,
         elapsed_ms,
     })
 }
@@ -137,7 +156,8 @@ pub fn human(out: &mut Out, l: &Listing) -> io::Result<()> {
             .map(|m| one_line(m.strip_prefix("claude-").unwrap_or(m)))
             .collect();
         let versions: Vec<String> = s.versions.iter().map(|v| one_line(v)).collect();
-        let mut line = format!("{}{id}{}  {when}  {}t", st.head, st.reset, s.turns);
+        let turns = s.turns.map_or("?".to_string(), |n| n.to_string());
+        let mut line = format!("{}{id}{}  {when}  {turns}t", st.head, st.reset);
         if !t.is_lane() {
             line.push_str(&format!("  {} lanes", r.lanes));
         } else {
@@ -166,7 +186,12 @@ pub fn human(out: &mut Out, l: &Listing) -> io::Result<()> {
             let what: Vec<String> = s
                 .malformed
                 .iter()
-                .map(|(n, k)| format!("{}:{n} {}", sanitize::path(&t.path), k.name()))
+                .map(|b| {
+                    let at = b
+                        .line
+                        .map_or(format!(" byte {}", b.offset), |n| format!(":{n}"));
+                    format!("{}{at} {}", sanitize::path(&t.path), b.kind.name())
+                })
                 .collect();
             line.push_str(&format!(
                 "  {}malformed: {}{}",
@@ -187,7 +212,29 @@ pub fn human(out: &mut Out, l: &Listing) -> io::Result<()> {
             l.dropped
         )?;
     }
+    let (whole, head_tail) = read_counts(l);
+    if head_tail > 0 {
+        writeln!(
+            out,
+            "turns counted in {} of {} sessions (the rest read head and tail only: ?t); --full counts every line",
+            grouped(whole),
+            grouped(whole + head_tail)
+        )?;
+    }
     Ok(())
+}
+
+/// `1,186`: a count with thousands separators.
+fn grouped(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// Cut to `max` chars with an explicit marker of what was dropped.
@@ -198,4 +245,15 @@ pub fn cut(s: &str, max: usize) -> String {
     }
     let kept: String = s.chars().take(max).collect();
     format!("{kept}… [+{} chars]", n - max)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn grouped_counts() {
+        assert_eq!(super::grouped(0), "0");
+        assert_eq!(super::grouped(925), "925");
+        assert_eq!(super::grouped(1186), "1,186");
+        assert_eq!(super::grouped(1_234_567), "1,234,567");
+    }
 }

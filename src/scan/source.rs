@@ -38,6 +38,12 @@ impl Source {
     pub fn open(path: &Path) -> Result<Source> {
         let file = File::open(path).map_err(|e| Error::io(path, e))?;
         let meta = file.metadata().map_err(|e| Error::io(path, e))?;
+        Source::from_file(file, &meta, path)
+    }
+
+    /// The bytes of an already opened `file` (`meta` is its metadata; `path` only
+    /// names it in errors). A directory is an error, as in [`Source::open`].
+    pub fn from_file(file: File, meta: &std::fs::Metadata, path: &Path) -> Result<Source> {
         if meta.is_dir() {
             return Err(Error::io(
                 path,

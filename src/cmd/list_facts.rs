@@ -1,0 +1,334 @@
+//! What one `csift list` row says about a transcript, computed from the bytes
+//! `list_read` fetched. Head lines answer cwd, branch, first version, start and
+//! the first genuine prompt; the last records answer last activity, last version
+//! and branch; a literal-set pass answers models, titles and glued records; and
+//! a [`FileIndex`] answers genuine-user turns.
+//!
+//! A file read whole gets every fact exactly. A file read as a head and a tail
+//! window gets only what those windows hold: models, titles and malformed lines
+//! seen in them, and no turn count (`None`), which cannot be had without every
+//! line. Nothing here guesses a fact from a part of the file.
+
+use std::sync::OnceLock;
+
+use jiff::Timestamp;
+use regex::bytes::Regex;
+
+use super::list::{Bad, ReadMode, Summary};
+use super::list_read::{Bytes, Windows, HEAD_MAX, TAIL_MAX};
+use crate::classify::{turns, FileIndex};
+use crate::discovery::Transcript;
+use crate::record::{parse_line, MalformedKind, Parsed, Record, Str};
+use crate::scan::{self, Lines};
+use crate::timefmt;
+
+/// Tail read from a whole file (a window reader grows its own up to [`TAIL_MAX`]).
+const TAIL: usize = 64 * 1024;
+/// Records parsed at the head for the start time (timestamps are not monotone,
+/// REC-089, so the minimum over a few) and at the tail for the last activity.
+const HEAD_RECORDS: usize = 12;
+const TAIL_RECORDS: usize = 12;
+
+/// Summarise one transcript: read whole when `whole`, else head and tail windows
+/// (whole anyway when the file fits in them).
+pub fn summarize(t: &Transcript, whole: bool) -> crate::error::Result<Summary> {
+    let lane = t.is_lane();
+    let mut bytes = Bytes::open(&t.path, whole)?;
+    if let Bytes::Windows(w) = &mut bytes {
+        if let Some(s) = from_windows(w, lane, &t.path)? {
+            return Ok(s);
+        }
+    }
+    let buf = bytes.whole().unwrap_or_default();
+    let mut s = Summary::default();
+    let mut head = HeadScan::default();
+    head.feed(scan::head(buf, HEAD_MAX), lane, &mut s);
+    let (tail_at, tail) = scan::tail(buf, TAIL);
+    let end = TailFacts::scan(tail, tail_at as u64, buf.len() as u64, Some(buf));
+    literal_pass(buf, 0, true, &mut s);
+    end.merge(&mut s);
+    s.turns = Some(FileIndex::build(buf, lane).turns());
+    s.read = ReadMode::Whole;
+    Ok(s)
+}
+
+/// Summarise from windows, growing them while facts are missing; `None` when they
+/// grew to cover the file (the caller then reads it as whole).
+fn from_windows(
+    w: &mut Windows,
+    lane: bool,
+    path: &std::path::Path,
+) -> crate::error::Result<Option<Summary>> {
+    if w.is_whole() {
+        return Ok(None); // small enough to have been read whole
+    }
+    let mut s = Summary::default();
+    let mut head = HeadScan::default();
+    loop {
+        let lines = complete_head(w.head());
+        head.feed(lines, lane, &mut s);
+        let found = s.first_prompt.is_some() && s.cwd.is_some();
+        // At least one whole line, as `scan::head`, even past HEAD_MAX.
+        let max = if lines.is_empty() {
+            usize::MAX
+        } else {
+            HEAD_MAX
+        };
+        if found || !w.grow_head(max, path)? {
+            break;
+        }
+        if w.is_whole() {
+            return Ok(None);
+        }
+    }
+    let end = loop {
+        let (at, win) = w.tail();
+        // The window starts inside a line: its first whole line follows a newline.
+        let skip = memchr::memchr(b'\n', win).map_or(win.len(), |i| i + 1);
+        let end = TailFacts::scan(&win[skip..], at + skip as u64, w.file_len(), None);
+        if end.last.is_some() || !w.grow_tail(TAIL_MAX, path)? {
+            break end;
+        }
+        if w.is_whole() {
+            return Ok(None);
+        }
+    };
+    literal_pass(complete_head(w.head()), 0, true, &mut s);
+    let (at, win) = w.tail();
+    let skip = memchr::memchr(b'\n', win).map_or(win.len(), |i| i + 1);
+    literal_pass(&win[skip..], at + skip as u64, false, &mut s);
+    end.merge(&mut s);
+    s.turns = None;
+    s.read = ReadMode::HeadTail;
+    Ok(Some(s))
+}
+
+/// The whole lines of a head window (which may end inside a line).
+fn complete_head(head: &[u8]) -> &[u8] {
+    memchr::memrchr(b'\n', head).map_or(&[], |i| &head[..=i])
+}
+
+/// The head scan, resumable when its window grows: how many lines it has seen.
+#[derive(Default)]
+struct HeadScan {
+    lines: usize,
+}
+
+impl HeadScan {
+    /// Read head lines after those already seen: cwd, branch, first version,
+    /// start (min over the first lines, REC-089), first genuine prompt.
+    fn feed(&mut self, head: &[u8], lane: bool, s: &mut Summary) {
+        for line in Lines::new(head).skip(self.lines) {
+            let parsed = self.lines;
+            // Enough once the prompt and envelope are known and a few timestamps seen.
+            if parsed >= HEAD_RECORDS && s.first_prompt.is_some() && s.cwd.is_some() {
+                break;
+            }
+            self.lines += 1;
+            let Parsed::Record(r) = parse_line(&line) else {
+                continue;
+            };
+            if s.cwd.is_none() {
+                s.cwd = r.cwd.as_deref().map(str::to_string);
+            }
+            if s.git_branch.is_none() {
+                s.git_branch = nonempty(r.git_branch.as_deref());
+            }
+            if let Some(v) = r.version.as_deref() {
+                if s.versions.is_empty() {
+                    s.versions.insert(v.to_string());
+                }
+            }
+            if parsed < HEAD_RECORDS {
+                if let Some(ts) = r.timestamp.as_deref().and_then(timefmt::parse_ts) {
+                    s.started = Some(s.started.map_or(ts, |x: Timestamp| x.min(ts)));
+                }
+            }
+            if s.first_prompt.is_none() && (lane || !r.is_sidechain()) {
+                first_prompt(&r, s);
+            }
+        }
+    }
+}
+
+fn first_prompt(r: &Record<'_>, s: &mut Summary) {
+    s.first_prompt = turns::prompt_text(r).map(|p| crate::output::sanitize::one_line(&p));
+    if s.first_command.is_none() && r.kind() == "user" && !r.is_meta() {
+        s.first_command = crate::classify::unit::user_text(r)
+            .and_then(|t| {
+                crate::classify::markers::xml_tag(&t, "command-name")
+                    .map(crate::output::sanitize::one_line)
+            })
+            .filter(|c| !c.is_empty());
+    }
+}
+
+fn nonempty(v: Option<&str>) -> Option<String> {
+    v.filter(|b| !b.is_empty()).map(str::to_string)
+}
+
+/// What the last records say, read backwards from EOF.
+#[derive(Default)]
+struct TailFacts {
+    /// Last activity: the max over the last records (REC-089).
+    last: Option<Timestamp>,
+    versions: Vec<String>,
+    /// The newest branch.
+    branch: Option<String>,
+    torn: Option<Bad>,
+}
+
+impl TailFacts {
+    /// Scan the last [`TAIL_RECORDS`] lines of `tail`, whole lines starting at file
+    /// offset `at` of a file of `len` bytes. `whole` is the whole file when it was
+    /// read, to number a torn final line.
+    fn scan(tail: &[u8], at: u64, len: u64, whole: Option<&[u8]>) -> TailFacts {
+        let mut f = TailFacts::default();
+        let mut end = tail.len();
+        let mut seen = 0;
+        while end > 0 && seen < TAIL_RECORDS {
+            let body_end = if tail[end - 1] == b'\n' { end - 1 } else { end };
+            let start = memchr::memrchr(b'\n', &tail[..body_end]).map_or(0, |i| i + 1);
+            let line = scan::Line {
+                no: 0,
+                offset: start,
+                bytes: &tail[start..body_end],
+                terminated: body_end < end,
+            };
+            end = start;
+            seen += 1;
+            let Some(r) = envelope(line.bytes) else {
+                if !line.terminated && at + body_end as u64 == len && !line.bytes.is_empty() {
+                    let no = whole.map(scan::lines::count);
+                    let line = scan::Line {
+                        no: no.unwrap_or(0),
+                        ..line
+                    };
+                    if let Parsed::Malformed(m) = parse_line(&line) {
+                        f.torn = Some(Bad {
+                            line: no,
+                            offset: at + start as u64,
+                            kind: m.kind,
+                        });
+                    }
+                }
+                continue;
+            };
+            if let Some(ts) = r.timestamp.as_deref().and_then(timefmt::parse_ts) {
+                f.last = Some(f.last.map_or(ts, |x: Timestamp| x.max(ts)));
+            }
+            if let Some(v) = r.version.as_deref() {
+                f.versions.push(v.to_string());
+            }
+            if f.branch.is_none() {
+                f.branch = nonempty(r.git_branch.as_deref());
+            }
+        }
+        f
+    }
+
+    fn merge(self, s: &mut Summary) {
+        s.last_activity = self.last;
+        s.versions.extend(self.versions);
+        if let Some(b) = self.branch {
+            s.git_branch = Some(b);
+        }
+        s.malformed.extend(self.torn);
+        s.malformed.sort_by_key(|b| b.offset);
+        if s.started.is_none() {
+            s.started = s.last_activity;
+        }
+        if s.last_activity.is_none() {
+            s.last_activity = s.started;
+        }
+    }
+}
+
+/// The envelope fields the tail needs. Tail records are often the largest (tool
+/// results, long replies); reading three fields skips the rest without building
+/// content blocks or unescaping text.
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Envelope<'a> {
+    #[serde(borrow, default)]
+    timestamp: Str<'a>,
+    #[serde(borrow, default)]
+    version: Str<'a>,
+    #[serde(borrow, default)]
+    git_branch: Str<'a>,
+}
+
+/// A line's envelope, when it is a JSON object (serde would read a struct from
+/// an array too).
+fn envelope(line: &[u8]) -> Option<Envelope<'_>> {
+    if line.trim_ascii_start().first() != Some(&b'{') {
+        return None;
+    }
+    serde_json::from_slice(line).ok()
+}
+
+fn interesting() -> Option<&'static Regex> {
+    static RE: OnceLock<Option<Regex>> = OnceLock::new();
+    RE.get_or_init(|| {
+        // REC-038: tolerate `"type": "x"` as well as the compact form.
+        Regex::new(r#""type":\s?"(?:ai-title|custom-title|summary)"|"model":"|\}\{""#).ok()
+    })
+    .as_ref()
+}
+
+/// One pass over `buf` (whole lines at file offset `base`; numbered from 1 when
+/// `numbered`, i.e. it starts the file) with a literal set: models, titles, and
+/// glued records (confirmed by a parse).
+fn literal_pass(buf: &[u8], base: u64, numbered: bool, s: &mut Summary) {
+    let Some(re) = interesting() else { return };
+    for (l, hit) in scan::lines::HitLines::new(buf, re) {
+        let line = l.bytes;
+        // `}{"` also ends strings like "x }{" in code; only a parse can confirm glue.
+        if memchr::memmem::find(line, b"}{\"").is_some() {
+            if let Parsed::Malformed(bad) = parse_line(&l) {
+                if bad.kind == MalformedKind::Glued {
+                    s.malformed.push(Bad {
+                        line: numbered.then_some(l.no),
+                        offset: base + l.offset as u64,
+                        kind: MalformedKind::Glued,
+                    });
+                    continue;
+                }
+            }
+        }
+        if let Some(at) = memchr::memmem::find(line, b"\"model\":\"") {
+            // The first "model" on an assistant line is message.model.
+            let v = &line[at + 9..];
+            if let Some(q) = memchr::memchr(b'"', v) {
+                if let Ok(model) = std::str::from_utf8(&v[..q]) {
+                    if !model.is_empty()
+                        && q < 100
+                        && memchr::memmem::find(line, b"\"type\":\"assistant\"").is_some()
+                    {
+                        s.models.insert(model.to_string());
+                    }
+                }
+            }
+        }
+        if hit.ends_with(b"title\"") || hit.ends_with(b"summary\"") {
+            if let Parsed::Record(r) = parse_line(&l) {
+                take_titles(&r, s);
+            }
+        }
+    }
+}
+
+/// Last wins within a type (REC-002); a blank title keeps the previous one.
+fn take_titles(r: &Record<'_>, s: &mut Summary) {
+    let keep = |v: &Option<std::borrow::Cow<'_, str>>| {
+        v.as_deref()
+            .filter(|t| !t.trim().is_empty())
+            .map(crate::output::sanitize::one_line)
+    };
+    match r.kind() {
+        "custom-title" => s.custom_title = keep(&r.custom_title).or(s.custom_title.take()),
+        "ai-title" => s.ai_title = keep(&r.ai_title).or(s.ai_title.take()),
+        "summary" => s.summary = keep(&r.summary).or(s.summary.take()),
+        _ => {}
+    }
+}

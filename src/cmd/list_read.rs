@@ -1,0 +1,229 @@
+//! The bytes `csift list` reads of one transcript. By default a head window and a
+//! tail window, fetched with positioned reads and grown by doubling while the facts
+//! they should answer are missing; the whole file when it fits in the two windows,
+//! or when the caller asks (`--full`, one session).
+//!
+//! Windows are plain reads, never a map: mapping a large file to touch its first
+//! and last pages costs a map, page-table setup and an unmap per file, and a
+//! whole-file map is only worth it for a file read whole (see [`Source`]). The
+//! length is fixed at open, as in [`Source`]: lines appended while `list` runs are
+//! not seen (TAIL-012), and a window never reaches past that length.
+//!
+//! This module only reads; what a row says is computed in `list_facts`.
+
+use std::fs::File;
+use std::path::Path;
+
+use crate::error::{Error, Result};
+use crate::scan::Source;
+
+/// First head window (grown up to [`HEAD_MAX`] while the first prompt or cwd is
+/// missing) and first tail window (grown up to [`TAIL_MAX`] while no timestamped
+/// record is found). On the 5,042-file bench home (avg 60 KB) list took 1.5x,
+/// 1.9x, 2.4x, 2.9x and 3.4x the time of `rg` with 4, 8, 16, 32 and 64 KB windows:
+/// every byte read is parsed, and per file the syscalls cost more than the bytes.
+/// 4 KB holds the envelope and first prompt of most sessions and the last records
+/// of most tails (2 KB already misses most models); the rest grow.
+pub const HEAD_START: usize = 4 * 1024;
+pub const TAIL_START: usize = 4 * 1024;
+pub const HEAD_MAX: usize = 1024 * 1024;
+pub const TAIL_MAX: usize = 256 * 1024;
+
+/// What was read of a transcript.
+pub enum Bytes {
+    /// The whole file, as every other command reads it: the caller asked for it,
+    /// or it is not a regular file (no positioned reads).
+    Whole(Source),
+    /// A head and a tail window, or the whole file when it fits in them or they
+    /// grew to cover it ([`Windows::is_whole`]).
+    Windows(Windows),
+}
+
+impl Bytes {
+    /// Open `path` and read it whole (`whole`, or not a regular file), or read
+    /// its first two windows (one read of the whole file when it fits in them).
+    pub fn open(path: &Path, whole: bool) -> Result<Bytes> {
+        let file = File::open(path).map_err(|e| Error::io(path, e))?;
+        let meta = file.metadata().map_err(|e| Error::io(path, e))?;
+        let len = meta.len();
+        if whole || !meta.is_file() {
+            return Source::from_file(file, &meta, path).map(Bytes::Whole);
+        }
+        let mut w = Windows {
+            file,
+            len,
+            head: Vec::new(),
+            tail: Vec::new(),
+        };
+        if len <= (HEAD_START + TAIL_START) as u64 {
+            // Small: one read, and the head is the whole file.
+            w.read_into_head(0, len as usize, path)?;
+            return Ok(Bytes::Windows(w));
+        }
+        w.read_into_head(0, HEAD_START, path)?;
+        let at = len - TAIL_START as u64;
+        w.tail.resize(TAIL_START, 0);
+        read_exact_at(&w.file, &mut w.tail, at).map_err(|e| Error::io(path, e))?;
+        Ok(Bytes::Windows(w))
+    }
+
+    /// The whole file, when it was read whole (directly or by growing windows).
+    pub fn whole(&self) -> Option<&[u8]> {
+        match self {
+            Bytes::Whole(s) => Some(s),
+            Bytes::Windows(w) if w.is_whole() => Some(&w.head),
+            Bytes::Windows(_) => None,
+        }
+    }
+}
+
+/// A head window (bytes `0..head.len()`) and a tail window (the last `tail.len()`
+/// bytes) of a file of `len` bytes that do not overlap; or, once grown to cover
+/// the file, the whole file in `head` and an empty `tail`.
+pub struct Windows {
+    file: File,
+    len: u64,
+    head: Vec<u8>,
+    tail: Vec<u8>,
+}
+
+impl Windows {
+    /// Length of the file at open.
+    pub fn file_len(&self) -> u64 {
+        self.len
+    }
+
+    pub fn is_whole(&self) -> bool {
+        self.head.len() as u64 == self.len
+    }
+
+    /// The head window's bytes (possibly ending inside a line).
+    pub fn head(&self) -> &[u8] {
+        &self.head
+    }
+
+    /// The tail window's bytes (possibly starting inside a line) and the file
+    /// offset of its first byte.
+    pub fn tail(&self) -> (u64, &[u8]) {
+        (self.len - self.tail.len() as u64, &self.tail)
+    }
+
+    /// Double the head window, up to `max` bytes. False when it is already at
+    /// `max`. A window that would meet the tail reads the gap and becomes whole.
+    pub fn grow_head(&mut self, max: usize, path: &Path) -> Result<bool> {
+        if self.is_whole() || self.head.len() >= max {
+            return Ok(false);
+        }
+        let want = (self.head.len() * 2).min(max);
+        if (want + self.tail.len()) as u64 >= self.len {
+            return self.fill(path).map(|()| true);
+        }
+        self.read_into_head(self.head.len() as u64, want - self.head.len(), path)?;
+        Ok(true)
+    }
+
+    /// Double the tail window, up to `max` bytes; as [`Windows::grow_head`].
+    pub fn grow_tail(&mut self, max: usize, path: &Path) -> Result<bool> {
+        if self.is_whole() || self.tail.len() >= max {
+            return Ok(false);
+        }
+        let want = (self.tail.len() * 2).min(max);
+        if (want + self.head.len()) as u64 >= self.len {
+            return self.fill(path).map(|()| true);
+        }
+        let at = self.len - want as u64;
+        let mut grown = self.read(at, want - self.tail.len(), path)?;
+        grown.extend_from_slice(&self.tail);
+        self.tail = grown;
+        Ok(true)
+    }
+
+    /// Read the gap between the windows: `head` becomes the whole file.
+    fn fill(&mut self, path: &Path) -> Result<()> {
+        let gap_at = self.head.len() as u64;
+        let gap = (self.len - self.tail.len() as u64).saturating_sub(gap_at) as usize;
+        self.head.reserve(gap + self.tail.len());
+        self.read_into_head(gap_at, gap, path)?;
+        self.head.append(&mut self.tail);
+        Ok(())
+    }
+
+    /// Append the `n` bytes at `offset` (the head's end) to the head.
+    fn read_into_head(&mut self, offset: u64, n: usize, path: &Path) -> Result<()> {
+        let from = self.head.len();
+        self.head.resize(from + n, 0);
+        read_exact_at(&self.file, &mut self.head[from..], offset).map_err(|e| Error::io(path, e))
+    }
+
+    /// `n` bytes at `offset`. The file is never shorter than `len` bytes unless
+    /// something truncated it, which is reported as an error on this file.
+    fn read(&self, offset: u64, n: usize, path: &Path) -> Result<Vec<u8>> {
+        let mut buf = vec![0; n];
+        read_exact_at(&self.file, &mut buf, offset).map_err(|e| Error::io(path, e))?;
+        Ok(buf)
+    }
+}
+
+#[cfg(unix)]
+fn read_exact_at(file: &File, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
+    std::os::unix::fs::FileExt::read_exact_at(file, buf, offset)
+}
+
+#[cfg(not(unix))]
+fn read_exact_at(mut file: &File, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
+    use std::io::{Read, Seek, SeekFrom};
+    file.seek(SeekFrom::Start(offset))?;
+    file.read_exact(buf)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file_of(n: usize) -> (tempfile::NamedTempFile, Vec<u8>) {
+        let bytes: Vec<u8> = (0..n).map(|i| (i % 251) as u8).collect();
+        let mut f = tempfile::NamedTempFile::new().unwrap();
+        std::io::Write::write_all(&mut f, &bytes).unwrap();
+        (f, bytes)
+    }
+
+    #[test]
+    fn small_files_are_read_whole() {
+        let (f, bytes) = file_of(HEAD_START + TAIL_START);
+        let b = Bytes::open(f.path(), false).unwrap();
+        assert_eq!(b.whole(), Some(&bytes[..]));
+    }
+
+    #[test]
+    fn windows_grow_and_meet() {
+        let n = 5 * HEAD_START + 123;
+        let (f, bytes) = file_of(n);
+        let Bytes::Windows(mut w) = Bytes::open(f.path(), false).unwrap() else {
+            panic!("expected windows");
+        };
+        assert_eq!(w.head(), &bytes[..HEAD_START]);
+        assert_eq!(
+            w.tail(),
+            ((n - TAIL_START) as u64, &bytes[n - TAIL_START..])
+        );
+        assert!(w.grow_tail(TAIL_MAX, f.path()).unwrap());
+        assert_eq!(w.tail().1, &bytes[n - 2 * TAIL_START..]);
+        assert!(!w.grow_head(HEAD_START, f.path()).unwrap(), "at its max");
+        assert!(w.grow_head(HEAD_MAX, f.path()).unwrap());
+        assert_eq!(w.head(), &bytes[..2 * HEAD_START]);
+        assert!(!w.is_whole());
+        assert!(w.grow_head(HEAD_MAX, f.path()).unwrap());
+        assert!(w.is_whole(), "4 head + 2 tail windows cover 5 and a bit");
+        assert_eq!(w.head(), &bytes[..]);
+        assert_eq!(Bytes::Windows(w).whole(), Some(&bytes[..]));
+    }
+
+    #[test]
+    fn full_reads_whole() {
+        let (f, bytes) = file_of(HEAD_MAX);
+        assert_eq!(
+            Bytes::open(f.path(), true).unwrap().whole(),
+            Some(&bytes[..])
+        );
+    }
+}
