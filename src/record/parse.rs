@@ -62,7 +62,13 @@ pub fn parse_line<'a>(line: &Line<'a>) -> Parsed<'a> {
             },
         });
     }
-    match serde_json::from_slice::<Record<'a>>(line.bytes) {
+    // One UTF-8 check of the whole line, then a `str` parse: serde's slice reader
+    // would validate every borrowed string and raw value again on its own.
+    let parsed = match std::str::from_utf8(line.bytes) {
+        Ok(text) => serde_json::from_str::<Record<'a>>(text),
+        Err(_) => serde_json::from_slice::<Record<'a>>(line.bytes),
+    };
+    match parsed {
         Ok(r) => Parsed::Record(Box::new(r)),
         Err(e) => Parsed::Malformed(diagnose(line, &e)),
     }

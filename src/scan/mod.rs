@@ -47,12 +47,14 @@ pub fn chunks(buf: &[u8], size: usize) -> Vec<Chunk> {
     if cuts.is_empty() {
         cuts.push((0, 0));
     }
-    let counts = par_map(&cuts, |&(a, b)| {
+    // The last chunk's own count numbers nothing: a file of one chunk costs none.
+    let counted = &cuts[..cuts.len() - 1];
+    let counts = par_map(counted, |&(a, b)| {
         memchr::memchr_iter(b'\n', &buf[a..b]).count()
     });
     let mut no = 1;
     cuts.iter()
-        .zip(counts)
+        .zip(counts.into_iter().chain([0]))
         .map(|(&(start, end), n)| {
             let c = Chunk {
                 start,
