@@ -79,11 +79,97 @@ const PIECE: usize = 8 << 20;
 /// `(line, uuid, parentUuid, byte offset)` of a turn opener.
 type Opener = (usize, Option<String>, Option<String>, usize);
 
-/// What one line-aligned piece of a file contributes to its index.
-struct Piece {
+/// What one line-aligned piece of a file contributes to its index. Built by
+/// the index's own literal passes ([`FileIndex::build`]) or, by a caller that
+/// parses every record anyway, one [`Piece::note`] per record; pieces append in
+/// file order and [`Piece::finish`] decides drafts and the seed.
+pub struct Piece {
     openers: Vec<Opener>,
     /// Only the tool maps are filled.
     tools: FileIndex,
+}
+
+impl Piece {
+    pub fn new(lane: bool) -> Piece {
+        Piece {
+            openers: Vec::new(),
+            tools: FileIndex::empty(lane),
+        }
+    }
+
+    /// Take what record `r` on `line` (at byte `offset`) tells the index; true
+    /// when it is a turn opener.
+    pub fn note(&mut self, r: &Record<'_>, line: usize, offset: usize) -> bool {
+        match r.kind() {
+            "user" if turns::opens_turn(r, self.tools.lane) => {
+                self.openers.push((
+                    line,
+                    r.uuid.as_deref().map(str::to_string),
+                    r.parent_uuid.as_deref().map(str::to_string),
+                    offset,
+                ));
+                true
+            }
+            "assistant" => {
+                let named = r.blocks().iter().any(|b| {
+                    b.kind() == "tool_use"
+                        && b.name.as_deref().is_some_and(|n| {
+                            matches!(n, "Task" | "Agent" | "Workflow" | "ScheduleWakeup")
+                        })
+                });
+                if named {
+                    self.tools.note_tools(r);
+                }
+                false
+            }
+            _ => false,
+        }
+    }
+
+    /// Append the piece that follows this one in the file.
+    pub fn append(&mut self, next: Piece) {
+        self.openers.extend(next.openers);
+        self.tools.spawn_ids.extend(next.tools.spawn_ids);
+        self.tools.wakeup_prompts.extend(next.tools.wakeup_prompts);
+        self.tools.tool_names.extend(next.tools.tool_names);
+    }
+
+    /// The index of the whole file; `head_is_fork` from [`head_is_fork`].
+    pub fn finish(self, head_is_fork: bool) -> FileIndex {
+        let Piece { openers, mut tools } = self;
+        let idx = &mut tools;
+        // TURN-022/023: of openers sharing a non-empty parentUuid, all but the last
+        // are superseded drafts (an identical replayed copy is not a draft).
+        let mut latest: HashMap<&str, usize> = HashMap::new();
+        for (i, (_, uuid, parent, _)) in openers.iter().enumerate() {
+            let Some(p) = parent.as_deref().filter(|p| !p.is_empty()) else {
+                continue;
+            };
+            if let Some(&prev) = latest.get(p) {
+                if openers[prev].1 != *uuid {
+                    idx.drafts.insert(openers[prev].0);
+                }
+            }
+            latest.insert(p, i);
+        }
+        for o in openers.iter().filter(|o| !idx.drafts.contains(&o.0)) {
+            idx.openers.push(o.0);
+            idx.opener_offsets.push(o.3);
+        }
+        // REC-031: a lane's seed is its first opener, unless a fork head leads it.
+        if idx.lane && !head_is_fork {
+            idx.seed = idx.openers.first().copied();
+        }
+        tools
+    }
+}
+
+/// Whether the file's first line is a fork head (`fork-context-ref`), which
+/// leads a forked lane instead of its seed (REC-031).
+pub fn head_is_fork(buf: &[u8]) -> bool {
+    crate::scan::Lines::new(buf)
+        .next()
+        .is_some_and(|l| memchr::memmem::find(l.bytes, b"\"fork-context-ref\"").is_some())
 }
 
 impl Piece {
@@ -98,10 +184,7 @@ impl Piece {
             }
         }
         let place = |l| shift(l, c);
-        let mut p = Piece {
-            openers: Vec::new(),
-            tools: FileIndex::empty(lane),
-        };
+        let mut p = Piece::new(lane);
         if let Some(re) = literal(usize::from(spaced)) {
             for (line, hit) in crate::scan::lines::HitLines::new(part, re) {
                 if !may_matter(hit, line.bytes) {
@@ -165,10 +248,7 @@ impl FileIndex {
     }
 
     pub fn build(buf: &[u8], lane: bool) -> FileIndex {
-        let mut idx = FileIndex::empty(lane);
         let first = crate::scan::Lines::new(buf).next();
-        let head_is_fork =
-            first.is_some_and(|l| memchr::memmem::find(l.bytes, b"\"fork-context-ref\"").is_some());
         // REC-038: a file written with `": "` spacing uses the spaced key form.
         let spaced = first.is_some_and(|l| memchr::memmem::find(l.bytes, b"\": \"").is_some());
         // A large file is indexed in line-aligned pieces in parallel and merged in
@@ -183,36 +263,11 @@ impl FileIndex {
             crate::scan::chunks(buf, PIECE)
         };
         let pieces = crate::scan::par_map(&chunks, |c| Piece::scan(buf, c, lane, spaced));
-        let mut openers = Vec::new();
+        let mut all = Piece::new(lane);
         for p in pieces {
-            openers.extend(p.openers);
-            idx.spawn_ids.extend(p.tools.spawn_ids);
-            idx.wakeup_prompts.extend(p.tools.wakeup_prompts);
-            idx.tool_names.extend(p.tools.tool_names);
+            all.append(p);
         }
-        // TURN-022/023: of openers sharing a non-empty parentUuid, all but the last
-        // are superseded drafts (an identical replayed copy is not a draft).
-        let mut latest: HashMap<&str, usize> = HashMap::new();
-        for (i, (_, uuid, parent, _)) in openers.iter().enumerate() {
-            let Some(p) = parent.as_deref().filter(|p| !p.is_empty()) else {
-                continue;
-            };
-            if let Some(&prev) = latest.get(p) {
-                if openers[prev].1 != *uuid {
-                    idx.drafts.insert(openers[prev].0);
-                }
-            }
-            latest.insert(p, i);
-        }
-        for o in openers.iter().filter(|o| !idx.drafts.contains(&o.0)) {
-            idx.openers.push(o.0);
-            idx.opener_offsets.push(o.3);
-        }
-        // REC-031: a lane's seed is its first opener, unless a fork head leads it.
-        if lane && !head_is_fork {
-            idx.seed = idx.openers.first().copied();
-        }
-        idx
+        all.finish(head_is_fork(buf))
     }
 
     fn note_tools(&mut self, r: &Record<'_>) {
