@@ -351,6 +351,11 @@ impl FileIndex {
         self.spawn_ids.contains(tool_use_id)
     }
 
+    /// Whether the file arms any ScheduleWakeup prompt at all.
+    pub fn has_wakeup_prompts(&self) -> bool {
+        !self.wakeup_prompts.is_empty()
+    }
+
     pub fn is_wakeup_prompt(&self, s: &str) -> bool {
         self.wakeup_prompts.contains(s)
     }

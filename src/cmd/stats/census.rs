@@ -16,9 +16,11 @@ use serde_json::value::RawValue;
 use super::known;
 pub use super::model::{add_counts, bump, Census, Counts, MalformedOut, ToolRow, MALFORMED_SHOWN};
 use super::model::{max_opt, min_opt};
+use super::revisit;
 use super::tokens::{Book, SYNTHETIC};
+use crate::classify::index::{self, Piece};
 use crate::classify::markers::SPAWN_TOOLS;
-use crate::classify::{classify_labels, turns, FileIndex, Label};
+use crate::classify::{classify_labels, FileIndex, Label};
 use crate::discovery::Transcript;
 use crate::record::{parse_line, MalformedKind, Parsed, Record};
 use crate::scan::{Line, Lines, Source};
@@ -46,6 +48,10 @@ struct Scan {
     book: Book,
     calls: HashMap<String, Call>,
     answers: HashMap<String, Answer>,
+    /// This chunk's part of the file index, from the census's own parse.
+    piece: Piece,
+    /// Records whose labels wait on the finished index.
+    cands: Vec<revisit::Cand>,
 }
 
 /// Census one transcript. Returns its census and its token book (for the
@@ -61,7 +67,6 @@ pub fn census(t: &Transcript, window: &Window) -> Result<(Census, Book), String>
 
 /// Census a transcript's bytes, scanning chunks of about `chunk` bytes in parallel.
 fn census_buf(buf: &[u8], lane: bool, window: &Window, chunk: usize) -> (Census, Book) {
-    let idx = FileIndex::build(buf, lane);
     // A window needs file order to carry timestamps forward onto untimed lines.
     let chunks = if window.is_open() {
         crate::scan::chunks(buf, chunk)
@@ -73,29 +78,24 @@ fn census_buf(buf: &[u8], lane: bool, window: &Window, chunk: usize) -> (Census,
         }]
     };
     let parts = crate::scan::par_map(&chunks, |c| {
-        scan(buf, c.start, c.end, c.first_no, &idx, window)
+        scan(buf, c.start, c.end, c.first_no, lane, window)
     });
     let mut it = parts.into_iter();
-    let mut s = it.next().unwrap_or_else(|| Scan {
-        c: Census::new(),
-        book: Book::default(),
-        calls: HashMap::new(),
-        answers: HashMap::new(),
-    });
+    let mut s = it.next().unwrap_or_else(|| Scan::new(lane));
     for p in it {
         s.merge(p);
     }
     s.c.bytes = buf.len() as u64;
+    let piece = std::mem::replace(&mut s.piece, Piece::new(lane));
+    let idx = piece.finish(index::head_is_fork(buf));
+    revisit::apply(&mut s.c, buf, &idx, lane, &s.cands);
     s.finish(&idx)
 }
 
-fn scan(buf: &[u8], a: usize, b: usize, first_no: usize, idx: &FileIndex, w: &Window) -> Scan {
-    let mut s = Scan {
-        c: Census::new(),
-        book: Book::default(),
-        calls: HashMap::new(),
-        answers: HashMap::new(),
-    };
+fn scan(buf: &[u8], a: usize, b: usize, first_no: usize, lane: bool, w: &Window) -> Scan {
+    let mut s = Scan::new(lane);
+    // Classified first against no index; `revisit` settles what the index changes.
+    let idx = &FileIndex::empty(lane);
     let mut carried: Option<Timestamp> = None;
     for l in Lines::new(&buf[a..b]) {
         let line = Line {
@@ -123,7 +123,11 @@ fn scan(buf: &[u8], a: usize, b: usize, first_no: usize, idx: &FileIndex, w: &Wi
                 let ts = r.timestamp.as_deref().and_then(parse_ts);
                 carried = ts.or(carried);
                 s.join(&r, line.no);
-                if !w.is_open() && !w.contains(carried) {
+                let counted = w.is_open() || w.contains(carried);
+                if let Some(cand) = revisit::note(&mut s.piece, &r, &line, counted) {
+                    s.cands.push(cand);
+                }
+                if !counted {
                     s.c.outside_window += 1;
                     continue;
                 }
@@ -146,12 +150,6 @@ fn scan(buf: &[u8], a: usize, b: usize, first_no: usize, idx: &FileIndex, w: &Wi
                         if let Some(x) = u.also {
                             s.c.labels_secondary[x as usize] += 1;
                         }
-                    }
-                }
-                if let Some(n) = idx.turn(line.no).filter(|&n| n > 0) {
-                    if idx.turn_start(n) == Some(line.no) {
-                        s.c.turns += 1;
-                        s.c.genuine_user_turns += u64::from(turns::is_genuine_user(&r));
                     }
                 }
             }
@@ -177,6 +175,17 @@ struct ProgressData<'a> {
 }
 
 impl Scan {
+    fn new(lane: bool) -> Scan {
+        Scan {
+            c: Census::new(),
+            book: Book::default(),
+            calls: HashMap::new(),
+            answers: HashMap::new(),
+            piece: Piece::new(lane),
+            cands: Vec::new(),
+        }
+    }
+
     /// A glued line's records (a write race): their types are listed apart and
     /// their usage counts; they are not classified (search skips them too).
     fn glued(&mut self, bytes: &[u8]) {
@@ -298,6 +307,8 @@ impl Scan {
 
     fn merge(&mut self, o: Scan) {
         self.c.add(&o.c);
+        self.piece.append(o.piece);
+        self.cands.extend(o.cands);
         self.book.merge(o.book);
         for (k, v) in o.calls {
             match self.calls.get_mut(&k) {
@@ -390,6 +401,56 @@ fn progress_usage_id(bytes: &[u8]) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The census builds its index from its own parse and revisits the records
+    /// the index changes; every label and turn must equal what classifying each
+    /// record against `FileIndex::build` gives, at every chunk size. Covers a
+    /// lane seed (REC-031), a superseded draft (TURN-022), a spawn's result
+    /// (CLS-010) and an armed wakeup prompt (CLS-015).
+    #[test]
+    fn own_index_census_equals_classifying_against_the_built_index() {
+        let lines = [
+            r#"{"type":"user","uuid":"u1","parentUuid":null,"isSidechain":true,"message":{"role":"user","content":"do the task"},"timestamp":"2026-07-01T00:00:00Z"}"#,
+            r#"{"type":"assistant","uuid":"a1","parentUuid":"u1","message":{"id":"m1","role":"assistant","model":"claude-x","content":[{"type":"tool_use","id":"t1","name":"Task","input":{"prompt":"child"}},{"type":"tool_use","id":"w1","name":"ScheduleWakeup","input":{"prompt":"wake me up"}}]},"timestamp":"2026-07-01T00:00:01Z"}"#,
+            r#"{"type":"user","uuid":"u2","parentUuid":"a1","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"child report"},{"type":"tool_result","tool_use_id":"w1","content":"armed"}]},"timestamp":"2026-07-01T00:00:02Z"}"#,
+            r#"{"type":"user","uuid":"u3","parentUuid":"u2","isMeta":true,"message":{"role":"user","content":"wake me up"},"timestamp":"2026-07-01T00:00:03Z"}"#,
+            r#"{"type":"user","uuid":"u4","parentUuid":"u3","message":{"role":"user","content":"first try"},"timestamp":"2026-07-01T00:00:04Z"}"#,
+            r#"{"type":"user","uuid":"u5","parentUuid":"u3","message":{"role":"user","content":"second try"},"timestamp":"2026-07-01T00:00:05Z"}"#,
+            r#"{"type":"assistant","uuid":"a2","parentUuid":"u5","message":{"id":"m2","role":"assistant","model":"claude-x","content":[{"type":"text","text":"done"}]},"timestamp":"2026-07-01T00:00:06Z"}"#,
+        ];
+        let buf = lines.join("\n") + "\n";
+        let idx = FileIndex::build(buf.as_bytes(), true);
+        let mut want = Census::new();
+        for l in Lines::new(buf.as_bytes()) {
+            let Parsed::Record(r) = parse_line(&l) else {
+                panic!("line {}", l.no)
+            };
+            let mut units = Vec::new();
+            crate::classify::classify(&r, l.no, &idx, &mut units);
+            for u in &units {
+                want.units += 1;
+                want.labels[u.label as usize] += 1;
+                if let Some(x) = u.also {
+                    want.labels_secondary[x as usize] += 1;
+                }
+            }
+        }
+        // The fixture exercises what it names.
+        assert!(want.labels[Label::UserUnsent as usize] == 1);
+        assert!(want.labels[Label::HarnessScheduleWakeup as usize] == 1);
+        assert!(want.labels[Label::AgentCommunicationInbox as usize] >= 2);
+        let w = Window::parse(None, None).unwrap();
+        for size in 1..buf.len() + 1 {
+            let (c, _) = census_buf(buf.as_bytes(), true, &w, size);
+            assert_eq!(c.labels, want.labels, "chunk size {size}");
+            assert_eq!(
+                c.labels_secondary, want.labels_secondary,
+                "chunk size {size}"
+            );
+            assert_eq!(c.units, want.units, "chunk size {size}");
+            assert_eq!(c.turns, idx.turns() as u64, "chunk size {size}");
+        }
+    }
 
     #[test]
     fn attachment_label_is_what_classify_gives_cls_020() {

@@ -9,6 +9,7 @@ pub mod census;
 pub mod known;
 pub mod model;
 pub mod print;
+pub mod revisit;
 pub mod tokens;
 pub mod total;
 

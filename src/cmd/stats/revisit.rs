@@ -1,0 +1,127 @@
+//! The census's own file index. A census parses every line, so it builds the
+//! [`FileIndex`] from that parse ([`Piece::note`]) instead of a separate literal
+//! pass, and classifies each record first against an empty index. The few
+//! records whose labels can depend on the finished index are remembered as
+//! [`Cand`]idates and revisited once it exists: turn openers (a superseded draft
+//! is `user.unsent`, a lane's seed is inbox; TURN-022, REC-031), meta texts that
+//! may repeat an armed ScheduleWakeup prompt (CLS-015), and tool-result carriers
+//! answering a spawn call (CLS-010). A revisit re-parses the line and swaps its
+//! provisional labels for the final ones, and counts the turns the openers open.
+
+use crate::classify::index::Piece;
+use crate::classify::{classify_labels, turns, FileIndex};
+use crate::record::{parse_line, Parsed, Record};
+use crate::scan::Line;
+
+use super::model::Census;
+
+/// Why a record may need its labels revisited.
+#[derive(Debug)]
+pub enum Why {
+    Opener,
+    /// A meta user text (a wakeup prompt if the file arms one with this text).
+    Meta,
+    /// A tool-result carrier; the tool_use ids it answers.
+    Carrier(Vec<String>),
+}
+
+/// A record counted inside the window whose labels may change.
+#[derive(Debug)]
+pub struct Cand {
+    pub no: usize,
+    pub offset: usize,
+    pub len: usize,
+    pub why: Why,
+}
+
+/// Note `r` (line `l`) in the piece and, when it was counted (`counted`), say
+/// whether its labels wait on the finished index.
+pub fn note(piece: &mut Piece, r: &Record<'_>, l: &Line<'_>, counted: bool) -> Option<Cand> {
+    let opener = piece.note(r, l.no, l.offset);
+    if !counted || r.kind() != "user" || !r.has_message() {
+        return None;
+    }
+    let why = if opener {
+        Why::Opener
+    } else if r.blocks().iter().any(|b| b.kind() == "tool_result") {
+        let ids: Vec<String> = r
+            .blocks()
+            .iter()
+            .filter(|b| b.kind() == "tool_result")
+            .filter_map(|b| b.tool_use_id.as_deref().map(str::to_string))
+            .collect();
+        if ids.is_empty() {
+            return None;
+        }
+        Why::Carrier(ids)
+    } else if r.is_meta() {
+        Why::Meta
+    } else {
+        return None;
+    };
+    Some(Cand {
+        no: l.no,
+        offset: l.offset,
+        len: l.bytes.len(),
+        why,
+    })
+}
+
+/// Add (`add`) or take back the labels `r` gets under `idx`.
+fn count(c: &mut Census, r: &Record<'_>, no: usize, idx: &FileIndex, add: bool) {
+    let mut units = Vec::new();
+    classify_labels(r, no, idx, &mut units);
+    let step = |v: &mut u64| {
+        if add {
+            *v += 1;
+        } else {
+            *v = v.saturating_sub(1);
+        }
+    };
+    for u in &units {
+        step(&mut c.units);
+        step(&mut c.labels[u.label as usize]);
+        if let Some(x) = u.also {
+            step(&mut c.labels_secondary[x as usize]);
+        }
+    }
+}
+
+/// Revisit the candidates of `buf` against the finished `idx`: swap labels
+/// where the index changes them and count the turns the openers open.
+pub fn apply(c: &mut Census, buf: &[u8], idx: &FileIndex, lane: bool, cands: &[Cand]) {
+    let empty = FileIndex::empty(lane);
+    let wakeups = idx.has_wakeup_prompts();
+    for cand in cands {
+        let changes = match &cand.why {
+            Why::Opener => true,
+            Why::Meta => wakeups,
+            Why::Carrier(ids) => ids.iter().any(|id| idx.is_spawn(id)),
+        };
+        if !changes {
+            continue;
+        }
+        let Some(bytes) = buf.get(cand.offset..cand.offset + cand.len) else {
+            continue;
+        };
+        let line = Line {
+            no: cand.no,
+            offset: cand.offset,
+            bytes,
+            terminated: true,
+        };
+        let Parsed::Record(r) = parse_line(&line) else {
+            continue;
+        };
+        count(c, &r, cand.no, &empty, false);
+        count(c, &r, cand.no, idx, true);
+        if matches!(cand.why, Why::Opener) {
+            if let Some(n) = idx.turn(cand.no).filter(|&n| n > 0) {
+                if idx.turn_start(n) == Some(cand.no) {
+                    c.turns += 1;
+                    c.genuine_user_turns += u64::from(turns::is_genuine_user(&r));
+                }
+            }
+        }
+    }
+}
