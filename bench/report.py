@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 jsondir, memfile, bigh, smallh, bigfile, lit, regex = sys.argv[1:8]
+notes = sys.argv[8] if len(sys.argv) > 8 else None
 
 
 def sh(cmd):
@@ -30,15 +31,23 @@ def load(name):
         return json.load(fh)["results"]
 
 
+# case: (target text, max ratio to rg or None, min speed-up over the other tool or None)
 TARGETS = {
-    "search_literal": ("≤ 1.2x rg", 1.2),
-    "search_label": ("≤ 1.2x rg", 1.2),
-    "list_big": ("≤ 0.2x rg", 0.2),
-    "list_small": ("≤ 0.2x rg", 0.2),
-    "stats": ("≤ 3x rg", 3.0),
-    "audit": ("≤ 2x rg; ≥ 20x faster than Python", 2.0),
-    "jq": ("≥ 20x faster than jq", None),
+    "search_literal": ("≤ 1.2x rg", 1.2, None),
+    "search_label": ("≤ 1.2x rg", 1.2, None),
+    "list_big": ("≤ 0.2x rg", 0.2, None),
+    "list_small": ("≤ 0.2x rg", 0.2, None),
+    "list_full": ("(none: --full reads every line)", None, None),
+    "stats": ("≤ 3x rg", 3.0, None),
+    "audit": ("≤ 2x rg; ≥ 20x faster than Python", 2.0, 20.0),
+    "audit_eaten": ("≤ 2x rg; ≥ 20x faster than Python", 2.0, 20.0),
+    "jq": ("≥ 20x faster than jq", None, 20.0),
 }
+
+
+def verdict(ok):
+    return "met" if ok else "**missed**"
+
 
 out = []
 cpu = sh("lscpu | sed -n 's/^Model name:[ ]*//p'") or platform.processor()
@@ -52,25 +61,30 @@ out.append(f"- Machine: {cpu}, {os.cpu_count()} cores, {mem_gb} GiB RAM, {platfo
 out.append(f"- csift {sh('target/release/csift --version')}, {sh('rg --version | head -1')}, {sh('jq --version')}, Python {platform.python_version()}, {sh('hyperfine --version')}")
 out.append(f"- Big home: {bn} transcripts, {bb / 1e9:.2f} GB, largest {os.path.getsize(bigfile) / 1e6:.0f} MB; small home: {sn} transcripts, {sb / 1e6:.0f} MB")
 out.append(f"- Rare literal `{lit}`, label regex `{regex}`\n")
-out.append("| case | command | median s | ratio to rg | target |")
-out.append("|---|---|---:|---:|---|")
-for name, (target, limit) in TARGETS.items():
+out.append("| case | command | median s | ratio to rg | target | verdict |")
+out.append("|---|---|---:|---:|---|---|")
+for name, (target, limit, speedup) in TARGETS.items():
     try:
         res = load(name)
     except OSError:
         continue
     base = next((r for r in res if r["command"].startswith("rg ")), None)
+    first = res[0]["median"]
     for r in res:
         cmd = r["command"].replace(bigh, "$BIG").replace(smallh, "$SMALL")
         if len(cmd) > 90:
             cmd = cmd[:87] + "…"
         med = r["median"]
         ratio = f"{med / base['median']:.2f}x" if base else "-"
-        out.append(f"| {name} | `{cmd}` | {med:.3f} | {ratio} | {target if r is res[0] else ''} |")
-    first = res[0]["median"]
+        v = ""
+        if r is res[0] and base and limit is not None:
+            v = verdict(med / base["median"] <= limit)
+        out.append(f"| {name} | `{cmd}` | {med:.3f} | {ratio} | {target if r is res[0] else ''} | {v} |")
     for r in res[1:]:
         if not r["command"].startswith("rg "):
-            out.append(f"| {name} | csift speed-up over `{r['command'].split()[0]}` | | {r['median'] / first:.1f}x faster | |")
+            x = r["median"] / first
+            v = verdict(x >= speedup) if speedup else ""
+            out.append(f"| {name} | csift speed-up over `{r['command'].split()[0]}` | | {x:.1f}x faster | | {v} |")
 out.append("\n## Peak memory on the largest transcript\n")
 out.append("`anon` is the process's own memory (heap, stacks); `total` also counts page-cache pages of the memory-mapped transcript, which the kernel can drop at will.\n")
 out.append("| command | anon MB | total MB | seconds |")
@@ -79,4 +93,7 @@ for line in open(memfile):
     cmd, _, vals = line.rstrip("\n").partition("\t")
     kv = dict(x.split("=") for x in vals.split())
     out.append(f"| `csift {cmd}` | {int(kv['anon_kb']) / 1024:.1f} | {int(kv['total_kb']) / 1024:.1f} | {kv['seconds']} |")
+if notes and os.path.exists(notes):
+    out.append("")
+    out.append(open(notes).read().rstrip())
 print("\n".join(out))

@@ -173,24 +173,19 @@ pub fn head_is_fork(buf: &[u8]) -> bool {
 }
 
 impl Piece {
-    fn scan(buf: &[u8], c: &crate::scan::Chunk, lane: bool, spaced: bool) -> Piece {
-        let part = &buf[c.start..c.end];
-        // Lines of the piece are numbered from 1; shift them into the file.
-        fn shift<'a>(l: crate::scan::Line<'a>, c: &crate::scan::Chunk) -> crate::scan::Line<'a> {
-            crate::scan::Line {
-                no: l.no + c.first_no - 1,
-                offset: l.offset + c.start,
-                ..l
-            }
-        }
-        let place = |l| shift(l, c);
+    /// Index bytes `start..end` of `buf` (a line-aligned cut) with its lines
+    /// numbered from 1; also returns the cut's newline count, so pieces are
+    /// numbered in the file when merged without a separate counting pass.
+    fn scan(buf: &[u8], (start, end): (usize, usize), lane: bool, spaced: bool) -> (Piece, usize) {
+        let part = &buf[start..end];
+        let mut newlines = 0;
         let mut p = Piece::new(lane);
         if let Some(re) = literal(usize::from(spaced)) {
-            for (line, hit) in crate::scan::lines::HitLines::new(part, re) {
+            let mut hits = crate::scan::lines::HitLines::new(part, re);
+            for (line, hit) in hits.by_ref() {
                 if !may_matter(hit, line.bytes) {
                     continue;
                 }
-                let line = place(line);
                 let Parsed::Record(r) = parse_line(&line) else {
                     continue;
                 };
@@ -199,10 +194,11 @@ impl Piece {
                         line.no,
                         r.uuid.as_deref().map(str::to_string),
                         r.parent_uuid.as_deref().map(str::to_string),
-                        line.offset,
+                        start + line.offset,
                     ));
                 }
             }
+            newlines = hits.newlines();
         }
         // Spawn and ScheduleWakeup calls: lines naming one of those tools. Tool
         // notes need no line numbers, so this pass only jumps between `"name":"`
@@ -218,22 +214,22 @@ impl Piece {
                 pos = at + NAME.len();
                 continue;
             }
-            let start = memchr::memrchr(b'\n', &part[..at]).map_or(0, |i| i + 1);
-            let end = memchr::memchr(b'\n', &part[at..]).map_or(part.len(), |i| at + i);
+            let line_start = memchr::memrchr(b'\n', &part[..at]).map_or(0, |i| i + 1);
+            let line_end = memchr::memchr(b'\n', &part[at..]).map_or(part.len(), |i| at + i);
             let line = crate::scan::Line {
                 no: 0,
-                offset: c.start + start,
-                bytes: &part[start..end],
-                terminated: end < part.len(),
+                offset: start + line_start,
+                bytes: &part[line_start..line_end],
+                terminated: line_end < part.len(),
             };
             if let Parsed::Record(r) = parse_line(&line) {
                 if r.kind() == "assistant" {
                     p.tools.note_tools(&r);
                 }
             }
-            pos = end;
+            pos = line_end;
         }
-        p
+        (p, newlines)
     }
 }
 
@@ -253,18 +249,19 @@ impl FileIndex {
         let spaced = first.is_some_and(|l| memchr::memmem::find(l.bytes, b"\": \"").is_some());
         // A large file is indexed in line-aligned pieces in parallel and merged in
         // file order: a single big transcript must not leave the other cores idle.
-        let chunks = if buf.len() < PARALLEL_MIN {
-            vec![crate::scan::Chunk {
-                start: 0,
-                end: buf.len(),
-                first_no: 1,
-            }]
+        let cuts = if buf.len() < PARALLEL_MIN {
+            vec![(0, buf.len())]
         } else {
-            crate::scan::chunks(buf, PIECE)
+            crate::scan::cuts(buf, PIECE)
         };
-        let pieces = crate::scan::par_map(&chunks, |c| Piece::scan(buf, c, lane, spaced));
+        let pieces = crate::scan::par_map(&cuts, |&c| Piece::scan(buf, c, lane, spaced));
         let mut all = Piece::new(lane);
-        for p in pieces {
+        let mut before = 0;
+        for (mut p, newlines) in pieces {
+            for o in &mut p.openers {
+                o.0 += before;
+            }
+            before += newlines;
             all.append(p);
         }
         all.finish(head_is_fork(buf))

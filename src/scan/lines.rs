@@ -118,6 +118,18 @@ impl<'a> Iterator for HitLines<'a, '_> {
     }
 }
 
+impl HitLines<'_, '_> {
+    /// The number of newlines in the whole buffer, counting only the bytes the
+    /// hits have not already numbered.
+    pub fn newlines(self) -> usize {
+        let rest = self.buf.get(self.pos..).unwrap_or_default();
+        // `no` is the number of the next unread line: every line before it ended
+        // in a newline, except an unterminated last hit line (pos past the end).
+        let before = self.no - 1 - usize::from(self.pos > self.buf.len());
+        before + memchr::memchr_iter(b'\n', rest).count()
+    }
+}
+
 /// 1-based line number of the line containing byte `offset`.
 pub fn line_no_at(buf: &[u8], offset: usize) -> usize {
     memchr::memchr_iter(b'\n', &buf[..offset.min(buf.len())]).count() + 1
@@ -182,6 +194,26 @@ mod tests {
             .map(|l| l.no)
             .collect();
         assert_eq!(all, vec![1, 3, 6]);
+    }
+
+    #[test]
+    fn hit_lines_report_the_newlines_they_passed() {
+        let re = regex::bytes::Regex::new("x").unwrap();
+        for buf in [
+            &b"a x\nb\nx\n\nc\n"[..],
+            b"x\nyy\nlast x",
+            b"none\nhere\n",
+            b"",
+            b"x",
+        ] {
+            let mut it = HitLines::new(buf, &re);
+            for _ in it.by_ref() {}
+            let want = memchr::memchr_iter(b'\n', buf).count();
+            assert_eq!(it.newlines(), want, "{:?}", String::from_utf8_lossy(buf));
+            let mut it = HitLines::new(buf, &re);
+            it.next();
+            assert_eq!(it.newlines(), want, "after one hit");
+        }
     }
 
     #[test]

@@ -27,11 +27,9 @@ pub struct Chunk {
     pub first_no: usize,
 }
 
-/// Cut `buf` into line-aligned chunks of about `size` bytes (at least one chunk,
-/// empty for an empty buffer). Boundaries cost one short memchr each; the
-/// newlines of each chunk are counted in parallel, so numbering a large file
-/// costs its share of one pass per core instead of a sequential pass.
-pub fn chunks(buf: &[u8], size: usize) -> Vec<Chunk> {
+/// Line-aligned `(start, end)` cuts of `buf` of about `size` bytes each (at least
+/// one, `(0, 0)` for an empty buffer), found with one short memchr per cut.
+pub fn cuts(buf: &[u8], size: usize) -> Vec<(usize, usize)> {
     let size = size.max(1);
     let mut cuts = Vec::new();
     let mut a = 0;
@@ -47,6 +45,15 @@ pub fn chunks(buf: &[u8], size: usize) -> Vec<Chunk> {
     if cuts.is_empty() {
         cuts.push((0, 0));
     }
+    cuts
+}
+
+/// Cut `buf` into line-aligned chunks of about `size` bytes (at least one chunk,
+/// empty for an empty buffer). Boundaries cost one short memchr each; the
+/// newlines of each chunk are counted in parallel, so numbering a large file
+/// costs its share of one pass per core instead of a sequential pass.
+pub fn chunks(buf: &[u8], size: usize) -> Vec<Chunk> {
+    let cuts = cuts(buf, size);
     // The last chunk's own count numbers nothing: a file of one chunk costs none.
     let counted = &cuts[..cuts.len() - 1];
     let counts = par_map(counted, |&(a, b)| {
