@@ -292,9 +292,21 @@ impl Pass<'_> {
         let Some(msg) = top.message else { return };
         let eaten = w.eaten || w.adjacency;
         let tools = (w.echo && self.policy != EchoPolicy::Never) || w.unanswered;
-        let wanted = eaten || (tools && hit(&pat().tool_use, msg));
-        if !wanted {
+        let uses = tools && hit(&pat().tool_use, msg);
+        if !(eaten || uses) {
             return;
+        }
+        // No tool call to read and no malformed-line check (which relies on serde
+        // validating every message it reads): the eaten rule needs only the id and
+        // the block types, which a skim finds without serde walking the bodies.
+        if !uses && !w.malformed {
+            if let Some((mid, kinds)) = super::lite::skim_eaten(msg) {
+                match (mid, kinds) {
+                    (Some(mid), Some(k)) => self.eaten.record(&mid, k, at()),
+                    _ => self.eaten.other_message(top.is_sidechain),
+                }
+                return;
+            }
         }
         let m: LiteMessage<'_> = match serde_json::from_slice(msg) {
             Ok(m) => m,

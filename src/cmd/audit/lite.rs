@@ -209,9 +209,108 @@ pub fn kinds(blocks: &[LiteBlock<'_>]) -> Kinds {
     }
 }
 
+/// What the eaten-text rule reads of an assistant `message` — its id (as
+/// [`LiteMessage::id`]) and its block [`Kinds`] (`None` when `content` is not a
+/// list) — found by a skim, without serde walking the text and thinking bodies.
+/// `None` when the skim cannot answer exactly as the serde view would (a flaw,
+/// a repeated key): the caller falls back to [`LiteMessage`].
+pub fn skim_eaten(msg: &[u8]) -> Option<(Option<Cow<'_, str>>, Option<Kinds>)> {
+    use crate::scan::json::{self, Fields};
+    let (mut id, mut content) = (None, None);
+    for kv in Fields::new(msg, 0) {
+        let (k, v) = kv.ok()?;
+        let slot = match k {
+            b"id" => &mut id,
+            b"content" => &mut content,
+            _ => continue,
+        };
+        if slot.replace(v).is_some() {
+            return None;
+        }
+    }
+    let id = match id {
+        Some(v) if v.starts_with(b"\"") => Some(json::string(v)?).filter(|s| !s.is_empty()),
+        _ => None,
+    };
+    let Some(list) = content.filter(|c| c.starts_with(b"[")) else {
+        return Some((id, None));
+    };
+    let mut k = Kinds::default();
+    let mut i = json::ws(list, 1);
+    if list.get(i) != Some(&b']') {
+        loop {
+            let end = json::value_end(list, i).ok()?;
+            let elem = &list[i..end];
+            if elem.starts_with(b"{") {
+                let mut kind = None;
+                for kv in Fields::new(elem, 0) {
+                    let (key, v) = kv.ok()?;
+                    if key == b"type" && kind.replace(v).is_some() {
+                        return None;
+                    }
+                }
+                let is = |want: &[u8]| {
+                    kind.is_some_and(|v| {
+                        v.len() == want.len() + 2 && &v[1..v.len() - 1] == want && v[0] == b'"'
+                    })
+                };
+                k.thinking |= is(b"thinking");
+                k.text |= is(b"text");
+                if k.dict_blocks == 0 {
+                    k.first_thinking = is(b"thinking");
+                }
+                k.dict_blocks += 1;
+            }
+            i = json::ws(list, end);
+            match list.get(i) {
+                Some(b',') => i = json::ws(list, i + 1),
+                Some(b']') => break,
+                _ => return None,
+            }
+        }
+    }
+    Some((id, Some(k)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The skim answers exactly as the serde view, or declines.
+    #[test]
+    fn eaten_skim_agrees_with_the_serde_view() {
+        let cases: [&[u8]; 9] = [
+            br#"{"id":"msg_1","content":[{"type":"thinking","thinking":"x\"y","signature":"s"},"stray",{"type":"text","text":"]}"}]}"#,
+            br#"{"id":"msg_2","content":[{"type":"tool_use","id":"t","name":"B","input":{"a":[1,{"type":"text"}]}}]}"#,
+            br#"{"id":"","content":[]}"#,
+            br#"{"content":"a string","id":"m"}"#,
+            br#"{"id":5,"content":[{"type":"text"}, {"type":"thinking"} ]}"#,
+            br#"{"id":"m\u0031","content":[{"type":"te\u0078t"}]}"#,
+            br#"{"id":"m","content":[[1],{"text":"no type"},{"type":"text","type":"x"}]}"#,
+            br#"{"id":"m","id":"n","content":[]}"#,
+            br#"{"role":"assistant"}"#,
+        ];
+        for c in cases {
+            let Some((id, k)) = skim_eaten(c) else {
+                // Declined: only where serde itself rejects the view.
+                assert!(
+                    LiteMessage::parse(c).is_none(),
+                    "{}",
+                    String::from_utf8_lossy(c)
+                );
+                continue;
+            };
+            let m = LiteMessage::parse(c).unwrap();
+            assert_eq!(id, m.id(), "{}", String::from_utf8_lossy(c));
+            let want = m.blocks().map(kinds);
+            assert_eq!(
+                format!("{k:?}"),
+                format!("{want:?}"),
+                "{}",
+                String::from_utf8_lossy(c)
+            );
+        }
+    }
 
     #[test]
     fn reads_ids_and_kinds_without_bodies() {
