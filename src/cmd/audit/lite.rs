@@ -239,11 +239,11 @@ pub fn skim_eaten(msg: &[u8]) -> Option<(Option<Cow<'_, str>>, Option<Kinds>)> {
     let mut i = json::ws(list, 1);
     if list.get(i) != Some(&b']') {
         loop {
-            let end = json::value_end(list, i).ok()?;
-            let elem = &list[i..end];
-            if elem.starts_with(b"{") {
+            let end = if list.get(i) == Some(&b'{') {
+                // One walk finds the block's type and its end.
                 let mut kind = None;
-                for kv in Fields::new(elem, 0) {
+                let mut fields = Fields::new(list, i);
+                for kv in fields.by_ref() {
                     let (key, v) = kv.ok()?;
                     if key == b"type" && kind.replace(v).is_some() {
                         return None;
@@ -260,7 +260,10 @@ pub fn skim_eaten(msg: &[u8]) -> Option<(Option<Cow<'_, str>>, Option<Kinds>)> {
                     k.first_thinking = is(b"thinking");
                 }
                 k.dict_blocks += 1;
-            }
+                fields.end()
+            } else {
+                json::value_end(list, i).ok()?
+            };
             i = json::ws(list, end);
             match list.get(i) {
                 Some(b',') => i = json::ws(list, i + 1),
