@@ -14,7 +14,7 @@
 //! attachment, system, progress …) do not break adjacency, a user or assistant
 //! record does. Adjacency is tracked per sidechain flag, like the groups.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use super::finding::{At, FileCtx, Finding};
 use super::lite::Kinds;
@@ -22,20 +22,24 @@ use crate::cli::audit::Kind;
 
 #[derive(Debug)]
 struct Group {
+    mid: String,
     thinking: u32,
     text: u32,
     first: At,
+    /// Two adjacent thinking-first records of this group were seen.
+    adjacent: bool,
 }
 
 #[derive(Debug, Default)]
 pub struct Eaten {
-    groups: HashMap<(bool, String), Group>,
-    /// First-seen order of groups, so findings come out in file order.
-    order: Vec<(bool, String)>,
-    /// Per sidechain flag: the mid of the previous message record when it was
+    /// Groups in first-seen order, so findings come out in file order.
+    groups: Vec<Group>,
+    /// Per sidechain flag: `message.id` -> index in `groups`. Looked up by `&str`,
+    /// so a record of a known group allocates nothing.
+    index: [HashMap<String, usize>; 2],
+    /// Per sidechain flag: the group of the previous message record when it was
     /// thinking-first.
-    pending: [Option<String>; 2],
-    adjacent: HashSet<(bool, String)>,
+    pending: [Option<usize>; 2],
     /// Admitted records with more than one dict block (the script's counter).
     pub multi_block: usize,
 }
@@ -59,23 +63,27 @@ impl Eaten {
         if k.dict_blocks > 1 {
             self.multi_block += 1;
         }
-        let slot = &mut self.pending[usize::from(side)];
-        if k.first_thinking && slot.as_deref() == Some(mid) {
-            self.adjacent.insert((side, mid.to_string()));
-        }
-        *slot = k.first_thinking.then(|| mid.to_string());
-        let key = (side, mid.to_string());
-        let g = match self.groups.get_mut(&key) {
-            Some(g) => g,
+        let i = match self.index[usize::from(side)].get(mid) {
+            Some(&i) => i,
             None => {
-                self.order.push(key.clone());
-                self.groups.entry(key).or_insert(Group {
+                let i = self.groups.len();
+                self.index[usize::from(side)].insert(mid.to_string(), i);
+                self.groups.push(Group {
+                    mid: mid.to_string(),
                     thinking: 0,
                     text: 0,
                     first: at,
-                })
+                    adjacent: false,
+                });
+                i
             }
         };
+        let slot = &mut self.pending[usize::from(side)];
+        let g = &mut self.groups[i];
+        if k.first_thinking && *slot == Some(i) {
+            g.adjacent = true;
+        }
+        *slot = k.first_thinking.then_some(i);
         g.thinking += u32::from(k.thinking);
         g.text += u32::from(k.text);
     }
@@ -85,7 +93,7 @@ impl Eaten {
     pub fn offsets_to_lines(&mut self, buf: &[u8]) {
         let mut offs: Vec<usize> = self
             .groups
-            .values()
+            .iter()
             .filter(|g| g.thinking >= 2)
             .map(|g| g.first.line)
             .collect();
@@ -99,7 +107,7 @@ impl Eaten {
             at = o;
             map.insert(o, no);
         }
-        for g in self.groups.values_mut() {
+        for g in &mut self.groups {
             if let Some(&n) = map.get(&g.first.line) {
                 g.first.line = n;
             }
@@ -109,12 +117,9 @@ impl Eaten {
     /// Findings in file order: group hits (noting whether adjacency agrees) and
     /// adjacency-only hits.
     pub fn finish(self, ctx: &FileCtx, want_group: bool, want_adj: bool, out: &mut Vec<Finding>) {
-        for key in &self.order {
-            let Some(g) = self.groups.get(key) else {
-                continue;
-            };
+        for g in &self.groups {
             let by_group = g.thinking >= 2 && g.text == 0;
-            let by_adj = self.adjacent.contains(key);
+            let by_adj = g.adjacent;
             let counts = format!(
                 "{} thinking record(s), {} text record(s)",
                 g.thinking, g.text
@@ -128,14 +133,14 @@ impl Eaten {
                 out.push(ctx.finding(
                     Kind::EatenText,
                     &g.first,
-                    Some(key.1.clone()),
+                    Some(g.mid.clone()),
                     format!("streamed text never persisted: {counts}; {rule}"),
                 ));
             } else if by_adj && !by_group && want_adj {
                 out.push(ctx.finding(
                     Kind::EatenTextAdjacency,
                     &g.first,
-                    Some(key.1.clone()),
+                    Some(g.mid.clone()),
                     format!("adjacent thinking-first records, but the group has {counts}"),
                 ));
             }
