@@ -382,20 +382,7 @@ fn long_session_home() -> (Home, usize) {
 fn a_long_session_is_read_head_and_tail_and_full_counts_turns_qt_030() {
     let (home, turns) = long_session_home();
     let json = |args: &[&str]| {
-        let out = home
-            .cmd()
-            .arg("list")
-            .args(args)
-            .args(["--format", "json"])
-            .output()
-            .unwrap();
-        assert_eq!(
-            out.status.code(),
-            Some(0),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        json_lines(&out.stdout)
+        common::ok_json(home.cmd().arg("list").args(args).args(["--format", "json"]))
     };
     let v = json(&[]);
     let (row, small, summary) = (&v[0], &v[1], &v[2]);

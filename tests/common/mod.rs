@@ -88,6 +88,18 @@ pub fn json_lines(stdout: &[u8]) -> Vec<Value> {
         .collect()
 }
 
+/// Run `cmd`, require exit 0 (its stderr in the failure), and return its JSON lines.
+pub fn ok_json(cmd: &mut Command) -> Vec<Value> {
+    let out = cmd.output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    json_lines(&out.stdout)
+}
+
 /// A temporary Claude home.
 pub struct Home {
     pub dir: tempfile::TempDir,
