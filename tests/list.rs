@@ -350,6 +350,18 @@ fn corpus_lists_every_top_level_session_with_lane_counts() {
 
 /// A session of many turns, bigger than the head and tail windows together, with
 /// an ai-title rewritten per turn (QT-030): the newest is near the end.
+/// `csift list ARGS` in human form, without colour.
+fn human(home: &Home, args: &[&str]) -> String {
+    let out = home
+        .cmd()
+        .arg("list")
+        .args(args)
+        .args(["--color", "never"])
+        .output()
+        .unwrap();
+    String::from_utf8(out.stdout).unwrap()
+}
+
 fn long_session_home() -> (Home, usize) {
     let home = Home::new();
     let mut s = Session::new(S1, "/w/long");
@@ -416,23 +428,13 @@ fn a_long_session_is_read_head_and_tail_and_full_counts_turns_qt_030() {
     assert_eq!(one[0]["read"], "whole");
     assert_eq!(one[0]["turns"], turns);
     // Human rows say ?t and the footer says why and what to do.
-    let out = home
-        .cmd()
-        .args(["list", "--color", "never"])
-        .output()
-        .unwrap();
-    let text = String::from_utf8(out.stdout).unwrap();
+    let text = human(&home, &[]);
     assert!(text.contains("  ?t  "), "{text}");
     assert!(
         text.contains("turns counted in 1 of 2 sessions (the rest read head and tail only: ?t); --full counts every line"),
         "{text}"
     );
-    let out = home
-        .cmd()
-        .args(["list", "--full", "--color", "never"])
-        .output()
-        .unwrap();
-    let text = String::from_utf8(out.stdout).unwrap();
+    let text = human(&home, &["--full"]);
     assert!(
         text.contains(&format!("  {turns}t  ")) && !text.contains("turns counted"),
         "{text}"
@@ -466,12 +468,7 @@ fn a_torn_final_line_past_the_head_has_an_offset_and_no_line_number_rec_040() {
         bad(&["--full"]),
         json!([{"line": lines + 1, "offset": torn_at, "kind": "torn-final-line"}])
     );
-    let out = home
-        .cmd()
-        .args(["list", "--color", "never"])
-        .output()
-        .unwrap();
-    let text = String::from_utf8(out.stdout).unwrap();
+    let text = human(&home, &[]);
     assert!(
         text.contains(&format!(".jsonl byte {torn_at} torn-final-line")),
         "{text}"
