@@ -45,6 +45,10 @@ pub fn is_genuine_user(r: &Record<'_>) -> bool {
 /// TURN-010: a non-errored tool_result carrier with a non-empty
 /// `toolUseResult.answers`, or text opening with an answered phrasing (TURN-009).
 pub fn is_answer_carrier(r: &Record<'_>) -> bool {
+    *r.carrier_memo.answer.get_or_init(|| answer_carrier(r))
+}
+
+fn answer_carrier(r: &Record<'_>) -> bool {
     if !is_user(r) {
         return false;
     }
@@ -75,6 +79,10 @@ pub fn is_answer_carrier(r: &Record<'_>) -> bool {
 
 /// TURN-013: the index of a tool_result block carrying a typed rejection.
 pub fn rejection_block(r: &Record<'_>) -> Option<usize> {
+    *r.carrier_memo.rejection.get_or_init(|| find_rejection(r))
+}
+
+fn find_rejection(r: &Record<'_>) -> Option<usize> {
     if !is_user(r) {
         return None;
     }

@@ -19,6 +19,13 @@ pub use parse::{parse_line, Malformed, MalformedKind, Parsed};
 pub type Str<'a> = Option<Cow<'a, str>>;
 pub type Raw<'a> = Option<&'a RawValue>;
 
+/// Memoised answers about a tool-result carrier record (never deserialised).
+#[derive(Debug, Default)]
+pub struct CarrierMemo {
+    pub answer: std::cell::OnceCell<bool>,
+    pub rejection: std::cell::OnceCell<Option<usize>>,
+}
+
 #[derive(Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Record<'a> {
@@ -60,6 +67,10 @@ pub struct Record<'a> {
     pub message: Option<Message<'a>>,
     #[serde(borrow, default)]
     pub tool_use_result: Raw<'a>,
+    /// Carrier verdicts computed once per record: turn detection and
+    /// classification both ask (TURN-009/010/013), see `classify::turns`.
+    #[serde(skip)]
+    pub carrier_memo: CarrierMemo,
     /// Attachment records' payload (`{"type": <payload kind>, …}`, CLS-020).
     #[serde(borrow, default)]
     pub attachment: Raw<'a>,
