@@ -7,7 +7,9 @@
 //! A file read whole gets every fact exactly. A file read as a head and a tail
 //! window gets only what those windows hold: models, titles and malformed lines
 //! seen in them, and no turn count (`None`), which cannot be had without every
-//! line. Nothing here guesses a fact from a part of the file.
+//! line. Nothing here guesses a fact from a part of the file. The tail still
+//! answers the usual title: Claude Code rewrites `ai-title` every turn (QT-030,
+//! TAIL-006), so the newest one sits among the last records.
 
 use std::sync::OnceLock;
 

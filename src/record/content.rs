@@ -118,7 +118,8 @@ impl<'a> Block<'a> {
     }
 
     /// Whether the decoded result text, leading whitespace trimmed, starts with one
-    /// of `prefixes`. Decodes only the first few hundred bytes of a string
+    /// of `prefixes` (the answer, rejection and async-ack markers open the text:
+    /// TURN-009, TURN-013, CLS-009). Decodes only the first few hundred bytes of a string
     /// content, so a marker check on a 50 KB file body costs no full decode.
     pub fn result_starts_with(&self, prefixes: &[&str]) -> bool {
         const HEAD: usize = 512;
