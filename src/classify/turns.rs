@@ -10,7 +10,7 @@
 use std::borrow::Cow;
 
 use super::markers as mk;
-use crate::record::Record;
+use crate::record::{opt_str, Record};
 
 /// Cheap byte test with no false negatives: an opener is a user record.
 pub fn may_open_turn(line: &[u8]) -> bool {
@@ -108,7 +108,7 @@ pub fn is_async_ack(r: &Record<'_>) -> bool {
     };
     #[derive(serde::Deserialize)]
     struct Ack<'a> {
-        #[serde(borrow, default)]
+        #[serde(borrow, default, deserialize_with = "opt_str")]
         status: Option<Cow<'a, str>>,
         #[serde(default, rename = "isAsync")]
         is_async: Option<bool>,

@@ -20,7 +20,7 @@ use super::list::{Bad, ReadMode, Summary};
 use super::list_read::{Bytes, Windows, HEAD_MAX, TAIL_MAX};
 use crate::classify::{turns, FileIndex};
 use crate::discovery::Transcript;
-use crate::record::{parse_line, MalformedKind, Parsed, Record, Str};
+use crate::record::{opt_str, parse_line, MalformedKind, Parsed, Record, Str};
 use crate::scan::{self, Lines};
 use crate::timefmt;
 
@@ -252,11 +252,11 @@ impl TailFacts {
 #[derive(serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct Envelope<'a> {
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "opt_str")]
     timestamp: Str<'a>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "opt_str")]
     version: Str<'a>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "opt_str")]
     git_branch: Str<'a>,
 }
 

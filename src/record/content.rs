@@ -9,7 +9,7 @@ use serde::de::{self, Deserializer, SeqAccess, Visitor};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use super::{Raw, Str};
+use super::{opt_str, Raw, Str};
 
 #[derive(Debug)]
 pub enum Content<'a> {
@@ -74,21 +74,21 @@ impl<'de: 'a, 'a> Deserialize<'de> for Content<'a> {
 /// `tool_use`, `tool_result`, `image`, `document`, or anything newer.
 #[derive(Debug, Default, Deserialize)]
 pub struct Block<'a> {
-    #[serde(rename = "type", borrow, default)]
+    #[serde(rename = "type", borrow, default, deserialize_with = "opt_str")]
     pub kind: Str<'a>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "opt_str")]
     pub text: Str<'a>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "opt_str")]
     pub thinking: Str<'a>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "opt_str")]
     pub signature: Str<'a>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "opt_str")]
     pub id: Str<'a>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "opt_str")]
     pub name: Str<'a>,
     #[serde(borrow, default)]
     pub input: Raw<'a>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "opt_str")]
     pub tool_use_id: Str<'a>,
     /// tool_result content: a string or an array of text/image parts.
     #[serde(borrow, default)]
@@ -174,9 +174,9 @@ impl<'a> Block<'a> {
 
 #[derive(Deserialize)]
 struct Part<'a> {
-    #[serde(rename = "type", borrow, default)]
+    #[serde(rename = "type", borrow, default, deserialize_with = "opt_str")]
     kind: Str<'a>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "opt_str")]
     text: Str<'a>,
 }
 

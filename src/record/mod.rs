@@ -16,7 +16,21 @@ use serde_json::value::RawValue;
 pub use content::{Block, Content};
 pub use parse::{parse_line, Malformed, MalformedKind, Parsed};
 
+/// An optional string field, borrowed from the line unless it holds escapes.
+/// Every field of this type needs `deserialize_with = "opt_str"`:
+/// serde's derive borrows only a bare `Cow<str>`, so an `Option<Cow<str>>`
+/// (or this alias) would otherwise copy every string it reads into a `String`.
 pub type Str<'a> = Option<Cow<'a, str>>;
+
+/// Deserialise a [`Str`] field without copying an unescaped string.
+pub fn opt_str<'de: 'a, 'a, D>(d: D) -> Result<Str<'a>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+{
+    #[derive(Deserialize)]
+    struct Borrowed<'b>(#[serde(borrow)] Cow<'b, str>);
+    Ok(Option::<Borrowed<'a>>::deserialize(d)?.map(|b| b.0))
+}
 pub type Raw<'a> = Option<&'a RawValue>;
 
 /// Memoised answers about a tool-result carrier record (never deserialised).
@@ -29,27 +43,27 @@ pub struct CarrierMemo {
 #[derive(Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Record<'a> {
-    #[serde(rename = "type", borrow, default)]
+    #[serde(rename = "type", borrow, default, deserialize_with = "opt_str")]
     pub kind: Str<'a>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "opt_str")]
     pub subtype: Str<'a>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "opt_str")]
     pub uuid: Str<'a>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "opt_str")]
     pub parent_uuid: Str<'a>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "opt_str")]
     pub logical_parent_uuid: Str<'a>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "opt_str")]
     pub timestamp: Str<'a>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "opt_str")]
     pub session_id: Str<'a>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "opt_str")]
     pub agent_id: Str<'a>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "opt_str")]
     pub cwd: Str<'a>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "opt_str")]
     pub version: Str<'a>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "opt_str")]
     pub git_branch: Str<'a>,
     #[serde(default)]
     pub is_sidechain: Option<bool>,
@@ -61,7 +75,7 @@ pub struct Record<'a> {
     pub is_visible_in_transcript_only: Option<bool>,
     #[serde(default)]
     pub is_api_error_message: Option<bool>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "opt_str")]
     pub user_type: Str<'a>,
     #[serde(borrow, default)]
     pub message: Option<Message<'a>>,
@@ -81,46 +95,56 @@ pub struct Record<'a> {
     pub compact_metadata: Raw<'a>,
     #[serde(default)]
     pub duration_ms: Option<f64>,
-    #[serde(borrow, default, rename = "toolUseID")]
+    #[serde(borrow, default, rename = "toolUseID", deserialize_with = "opt_str")]
     pub tool_use_id: Str<'a>,
-    #[serde(borrow, default, rename = "sourceToolUseID")]
+    #[serde(
+        borrow,
+        default,
+        rename = "sourceToolUseID",
+        deserialize_with = "opt_str"
+    )]
     pub source_tool_use_id: Str<'a>,
-    #[serde(borrow, default, rename = "sourceToolAssistantUUID")]
+    #[serde(
+        borrow,
+        default,
+        rename = "sourceToolAssistantUUID",
+        deserialize_with = "opt_str"
+    )]
     pub source_tool_assistant_uuid: Str<'a>,
     #[serde(borrow, default)]
     pub origin: Raw<'a>,
     /// queue-operation: `enqueue`, `dequeue`, `remove`, `popAll`.
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "opt_str")]
     pub operation: Str<'a>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "opt_str")]
     pub ai_title: Str<'a>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "opt_str")]
     pub custom_title: Str<'a>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "opt_str")]
     pub summary: Str<'a>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "opt_str")]
     pub leaf_uuid: Str<'a>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "opt_str")]
     pub agent_name: Str<'a>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "opt_str")]
     pub last_prompt: Str<'a>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "opt_str")]
     pub level: Str<'a>,
 }
 
 #[derive(Debug, Default, Deserialize)]
 pub struct Message<'a> {
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "opt_str")]
     pub role: Str<'a>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "opt_str")]
     pub id: Str<'a>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "opt_str")]
     pub model: Str<'a>,
     #[serde(borrow, default)]
     pub content: Option<Content<'a>>,
     #[serde(borrow, default)]
     pub usage: Raw<'a>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "opt_str")]
     pub stop_reason: Str<'a>,
 }
 
@@ -200,5 +224,30 @@ impl<'a> Record<'a> {
     /// LLM-visibility instrument (CLS-002).
     pub fn has_message(&self) -> bool {
         self.message.is_some()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Serde's derive borrows only a bare `Cow<str>`; without `opt_str` every
+    /// optional string (uuids, block text, thinking) was copied per record.
+    #[test]
+    fn string_fields_borrow_from_the_line_unless_escaped() {
+        let line = r#"{"type":"assistant","uuid":"u-1","message":{"id":"m1","model":"x","content":[{"type":"text","text":"plain body"},{"type":"text","text":"a \"quoted\" body"}]}}"#;
+        let r: Record<'_> = serde_json::from_str(line).unwrap();
+        assert!(matches!(r.kind, Some(Cow::Borrowed("assistant"))));
+        assert!(matches!(r.uuid, Some(Cow::Borrowed("u-1"))));
+        let m = r.message.as_ref().unwrap();
+        assert!(matches!(m.id, Some(Cow::Borrowed("m1"))));
+        let blocks = r.blocks();
+        assert!(matches!(blocks[0].text, Some(Cow::Borrowed("plain body"))));
+        // An escaped string cannot borrow; it is decoded, not dropped.
+        assert!(matches!(&blocks[1].text, Some(Cow::Owned(s)) if s == "a \"quoted\" body"));
+        assert_eq!(r.parent_uuid, None);
+        // A null is absent, as before.
+        let r: Record<'_> = serde_json::from_str(r#"{"type":null,"uuid":"x"}"#).unwrap();
+        assert_eq!(r.kind, None);
     }
 }

@@ -12,7 +12,7 @@ use serde_json::value::RawValue;
 
 use super::acc::{message_text, LaneAcc, LaneStats};
 use super::carriers::{self, Notification};
-use crate::record::{parse_line, Parsed, Record, Str};
+use crate::record::{opt_str, parse_line, Parsed, Record, Str};
 use crate::scan::{Lines, Source};
 
 pub const SPAWN_TOOLS: [&str; 3] = ["Task", "Agent", "Workflow"];
@@ -134,7 +134,12 @@ pub struct FileFacts {
 
 #[derive(Deserialize)]
 struct Progress<'a> {
-    #[serde(borrow, default, rename = "parentToolUseID")]
+    #[serde(
+        borrow,
+        default,
+        rename = "parentToolUseID",
+        deserialize_with = "opt_str"
+    )]
     parent: Str<'a>,
     #[serde(borrow, default)]
     data: Option<ProgressData<'a>>,
@@ -143,17 +148,17 @@ struct Progress<'a> {
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct ProgressData<'a> {
-    #[serde(rename = "type", borrow, default)]
+    #[serde(rename = "type", borrow, default, deserialize_with = "opt_str")]
     kind: Str<'a>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "opt_str")]
     agent_id: Str<'a>,
 }
 
 #[derive(Deserialize)]
 struct Queued<'a> {
-    #[serde(rename = "type", borrow, default)]
+    #[serde(rename = "type", borrow, default, deserialize_with = "opt_str")]
     kind: Str<'a>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "opt_str")]
     prompt: Str<'a>,
 }
 
@@ -179,11 +184,11 @@ struct TaskRaw {
 
 #[derive(Deserialize)]
 struct SendInput<'a> {
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "opt_str")]
     to: Str<'a>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "opt_str")]
     recipient: Str<'a>,
-    #[serde(rename = "type", borrow, default)]
+    #[serde(rename = "type", borrow, default, deserialize_with = "opt_str")]
     kind: Str<'a>,
     #[serde(borrow, default)]
     message: Option<&'a RawValue>,
@@ -191,7 +196,7 @@ struct SendInput<'a> {
 
 #[derive(Deserialize)]
 struct Typed<'a> {
-    #[serde(rename = "type", borrow, default)]
+    #[serde(rename = "type", borrow, default, deserialize_with = "opt_str")]
     kind: Str<'a>,
 }
 

@@ -12,7 +12,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use crate::classify::{Label, Unit};
-use crate::record::{Block, Record};
+use crate::record::{opt_str, Block, Record};
 
 /// A tool call's input, readable: `$ command` for Bash, else one `key: value` per
 /// field (multi-line strings under their key).
@@ -84,17 +84,17 @@ pub fn cut_chars(s: &str, n: usize) -> String {
 #[derive(Deserialize, Default)]
 #[serde(rename_all = "camelCase")]
 struct Echo<'a> {
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "opt_str")]
     stdout: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "opt_str")]
     stderr: Option<Cow<'a, str>>,
     #[serde(default)]
     interrupted: Option<bool>,
     #[serde(borrow, default)]
     file: Option<FileView<'a>>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "opt_str")]
     file_path: Option<Cow<'a, str>>,
-    #[serde(borrow, default, rename = "type")]
+    #[serde(borrow, default, rename = "type", deserialize_with = "opt_str")]
     kind: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     content: Option<&'a serde_json::value::RawValue>,
@@ -105,9 +105,9 @@ struct Echo<'a> {
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct FileView<'a> {
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "opt_str")]
     file_path: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "opt_str")]
     content: Option<Cow<'a, str>>,
     #[serde(default)]
     start_line: Option<u64>,

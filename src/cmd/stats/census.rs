@@ -22,7 +22,7 @@ use crate::classify::index::{self, Piece};
 use crate::classify::markers::SPAWN_TOOLS;
 use crate::classify::{classify_labels, FileIndex, Label};
 use crate::discovery::Transcript;
-use crate::record::{parse_line, MalformedKind, Parsed, Record};
+use crate::record::{opt_str, parse_line, MalformedKind, Parsed, Record};
 use crate::scan::{Line, Lines, Source};
 use crate::timefmt::{parse_ts, Window};
 
@@ -168,7 +168,7 @@ struct Progress<'a> {
 struct ProgressData<'a> {
     #[serde(borrow, default)]
     message: Option<Box<ProgressData<'a>>>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "opt_str")]
     id: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     usage: Option<&'a RawValue>,
