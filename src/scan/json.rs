@@ -166,7 +166,33 @@ impl<'a> Fields<'a> {
         self.i
     }
 
-    fn step(&mut self) -> Result<Option<Field<'a>>, Flaw> {
+    /// The next field, its value's end found by `skip(key, value_start)` instead
+    /// of [`value_end`]: a caller that must walk one value anyway (to read inside
+    /// it) walks it once, here, and returns where it ended.
+    pub fn next_with(
+        &mut self,
+        skip: impl FnOnce(&'a [u8], usize) -> Result<usize, Flaw>,
+    ) -> Option<Result<Field<'a>, Flaw>> {
+        if self.state == State::Done {
+            return None;
+        }
+        match self.step(skip) {
+            Ok(Some(kv)) => Some(Ok(kv)),
+            Ok(None) => {
+                self.state = State::Done;
+                None
+            }
+            Err(f) => {
+                self.state = State::Done;
+                Some(Err(f))
+            }
+        }
+    }
+
+    fn step(
+        &mut self,
+        skip: impl FnOnce(&'a [u8], usize) -> Result<usize, Flaw>,
+    ) -> Result<Option<Field<'a>>, Flaw> {
         let b = self.b;
         let mut i = ws(b, self.i);
         if self.state == State::Start {
@@ -195,7 +221,7 @@ impl<'a> Fields<'a> {
             Some(_) => return Err(Flaw::Invalid),
         }
         let vstart = ws(b, i + 1);
-        let vend = value_end(b, vstart)?;
+        let vend = skip(key, vstart)?;
         i = ws(b, vend);
         match b.get(i) {
             Some(b',') => self.state = State::Next,
@@ -211,20 +237,8 @@ impl<'a> Fields<'a> {
 impl<'a> Iterator for Fields<'a> {
     type Item = Result<Field<'a>, Flaw>;
     fn next(&mut self) -> Option<Self::Item> {
-        if self.state == State::Done {
-            return None;
-        }
-        match self.step() {
-            Ok(Some(kv)) => Some(Ok(kv)),
-            Ok(None) => {
-                self.state = State::Done;
-                None
-            }
-            Err(f) => {
-                self.state = State::Done;
-                Some(Err(f))
-            }
-        }
+        let b = self.b;
+        self.next_with(|_, i| value_end(b, i))
     }
 }
 

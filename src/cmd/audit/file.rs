@@ -11,7 +11,7 @@ use super::calls::{Calls, EchoPolicy};
 use super::dup::Dups;
 use super::eaten::Eaten;
 use super::finding::{At, FileCtx, Finding};
-use super::lite::{kinds, LiteMessage};
+use super::lite::{eaten_id, kinds, skim_eaten, LiteMessage};
 use super::refs::Refs;
 use super::skim::{skim_at, Flaw, Top};
 use crate::cli::audit::Kind;
@@ -195,7 +195,8 @@ impl Pass<'_> {
 
     /// Skim and dispatch the line at `pos` numbered `no`; returns its end.
     fn one(&mut self, buf: &[u8], pos: usize, no: usize) -> usize {
-        let (top, end) = skim_at(buf, pos);
+        let w = self.want;
+        let (top, end) = skim_at(buf, pos, (w.eaten || w.adjacency) && !w.malformed);
         let mut bytes = &buf[pos..end];
         if let [head @ .., b'\r'] = bytes {
             bytes = head;
@@ -300,7 +301,12 @@ impl Pass<'_> {
         // validating every message it reads): the eaten rule needs only the id and
         // the block types, which a skim finds without serde walking the bodies.
         if !uses && !w.malformed {
-            if let Some((mid, kinds)) = super::lite::skim_eaten(msg) {
+            // Read in the line skim's own walk of the message when it could.
+            let view = top
+                .eaten
+                .and_then(|(id, k)| Some((eaten_id(id)?, k)))
+                .or_else(|| skim_eaten(msg));
+            if let Some((mid, kinds)) = view {
                 match (mid, kinds) {
                     (Some(mid), Some(k)) => self.eaten.record(&mid, k, at()),
                     _ => self.eaten.other_message(top.is_sidechain),

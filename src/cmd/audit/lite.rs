@@ -215,64 +215,91 @@ pub fn kinds(blocks: &[LiteBlock<'_>]) -> Kinds {
 /// `None` when the skim cannot answer exactly as the serde view would (a flaw,
 /// a repeated key): the caller falls back to [`LiteMessage`].
 pub fn skim_eaten(msg: &[u8]) -> Option<(Option<Cow<'_, str>>, Option<Kinds>)> {
-    use crate::scan::json::{self, Fields};
-    let (mut id, mut content) = (None, None);
-    for kv in Fields::new(msg, 0) {
+    let ((id, kinds), _) = eaten_walk(msg, 0)?;
+    Some((eaten_id(id)?, kinds))
+}
+
+/// A message's raw id value (a JSON string, quotes kept) and block kinds.
+pub type EatenRaw<'a> = (Option<&'a [u8]>, Option<Kinds>);
+
+/// The raw id value and the kinds of the message object at `b[start]`, and the
+/// index just past it: one walk, so a line skim can read the message while
+/// finding where it ends. `None` where [`skim_eaten`] declines.
+pub fn eaten_walk(b: &[u8], start: usize) -> Option<(EatenRaw<'_>, usize)> {
+    use crate::scan::json::{value_end, Fields};
+    let (mut id, mut list) = (None, None);
+    let mut seen_content = false;
+    let mut fields = Fields::new(b, start);
+    while let Some(kv) = fields.next_with(|key, i| {
+        if key == b"content" && b.get(i) == Some(&b'[') {
+            let (k, end) = kinds_walk(b, i).ok_or(crate::scan::json::Flaw::Invalid)?;
+            list = Some(k);
+            Ok(end)
+        } else {
+            value_end(b, i)
+        }
+    }) {
         let (k, v) = kv.ok()?;
-        let slot = match k {
-            b"id" => &mut id,
-            b"content" => &mut content,
-            _ => continue,
-        };
-        if slot.replace(v).is_some() {
-            return None;
+        match k {
+            b"id" if id.replace(v).is_some() => return None,
+            b"content" if std::mem::replace(&mut seen_content, true) => return None,
+            _ => {}
         }
     }
-    let id = match id {
-        Some(v) if v.starts_with(b"\"") => Some(json::string(v)?).filter(|s| !s.is_empty()),
-        _ => None,
-    };
-    let Some(list) = content.filter(|c| c.starts_with(b"[")) else {
-        return Some((id, None));
-    };
+    let id = id.filter(|v| v.starts_with(b"\""));
+    Some(((id, list), fields.end()))
+}
+
+/// `message.id` decoded as [`LiteMessage::id`] gives it; `None` when it does not
+/// decode (the caller falls back to serde).
+pub fn eaten_id(raw: Option<&[u8]>) -> Option<Option<Cow<'_, str>>> {
+    match raw {
+        Some(v) => Some(Some(crate::scan::json::string(v)?).filter(|s| !s.is_empty())),
+        None => Some(None),
+    }
+}
+
+/// The [`Kinds`] of the content list at `list[i]` and the index just past it.
+fn kinds_walk(list: &[u8], i: usize) -> Option<(Kinds, usize)> {
+    use crate::scan::json::{self, Fields};
     let mut k = Kinds::default();
-    let mut i = json::ws(list, 1);
-    if list.get(i) != Some(&b']') {
-        loop {
-            let end = if list.get(i) == Some(&b'{') {
-                // One walk finds the block's type and its end.
-                let mut kind = None;
-                let mut fields = Fields::new(list, i);
-                for kv in fields.by_ref() {
-                    let (key, v) = kv.ok()?;
-                    if key == b"type" && kind.replace(v).is_some() {
-                        return None;
-                    }
+    let mut i = json::ws(list, i + 1);
+    if list.get(i) == Some(&b']') {
+        return Some((k, i + 1));
+    }
+    loop {
+        let end = if list.get(i) == Some(&b'{') {
+            // One walk finds the block's type and its end.
+            let mut kind = None;
+            let mut fields = Fields::new(list, i);
+            for kv in fields.by_ref() {
+                let (key, v) = kv.ok()?;
+                if key == b"type" && kind.replace(v).is_some() {
+                    return None;
                 }
-                let is = |want: &[u8]| {
-                    kind.is_some_and(|v| {
-                        v.len() == want.len() + 2 && &v[1..v.len() - 1] == want && v[0] == b'"'
-                    })
-                };
-                k.thinking |= is(b"thinking");
-                k.text |= is(b"text");
-                if k.dict_blocks == 0 {
-                    k.first_thinking = is(b"thinking");
-                }
-                k.dict_blocks += 1;
-                fields.end()
-            } else {
-                json::value_end(list, i).ok()?
-            };
-            i = json::ws(list, end);
-            match list.get(i) {
-                Some(b',') => i = json::ws(list, i + 1),
-                Some(b']') => break,
-                _ => return None,
             }
+            let is = |want: &[u8]| {
+                kind.is_some_and(|v| {
+                    v.len() == want.len() + 2 && &v[1..v.len() - 1] == want && v[0] == b'"'
+                })
+            };
+            k.thinking |= is(b"thinking");
+            k.text |= is(b"text");
+            if k.dict_blocks == 0 {
+                k.first_thinking = is(b"thinking");
+            }
+            k.dict_blocks += 1;
+            fields.end()
+        } else {
+            json::value_end(list, i).ok()?
+        };
+        i = json::ws(list, end);
+        match list.get(i) {
+            Some(b',') => i = json::ws(list, i + 1),
+            Some(b']') => return Some((k, i + 1)),
+            _ => return None,
         }
     }
-    Some((id, Some(k)))
 }
 
 #[cfg(test)]
@@ -305,6 +332,9 @@ mod tests {
             };
             let m = LiteMessage::parse(c).unwrap();
             assert_eq!(id, m.id(), "{}", String::from_utf8_lossy(c));
+            // The walk that read it also found where the message ends.
+            let (_, end) = eaten_walk(c, 0).unwrap();
+            assert_eq!(Ok(end), crate::scan::json::value_end(c, 0));
             let want = m.blocks().map(kinds);
             assert_eq!(
                 format!("{k:?}"),

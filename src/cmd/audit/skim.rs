@@ -5,8 +5,9 @@
 //! object) but not every value's grammar; detectors that read a value parse it
 //! with serde and report a failure as a malformed line too.
 
+use super::lite::{eaten_walk, EatenRaw};
 pub use crate::scan::json::Flaw;
-use crate::scan::json::{ws, Fields};
+use crate::scan::json::{value_end, ws, Fields};
 
 /// The top-level fields audit reads. String values are the raw bytes between the
 /// quotes (escapes left as written); object values include their braces.
@@ -23,6 +24,9 @@ pub struct Top<'a> {
     pub message: Option<&'a [u8]>,
     pub tool_use_result: Option<&'a [u8]>,
     pub data: Option<&'a [u8]>,
+    /// The message's raw id and block kinds, read while skimming it when the
+    /// caller asked ([`skim_at`]'s `eaten`); `None` when not asked or declined.
+    pub eaten: Option<EatenRaw<'a>>,
 }
 
 impl Top<'_> {
@@ -41,7 +45,7 @@ fn truthy(v: &[u8]) -> bool {
 
 /// Skim one line (without its newline).
 pub fn skim(b: &[u8]) -> Result<Top<'_>, Flaw> {
-    let (top, end) = skim_at(b, 0);
+    let (top, end) = skim_at(b, 0, false);
     match top {
         Ok(_) if end != b.len() => Err(Flaw::Invalid),
         other => other,
@@ -49,13 +53,14 @@ pub fn skim(b: &[u8]) -> Result<Top<'_>, Flaw> {
 }
 
 /// Skim the line starting at `start` of `buf`; also returns its end (the index
-/// of its `\n`, or `buf.len()`).
-pub fn skim_at(buf: &[u8], start: usize) -> (Result<Top<'_>, Flaw>, usize) {
+/// of its `\n`, or `buf.len()`). With `eaten`, the message is read for the
+/// eaten-text rule in the same walk that skips it ([`Top::eaten`]).
+pub fn skim_at(buf: &[u8], start: usize, eaten: bool) -> (Result<Top<'_>, Flaw>, usize) {
     // Framing first (memchr for the newline is far cheaper than any JSON work),
     // then the skim inside the line, where a quote search need not stop at `\n`.
     let end = memchr::memchr(b'\n', &buf[start..]).map_or(buf.len(), |k| start + k);
     let line = &buf[start..end];
-    match skim_object(line, 0) {
+    match skim_object(line, 0, eaten) {
         Ok((top, _)) => (Ok(top), end),
         Err(flaw) => {
             let flaw = if line.iter().all(|c| c.is_ascii_whitespace()) {
@@ -68,10 +73,25 @@ pub fn skim_at(buf: &[u8], start: usize) -> (Result<Top<'_>, Flaw>, usize) {
     }
 }
 
-fn skim_object(b: &[u8], start: usize) -> Result<(Top<'_>, usize), Flaw> {
+fn skim_object(b: &[u8], start: usize, eaten: bool) -> Result<(Top<'_>, usize), Flaw> {
     let mut top = Top::default();
     let mut fields = Fields::new(b, start);
-    for kv in fields.by_ref() {
+    let mut view = None;
+    while let Some(kv) = fields.next_with(|key, i| {
+        if !(eaten && key == b"message" && b.get(i) == Some(&b'{')) {
+            return value_end(b, i);
+        }
+        match eaten_walk(b, i) {
+            Some((raw, end)) => {
+                view = Some(raw);
+                Ok(end)
+            }
+            None => {
+                view = None;
+                value_end(b, i)
+            }
+        }
+    }) {
         let (key, v) = kv?;
         let s = || (v.len() >= 2 && v[0] == b'"').then(|| &v[1..v.len() - 1]);
         match key {
@@ -89,6 +109,7 @@ fn skim_object(b: &[u8], start: usize) -> Result<(Top<'_>, usize), Flaw> {
             _ => {}
         }
     }
+    top.eaten = view;
     let i = ws(b, fields.end());
     match b.get(i) {
         None | Some(b'\n') => Ok((top, i)),
@@ -112,6 +133,46 @@ mod tests {
         assert_eq!(t.timestamp.unwrap()[..7], b"2026-07"[..]);
     }
 
+    /// Reading the message for the eaten rule in the skim's own walk changes
+    /// nothing else the skim finds, and reads what `skim_eaten` reads.
+    #[test]
+    fn eaten_reading_skim_equals_the_plain_skim() {
+        let lines: [&[u8]; 5] = [
+            br#"{"message":{"id":"m1","content":[{"type":"thinking","thinking":"x\"]}"},{"type":"text","text":"y"}]},"type":"assistant","uuid":"u1"}"#,
+            br#"{"message":{"id":"m1","content":"plain"},"type":"assistant","uuid":"u2","isSidechain":true}"#,
+            br#"{"message":{"id":"m1","id":"m2","content":[]},"type":"assistant"}"#,
+            br#"{"message":{"id":"m1","content":[{"type":"text","type":"x"}]},"message":{"id":"m3","content":[]},"type":"assistant"}"#,
+            br#"{"message":{"id":"m1","content":[{"type":"text"} {"type":"x"}]},"type":"assistant"}"#,
+        ];
+        for l in lines {
+            let (plain, e1) = skim_at(l, 0, false);
+            let (read, e2) = skim_at(l, 0, true);
+            assert_eq!(e1, e2);
+            let l_ = String::from_utf8_lossy(l);
+            let (plain, read) = (plain.expect(&l_), read.expect(&l_));
+            assert_eq!(
+                format!(
+                    "{:?}",
+                    Top {
+                        eaten: None,
+                        ..read
+                    }
+                ),
+                format!("{plain:?}")
+            );
+            let want = super::super::lite::skim_eaten(plain.message.unwrap());
+            let got = read
+                .eaten
+                .and_then(|(id, k)| Some((super::super::lite::eaten_id(id)?, k)));
+            assert_eq!(
+                format!("{got:?}"),
+                format!("{want:?}"),
+                "{}",
+                String::from_utf8_lossy(l)
+            );
+        }
+    }
+
     #[test]
     fn names_flaws() {
         assert_eq!(skim(br#"{"a":1}{"b":2}"#).unwrap_err(), Flaw::Glued);
@@ -131,14 +192,14 @@ mod tests {
     #[test]
     fn frames_lines_while_skimming() {
         let buf = b"{\"a\":\"x\\\"y\"}\r\n\n{\"b\":\"torn\n{\"c\":1}";
-        let (t, end) = skim_at(buf, 0);
+        let (t, end) = skim_at(buf, 0, false);
         assert!(t.is_ok());
         assert_eq!(buf[end], b'\n');
-        let (t, end2) = skim_at(buf, end + 1);
+        let (t, end2) = skim_at(buf, end + 1, false);
         assert_eq!(t.unwrap_err(), Flaw::Blank);
-        let (t, end3) = skim_at(buf, end2 + 1);
+        let (t, end3) = skim_at(buf, end2 + 1, false);
         assert_eq!(t.unwrap_err(), Flaw::Unterminated);
-        let (t, end4) = skim_at(buf, end3 + 1);
+        let (t, end4) = skim_at(buf, end3 + 1, false);
         assert!(t.is_ok());
         assert_eq!(end4, buf.len());
     }
