@@ -125,19 +125,37 @@ struct Usage<'a> {
 
 /// A JSON number as a count: null, absent, negative or non-numbers are 0.
 fn num(raw: Option<&RawValue>) -> u64 {
-    raw.and_then(|r| r.get().parse::<f64>().ok())
+    raw.map_or(0, |r| count(r.get()))
+}
+
+/// The count a raw JSON value's text stands for (0 unless a positive number).
+fn count(text: &str) -> u64 {
+    text.parse::<f64>()
+        .ok()
         .filter(|v| v.is_finite() && *v > 0.0)
         .map_or(0, |v| v as u64)
 }
 
-/// `obj.key` as a count when `raw` is an object.
+/// `obj.key` as a count when `raw` is an object, read by a skim of its fields
+/// (a map per call was most of the token cost): the last of repeated keys, and
+/// 0 when any key is escaped, as the map of borrowed keys this replaces gave.
 fn sub(raw: Option<&RawValue>, key: &str) -> u64 {
     let Some(raw) = raw.filter(|r| r.get().starts_with('{')) else {
         return 0;
     };
-    serde_json::from_str::<HashMap<&str, &RawValue>>(raw.get())
-        .ok()
-        .map_or(0, |m| num(m.get(key).copied()))
+    let mut found = None;
+    for kv in crate::scan::json::Fields::new(raw.get().as_bytes(), 0) {
+        let Ok((k, v)) = kv else { return 0 };
+        if memchr::memchr(b'\\', k).is_some() {
+            return 0;
+        }
+        if k == key.as_bytes() {
+            found = Some(v);
+        }
+    }
+    found
+        .and_then(|v| std::str::from_utf8(v).ok())
+        .map_or(0, count)
 }
 
 /// One copy's effective values, and whether a zeroed copy was recovered from
@@ -243,6 +261,8 @@ pub struct Book {
     pub notes: Notes,
     /// Ids of usage-bearing messages embedded in progress records (not counted).
     pub progress_ids: Vec<String>,
+    /// Scratch for building a `keyed` key.
+    key: String,
 }
 
 impl Book {
@@ -265,18 +285,26 @@ impl Book {
             return;
         };
         let e = Entry {
-            model: model.to_string(),
+            model: String::new(),
             vals,
             records: 1,
             differs: false,
         };
-        let key = format!("{model}\0{id}");
-        match self.keyed.get_mut(&key) {
+        // The key is built in a reused buffer; only a new message allocates.
+        let mut key = std::mem::take(&mut self.key);
+        key.clear();
+        key.extend([model, "\0", id]);
+        match self.keyed.get_mut(key.as_str()) {
             Some(prev) => prev.merge(&e),
             None => {
-                self.keyed.insert(key, e);
+                let e = Entry {
+                    model: model.to_string(),
+                    ..e
+                };
+                self.keyed.insert(key.clone(), e);
             }
         }
+        self.key = key;
     }
 
     /// Fold a later chunk's book into this one.
