@@ -373,6 +373,22 @@ mod tests {
         assert_eq!((v.cache_creation, v.cc_5m, v.cc_1h), (10, 3, 4));
     }
 
+    /// The sub-object skim answers as the map it replaced: the last of repeated
+    /// keys, 0 for a non-number, and 0 for every key when one key is escaped.
+    #[test]
+    fn sub_object_counts_read_as_a_map_would() {
+        let (v, _) = vals(
+            r#"{"output_tokens":9,"output_tokens_details":{"thinking_tokens":2,"thinking_tokens":5},"server_tool_use":{"web_search_requests":"3","web_fetch_requests":1.0}}"#,
+        );
+        assert_eq!((v.thinking, v.web_search, v.web_fetch), (5, 0, 1));
+        let (v, _) = vals(
+            r#"{"output_tokens":9,"cache_creation":{"ephemeral_5m_input_tokens":3,"ephemeral_\u0031h_input_tokens":4}}"#,
+        );
+        assert_eq!((v.cc_5m, v.cc_1h, v.cache_creation), (0, 0, 0));
+        let m: HashMap<&str, &RawValue> = serde_json::from_str(r#"{"a":1,"a":2}"#).unwrap();
+        assert_eq!(m["a"].get(), "2", "the map keeps the last copy");
+    }
+
     #[test]
     fn nulls_and_junk_are_zero_qt_036_qt_037() {
         let (v, r) = vals(
