@@ -59,7 +59,7 @@ out.append("Measured by `bench/run` (corpus from `examples/gen_corpus`, page cac
 mem_gb = round(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30)
 out.append(f"- Machine: {cpu}, {os.cpu_count()} cores, {mem_gb} GiB RAM, {platform.system()} {platform.release()}")
 out.append(f"- csift {sh('target/release/csift --version')}, {sh('rg --version | head -1')}, {sh('jq --version')}, Python {platform.python_version()}, {sh('hyperfine --version')}")
-out.append(f"- Big home: {bn} transcripts, {bb / 1e9:.2f} GB, largest {os.path.getsize(bigfile) / 1e6:.0f} MB; small home: {sn} transcripts, {sb / 1e6:.0f} MB")
+out.append(f"- Big home: {bn} transcripts, {bb / 1e9:.2f} GB, largest {os.path.getsize(bigfile) / 1e6:.0f} MB; small home: {sn} transcripts, {sb / 1e6:.0f} MB (generator seed {os.environ.get('BENCH_SEED', '1')})")
 out.append(f"- Rare literal `{lit}`, label regex `{regex}`\n")
 out.append("| case | command | median s | ratio to rg | target | verdict |")
 out.append("|---|---|---:|---:|---|---|")
@@ -72,6 +72,7 @@ for name, (target, limit, speedup) in TARGETS.items():
     first = res[0]["median"]
     for r in res:
         cmd = r["command"].replace(bigh, "$BIG").replace(smallh, "$SMALL")
+        cmd = cmd.replace(os.path.abspath("target/release/csift"), "csift")
         if len(cmd) > 90:
             cmd = cmd[:87] + "…"
         med = r["median"]
