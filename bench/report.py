@@ -94,6 +94,10 @@ for line in open(memfile):
     cmd, _, vals = line.rstrip("\n").partition("\t")
     kv = dict(x.split("=") for x in vals.split())
     out.append(f"| `csift {cmd}` | {int(kv['anon_kb']) / 1024:.1f} | {int(kv['total_kb']) / 1024:.1f} | {kv['seconds']} |")
+truth = os.environ.get("BENCH_TRUTH")
+if truth and os.path.exists(truth):
+    out.append("")
+    out.append(open(truth).read().rstrip())
 if notes and os.path.exists(notes):
     out.append("")
     out.append(open(notes).read().rstrip())
