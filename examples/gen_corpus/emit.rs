@@ -409,6 +409,16 @@ impl Sess {
 
     /// A genuine human prompt (string content). Returns its line.
     pub fn prompt(&mut self, text: &str) -> u64 {
+        self.prompt_with(text, None)
+    }
+
+    /// A genuine human prompt with a pasted screenshot: block content, the
+    /// base64 image first, then the text. Returns its line.
+    pub fn prompt_image(&mut self, text: &str, image_b64: &str) -> u64 {
+        self.prompt_with(text, Some(image_b64))
+    }
+
+    fn prompt_with(&mut self, text: &str, image_b64: Option<&str>) -> u64 {
         self.tick(20_000, 240_000);
         let first = self.line_is_first_turn();
         let prompt_id = self.rng.uuid();
@@ -422,7 +432,26 @@ impl Sess {
             None,
             |o| {
                 o.s("promptId", &prompt_id).o("message", |o| {
-                    o.s("role", "user").s("content", text);
+                    o.s("role", "user");
+                    match image_b64 {
+                        None => {
+                            o.s("content", text);
+                        }
+                        Some(data) => {
+                            o.a("content", |a| {
+                                a.o(|o| {
+                                    o.s("type", "image").o("source", |o| {
+                                        o.s("type", "base64")
+                                            .s("media_type", "image/png")
+                                            .s("data", data);
+                                    });
+                                });
+                                a.o(|o| {
+                                    o.s("type", "text").s("text", text);
+                                });
+                            });
+                        }
+                    }
                 });
             },
             |o| {

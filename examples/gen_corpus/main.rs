@@ -9,7 +9,11 @@
 //! Writes `DIR/projects/<encoded cwd>/<session>.jsonl` plus subagent lanes,
 //! `.meta.json` companions and `tool-results/` sidecars. Same arguments produce
 //! byte-identical output: all randomness comes from a seeded splitmix64 and all
-//! timestamps from a fixed epoch.
+//! timestamps from a fixed epoch. The procedural presets hold what real homes
+//! hold: per-block assistant records sharing a message id, tool calls with their
+//! structured echoes, signed thinking, attachments on most lines, compactions,
+//! task notifications, subagent lanes, about one session in ten in Japanese or
+//! Chinese, and a pasted base64 screenshot in about one prompt in thirty.
 
 mod emit;
 mod json;

@@ -99,6 +99,11 @@ struct Gen<'a> {
     eaten: usize,
     huge: u32,
     small: bool,
+    /// A session held in Japanese or Chinese (prompts and closing summaries).
+    cjk: bool,
+    /// Draws for the CJK and image choices, apart from the session's stream so
+    /// other sessions stay as they were.
+    side: Rng,
 }
 
 impl Gen<'_> {
@@ -329,13 +334,24 @@ impl Gen<'_> {
 
     fn turn(&mut self) -> Result<bool> {
         let (_, rel) = self.file();
-        let tpl = *self.s.rng.pick(text::PROMPTS);
+        let tpl = if self.cjk {
+            *self.side.pick(text::PROMPTS_CJK)
+        } else {
+            *self.s.rng.pick(text::PROMPTS)
+        };
         let mut p = text::fill(&mut self.s.rng, tpl, rel);
         let planted = self.take("user.message");
         if let Some(n) = &planted {
             p.push_str(&format!(" (ticket {n})"));
         }
-        let line = self.s.prompt(&p);
+        // About one prompt in thirty pastes a screenshot (base64 image block).
+        let line = if planted.is_none() && self.side.chance(0.035) {
+            let size = self.side.range(20_000, 300_000) as usize;
+            let png = text::png_b64(&mut self.side, size);
+            self.s.prompt_image(&p, &png)
+        } else {
+            self.s.prompt(&p)
+        };
         if let Some(n) = &planted {
             self.s.needle_row("user.message", n, line);
         }
@@ -347,7 +363,11 @@ impl Gen<'_> {
         for _ in 0..steps {
             self.tool_step()?;
         }
-        let tpl = *self.s.rng.pick(&text::SAY[4..]);
+        let tpl = if self.cjk {
+            *self.side.pick(text::SAY_CJK)
+        } else {
+            *self.s.rng.pick(&text::SAY[4..])
+        };
         let done = text::fill(&mut self.s.rng, tpl, rel);
         self.s.say(&done);
         self.s.end_turn();
@@ -475,6 +495,7 @@ pub fn session(projects: &Path, base: &Rng, spec: &Spec) -> Result<Vec<TruthRow>
     };
     let start = T0 + spec.idx as i64 * 3_600_000 + rng.range(0, 3_000_000) as i64;
     let s = Sess::create(projects, id, rng.fork(7), start)?;
+    let mut side = rng.fork(0xC1A5);
     let mut g = Gen {
         s,
         lang: p.lang,
@@ -483,6 +504,8 @@ pub fn session(projects: &Path, base: &Rng, spec: &Spec) -> Result<Vec<TruthRow>
         eaten: spec.plant.eaten,
         huge: spec.huge_lines,
         small: spec.small,
+        cjk: side.chance(0.1),
+        side,
     };
     g.s.permission_mode("default");
     g.s.session_start(&[

@@ -123,6 +123,27 @@ pub const PROMPTS: &[&str] = &[
     "lint is failing on main, can you fix the warnings",
 ];
 
+/// Prompts of the sessions held in Japanese or Chinese (multi-byte UTF-8 text
+/// for search, windows and truncation to cut correctly).
+pub const PROMPTS_CJK: &[&str] = &[
+    "{file} のテストが CI で不安定です。原因を調べてもらえますか？",
+    "`{fn_name}` のエラーメッセージをもっと分かりやすくしてください。失敗したパスも含めて。",
+    "{file} のパース処理と入出力を分けてリファクタリングしてほしい",
+    "空の入力のケースを {file} の単体テストに追加してください",
+    "请帮我看一下 {file} 里的 `{fn_name}`，为什么内存占用这么高？",
+    "把 {file} 的日志改成结构化日志，并在重试循环里加上上下文",
+    "このスクリーンショットのエラーを直してください。Windows だけで起きます。",
+    "全部のテストを実行して、壊れているものを直してください",
+];
+
+/// End-of-turn summaries for the same sessions.
+pub const SAY_CJK: &[&str] = &[
+    "修正しました。\n\n- `{fn_name}` は空の入力で早期リターンするようになりました\n- {file} に回帰テストを追加しました\n- エラーメッセージに失敗したパスを含めました",
+    "ビルドは通っています。{file} と呼び出し箇所を更新しました。他に変更は必要ありませんでした。",
+    "已修复。`{fn_name}` 现在复用缓冲区，{file} 中的分配次数减少了约 80%，所有测试通过。",
+    "このテストの失敗は今回の変更とは無関係です（`main` でも失敗します）。そのままにして報告だけします。",
+];
+
 pub const THINK: &[&str] = &[
     "The user wants me to look at {file}. Let me read it first to understand the current structure before changing anything.",
     "The failure mentions `{fn_name}`. I should check where it is called from and whether the input can actually be empty there.",
@@ -164,6 +185,24 @@ const VERBS: &[&str] = &[
 
 pub fn fn_name(rng: &mut Rng) -> String {
     format!("{}_{}", rng.pick(VERBS), rng.pick(IDENTS))
+}
+
+/// A base64 PNG payload of about `bytes` bytes (a screenshot pasted into a
+/// prompt): the PNG signature, then random base64, padded to a multiple of 4.
+pub fn png_b64(rng: &mut Rng, bytes: usize) -> String {
+    const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut s = String::from("iVBORw0KGgoAAAANSUhEUgAA");
+    while s.len() < bytes.max(32) {
+        let mut v = rng.next();
+        for _ in 0..10 {
+            s.push(ALPHABET[(v & 63) as usize] as char);
+            v >>= 6;
+        }
+    }
+    while s.len() % 4 != 0 {
+        s.push('=');
+    }
+    s
 }
 
 pub fn fill(rng: &mut Rng, tpl: &str, file: &str) -> String {
