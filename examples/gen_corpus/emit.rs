@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
-use crate::json::{esc, human_size, iso_ms, obj, render, Obj, Rng};
+use crate::json::{esc, human_size, iso_ms, obj, render, Arr, Obj, Rng};
 
 pub const MODEL: &str = "claude-opus-4-5-20251101";
 pub const HAIKU: &str = "claude-haiku-4-5-20251001";
@@ -438,18 +438,7 @@ impl Sess {
                             o.s("content", text);
                         }
                         Some(data) => {
-                            o.a("content", |a| {
-                                a.o(|o| {
-                                    o.s("type", "image").o("source", |o| {
-                                        o.s("type", "base64")
-                                            .s("media_type", "image/png")
-                                            .s("data", data);
-                                    });
-                                });
-                                a.o(|o| {
-                                    o.s("type", "text").s("text", text);
-                                });
-                            });
+                            o.a("content", |a| image_then_text(a, data, text));
                         }
                     }
                 });
@@ -510,18 +499,8 @@ impl Sess {
             None,
             |o| {
                 o.s("promptId", &prompt_id).o("message", |o| {
-                    o.s("role", "user").a("content", |a| {
-                        a.o(|o| {
-                            o.s("type", "image").o("source", |o| {
-                                o.s("type", "base64")
-                                    .s("media_type", "image/png")
-                                    .s("data", image_b64);
-                            });
-                        });
-                        a.o(|o| {
-                            o.s("type", "text").s("text", text);
-                        });
-                    });
+                    o.s("role", "user")
+                        .a("content", |a| image_then_text(a, image_b64, text));
                 });
             },
             |o| {
@@ -1212,4 +1191,18 @@ pub fn render_arr(texts: &[&str]) -> String {
     }
     s.push(']');
     s
+}
+
+/// A pasted screenshot's content blocks: the base64 PNG, then the prompt text.
+fn image_then_text(a: &mut Arr, image_b64: &str, text: &str) {
+    a.o(|o| {
+        o.s("type", "image").o("source", |o| {
+            o.s("type", "base64")
+                .s("media_type", "image/png")
+                .s("data", image_b64);
+        });
+    });
+    a.o(|o| {
+        o.s("type", "text").s("text", text);
+    });
 }
