@@ -9,6 +9,8 @@
 use std::path::{Component, Path, PathBuf};
 
 use csift::classify::{classify, narration, FileIndex};
+use csift::cmd::audit::lite;
+use csift::cmd::audit::skim::{skim_at, Top};
 use csift::cmd::show::address::{self, Spec};
 use csift::discovery::{encode, home, target};
 use csift::output::sanitize;
@@ -45,6 +47,7 @@ pub fn records(data: &[u8]) {
             );
             last_turn = t;
         }
+        audit_skims_agree(data, line.offset);
         match parse_line(&line) {
             Parsed::Record(r) => {
                 let mut units = Vec::new();
@@ -238,5 +241,35 @@ fn check_encode(s: &str) {
             assert!(enc.starts_with(&prefix));
             assert_eq!(&enc[prefix.len()..], encode::hash36(s));
         }
+    }
+}
+
+/// audit's line skim reads the eaten-text view of a message in its own walk: it
+/// must find what the plain skim finds, the view the separate message skim
+/// (`lite::skim_eaten`) gives, and, where it answers, what serde's view gives.
+fn audit_skims_agree(data: &[u8], at: usize) {
+    let (plain, end) = skim_at(data, at, false);
+    let (read, end2) = skim_at(data, at, true);
+    assert_eq!(end, end2);
+    match (plain, read) {
+        (Ok(p), Ok(r)) => {
+            assert_eq!(format!("{:?}", Top { eaten: None, ..r }), format!("{p:?}"));
+            if let (Some((id, kinds)), Some(msg)) = (r.eaten, p.message) {
+                let got = lite::eaten_id(id).map(|id| (id, kinds));
+                assert_eq!(format!("{got:?}"), format!("{:?}", lite::skim_eaten(msg)));
+                // Where both answer, they answer alike. The skim checks structure,
+                // not string contents, so it also reads a message serde rejects
+                // for a raw control character or a bad escape.
+                if let (Some((id, kinds)), Some(m)) = (got, lite::LiteMessage::parse(msg)) {
+                    assert_eq!(id, m.id());
+                    assert_eq!(
+                        format!("{kinds:?}"),
+                        format!("{:?}", m.blocks().map(lite::kinds))
+                    );
+                }
+            }
+        }
+        (Err(a), Err(b)) => assert_eq!(a, b),
+        (a, b) => panic!("the skims disagree: {a:?} / {b:?}"),
     }
 }

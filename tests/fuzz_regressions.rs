@@ -7,6 +7,7 @@
 
 #[path = "../fuzz/checks.rs"]
 mod checks;
+mod common;
 
 use std::path::Path;
 
@@ -55,6 +56,22 @@ fn ranges_regressions() {
 #[test]
 fn target_regressions() {
     replay("target", checks::target);
+}
+
+/// The record checks over real transcripts: the sample home and the public
+/// corpus (its glued line, its eaten-text groups, every real record shape).
+#[test]
+fn real_transcripts_pass_the_record_checks() {
+    let mut homes = vec![Path::new(env!("CARGO_MANIFEST_DIR")).join("sample/claude-home")];
+    homes.extend(common::corpus());
+    let mut files = 0;
+    for home in homes {
+        for f in common::transcripts(&home) {
+            checks::records(&std::fs::read(&f).unwrap());
+            files += 1;
+        }
+    }
+    assert!(files > 10, "{files} transcripts");
 }
 
 /// Hand-written edge cases beside the saved inputs.

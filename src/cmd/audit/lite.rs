@@ -213,7 +213,11 @@ pub fn kinds(blocks: &[LiteBlock<'_>]) -> Kinds {
 /// [`LiteMessage::id`]) and its block [`Kinds`] (`None` when `content` is not a
 /// list) — found by a skim, without serde walking the text and thinking bodies.
 /// `None` when the skim cannot answer exactly as the serde view would (a flaw,
-/// a repeated key): the caller falls back to [`LiteMessage`].
+/// a repeated key): the caller falls back to [`LiteMessage`]. The skim checks
+/// structure, not string contents: a message serde rejects only for a raw
+/// control character or a bad escape inside a string is still read. Only the
+/// eaten-only audit takes this path; with the malformed-line check on, serde
+/// reads every message and reports such a line.
 pub fn skim_eaten(msg: &[u8]) -> Option<(Option<Cow<'_, str>>, Option<Kinds>)> {
     let ((id, kinds), _) = eaten_walk(msg, 0)?;
     Some((eaten_id(id)?, kinds))

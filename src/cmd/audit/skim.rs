@@ -78,18 +78,20 @@ fn skim_object(b: &[u8], start: usize, eaten: bool) -> Result<(Top<'_>, usize), 
     let mut fields = Fields::new(b, start);
     let mut view = None;
     while let Some(kv) = fields.next_with(|key, i| {
-        if !(eaten && key == b"message" && b.get(i) == Some(&b'{')) {
+        if !(eaten && key == b"message") {
             return value_end(b, i);
         }
-        match eaten_walk(b, i) {
+        // A repeated key: the view belongs to the last message, as `Top::message`.
+        view = None;
+        let walk = (b.get(i) == Some(&b'{'))
+            .then(|| eaten_walk(b, i))
+            .flatten();
+        match walk {
             Some((raw, end)) => {
                 view = Some(raw);
                 Ok(end)
             }
-            None => {
-                view = None;
-                value_end(b, i)
-            }
+            None => value_end(b, i),
         }
     }) {
         let (key, v) = kv?;
