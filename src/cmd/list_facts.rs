@@ -35,7 +35,7 @@ const TAIL_RECORDS: usize = 12;
 /// (whole anyway when the file fits in them).
 pub fn summarize(t: &Transcript, whole: bool) -> crate::error::Result<Summary> {
     let lane = t.is_lane();
-    let mut bytes = Bytes::open(&t.path, whole)?;
+    let mut bytes = Bytes::open(&t.path, whole, Some(t.size))?;
     if let Bytes::Windows(w) = &mut bytes {
         if let Some(s) = from_windows(w, lane, &t.path)? {
             return Ok(s);

@@ -6,8 +6,8 @@
 //! Windows are plain reads, never a map: mapping a large file to touch its first
 //! and last pages costs a map, page-table setup and an unmap per file, and a
 //! whole-file map is only worth it for a file read whole (see [`Source`]). The
-//! length is fixed at open, as in [`Source`]: lines appended while `list` runs are
-//! not seen (TAIL-012), and a window never reaches past that length.
+//! length is the one discovery saw (else the length at open), so lines appended
+//! while `list` runs are not seen (TAIL-012), and a window never reaches past it.
 //!
 //! This module only reads; what a row says is computed in `list_facts`.
 
@@ -42,29 +42,22 @@ pub enum Bytes {
 impl Bytes {
     /// Open `path` and read it whole (`whole`, or not a regular file), or read
     /// its first two windows (one read of the whole file when it fits in them).
-    pub fn open(path: &Path, whole: bool) -> Result<Bytes> {
+    /// `seen` is the length discovery saw: windows up to it need no stat of
+    /// their own (one syscall in five per small file). A file no longer that
+    /// long, or not a regular file, is read again by its length at open.
+    pub fn open(path: &Path, whole: bool, seen: Option<u64>) -> Result<Bytes> {
         let file = File::open(path).map_err(|e| Error::io(path, e))?;
+        if let (false, Some(len)) = (whole, seen) {
+            if let Ok(w) = Windows::first(file, len, path) {
+                return Ok(Bytes::Windows(w));
+            }
+            return Bytes::open(path, false, None);
+        }
         let meta = file.metadata().map_err(|e| Error::io(path, e))?;
-        let len = meta.len();
         if whole || !meta.is_file() {
             return Source::from_file(file, &meta, path).map(Bytes::Whole);
         }
-        let mut w = Windows {
-            file,
-            len,
-            head: Vec::new(),
-            tail: Vec::new(),
-        };
-        if len <= (HEAD_START + TAIL_START) as u64 {
-            // Small: one read, and the head is the whole file.
-            w.read_into_head(0, len as usize, path)?;
-            return Ok(Bytes::Windows(w));
-        }
-        w.read_into_head(0, HEAD_START, path)?;
-        let at = len - TAIL_START as u64;
-        w.tail.resize(TAIL_START, 0);
-        read_exact_at(&w.file, &mut w.tail, at).map_err(|e| Error::io(path, e))?;
-        Ok(Bytes::Windows(w))
+        Windows::first(file, meta.len(), path).map(Bytes::Windows)
     }
 
     /// The whole file, when it was read whole (directly or by growing windows).
@@ -88,7 +81,28 @@ pub struct Windows {
 }
 
 impl Windows {
-    /// Length of the file at open.
+    /// The first head and tail windows of `file`, taken to be `len` bytes long
+    /// (one read of the whole file when it fits in them).
+    fn first(file: File, len: u64, path: &Path) -> Result<Windows> {
+        let mut w = Windows {
+            file,
+            len,
+            head: Vec::new(),
+            tail: Vec::new(),
+        };
+        if len <= (HEAD_START + TAIL_START) as u64 {
+            // Small: one read, and the head is the whole file.
+            w.read_into_head(0, len as usize, path)?;
+            return Ok(w);
+        }
+        w.read_into_head(0, HEAD_START, path)?;
+        let at = len - TAIL_START as u64;
+        w.tail.resize(TAIL_START, 0);
+        read_exact_at(&w.file, &mut w.tail, at).map_err(|e| Error::io(path, e))?;
+        Ok(w)
+    }
+
+    /// Length of the file at open (or as discovery saw it).
     pub fn file_len(&self) -> u64 {
         self.len
     }
@@ -190,15 +204,40 @@ mod tests {
     #[test]
     fn small_files_are_read_whole() {
         let (f, bytes) = file_of(HEAD_START + TAIL_START);
-        let b = Bytes::open(f.path(), false).unwrap();
+        let b = Bytes::open(f.path(), false, None).unwrap();
         assert_eq!(b.whole(), Some(&bytes[..]));
+    }
+
+    /// The length discovery saw bounds the windows (TAIL-012: lines appended
+    /// since are not read); a file that has since become shorter is read again
+    /// by its length at open instead of failing.
+    #[test]
+    fn the_discovered_length_bounds_the_windows_tail_012() {
+        let n = 3 * HEAD_START;
+        let (f, bytes) = file_of(n);
+        let seen = n - 1000;
+        let Bytes::Windows(w) = Bytes::open(f.path(), false, Some(seen as u64)).unwrap() else {
+            panic!("expected windows");
+        };
+        assert_eq!(w.file_len(), seen as u64);
+        assert_eq!(
+            w.tail(),
+            ((seen - TAIL_START) as u64, &bytes[seen - TAIL_START..seen])
+        );
+        let Bytes::Windows(w) = Bytes::open(f.path(), false, Some(n as u64 + 5000)).unwrap() else {
+            panic!("expected windows");
+        };
+        assert_eq!(w.file_len(), n as u64);
+        assert_eq!(w.tail().1, &bytes[n - TAIL_START..]);
+        let small = Bytes::open(f.path(), false, Some(100)).unwrap();
+        assert_eq!(small.whole(), Some(&bytes[..100]));
     }
 
     #[test]
     fn windows_grow_and_meet() {
         let n = 5 * HEAD_START + 123;
         let (f, bytes) = file_of(n);
-        let Bytes::Windows(mut w) = Bytes::open(f.path(), false).unwrap() else {
+        let Bytes::Windows(mut w) = Bytes::open(f.path(), false, None).unwrap() else {
             panic!("expected windows");
         };
         assert_eq!(w.head(), &bytes[..HEAD_START]);
@@ -222,7 +261,7 @@ mod tests {
     fn full_reads_whole() {
         let (f, bytes) = file_of(HEAD_MAX);
         assert_eq!(
-            Bytes::open(f.path(), true).unwrap().whole(),
+            Bytes::open(f.path(), true, None).unwrap().whole(),
             Some(&bytes[..])
         );
     }
