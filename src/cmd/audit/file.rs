@@ -11,7 +11,7 @@ use super::calls::{Calls, EchoPolicy};
 use super::dup::Dups;
 use super::eaten::Eaten;
 use super::finding::{At, FileCtx, Finding};
-use super::lite::{eaten_id, kinds, skim_eaten, LiteMessage};
+use super::lite::{eaten_id, kinds, LiteMessage};
 use super::refs::Refs;
 use super::skim::{skim_at, Flaw, Top};
 use crate::cli::audit::Kind;
@@ -171,6 +171,13 @@ fn eaten_only(w: &Want) -> bool {
     !(w.malformed || w.dup || w.lanes || w.outputs || w.echo || w.unanswered)
 }
 
+/// Whether the line skim reads each message's eaten-text view as it walks it:
+/// the eaten rule is wanted and no malformed-line check needs serde to read the
+/// message instead (see [`Pass::assistant`]).
+fn eaten_by_skim(w: &Want) -> bool {
+    (w.eaten || w.adjacency) && !w.malformed
+}
+
 struct Pass<'c> {
     want: Want,
     ctx: &'c FileCtx,
@@ -195,8 +202,7 @@ impl Pass<'_> {
 
     /// Skim and dispatch the line at `pos` numbered `no`; returns its end.
     fn one(&mut self, buf: &[u8], pos: usize, no: usize) -> usize {
-        let w = self.want;
-        let (top, end) = skim_at(buf, pos, (w.eaten || w.adjacency) && !w.malformed);
+        let (top, end) = skim_at(buf, pos, eaten_by_skim(&self.want));
         let mut bytes = &buf[pos..end];
         if let [head @ .., b'\r'] = bytes {
             bytes = head;
@@ -300,12 +306,10 @@ impl Pass<'_> {
         // No tool call to read and no malformed-line check (which relies on serde
         // validating every message it reads): the eaten rule needs only the id and
         // the block types, which a skim finds without serde walking the bodies.
-        if !uses && !w.malformed {
-            // Read in the line skim's own walk of the message when it could.
-            let view = top
-                .eaten
-                .and_then(|(id, k)| Some((eaten_id(id)?, k)))
-                .or_else(|| skim_eaten(msg));
+        // The line skim read them in its own walk of the message (`eaten_by_skim`
+        // holds here); a view it declined goes to serde below.
+        if !uses && eaten_by_skim(&w) {
+            let view = top.eaten.and_then(|(id, k)| Some((eaten_id(id)?, k)));
             if let Some((mid, kinds)) = view {
                 match (mid, kinds) {
                     (Some(mid), Some(k)) => self.eaten.record(&mid, k, at()),

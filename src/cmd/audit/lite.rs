@@ -215,9 +215,11 @@ pub fn kinds(blocks: &[LiteBlock<'_>]) -> Kinds {
 /// `None` when the skim cannot answer exactly as the serde view would (a flaw,
 /// a repeated key): the caller falls back to [`LiteMessage`]. The skim checks
 /// structure, not string contents: a message serde rejects only for a raw
-/// control character or a bad escape inside a string is still read. Only the
-/// eaten-only audit takes this path; with the malformed-line check on, serde
-/// reads every message and reports such a line.
+/// control character or a bad escape inside a string is still read. Audit reads
+/// the same view inside its line skim ([`eaten_walk`] via `skim_at`) when the
+/// malformed-line check is off; with it on, serde reads every message and
+/// reports such a line. This message-alone form is what the tests and the fuzz
+/// checks hold that line-skim reading to.
 pub fn skim_eaten(msg: &[u8]) -> Option<(Option<Cow<'_, str>>, Option<Kinds>)> {
     let ((id, kinds), _) = eaten_walk(msg, 0)?;
     Some((eaten_id(id)?, kinds))
