@@ -86,6 +86,41 @@ for name, (target, limit, speedup) in TARGETS.items():
             x = r["median"] / first
             v = verdict(x >= speedup) if speedup else ""
             out.append(f"| {name} | csift speed-up over `{r['command'].split()[0]}` | | {x:.1f}x faster | | {v} |")
+FLOORS = {
+    "walk": "discovery only: the tree walk and one stat per file",
+    "open": "+ open and close each transcript",
+    "read": "+ a 4 KB head and a 4 KB tail read: the least any `list` that opens its files reads",
+    "lines": "map each file and find every newline: the floor of any pass over every line",
+    "utf8": "+ a UTF-8 check of each line",
+    "skim": "newlines + a structural skim of each line (no UTF-8 check): audit's per-line work before any detector",
+    "serde": "newlines + UTF-8 + serde_json validating each line, keeping nothing",
+    "parse": "newlines + the census's own record parse of each line, before any counting",
+}
+floor_rows = []
+for name, home in (("floors_small", "$SMALL"), ("floors_big", "$BIG")):
+    try:
+        res = load(name)
+    except OSError:
+        continue
+    base = next((r for r in res if r["command"].startswith("rg ")), None)
+    for r in res:
+        words = r["command"].split()
+        if words[0].endswith("/floors"):
+            what, label = FLOORS.get(words[1], ""), f"pass `{words[1]}`"
+        elif words[0] == "rg":
+            what, label = "the reference: `rg -c` of a rare literal", "`rg`"
+        else:
+            what, label = "the command itself", f"`csift {words[1]}`"
+        ratio = f"{r['median'] / base['median']:.2f}x" if base else "-"
+        floor_rows.append(f"| {home} | {label} | {what} | {r['median']:.3f} | {ratio} |")
+if floor_rows:
+    out.append("\n## Floors\n")
+    out.append("Each pass a command is built from, run alone over the same home the way the commands run "
+               "(files in parallel, largest first; `examples/floors.rs`), in one hyperfine run with `rg` and the command. "
+               "A pass's ratio is a floor for every command that must do it: no design that does the pass can be faster.\n")
+    out.append("| home | what ran | what it does | median s | ratio to rg |")
+    out.append("|---|---|---|---:|---:|")
+    out.extend(floor_rows)
 out.append("\n## Peak memory on the largest transcript\n")
 out.append("`anon` is the process's own memory (heap, stacks); `total` also counts page-cache pages of the memory-mapped transcript, which the kernel can drop at will.\n")
 out.append("| command | anon MB | total MB | seconds |")

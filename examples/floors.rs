@@ -1,0 +1,131 @@
+//! Floors: the cost of the passes every csift command is built from, each run
+//! alone over a whole Claude home the way the commands run (files in parallel,
+//! largest first), so `bench/run` can time them side by side with `rg` and say
+//! how far below a target the cheapest possible design would already be.
+//!
+//! ```text
+//! floors walk  HOME   # discovery only: the tree walk and one stat per file
+//! floors open  HOME   # + open and close every transcript
+//! floors read  HOME   # + a 4 KB head and a 4 KB tail read (the least `list` reads)
+//! floors lines HOME   # map every file and find every newline
+//! floors utf8  HOME   # + a UTF-8 check of every line
+//! floors skim  HOME   # lines + a structural skim of every line (audit's per-line floor)
+//! floors serde HOME   # lines + UTF-8 + serde_json validating every line (IgnoredAny)
+//! floors parse HOME   # lines + the census's own record parse (`record::parse_line`)
+//! ```
+//!
+//! Each prints one count, so no pass can be optimised away. Nothing is written.
+
+use std::fs::File;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use csift::discovery::{home, target, Transcript};
+use csift::record::{parse_line, Parsed};
+use csift::scan::{par_map, Line, Source};
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let [mode, home] = args.as_slice() else {
+        eprintln!("usage: floors walk|open|read|lines|utf8|skim|serde|parse HOME");
+        return ExitCode::from(2);
+    };
+    match run(mode, home) {
+        Ok(n) => {
+            println!("{mode}: {n}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("floors: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run(mode: &str, home: &str) -> Result<u64, String> {
+    let home = home::from_env(Some(PathBuf::from(home))).map_err(|e| e.to_string())?;
+    let mut ts = target::resolve(&home, &[], true)
+        .map_err(|e| e.to_string())?
+        .transcripts;
+    // Largest first, so the biggest file never starts last on an idle core.
+    ts.sort_by_key(|t| std::cmp::Reverse(t.size));
+    let per_file: fn(&Transcript) -> u64 = match mode {
+        "walk" => |_| 1,
+        "open" => |t| u64::from(File::open(&t.path).is_ok()),
+        "read" => head_and_tail,
+        "lines" => |t| each_line(t, |_| 1),
+        "utf8" => |t| each_line(t, |l| u64::from(simdutf8::basic::from_utf8(l).is_ok())),
+        "skim" => skim,
+        "serde" => |t| each_line(t, validate),
+        "parse" => parse,
+        _ => return Err(format!("unknown pass {mode:?}")),
+    };
+    Ok(par_map(&ts, per_file).into_iter().sum())
+}
+
+/// The first and last 4 KB of the file (one read when it is no larger than 8 KB).
+fn head_and_tail(t: &Transcript) -> u64 {
+    use std::os::unix::fs::FileExt;
+    let Ok(f) = File::open(&t.path) else { return 0 };
+    let mut buf = vec![0u8; 8192];
+    if t.size <= 8192 {
+        return f.read_at(&mut buf, 0).map_or(0, |n| n as u64);
+    }
+    let head = f.read_at(&mut buf[..4096], 0).unwrap_or(0);
+    let tail = f.read_at(&mut buf[4096..], t.size - 4096).unwrap_or(0);
+    (head + tail) as u64
+}
+
+/// `f` over every line of the mapped file (newline framing by memchr).
+fn each_line(t: &Transcript, f: impl Fn(&[u8]) -> u64) -> u64 {
+    let Ok(src) = Source::open(&t.path) else {
+        return 0;
+    };
+    let buf: &[u8] = &src;
+    let mut n = 0;
+    let mut at = 0;
+    while at < buf.len() {
+        let end = memchr::memchr(b'\n', &buf[at..]).map_or(buf.len(), |k| at + k);
+        n += f(&buf[at..end]);
+        at = end + 1;
+    }
+    n
+}
+
+/// serde_json reading every line as one JSON value and keeping nothing, after
+/// the UTF-8 check (`from_str` then trusts the bytes, as the census does).
+fn validate(line: &[u8]) -> u64 {
+    let Ok(s) = simdutf8::basic::from_utf8(line) else {
+        return 0;
+    };
+    u64::from(serde_json::from_str::<serde::de::IgnoredAny>(s).is_ok())
+}
+
+/// Audit's line skim: framing and the structural walk in one call per line.
+fn skim(t: &Transcript) -> u64 {
+    use csift::cmd::audit::skim::skim_at;
+    let Ok(src) = Source::open(&t.path) else {
+        return 0;
+    };
+    let buf: &[u8] = &src;
+    let (mut n, mut at) = (0, 0);
+    while at < buf.len() {
+        let (top, end) = skim_at(buf, at, false);
+        n += u64::from(top.is_ok());
+        at = end + 1;
+    }
+    n
+}
+
+/// The census's record parse of every line.
+fn parse(t: &Transcript) -> u64 {
+    let Ok(src) = Source::open(&t.path) else {
+        return 0;
+    };
+    let mut n = 0;
+    for line in csift::scan::Lines::new(&src) {
+        let line: Line<'_> = line;
+        n += u64::from(matches!(parse_line(&line), Parsed::Record(_)));
+    }
+    n
+}
