@@ -421,6 +421,64 @@ fn glued_and_torn_lines_are_reported_and_the_rest_searched() {
     );
 }
 
+/// `-t agent.tool.use` skips candidate lines without a `tool_use"` needle
+/// unparsed: the same hits as reading them all, a spaced re-serialisation still
+/// found (REC-038), and a glued or torn line holding the pattern still reported.
+#[test]
+fn a_label_needle_skips_other_lines_but_loses_no_hit_or_bad_line_rec_038() {
+    let mut s = Session::new("dd12cd34-0000-4000-8000-000000000002", "/w/proj");
+    s.user("look at hooks.go");
+    s.tool_use(
+        "msg_1",
+        "toolu_1",
+        "Read",
+        json!({"file_path": "/w/hooks.go"}),
+    );
+    s.tool_result("toolu_1", "package main // hooks.go body", false, None);
+    s.text("msg_2", "hooks.go mentions \"tool_use\" in text only");
+    let home = Home::new();
+    let mut lines = s.lines.clone();
+    // A default json.dumps round-trip: spaces after every colon and comma.
+    lines.push(Value::String(r#"{"type": "assistant", "uuid": "u-spaced", "timestamp": "2026-01-01T01:00:00.000Z", "message": {"id": "msg_3", "role": "assistant", "content": [{"type": "tool_use", "id": "toolu_2", "name": "Grep", "input": {"pattern": "hooks.go"}}]}}"#.into()));
+    lines.push(Value::String(r#"{"type":"user","message":{"role":"user","content":"glued hooks.go"}}{"type":"summary","summary":"x"}"#.into()));
+    let p = home.write("-w-proj", &s.file_name(), &lines);
+    let mut bytes = std::fs::read(&p).unwrap();
+    bytes.extend_from_slice(br#"{"type":"user","message":{"role":"user","content":"torn hooks.go"#);
+    std::fs::write(&p, bytes).unwrap();
+
+    let out = home
+        .cmd()
+        .args([
+            "search",
+            "-t",
+            "agent.tool.use",
+            "hooks.go",
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let v = json_lines(&out.stdout);
+    let hits: Vec<(u64, &str)> = matches(&v)
+        .iter()
+        .map(|m| (m["line"].as_u64().unwrap(), m["label"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        hits,
+        [(2, "agent.tool.use"), (5, "agent.tool.use")],
+        "{v:?}"
+    );
+    let summary = v.iter().find(|x| x["type"] == "summary").unwrap();
+    assert_eq!(summary["malformed_lines"], 2, "{summary}");
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains(":6: malformed line (glued-records)"), "{err}");
+    assert!(
+        err.contains(":7: malformed line (torn-final-line)"),
+        "{err}"
+    );
+}
+
 #[test]
 fn persisted_output_is_followed_or_said_gone_misc_002() {
     let sid = "ee12cd34-0000-4000-8000-000000000001";

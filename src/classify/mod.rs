@@ -6,6 +6,7 @@
 pub mod index;
 pub mod markers;
 pub mod narration;
+pub mod needles;
 pub mod taxonomy;
 pub mod turns;
 pub mod unit;

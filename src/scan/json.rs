@@ -242,6 +242,22 @@ impl<'a> Iterator for Fields<'a> {
     }
 }
 
+/// Whether the line `b` (without its newline) is structurally one JSON object and
+/// nothing else, as [`Fields`] walks it; scalars' grammar, escapes and UTF-8 are
+/// serde's to check. For lines a caller skips without parsing, so a line that
+/// is not one record is still noticed.
+pub fn one_object(b: &[u8]) -> Result<(), Flaw> {
+    let mut fields = Fields::new(b, 0);
+    for kv in fields.by_ref() {
+        kv?;
+    }
+    match b.get(ws(b, fields.end())) {
+        None => Ok(()),
+        Some(b'{') => Err(Flaw::Glued),
+        Some(_) => Err(Flaw::Invalid),
+    }
+}
+
 /// The raw value of the first top-level `key` of the object `obj` (a string
 /// keeps its quotes), when the walk reaches it.
 pub fn field<'a>(obj: &'a [u8], key: &[u8]) -> Option<&'a [u8]> {
@@ -297,6 +313,17 @@ mod tests {
             Fields::new(br#"{"a":"open"#, 0).next(),
             Some(Err(Flaw::Unterminated))
         );
+    }
+
+    #[test]
+    fn one_object_names_structural_flaws() {
+        assert_eq!(one_object(br#"{"a":[1,{"b":"}"}],"c":"x\"y"}  "#), Ok(()));
+        assert_eq!(one_object(b"{}"), Ok(()));
+        assert_eq!(one_object(br#"{"a":1}{"b":2}"#), Err(Flaw::Glued));
+        assert_eq!(one_object(br#"{"a":"torn"#), Err(Flaw::Unterminated));
+        assert_eq!(one_object(br#"{"a":1} x"#), Err(Flaw::Invalid));
+        assert_eq!(one_object(b"[1]"), Err(Flaw::Invalid));
+        assert_eq!(one_object(b"   "), Err(Flaw::Blank));
     }
 
     #[test]

@@ -2,6 +2,8 @@
 //! only when there is one, index the file (turns, drafts, seeds), parse and
 //! classify the candidates, match their selected units, and complete each hit's
 //! exchange. A file with no candidate costs one prefilter pass and nothing else.
+//! When every selected label has line needles ([`crate::classify::needles`]), a
+//! candidate without one is not parsed, only checked for structure.
 
 use std::path::Path;
 
@@ -20,6 +22,9 @@ pub struct Config {
     pub matcher: Matcher,
     pub prefilter: Option<Regex>,
     pub labels: LabelSet,
+    /// Bytes a line must hold to carry a unit of `labels`
+    /// ([`crate::classify::needles`]); `None` reads every candidate line.
+    pub needles: Option<Vec<&'static [u8]>>,
     /// Leave out units of `attachment` records (the default without -t or --attachments).
     pub skip_attachments: bool,
     pub tool: Option<regex::Regex>,
@@ -78,6 +83,18 @@ pub fn search(t: &Transcript, cfg: &Config) -> FileResult {
     }
     let idx = FileIndex::build(buf, t.is_lane());
     for line in candidates {
+        if let Some(needles) = &cfg.needles {
+            if !crate::classify::needles::line_has(line.bytes, needles) {
+                // No selected unit can be on it. A line that is not one record is
+                // still reported; only its structure is checked, not parsed.
+                if crate::scan::json::one_object(line.bytes).is_err() {
+                    if let Parsed::Malformed(m) = parse_line(&line) {
+                        out.malformed.push(m);
+                    }
+                }
+                continue;
+            }
+        }
         let r = match parse_line(&line) {
             Parsed::Record(r) => r,
             Parsed::Malformed(m) => {

@@ -115,6 +115,7 @@ pub fn run(
         matcher,
         prefilter,
         labels,
+        needles: crate::classify::needles::of_set(labels),
         skip_attachments: args.labels.is_empty() && !args.attachments,
         tool: args.tool.as_deref().map(glob).transpose()?,
         model: args.model.as_deref().map(glob).transpose()?,
