@@ -26,6 +26,10 @@ def size(home):
     return total, n
 
 
+def max_size(home):
+    return max((p.stat().st_size for p in Path(home).rglob("*.jsonl")), default=0)
+
+
 def load(name):
     with open(os.path.join(jsondir, f"{name}.json")) as fh:
         return json.load(fh)["results"]
@@ -61,31 +65,57 @@ out.append(f"- Machine: {cpu}, {os.cpu_count()} cores, {mem_gb} GiB RAM, {platfo
 out.append(f"- csift {sh('target/release/csift --version')}, {sh('rg --version | head -1')}, {sh('jq --version')}, Python {platform.python_version()}, {sh('hyperfine --version')}")
 out.append(f"- Big home: {bn} transcripts, {bb / 1e9:.2f} GB, largest {os.path.getsize(bigfile) / 1e6:.0f} MB; small home: {sn} transcripts, {sb / 1e6:.0f} MB (generator seed {os.environ.get('BENCH_SEED', '1')})")
 out.append(f"- Rare literal `{lit}`, label regex `{regex}`\n")
-out.append("| case | command | median s | ratio to rg | target | verdict |")
-out.append("|---|---|---:|---:|---|---|")
-for name, (target, limit, speedup) in TARGETS.items():
-    try:
-        res = load(name)
-    except OSError:
-        continue
-    base = next((r for r in res if r["command"].startswith("rg ")), None)
-    first = res[0]["median"]
-    for r in res:
-        cmd = r["command"].replace(bigh, "$BIG").replace(smallh, "$SMALL")
-        cmd = cmd.replace(os.path.abspath("target/release/csift"), "csift")
-        if len(cmd) > 90:
-            cmd = cmd[:87] + "…"
-        med = r["median"]
-        ratio = f"{med / base['median']:.2f}x" if base else "-"
-        v = ""
-        if r is res[0] and base and limit is not None:
-            v = verdict(med / base["median"] <= limit)
-        out.append(f"| {name} | `{cmd}` | {med:.3f} | {ratio} | {target if r is res[0] else ''} | {v} |")
-    for r in res[1:]:
-        if not r["command"].startswith("rg "):
-            x = r["median"] / first
-            v = verdict(x >= speedup) if speedup else ""
-            out.append(f"| {name} | csift speed-up over `{r['command'].split()[0]}` | | {x:.1f}x faster | | {v} |")
+def table(names, homes):
+    """The rows of the cases in `names` (case -> TARGETS key), paths shortened by `homes`."""
+    rows = ["| case | command | median s | ratio to rg | target | verdict |", "|---|---|---:|---:|---|---|"]
+    for name, key in names:
+        target, limit, speedup = TARGETS[key]
+        try:
+            res = load(name)
+        except OSError:
+            continue
+        base = next((r for r in res if r["command"].startswith("rg ")), None)
+        first = res[0]["median"]
+        for r in res:
+            cmd = r["command"]
+            for path, short in homes:
+                cmd = cmd.replace(path, short)
+            cmd = cmd.replace(os.path.abspath("target/release/csift"), "csift")
+            if len(cmd) > 90:
+                cmd = cmd[:87] + "…"
+            med = r["median"]
+            ratio = f"{med / base['median']:.2f}x" if base else "-"
+            v = ""
+            if r is res[0] and base and limit is not None:
+                v = verdict(med / base["median"] <= limit)
+            rows.append(f"| {name} | `{cmd}` | {med:.3f} | {ratio} | {target if r is res[0] else ''} | {v} |")
+        for r in res[1:]:
+            if not r["command"].startswith("rg "):
+                x = r["median"] / first
+                v = verdict(x >= speedup) if speedup else ""
+                rows.append(f"| {name} | csift speed-up over `{r['command'].split()[0]}` | | {x:.1f}x faster | | {v} |")
+    return rows
+
+
+out.extend(table([(k, k) for k in TARGETS], [(bigh, "$BIG"), (smallh, "$SMALL")]))
+
+realh = os.environ.get("BENCH_REAL_HOME")
+if realh and os.path.isdir(realh):
+    rb, rn = size(realh)
+    src = os.environ.get("BENCH_REAL_SRC", "")
+    copies = os.environ.get("BENCH_REAL_COPIES", "?")
+    out.append("\n## Real transcripts\n")
+    per_copy = rn // int(copies) if copies.isdigit() and int(copies) > 0 else rn
+    shown = os.path.relpath(os.path.abspath(src)) if src else "?"
+    out.append(f"The same cases on bytes Claude Code wrote: the {per_copy} transcripts under `{shown}`, "
+               f"each copied {copies} times under fresh session ids by `bench/replicate.py`: "
+               f"{rn} transcripts, {rb / 1e9:.2f} GB, largest {max_size(realh) / 1e6:.1f} MB. "
+               "No generator choice is in these bytes.\n")
+    real = [("real_search_literal", "search_literal"), ("real_search_label", "search_label"),
+            ("real_search_dense", "search_label"), ("real_list", "list_small"),
+            ("real_stats", "stats"), ("real_audit", "audit"), ("real_audit_eaten", "audit_eaten"), ("real_jq", "jq")]
+    out.extend(table(real, [(realh, "$REAL")]))
+
 FLOORS = {
     "walk": "discovery only: the tree walk and one stat per file",
     "open": "+ open and close each transcript",
@@ -97,7 +127,7 @@ FLOORS = {
     "parse": "newlines + the census's own record parse of each line, before any counting",
 }
 floor_rows = []
-for name, home in (("floors_small", "$SMALL"), ("floors_big", "$BIG")):
+for name, home in (("floors_small", "$SMALL"), ("floors_big", "$BIG"), ("floors_real", "$REAL")):
     try:
         res = load(name)
     except OSError:
