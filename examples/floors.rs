@@ -6,7 +6,7 @@
 //! ```text
 //! floors walk  HOME   # discovery only: the tree walk and one stat per file
 //! floors open  HOME   # + open and close every transcript
-//! floors read  HOME   # + a 4 KB head and a 4 KB tail read (the least `list` reads)
+//! floors read  HOME   # + a 4 KB head and a 4 KB tail read by list's window reader
 //! floors lines HOME   # map every file and find every newline
 //! floors utf8  HOME   # + a UTF-8 check of every line
 //! floors skim  HOME   # lines + a structural skim of every line (audit's per-line floor)
@@ -22,7 +22,7 @@ use std::process::ExitCode;
 
 use csift::discovery::{home, target, Transcript};
 use csift::record::{parse_line, Parsed};
-use csift::scan::{par_map, Line, Source};
+use csift::scan::{par_map, Source};
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -63,33 +63,23 @@ fn run(mode: &str, home: &str) -> Result<u64, String> {
     Ok(par_map(&ts, per_file).into_iter().sum())
 }
 
-/// The first and last 4 KB of the file (one read when it is no larger than 8 KB).
+/// The first and last 4 KB of the file, read by `list`'s own window reader
+/// (one read when the file is no larger than 8 KB).
 fn head_and_tail(t: &Transcript) -> u64 {
-    use std::os::unix::fs::FileExt;
-    let Ok(f) = File::open(&t.path) else { return 0 };
-    let mut buf = vec![0u8; 8192];
-    if t.size <= 8192 {
-        return f.read_at(&mut buf, 0).map_or(0, |n| n as u64);
+    use csift::cmd::list_read::Bytes;
+    match Bytes::open(&t.path, false, Some(t.size)) {
+        Ok(Bytes::Windows(w)) => (w.head().len() + w.tail().1.len()) as u64,
+        Ok(b) => b.whole().map_or(0, |b| b.len() as u64),
+        Err(_) => 0,
     }
-    let head = f.read_at(&mut buf[..4096], 0).unwrap_or(0);
-    let tail = f.read_at(&mut buf[4096..], t.size - 4096).unwrap_or(0);
-    (head + tail) as u64
 }
 
-/// `f` over every line of the mapped file (newline framing by memchr).
+/// `f` over every line of the file, framed as the commands frame it.
 fn each_line(t: &Transcript, f: impl Fn(&[u8]) -> u64) -> u64 {
     let Ok(src) = Source::open(&t.path) else {
         return 0;
     };
-    let buf: &[u8] = &src;
-    let mut n = 0;
-    let mut at = 0;
-    while at < buf.len() {
-        let end = memchr::memchr(b'\n', &buf[at..]).map_or(buf.len(), |k| at + k);
-        n += f(&buf[at..end]);
-        at = end + 1;
-    }
-    n
+    csift::scan::Lines::new(&src).map(|l| f(l.bytes)).sum()
 }
 
 /// serde_json reading every line as one JSON value and keeping nothing, after
@@ -122,10 +112,7 @@ fn parse(t: &Transcript) -> u64 {
     let Ok(src) = Source::open(&t.path) else {
         return 0;
     };
-    let mut n = 0;
-    for line in csift::scan::Lines::new(&src) {
-        let line: Line<'_> = line;
-        n += u64::from(matches!(parse_line(&line), Parsed::Record(_)));
-    }
-    n
+    csift::scan::Lines::new(&src)
+        .map(|line| u64::from(matches!(parse_line(&line), Parsed::Record(_))))
+        .sum()
 }

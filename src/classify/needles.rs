@@ -58,18 +58,12 @@ mod tests {
     use crate::record::{parse_line, Parsed};
     use crate::scan::{Lines, Source};
 
-    fn transcripts(root: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
-        let Ok(rd) = std::fs::read_dir(root) else {
-            return;
-        };
-        for e in rd.flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                transcripts(&p, out);
-            } else if p.extension().is_some_and(|x| x == "jsonl") {
-                out.push(p);
-            }
-        }
+    /// Every transcript of a Claude home, found by the crate's own discovery.
+    fn transcripts(home: &std::path::Path) -> Vec<crate::discovery::Transcript> {
+        let home = crate::discovery::home::from_env(Some(home.to_path_buf())).unwrap();
+        crate::discovery::target::resolve(&home, &[], true)
+            .unwrap()
+            .transcripts
     }
 
     /// The needle table is a claim about the classifier: on every real and
@@ -78,18 +72,14 @@ mod tests {
     #[test]
     fn every_unit_of_a_needled_label_sits_on_a_line_with_its_needle_rec_038() {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-        let mut files = Vec::new();
-        transcripts(&root.join("sample/claude-home/projects"), &mut files);
-        transcripts(
-            &root.join("../shared/corpus/claude-home/projects"),
-            &mut files,
-        );
+        let mut files = transcripts(&root.join("sample/claude-home"));
+        files.extend(transcripts(&root.join("../shared/corpus/claude-home")));
         assert!(files.len() > 10, "no transcripts found under {root:?}");
         let mut checked = [0usize; 3];
-        for f in &files {
+        for t in &files {
+            let f = &t.path;
             let src = Source::open(f).unwrap();
-            let lane = f.to_string_lossy().contains("/subagents/");
-            let idx = FileIndex::build(&src, lane);
+            let idx = FileIndex::build(&src, t.is_lane());
             for line in Lines::new(&src) {
                 let Parsed::Record(r) = parse_line(&line) else {
                     continue;
