@@ -76,11 +76,17 @@ pub struct HitLines<'a, 'r> {
 
 impl<'a, 'r> HitLines<'a, 'r> {
     pub fn new(buf: &'a [u8], re: &'r regex::bytes::Regex) -> Self {
+        HitLines::from(buf, re, 0, 1)
+    }
+
+    /// Start at `offset` (which must be a line start) numbered `no`: for a
+    /// caller that already knows no line before it matches.
+    pub fn from(buf: &'a [u8], re: &'r regex::bytes::Regex, offset: usize, no: usize) -> Self {
         HitLines {
             buf,
             re,
-            pos: 0,
-            no: 1,
+            pos: offset.min(buf.len()),
+            no: no.max(1),
         }
     }
 }
@@ -93,10 +99,13 @@ impl<'a> Iterator for HitLines<'a, '_> {
             return None;
         }
         let m = self.re.find_at(self.buf, self.pos)?;
+        // The lines skipped since the last hit: counted in one SIMD pass, and the
+        // hit line starts after the last of their newlines.
+        let skipped = &self.buf[self.pos..m.start()];
         let mut start = self.pos;
-        for nl in memchr::memchr_iter(b'\n', &self.buf[self.pos..m.start()]) {
-            self.no += 1;
-            start = self.pos + nl + 1;
+        if let Some(last) = memchr::memrchr(b'\n', skipped) {
+            self.no += memchr::memchr_iter(b'\n', skipped).count();
+            start = self.pos + last + 1;
         }
         let (end, terminated) = match memchr::memchr(b'\n', &self.buf[m.start()..]) {
             Some(i) => (m.start() + i, true),
@@ -133,6 +142,18 @@ impl HitLines<'_, '_> {
 /// 1-based line number of the line containing byte `offset`.
 pub fn line_no_at(buf: &[u8], offset: usize) -> usize {
     memchr::memchr_iter(b'\n', &buf[..offset.min(buf.len())]).count() + 1
+}
+
+/// 1-based number of the line starting at `start`, counted from a line start
+/// `known` numbered `known_no` (either side of it): only the bytes between
+/// the two are counted.
+pub fn line_no_near(buf: &[u8], start: usize, known: usize, known_no: usize) -> usize {
+    let (start, known) = (start.min(buf.len()), known.min(buf.len()));
+    if start >= known {
+        known_no + memchr::memchr_iter(b'\n', &buf[known..start]).count()
+    } else {
+        known_no.saturating_sub(memchr::memchr_iter(b'\n', &buf[start..known]).count())
+    }
 }
 
 /// Start offset of the line containing byte `offset`.
@@ -223,6 +244,41 @@ mod tests {
         assert_eq!(line_start(buf, 5), 3);
         let l = line_at(buf, 8, 3);
         assert_eq!(l.bytes, b"cc");
+    }
+
+    #[test]
+    fn hit_lines_from_a_line_start_agree_with_a_scan_from_the_top() {
+        let buf = b"a x\nb\n\nx x\ny\nlast x";
+        let re = regex::bytes::Regex::new("x").unwrap();
+        let all: Vec<(usize, usize)> = HitLines::new(buf, &re)
+            .map(|(l, _)| (l.no, l.offset))
+            .collect();
+        for start in Lines::new(buf) {
+            let from: Vec<(usize, usize)> = HitLines::from(buf, &re, start.offset, start.no)
+                .map(|(l, _)| (l.no, l.offset))
+                .collect();
+            let want: Vec<_> = all
+                .iter()
+                .copied()
+                .filter(|&(no, _)| no >= start.no)
+                .collect();
+            assert_eq!(from, want, "from line {}", start.no);
+            let mut it = HitLines::from(buf, &re, start.offset, start.no);
+            for _ in it.by_ref() {}
+            assert_eq!(it.newlines(), 5);
+        }
+    }
+
+    #[test]
+    fn lines_are_numbered_from_a_known_line_either_way() {
+        let buf = b"aa\nbbb\n\ncc\nd";
+        let starts: Vec<(usize, usize)> = Lines::new(buf).map(|l| (l.offset, l.no)).collect();
+        for &(known, known_no) in &starts {
+            for &(start, no) in &starts {
+                assert_eq!(line_no_near(buf, start, known, known_no), no);
+                assert_eq!(line_no_at(buf, start), no);
+            }
+        }
     }
 
     #[test]

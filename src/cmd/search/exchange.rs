@@ -11,20 +11,28 @@ use crate::scan::{lines, Line, Lines};
 
 use super::hit::UnitOut;
 
+/// A line start and its number, from which other lines are numbered by
+/// counting only the newlines between (not from the top of the file).
+#[derive(Debug, Clone, Copy)]
+pub struct Near {
+    pub offset: usize,
+    pub no: usize,
+}
+
 /// The record on the line containing `offset`, classified; `f` picks a unit.
 fn unit_at<F>(
     t: &Transcript,
     buf: &[u8],
     idx: &FileIndex,
     offset: usize,
-    line_no: Option<usize>,
+    near: Near,
     mut f: F,
 ) -> Option<UnitOut>
 where
     F: FnMut(&Unit<'_>) -> Option<Label>,
 {
     let start = lines::line_start(buf, offset);
-    let no = line_no.unwrap_or_else(|| lines::line_no_at(buf, start));
+    let no = lines::line_no_near(buf, start, near.offset, near.no);
     let line = lines::line_at(buf, start, no);
     let Parsed::Record(r) = parse_line(&line) else {
         return None;
@@ -36,19 +44,22 @@ where
         .find_map(|u| f(u).map(|label| UnitOut::new(t, &r, u, label, no, idx.turn(no))))
 }
 
-/// The tool_use a result answers: the nearest `"id":"<id>"` before it.
+/// The tool_use a result answers: the nearest `"id":"<id>"` before the result's
+/// line `at`.
 pub fn tool_use_for(
     t: &Transcript,
     buf: &[u8],
     idx: &FileIndex,
     id: &str,
-    before: usize,
+    at: Near,
 ) -> Option<UnitOut> {
+    let before = at.offset;
+    let near = at;
     let needle = format!("\"id\":\"{id}\"");
     let finder = memchr::memmem::FinderRev::new(needle.as_bytes());
     let mut end = before.min(buf.len());
     while let Some(at) = finder.rfind(&buf[..end]) {
-        let found = unit_at(t, buf, idx, at, None, |u| {
+        let found = unit_at(t, buf, idx, at, near, |u| {
             (u.tool_use_id == Some(id) && u.labels().any(|l| l == Label::AgentToolUse))
                 .then_some(Label::AgentToolUse)
         });
@@ -61,7 +72,7 @@ pub fn tool_use_for(
     let fwd = memchr::memmem::Finder::new(needle.as_bytes());
     let mut from = before.min(buf.len());
     while let Some(at) = fwd.find(&buf[from..]).map(|i| from + i) {
-        let found = unit_at(t, buf, idx, at, None, |u| {
+        let found = unit_at(t, buf, idx, at, near, |u| {
             (u.tool_use_id == Some(id) && u.labels().any(|l| l == Label::AgentToolUse))
                 .then_some(Label::AgentToolUse)
         });
@@ -73,13 +84,15 @@ pub fn tool_use_for(
     None
 }
 
-/// The result answering tool_use `id`: the first `"tool_use_id":"<id>"` after it.
+/// The result answering tool_use `id`: the first `"tool_use_id":"<id>"` after
+/// byte `after` (the end of the use's line, which `near` numbers).
 pub fn tool_result_for(
     t: &Transcript,
     buf: &[u8],
     idx: &FileIndex,
     id: &str,
     after: usize,
+    near: Near,
 ) -> Option<UnitOut> {
     let needle = format!("\"tool_use_id\":\"{id}\"");
     let finder = memchr::memmem::Finder::new(needle.as_bytes());
@@ -87,7 +100,7 @@ pub fn tool_result_for(
     let mut pass = 0;
     loop {
         while let Some(at) = finder.find(&buf[from..]).map(|i| from + i) {
-            let found = unit_at(t, buf, idx, at, None, |u| {
+            let found = unit_at(t, buf, idx, at, near, |u| {
                 (u.tool_use_id == Some(id) && u.labels().any(|l| l == Label::AgentToolResult))
                     .then_some(u.label)
             });
@@ -107,7 +120,7 @@ pub fn tool_result_for(
 /// The record that opened turn `turn`, as its first unit.
 pub fn turn_prompt(t: &Transcript, buf: &[u8], idx: &FileIndex, turn: usize) -> Option<UnitOut> {
     let (no, offset) = idx.turn_opener(turn)?;
-    unit_at(t, buf, idx, offset, Some(no), |u| Some(u.label))
+    unit_at(t, buf, idx, offset, Near { offset, no }, |u| Some(u.label))
 }
 
 /// The agent's last text in turn `turn`, scanning from `from_offset` (a line

@@ -15,6 +15,8 @@ use super::matcher::Matcher;
 use crate::classify::{classify, FileIndex, Label, LabelSet, Unit};
 use crate::discovery::Transcript;
 use crate::record::{parse_line, Malformed, Parsed, Record};
+use crate::scan::lines::{self, HitLines};
+use crate::scan::stream::{self, Prefiltered};
 use crate::scan::{Line, Lines, Source};
 use crate::timefmt::{self, Window};
 
@@ -45,16 +47,22 @@ pub struct FileResult {
 }
 
 pub fn search(t: &Transcript, cfg: &Config) -> FileResult {
-    // Fast path: a streaming prefilter pass; most files end here.
+    // Fast path: a streaming prefilter pass; most files end here. A file that
+    // matches comes back held in the pass's buffer when it is small enough.
+    let mut first = 0;
+    let mut held = None;
     if let Some(pre) = &cfg.prefilter {
-        match crate::scan::stream::any_line_matches(&t.path, pre, t.size) {
-            Ok(false) => {
+        match stream::prefilter(&t.path, pre, t.size) {
+            Ok(Prefiltered::Miss) => {
                 return FileResult {
                     bytes: t.size,
                     ..FileResult::default()
                 }
             }
-            Ok(true) => {}
+            Ok(Prefiltered::Hit { first: f, held: h }) => {
+                first = f;
+                held = h;
+            }
             Err(e) => {
                 return FileResult {
                     error: Some(e.to_string()),
@@ -63,21 +71,27 @@ pub fn search(t: &Transcript, cfg: &Config) -> FileResult {
             }
         }
     }
-    let src = match Source::open(&t.path) {
-        Ok(s) => s,
-        Err(e) => {
-            return FileResult {
-                error: Some(e.to_string()),
-                ..FileResult::default()
+    let src;
+    let buf: &[u8] = match &held {
+        Some(h) => h,
+        None => match Source::open(&t.path) {
+            Ok(s) => {
+                src = s;
+                &src
             }
-        }
+            Err(e) => {
+                return FileResult {
+                    error: Some(e.to_string()),
+                    ..FileResult::default()
+                }
+            }
+        },
     };
-    let buf: &[u8] = &src;
     let mut out = FileResult {
         bytes: buf.len() as u64,
         ..FileResult::default()
     };
-    let candidates = candidate_lines(buf, cfg.prefilter.as_ref());
+    let candidates = candidate_lines(buf, cfg.prefilter.as_ref(), first);
     if candidates.is_empty() {
         return out;
     }
@@ -134,11 +148,17 @@ pub fn search(t: &Transcript, cfg: &Config) -> FileResult {
 }
 
 /// Lines the prefilter flags (every line when there is none), in file order.
-fn candidate_lines<'a>(buf: &'a [u8], pre: Option<&Regex>) -> Vec<Line<'a>> {
+/// `first` is a line start no flagged line comes before (from the streaming pass):
+/// the lines before it are counted, not searched again.
+fn candidate_lines<'a>(buf: &'a [u8], pre: Option<&Regex>, first: usize) -> Vec<Line<'a>> {
     match pre {
-        Some(re) => crate::scan::lines::HitLines::new(buf, re)
-            .map(|(l, _)| l)
-            .collect(),
+        Some(re) => {
+            // A line start in the bytes the pass read; snapped in case the file
+            // was replaced since (REC-087: by rename).
+            let first = lines::line_start(buf, first.min(buf.len()));
+            let no = lines::line_no_at(buf, first);
+            HitLines::from(buf, re, first, no).map(|(l, _)| l).collect()
+        }
         None => Lines::new(buf).collect(),
     }
 }
@@ -155,6 +175,10 @@ fn match_unit(
     cfg: &Config,
     notes: &mut Vec<String>,
 ) -> Option<Hit> {
+    let near = exchange::Near {
+        offset: line.offset,
+        no: line.no,
+    };
     let mut text = u.text.to_string();
     if cfg.resolve_persisted {
         if let Some(resolved) = resolve_persisted(t, &text, notes, line.no) {
@@ -169,7 +193,7 @@ fn match_unit(
         let name = if is_result {
             partner = u
                 .tool_use_id
-                .and_then(|id| exchange::tool_use_for(t, buf, idx, id, line.offset));
+                .and_then(|id| exchange::tool_use_for(t, buf, idx, id, near));
             partner.as_ref().and_then(|p| p.tool_name.clone())
         } else {
             u.tool_name.map(str::to_string)
@@ -208,12 +232,12 @@ fn match_unit(
     if is_use {
         if let Some(id) = u.tool_use_id {
             hit.exchange
-                .extend(exchange::tool_result_for(t, buf, idx, id, line_end));
+                .extend(exchange::tool_result_for(t, buf, idx, id, line_end, near));
         }
     } else if is_result {
         let p = partner.or_else(|| {
             u.tool_use_id
-                .and_then(|id| exchange::tool_use_for(t, buf, idx, id, line.offset))
+                .and_then(|id| exchange::tool_use_for(t, buf, idx, id, near))
         });
         if let Some(p) = p {
             hit.unit.tool_name = hit.unit.tool_name.take().or(p.tool_name.clone());

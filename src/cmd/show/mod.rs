@@ -16,6 +16,7 @@ use std::time::Instant;
 
 use crate::classify::{classify, FileIndex, Label, LabelSet};
 use crate::cli::show::ShowArgs;
+use crate::cmd::search::exchange;
 use crate::cmd::search::hit::UnitOut;
 use crate::discovery::Transcript;
 use crate::error::Error;
@@ -286,8 +287,11 @@ fn print_line(
                 .or_else(|| {
                     // The call was not printed: find it in the same file (REC-094).
                     let id = u.tool_use_id?;
-                    crate::cmd::search::exchange::tool_use_for(c.t, c.buf, idx, id, offset)
-                        .and_then(|p| p.tool_name)
+                    let near = exchange::Near {
+                        offset: line.offset,
+                        no,
+                    };
+                    exchange::tool_use_for(c.t, c.buf, idx, id, near).and_then(|p| p.tool_name)
                 });
         }
         match c.format {
