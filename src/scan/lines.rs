@@ -3,6 +3,8 @@
 //! `terminated: false`, so a caller can tell a complete last record from a torn
 //! one (REC-040).
 
+use super::find::Find;
+
 /// One physical line, without its `\n` (and without a trailing `\r`).
 #[derive(Debug, Clone, Copy)]
 pub struct Line<'a> {
@@ -65,23 +67,23 @@ impl<'a> Iterator for Lines<'a> {
 /// The lines holding a match of `re`, each once, numbered, in file order. Every
 /// byte is scanned at most twice (the regex, then the newline count) however
 /// long the lines are: the way to visit a few lines of a huge file.
-pub struct HitLines<'a, 'r> {
+pub struct HitLines<'a, 'r, F: Find = regex::bytes::Regex> {
     buf: &'a [u8],
-    re: &'r regex::bytes::Regex,
+    re: &'r F,
     /// Where the next regex search starts (always a line start).
     pos: usize,
     /// Number of the line starting at `pos`.
     no: usize,
 }
 
-impl<'a, 'r> HitLines<'a, 'r> {
-    pub fn new(buf: &'a [u8], re: &'r regex::bytes::Regex) -> Self {
+impl<'a, 'r, F: Find> HitLines<'a, 'r, F> {
+    pub fn new(buf: &'a [u8], re: &'r F) -> Self {
         HitLines::from(buf, re, 0, 1)
     }
 
     /// Start at `offset` (which must be a line start) numbered `no`: for a
     /// caller that already knows no line before it matches.
-    pub fn from(buf: &'a [u8], re: &'r regex::bytes::Regex, offset: usize, no: usize) -> Self {
+    pub fn from(buf: &'a [u8], re: &'r F, offset: usize, no: usize) -> Self {
         HitLines {
             buf,
             re,
@@ -91,24 +93,24 @@ impl<'a, 'r> HitLines<'a, 'r> {
     }
 }
 
-impl<'a> Iterator for HitLines<'a, '_> {
+impl<'a, F: Find> Iterator for HitLines<'a, '_, F> {
     /// The line and the first match's bytes in it.
     type Item = (Line<'a>, &'a [u8]);
     fn next(&mut self) -> Option<Self::Item> {
         if self.pos >= self.buf.len() {
             return None;
         }
-        let m = self.re.find_at(self.buf, self.pos)?;
+        let (m_start, m_end) = self.re.find_at(self.buf, self.pos)?;
         // The lines skipped since the last hit: counted in one SIMD pass, and the
         // hit line starts after the last of their newlines.
-        let skipped = &self.buf[self.pos..m.start()];
+        let skipped = &self.buf[self.pos..m_start];
         let mut start = self.pos;
         if let Some(last) = memchr::memrchr(b'\n', skipped) {
             self.no += memchr::memchr_iter(b'\n', skipped).count();
             start = self.pos + last + 1;
         }
-        let (end, terminated) = match memchr::memchr(b'\n', &self.buf[m.start()..]) {
-            Some(i) => (m.start() + i, true),
+        let (end, terminated) = match memchr::memchr(b'\n', &self.buf[m_start..]) {
+            Some(i) => (m_start + i, true),
             None => (self.buf.len(), false),
         };
         let mut bytes = &self.buf[start..end];
@@ -123,11 +125,11 @@ impl<'a> Iterator for HitLines<'a, '_> {
         };
         self.pos = end + 1;
         self.no += 1;
-        Some((line, &self.buf[m.start()..m.end()]))
+        Some((line, &self.buf[m_start..m_end]))
     }
 }
 
-impl HitLines<'_, '_> {
+impl<F: Find> HitLines<'_, '_, F> {
     /// The number of newlines in the whole buffer, counting only the bytes the
     /// hits have not already numbered.
     pub fn newlines(self) -> usize {

@@ -2,6 +2,7 @@
 //! lines ([`lines`]), parse records only where a byte prefilter says so, and fan
 //! out across files with rayon while keeping output in input order ([`par_map`]).
 
+pub mod find;
 pub mod json;
 pub mod lines;
 pub mod source;

@@ -16,8 +16,7 @@ use std::io::Read;
 use std::ops::Deref;
 use std::path::Path;
 
-use regex::bytes::Regex;
-
+use super::find::Find;
 use crate::error::{Error, Result};
 
 /// Bytes read per call.
@@ -82,7 +81,7 @@ fn give_back(mut buf: Vec<u8>) {
 /// Whether any complete line (or the unterminated tail) of `path` matches `re`.
 /// Reads at most `limit` bytes: the length seen at discovery, so lines appended
 /// meanwhile are not half-read (TAIL-012).
-pub fn any_line_matches(path: &Path, re: &Regex, limit: u64) -> Result<bool> {
+pub fn any_line_matches(path: &Path, re: &impl Find, limit: u64) -> Result<bool> {
     Ok(matches!(
         prefilter(path, re, limit)?,
         Prefiltered::Hit { .. }
@@ -90,7 +89,7 @@ pub fn any_line_matches(path: &Path, re: &Regex, limit: u64) -> Result<bool> {
 }
 
 /// The streaming pass over the first `limit` bytes of `path` (TAIL-012).
-pub fn prefilter(path: &Path, re: &Regex, limit: u64) -> Result<Prefiltered> {
+pub fn prefilter(path: &Path, re: &impl Find, limit: u64) -> Result<Prefiltered> {
     let file = File::open(path).map_err(|e| Error::io(path, e))?;
     let mut file = file.take(limit);
     let mut buf = BUF.with(|cell| std::mem::take(&mut *cell.borrow_mut()));
@@ -145,7 +144,7 @@ enum Scanned {
 fn scan(
     file: &mut impl Read,
     buf: &mut Vec<u8>,
-    re: &Regex,
+    re: &impl Find,
     path: &Path,
     hold: bool,
 ) -> Result<Scanned> {
@@ -167,10 +166,7 @@ fn scan(
         };
         let n = read(file, &mut buf[filled..room], path)?;
         if n == 0 {
-            let hit = (from < filled)
-                .then(|| re.find(&buf[from..filled]))
-                .flatten()
-                .map(|_| base + from);
+            let hit = (from < filled && re.is_match(&buf[from..filled])).then_some(base + from);
             return Ok(match hit {
                 Some(first) => Scanned::Hit { first, len: filled },
                 None => Scanned::Miss,
@@ -183,8 +179,8 @@ fn scan(
                 let nl = filled + i;
                 // `is_match` may stop early; the match's place is found only once.
                 let lines = &buf[from..=nl];
-                if let Some(m) = re.is_match(lines).then(|| re.find(lines)).flatten() {
-                    let at = from + m.start();
+                if let Some((m, _)) = re.is_match(lines).then(|| re.find_at(lines, 0)).flatten() {
+                    let at = from + m;
                     let first =
                         memchr::memrchr(b'\n', &buf[from..at]).map_or(from, |j| from + j + 1);
                     let len = if hold {
@@ -245,6 +241,7 @@ fn read(file: &mut impl Read, into: &mut [u8], path: &Path) -> Result<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use regex::bytes::Regex;
 
     #[test]
     fn finds_matches_across_chunk_boundaries() {

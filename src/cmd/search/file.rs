@@ -7,11 +7,10 @@
 
 use std::path::Path;
 
-use regex::bytes::Regex;
-
 use super::exchange;
 use super::hit::{Hit, Sub, UnitOut};
 use super::matcher::Matcher;
+use super::prefilter::Prefilter;
 use crate::classify::{classify, FileIndex, Label, LabelSet, Unit};
 use crate::discovery::Transcript;
 use crate::record::{parse_line, Malformed, Parsed, Record};
@@ -22,7 +21,7 @@ use crate::timefmt::{self, Window};
 
 pub struct Config {
     pub matcher: Matcher,
-    pub prefilter: Option<Regex>,
+    pub prefilter: Option<Prefilter>,
     pub labels: LabelSet,
     /// Bytes a line must hold to carry a unit of `labels`
     /// ([`crate::classify::needles`]); `None` reads every candidate line.
@@ -150,7 +149,7 @@ pub fn search(t: &Transcript, cfg: &Config) -> FileResult {
 /// Lines the prefilter flags (every line when there is none), in file order.
 /// `first` is a line start no flagged line comes before (from the streaming pass):
 /// the lines before it are counted, not searched again.
-fn candidate_lines<'a>(buf: &'a [u8], pre: Option<&Regex>, first: usize) -> Vec<Line<'a>> {
+fn candidate_lines<'a>(buf: &'a [u8], pre: Option<&Prefilter>, first: usize) -> Vec<Line<'a>> {
     match pre {
         Some(re) => {
             // A line start in the bytes the pass read; snapped in case the file

@@ -13,16 +13,46 @@
 //!
 //! When no required literal exists (`.*`, `\w+`), there is no prefilter and every
 //! line is a candidate: slower, never wrong.
+//!
+//! A form that contains another is dropped (a line holding it holds the other
+//! too), so `cargo test` is searched for as `test`. When one case-insensitive
+//! ASCII form is left, the common smart-case search, it is found with
+//! [`Caseless`] instead of the regex: the same matches, about twice as fast.
 
 use regex::bytes::{Regex, RegexBuilder};
 use regex_syntax::hir::{Hir, HirKind};
+
+use crate::scan::find::{Caseless, Find};
+
+/// The raw-byte prefilter: a regex over every form, or for a single
+/// case-insensitive ASCII word, [`Caseless`].
+pub struct Prefilter {
+    regex: Regex,
+    caseless: Option<Caseless>,
+}
+
+impl Find for Prefilter {
+    fn find_at(&self, hay: &[u8], at: usize) -> Option<(usize, usize)> {
+        match &self.caseless {
+            Some(c) => c.find_at(hay, at),
+            None => Find::find_at(&self.regex, hay, at),
+        }
+    }
+
+    fn is_match(&self, hay: &[u8]) -> bool {
+        match &self.caseless {
+            Some(c) => c.is_match(hay),
+            None => self.regex.is_match(hay),
+        }
+    }
+}
 
 /// A set of byte strings of which every match contains at least one.
 type Req = Vec<Vec<u8>>;
 
 /// Build the prefilter for `patterns` (already in regex syntax), or `None` when a
 /// pattern has no required literal.
-pub fn build(patterns: &[String], case_insensitive: bool) -> Option<Regex> {
+pub fn build(patterns: &[String], case_insensitive: bool) -> Option<Prefilter> {
     let mut all: Req = Vec::new();
     for p in patterns {
         let hir = regex_syntax::ParserBuilder::new().build().parse(p).ok()?;
@@ -36,6 +66,7 @@ pub fn build(patterns: &[String], case_insensitive: bool) -> Option<Regex> {
             }
         }
     }
+    let forms = minimal(forms, case_insensitive);
     if forms.is_empty() {
         return None;
     }
@@ -43,11 +74,42 @@ pub fn build(patterns: &[String], case_insensitive: bool) -> Option<Regex> {
         .iter()
         .map(|f| regex::escape(&String::from_utf8_lossy(f)))
         .collect();
-    RegexBuilder::new(&alternation.join("|"))
+    let regex = RegexBuilder::new(&alternation.join("|"))
         .case_insensitive(case_insensitive)
         .size_limit(64 << 20)
         .build()
-        .ok()
+        .ok()?;
+    let caseless = match forms.as_slice() {
+        [one] if case_insensitive => Caseless::new(one),
+        _ => None,
+    };
+    Some(Prefilter { regex, caseless })
+}
+
+/// The forms that contain no other form: a line holding a dropped one holds
+/// the form inside it, so the lines flagged are the same.
+fn minimal(forms: Vec<Vec<u8>>, case_insensitive: bool) -> Vec<Vec<u8>> {
+    let key = |f: &[u8]| {
+        if case_insensitive {
+            f.to_ascii_lowercase()
+        } else {
+            f.to_vec()
+        }
+    };
+    let keys: Vec<Vec<u8>> = forms.iter().map(|f| key(f)).collect();
+    let mut out = Vec::new();
+    for (i, f) in forms.iter().enumerate() {
+        let holds_another = keys.iter().enumerate().any(|(j, k)| {
+            j != i
+                && memchr::memmem::find(&keys[i], k).is_some()
+                // Of two equal keys keep the first.
+                && (k.len() < keys[i].len() || j < i)
+        });
+        if !holds_another {
+            out.push(f.clone());
+        }
+    }
+    out
 }
 
 /// Literals a match of `hir` must contain (one of them), or `None`.
@@ -143,7 +205,7 @@ pub fn json_escape(s: &[u8]) -> Vec<u8> {
 mod tests {
     use super::*;
 
-    fn pf(p: &str, ci: bool) -> Option<Regex> {
+    fn pf(p: &str, ci: bool) -> Option<Prefilter> {
         build(&[p.to_string()], ci)
     }
 
@@ -183,6 +245,70 @@ mod tests {
         assert!(re.is_match(b"a NEEDLE here"));
         let re = pf("中文検索", false).unwrap();
         assert!(re.is_match("{\"text\":\"ここで中文検索\"}".as_bytes()));
+    }
+
+    #[test]
+    fn a_form_holding_another_is_dropped_and_flags_the_same_lines() {
+        // `cargo test` is searched for as `test` (the piece after the space);
+        // `say "hi"` as `"hi"` and its escaped form, which does not hold it.
+        assert_eq!(
+            minimal(forms_of(b"cargo test"), false),
+            vec![b"test".to_vec()]
+        );
+        assert_eq!(
+            minimal(forms_of(br#"say "hi""#), false),
+            vec![br#""hi""#.to_vec(), br#"\"hi\""#.to_vec()]
+        );
+        assert_eq!(minimal(vec![b"Ab".to_vec(), b"aB".to_vec()], true).len(), 1);
+        assert_eq!(
+            minimal(vec![b"Ab".to_vec(), b"aB".to_vec()], false).len(),
+            2
+        );
+        for (pat, ci) in [
+            ("cargo test", true),
+            ("say \"hi\" now", false),
+            ("a b", true),
+        ] {
+            let full = build(&[pat.to_string()], ci).unwrap();
+            let alternation: Vec<String> = forms_of(pat.as_bytes())
+                .iter()
+                .map(|f| regex::escape(&String::from_utf8_lossy(f)))
+                .collect();
+            let every = RegexBuilder::new(&alternation.join("|"))
+                .case_insensitive(ci)
+                .build()
+                .unwrap();
+            for line in [
+                "cargo test",
+                "TEST only",
+                "cargo",
+                r#"say \"hi\" now"#,
+                "\"hi\"",
+                "b",
+                "a",
+            ] {
+                assert_eq!(
+                    full.is_match(line.as_bytes()),
+                    every.is_match(line.as_bytes()),
+                    "{pat}: {line}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn one_lowercase_word_is_found_by_the_caseless_finder() {
+        let p = pf("weirdness", true).unwrap();
+        if std::is_x86_feature_detected!("avx2") {
+            assert!(p.caseless.is_some());
+        }
+        assert!(p.is_match(b"{\"text\":\"such WEIRDNESS\"}"));
+        assert!(p.is_match("weirdneſs".as_bytes()));
+        assert!(!p.is_match(b"weird ness"));
+        // Case-sensitive, several forms, or not ASCII: the regex.
+        assert!(pf("weirdness", false).unwrap().caseless.is_none());
+        assert!(pf("\"quoted\"", true).unwrap().caseless.is_none());
+        assert!(pf("naïve", true).unwrap().caseless.is_none());
     }
 
     #[test]
