@@ -11,8 +11,11 @@
 //!
 //! Unicode folds two ASCII letters to non-ASCII ones: `k` to the Kelvin sign and
 //! `s` to the long s (U+212A, U+017F), which are longer in UTF-8. So the two
-//! bytes are chosen before the first `k` or `s` of the word, where a match's
-//! bytes are still one per letter; the anchored regex decides the rest.
+//! bytes are chosen before the first such letter of the word (asked of
+//! regex-syntax's own folding tables, not listed here), where a match's bytes
+//! are still one per letter. A candidate is confirmed by comparing that part
+//! ignoring ASCII case, and, only when the word has such a letter, by the
+//! regex anchored there.
 //!
 //! [`HitLines`]: crate::scan::lines::HitLines
 
@@ -50,8 +53,12 @@ pub struct Caseless {
     mask: [u8; 2],
     /// The word's byte at each offset, lowercase.
     want: [u8; 2],
-    /// The word, case-insensitive, anchored at the haystack's start.
-    confirm: Regex,
+    /// The word's bytes before its first letter with a non-ASCII fold (all of
+    /// it when there is none): a match holds them one for one, in either case.
+    fixed: Vec<u8>,
+    /// The word, case-insensitive, anchored at the haystack's start; `None`
+    /// when `fixed` is the whole word and the ASCII comparison decides.
+    confirm: Option<Regex>,
 }
 
 impl Caseless {
@@ -67,7 +74,7 @@ impl Caseless {
         // Bytes before the first letter with a non-ASCII fold are at fixed offsets.
         let fixed = lower
             .iter()
-            .position(|&b| b == b'k' || b == b's')
+            .position(|&b| folds_beyond_ascii(b))
             .unwrap_or(lower.len());
         if fixed < 2 || lower.len() > 255 {
             return None;
@@ -82,16 +89,22 @@ impl Caseless {
             }
         });
         let want = at.map(|i| lower[i]);
-        let text = String::from_utf8_lossy(word);
-        let confirm = RegexBuilder::new(&format!("^(?:{})", regex::escape(&text)))
-            .case_insensitive(true)
-            .build()
-            .ok()?;
+        let confirm = if fixed < lower.len() {
+            let text = String::from_utf8_lossy(word);
+            let re = RegexBuilder::new(&format!("^(?:{})", regex::escape(&text)))
+                .case_insensitive(true)
+                .build()
+                .ok()?;
+            Some(re)
+        } else {
+            None
+        };
         Some(Caseless {
             len: word.len(),
             at,
             mask,
             want,
+            fixed: lower[..fixed].to_vec(),
             confirm,
         })
     }
@@ -106,10 +119,16 @@ impl Caseless {
 
     /// The match starting exactly at `start`, if there is one.
     fn confirmed(&self, hay: &[u8], start: usize) -> Option<(usize, usize)> {
+        let fixed = hay.get(start..start + self.fixed.len())?;
+        if !fixed.eq_ignore_ascii_case(&self.fixed) {
+            return None;
+        }
+        let Some(re) = &self.confirm else {
+            return Some((start, start + self.len));
+        };
         // A letter is at most three bytes in any fold (the Kelvin sign).
         let end = hay.len().min(start + 3 * self.len);
-        self.confirm
-            .find(&hay[start..end])
+        re.find(&hay[start..end])
             .map(|m| (start + m.start(), start + m.end()))
     }
 }
@@ -141,6 +160,16 @@ impl Find for Caseless {
             .filter(|&s| self.fits(hay, s))
             .find_map(|s| self.confirmed(hay, s))
     }
+}
+
+/// Whether ASCII byte `b` is equal, ignoring case, to a character outside
+/// ASCII: by regex-syntax's simple case folding, the one the regex crate uses.
+fn folds_beyond_ascii(b: u8) -> bool {
+    use regex_syntax::hir::{ClassUnicode, ClassUnicodeRange};
+    let c = char::from(b);
+    let mut class = ClassUnicode::new([ClassUnicodeRange::new(c, c)]);
+    class.case_fold_simple();
+    class.ranges().iter().any(|r| !r.end().is_ascii())
 }
 
 /// Whether this machine has AVX2 (checked once by std).
@@ -295,6 +324,17 @@ mod tests {
                     "{w} in {hay:?}"
                 );
             }
+        }
+    }
+
+    #[test]
+    fn only_k_and_s_fold_beyond_ascii() {
+        let beyond: Vec<u8> = (0u8..128).filter(|&b| folds_beyond_ascii(b)).collect();
+        assert_eq!(beyond, b"KSks");
+        if avx2() {
+            // A word without them is confirmed by its bytes; with them, by the regex.
+            assert!(Caseless::new(b"weird").unwrap().confirm.is_none());
+            assert!(Caseless::new(b"weirdness").unwrap().confirm.is_some());
         }
     }
 

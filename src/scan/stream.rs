@@ -1,18 +1,20 @@
 //! A streaming pass for the common case of a file with nothing to find: read the
 //! file in large chunks into one reused buffer (as ripgrep does; cheaper than
 //! faulting in a memory map page by page) and test whole lines against a byte
-//! regex, each chunk right after it is read, while it is still in cache.
+//! matcher, each chunk right after it is read, while it is still in cache.
+//! Memory is bounded by the chunk size plus the longest line.
 //!
-//! A file up to [`HOLD_MAX`] is read whole into that buffer, chunk after chunk,
-//! so when one of its lines matches, the caller gets the bytes already read (the
-//! rest is read on) and where the first match is: no second read or map, and no
-//! second regex pass over the lines before it. A larger file keeps only a chunk
-//! and the line it ends in; its caller opens it for random access. Memory is
-//! bounded by the larger of [`HOLD_MAX`] and the longest line.
+//! When a line of a file up to [`HOLD_MAX`] matches, the caller gets the whole
+//! file in a second per-thread buffer ([`Held`]): the chunk in hand is copied
+//! there, the rest is read on, and only the bytes before the chunk are read
+//! again. With where the first match's line starts, the caller neither opens the
+//! file again nor searches the lines before it twice. A larger file's caller
+//! opens it for random access. The chunk buffer stays small for every file: a
+//! buffer the size of the file had made each read land in memory out of cache.
 
 use std::cell::RefCell;
 use std::fs::File;
-use std::io::Read;
+use std::io::{Read, Seek, SeekFrom, Take};
 use std::ops::Deref;
 use std::path::Path;
 
@@ -31,6 +33,8 @@ thread_local! {
     /// memset of every byte searched (a third of search's user time on real
     /// homes of many mid-sized files).
     static BUF: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+    /// The buffer a matching file is held in, reused the same way.
+    static HELD: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
 }
 
 /// What the streaming pass found in a file.
@@ -43,7 +47,9 @@ pub enum Prefiltered {
     Hit { first: usize, held: Option<Held> },
 }
 
-/// A file's bytes in the thread's read buffer, given back when dropped.
+/// A matching file's bytes in the thread's held buffer, given back when dropped.
+/// Buffers are taken out of their thread-local while in use (not borrowed), so
+/// a rayon job that runs on this thread meanwhile gets buffers of its own.
 pub struct Held {
     buf: Vec<u8>,
     len: usize,
@@ -58,24 +64,14 @@ impl Deref for Held {
 
 impl Drop for Held {
     fn drop(&mut self) {
-        give_back(std::mem::take(&mut self.buf));
+        let buf = std::mem::take(&mut self.buf);
+        HELD.with(|cell| {
+            let mut mine = cell.borrow_mut();
+            if buf.len() >= mine.len() {
+                *mine = buf;
+            }
+        });
     }
-}
-
-/// Return a buffer to this thread. It is taken out while in use (not borrowed),
-/// so a rayon job that runs on this thread meanwhile gets a buffer of its own.
-fn give_back(mut buf: Vec<u8>) {
-    // A line longer than the held size grew the buffer: give that memory back.
-    if buf.len() > HOLD_MAX as usize + 1 {
-        buf.truncate(CHUNK);
-        buf.shrink_to(CHUNK);
-    }
-    BUF.with(|cell| {
-        let mut mine = cell.borrow_mut();
-        if buf.len() >= mine.len() {
-            *mine = buf;
-        }
-    });
 }
 
 /// Whether any complete line (or the unterminated tail) of `path` matches `re`.
@@ -93,63 +89,40 @@ pub fn prefilter(path: &Path, re: &impl Find, limit: u64) -> Result<Prefiltered>
     let file = File::open(path).map_err(|e| Error::io(path, e))?;
     let mut file = file.take(limit);
     let mut buf = BUF.with(|cell| std::mem::take(&mut *cell.borrow_mut()));
-    let hold = limit <= HOLD_MAX;
-    // Room for the whole file plus one byte (to see EOF in the same read), or a chunk.
-    let want = usize::try_from(limit).map_or(CHUNK, |l| {
-        let whole = l.saturating_add(1);
-        if hold {
-            whole
-        } else {
-            CHUNK.min(whole)
-        }
-    });
+    // A small file needs its length plus one byte (to see EOF in the same read).
+    let want = usize::try_from(limit).map_or(CHUNK, |l| CHUNK.min(l.saturating_add(1)));
     if buf.len() < want {
         buf.resize(want, 0);
     }
-    let found = scan(&mut file, &mut buf, re, path, hold);
-    match found {
-        Ok(Scanned::Miss) => {
-            give_back(buf);
-            Ok(Prefiltered::Miss)
-        }
-        Ok(Scanned::Hit { first, len }) => {
-            let held = if hold {
-                Some(Held { buf, len })
-            } else {
-                give_back(buf);
-                None
-            };
-            Ok(Prefiltered::Hit { first, held })
-        }
-        Err(e) => {
-            give_back(buf);
-            Err(e)
-        }
+    let found = scan(&mut file, &mut buf, re, path).map(|hit| {
+        hit.map(|(first, base, end)| {
+            // A file that cannot be held (or read again) is opened by the caller.
+            let held = (limit <= HOLD_MAX)
+                .then(|| hold(&mut file, &buf[..end], base, path).ok())
+                .flatten();
+            Prefiltered::Hit { first, held }
+        })
+    });
+    // A line longer than a few chunks grew the buffer: give that memory back.
+    if buf.len() > 4 * CHUNK {
+        buf.truncate(CHUNK);
+        buf.shrink_to(CHUNK);
     }
+    BUF.with(|cell| *cell.borrow_mut() = buf);
+    Ok(found?.unwrap_or(Prefiltered::Miss))
 }
 
-enum Scanned {
-    Miss,
-    /// `first`: offset in the file of the first matching line; `len`: bytes held.
-    Hit {
-        first: usize,
-        len: usize,
-    },
-}
-
-/// The read loop. Unsearched bytes start at `from` (a line start) and end at
-/// `filled`. When `hold`, nothing is dropped and `buf[i]` is file byte `i`;
-/// otherwise the partial last line is carried to the front and `base` counts
-/// the bytes dropped before it.
+/// The read loop: `buf[from..filled]` holds lines not yet searched, starting at
+/// a line start; `base` is the file offset of `buf[0]`. On a match, returns the
+/// file offset of the matching line's start, `base`, and how much of `buf`
+/// holds file bytes.
 fn scan(
     file: &mut impl Read,
     buf: &mut Vec<u8>,
     re: &impl Find,
     path: &Path,
-    hold: bool,
-) -> Result<Scanned> {
+) -> Result<Option<(usize, usize, usize)>> {
     let mut base = 0;
-    let mut from = 0;
     let mut filled = 0;
     loop {
         if filled == buf.len() {
@@ -157,58 +130,52 @@ fn scan(
             let grown = buf.len().max(CHUNK) * 2;
             buf.resize(grown, 0);
         }
-        // A held file is read a chunk at a time too, so each chunk is searched
-        // while it is still in cache.
-        let room = if hold {
-            buf.len().min(filled + CHUNK)
-        } else {
-            buf.len()
-        };
-        let n = read(file, &mut buf[filled..room], path)?;
+        let n = read(file, &mut buf[filled..], path)?;
         if n == 0 {
-            let hit = (from < filled && re.is_match(&buf[from..filled])).then_some(base + from);
-            return Ok(match hit {
-                Some(first) => Scanned::Hit { first, len: filled },
-                None => Scanned::Miss,
-            });
+            let hit = filled > 0 && re.is_match(&buf[..filled]);
+            return Ok(hit.then_some((base, base, filled)));
         }
         let end = filled + n;
-        // Search up to the last newline read so far.
+        // Search up to the last newline; carry the partial line to the front.
         match memchr::memrchr(b'\n', &buf[filled..end]) {
             Some(i) => {
                 let nl = filled + i;
+                let lines = &buf[..=nl];
                 // `is_match` may stop early; the match's place is found only once.
-                let lines = &buf[from..=nl];
-                if let Some((m, _)) = re.is_match(lines).then(|| re.find_at(lines, 0)).flatten() {
-                    let at = from + m;
-                    let first =
-                        memchr::memrchr(b'\n', &buf[from..at]).map_or(from, |j| from + j + 1);
-                    let len = if hold {
-                        read_rest(file, buf, end, path)?
-                    } else {
-                        end
-                    };
-                    return Ok(Scanned::Hit {
-                        first: base + first,
-                        len,
-                    });
+                if let Some((at, _)) = re.is_match(lines).then(|| re.find_at(lines, 0)).flatten() {
+                    let line = memchr::memrchr(b'\n', &buf[..at]).map_or(0, |j| j + 1);
+                    return Ok(Some((base + line, base, end)));
                 }
-                if hold {
-                    from = nl + 1;
-                    filled = end;
-                } else {
-                    buf.copy_within(nl + 1..end, 0);
-                    base += nl + 1;
-                    from = 0;
-                    filled = end - (nl + 1);
-                }
+                buf.copy_within(nl + 1..end, 0);
+                base += nl + 1;
+                filled = end - (nl + 1);
             }
             None => filled = end,
         }
     }
 }
 
-/// Read on to EOF (or the limit) after a match: returns the bytes held.
+/// The whole matching file in the thread's held buffer: `chunk` (file bytes
+/// from `base`, all read so far past it) is copied in, the rest is read on,
+/// and the `base` bytes before it are read again.
+fn hold(file: &mut Take<File>, chunk: &[u8], base: usize, path: &Path) -> Result<Held> {
+    let mut buf = HELD.with(|cell| std::mem::take(&mut *cell.borrow_mut()));
+    let have = base + chunk.len();
+    if buf.len() < have {
+        buf.resize(have, 0);
+    }
+    buf[base..have].copy_from_slice(chunk);
+    let mut held = Held { buf, len: 0 };
+    held.len = read_rest(file, &mut held.buf, have, path)?;
+    let inner = file.get_mut();
+    inner
+        .seek(SeekFrom::Start(0))
+        .and_then(|_| inner.read_exact(&mut held.buf[..base]))
+        .map_err(|e| Error::io(path, e))?;
+    Ok(held)
+}
+
+/// Read on to EOF (or the limit) from `filled`: returns the bytes in `buf`.
 fn read_rest(
     file: &mut impl Read,
     buf: &mut Vec<u8>,
