@@ -74,17 +74,8 @@ impl Drop for Held {
     }
 }
 
-/// Whether any complete line (or the unterminated tail) of `path` matches `re`.
-/// Reads at most `limit` bytes: the length seen at discovery, so lines appended
-/// meanwhile are not half-read (TAIL-012).
-pub fn any_line_matches(path: &Path, re: &impl Find, limit: u64) -> Result<bool> {
-    Ok(matches!(
-        prefilter(path, re, limit)?,
-        Prefiltered::Hit { .. }
-    ))
-}
-
-/// The streaming pass over the first `limit` bytes of `path` (TAIL-012).
+/// The streaming pass over the first `limit` bytes of `path`: the length seen
+/// at discovery, so lines appended meanwhile are not half-read (TAIL-012).
 pub fn prefilter(path: &Path, re: &impl Find, limit: u64) -> Result<Prefiltered> {
     let file = File::open(path).map_err(|e| Error::io(path, e))?;
     let mut file = file.take(limit);
@@ -125,12 +116,7 @@ fn scan(
     let mut base = 0;
     let mut filled = 0;
     loop {
-        if filled == buf.len() {
-            // One line fills the buffer: double it (zero-filling only the new part).
-            let grown = buf.len().max(CHUNK) * 2;
-            buf.resize(grown, 0);
-        }
-        let n = read(file, &mut buf[filled..], path)?;
+        let n = read_more(file, buf, filled, path)?;
         if n == 0 {
             let hit = filled > 0 && re.is_match(&buf[..filled]);
             return Ok(hit.then_some((base, base, filled)));
@@ -183,11 +169,7 @@ fn read_rest(
     path: &Path,
 ) -> Result<usize> {
     loop {
-        if filled == buf.len() {
-            let grown = buf.len().max(CHUNK) * 2;
-            buf.resize(grown, 0);
-        }
-        let n = read(file, &mut buf[filled..], path)?;
+        let n = read_more(file, buf, filled, path)?;
         if n == 0 {
             return Ok(filled);
         }
@@ -195,9 +177,15 @@ fn read_rest(
     }
 }
 
-fn read(file: &mut impl Read, into: &mut [u8], path: &Path) -> Result<usize> {
+/// Read after the first `filled` bytes of `buf`, doubling it first when it is
+/// full (zero-filling only the new part). 0 at EOF.
+fn read_more(file: &mut impl Read, buf: &mut Vec<u8>, filled: usize, path: &Path) -> Result<usize> {
+    if filled == buf.len() {
+        let grown = buf.len().max(CHUNK) * 2;
+        buf.resize(grown, 0);
+    }
     loop {
-        match file.read(into) {
+        match file.read(&mut buf[filled..]) {
             Ok(n) => return Ok(n),
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
             Err(e) => return Err(Error::io(path, e)),
@@ -209,6 +197,15 @@ fn read(file: &mut impl Read, into: &mut [u8], path: &Path) -> Result<usize> {
 mod tests {
     use super::*;
     use regex::bytes::Regex;
+
+    /// Whether any complete line (or the unterminated tail) matches, reading at
+    /// most `limit` bytes (TAIL-012).
+    fn any_line_matches(path: &Path, re: &Regex, limit: u64) -> Result<bool> {
+        Ok(matches!(
+            prefilter(path, re, limit)?,
+            Prefiltered::Hit { .. }
+        ))
+    }
 
     #[test]
     fn finds_matches_across_chunk_boundaries() {

@@ -45,16 +45,15 @@ where
 }
 
 /// The tool_use a result answers: the nearest `"id":"<id>"` before the result's
-/// line `at`.
+/// line `near`.
 pub fn tool_use_for(
     t: &Transcript,
     buf: &[u8],
     idx: &FileIndex,
     id: &str,
-    at: Near,
+    near: Near,
 ) -> Option<UnitOut> {
-    let before = at.offset;
-    let near = at;
+    let before = near.offset;
     let needle = format!("\"id\":\"{id}\"");
     let finder = memchr::memmem::FinderRev::new(needle.as_bytes());
     let mut end = before.min(buf.len());
