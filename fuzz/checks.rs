@@ -15,6 +15,7 @@ use csift::cmd::show::address::{self, Spec};
 use csift::discovery::{encode, home, target};
 use csift::output::sanitize;
 use csift::record::{parse_line, Parsed};
+use csift::scan::find::{Caseless, Find};
 use csift::scan::{self, Lines};
 
 /// The line framer, record parser, file index and classifier: lines tile the
@@ -115,6 +116,53 @@ fn base64(bytes: &[u8]) -> String {
         }
     }
     s
+}
+
+/// The caseless word finder (`scan::find::Caseless`, SIMD with an unsafe load):
+/// byte 0 chooses the word's length (2..=13), the next bytes its letters
+/// (printable ASCII), the rest is the haystack. On any haystack it finds the
+/// matches the case-insensitive regex of the word finds, at the same places.
+pub fn caseless(data: &[u8]) {
+    let Some((&n, rest)) = data.split_first() else {
+        return;
+    };
+    let n = usize::from(n % 12) + 2;
+    if rest.len() < n {
+        return;
+    }
+    let (word, hay) = rest.split_at(n);
+    let printable = |b: u8| {
+        if (0x20..0x7f).contains(&b) {
+            b
+        } else {
+            b' ' + b % 95
+        }
+    };
+    let word: String = word.iter().map(|&b| char::from(printable(b))).collect();
+    let Some(finder) = Caseless::new(word.as_bytes()) else {
+        return;
+    };
+    let re = regex::bytes::RegexBuilder::new(&regex::escape(&word))
+        .case_insensitive(true)
+        .build()
+        .unwrap();
+    let all = |f: &dyn Fn(usize) -> Option<(usize, usize)>| {
+        let mut out = Vec::new();
+        let mut at = 0;
+        while let Some(m) = f(at) {
+            assert!(
+                m.0 >= at && m.0 < m.1 && m.1 <= hay.len(),
+                "{m:?} from {at}"
+            );
+            out.push(m);
+            at = m.1;
+        }
+        out
+    };
+    let got = all(&|at| finder.find_at(hay, at));
+    let want = all(&|at| Find::find_at(&re, hay, at));
+    assert_eq!(got, want, "{word:?}");
+    assert_eq!(finder.is_match(hay), re.is_match(hay));
 }
 
 /// `show --line/--turn`: bytes 0..4 choose the extent (`lo` 0 or 1, `hi` up to

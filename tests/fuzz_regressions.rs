@@ -47,6 +47,11 @@ fn narration_regressions() {
 }
 
 #[test]
+fn caseless_regressions() {
+    replay("caseless", checks::caseless);
+}
+
+#[test]
 fn ranges_regressions() {
     replay("ranges", checks::ranges);
 }
