@@ -232,7 +232,7 @@ mod tests {
     }
 
     #[test]
-    fn a_small_file_that_matches_comes_back_whole_with_its_first_matching_line() {
+    fn a_small_matching_file_comes_back_whole_up_to_the_discovered_length_tail_012() {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("t.jsonl");
         // Lines spanning several chunks; the first match in the third chunk.
