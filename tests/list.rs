@@ -475,6 +475,68 @@ fn a_torn_final_line_past_the_head_has_an_offset_and_no_line_number_rec_040() {
     );
 }
 
+/// A session opened by a bare slash command whose first typed prompt sits far
+/// past the head records, behind tool results: the head lines that cannot tell
+/// the row anything are skipped unparsed, and the row is still exact. The
+/// prompt quotes `"type":"tool_result"` (escaped inside its string, so it is no
+/// carrier); the only non-empty branch is on one assistant record in between.
+#[test]
+fn a_first_prompt_behind_tool_results_is_found_and_the_skipped_lines_change_nothing() {
+    let home = Home::new();
+    let mut s = Session::new(S1, "/w/slash");
+    let unbranched = |s: &mut Session| {
+        let last = s.lines.last_mut().unwrap();
+        last["gitBranch"] = json!("");
+    };
+    s.push(json!({"type": "user", "message": {"role": "user",
+        "content": "<command-message>review</command-message>\n<command-name>/review</command-name>"}}));
+    unbranched(&mut s);
+    for i in 0..40 {
+        s.tool_use(
+            &format!("m{i}"),
+            &format!("t{i}"),
+            "Read",
+            json!({"file_path": "/w/slash/a.rs"}),
+        );
+        unbranched(&mut s);
+        if i == 20 {
+            s.lines.last_mut().unwrap()["gitBranch"] = json!("feature/x");
+        }
+        s.tool_result(&format!("t{i}"), &"fn main() {}\n".repeat(150), false, None);
+        unbranched(&mut s);
+    }
+    let prompt = r#"why does {"type":"tool_result"} parse twice?"#;
+    s.user(prompt);
+    unbranched(&mut s);
+    for i in 0..40 {
+        s.text(&format!("r{i}"), &"A long answer line. ".repeat(60));
+        unbranched(&mut s);
+    }
+    let path = home.write("-w-slash", &s.file_name(), &s.lines);
+    // A second session: a listing of one session reads it whole.
+    let mut b = Session::new(S2, "/w/slash");
+    b.user("short and old");
+    b.lines[0]["timestamp"] = json!("2025-01-01T00:00:00.000Z");
+    home.write("-w-slash", &b.file_name(), &b.lines);
+    let bytes = std::fs::read(&path).unwrap();
+    let at = String::from_utf8_lossy(&bytes).find("why does").unwrap();
+    assert!(
+        at > 64 * 1024,
+        "the prompt is past several head windows: {at}"
+    );
+    let row = |args: &[&str]| {
+        common::ok_json(home.cmd().arg("list").args(args).args(["--format", "json"])).remove(0)
+    };
+    let windows = row(&[]);
+    assert_eq!(windows["read"], "head-tail");
+    for r in [&windows, &row(&["--full"])] {
+        assert_eq!(r["title"], prompt);
+        assert_eq!(r["title_source"], "first-prompt");
+        assert_eq!(r["git_branch"], "feature/x");
+        assert_eq!(r["cwd"], "/w/slash");
+    }
+}
+
 #[test]
 fn whoami_uses_the_env_and_never_guesses_misc_009() {
     let home = shapes_home();

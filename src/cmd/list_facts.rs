@@ -127,6 +127,9 @@ impl HeadScan {
                 break;
             }
             self.lines += 1;
+            if parsed >= HEAD_RECORDS && !may_tell(line.bytes, s) {
+                continue;
+            }
             let Parsed::Record(r) = parse_line(&line) else {
                 continue;
             };
@@ -151,6 +154,55 @@ impl HeadScan {
             }
         }
     }
+}
+
+/// Whether a head line past the first [`HEAD_RECORDS`] can still tell the row
+/// something, judged from its bytes; the lines it rules out are never parsed.
+/// A session opened by a slash command can hold its first typed prompt half a
+/// megabyte in, behind tool results (which are most of the bytes there); those
+/// lines are skipped unparsed. Only a `false` that a parse would contradict is
+/// wrong, so every test below errs towards parsing:
+/// - the envelope (cwd, first version) still missing: parse;
+/// - no branch yet and the line holds a non-empty `"gitBranch"` value: parse;
+/// - no prompt yet and the line is a user record that is not a tool_result
+///   carrier, or a carrier that may name the first slash command: parse.
+///
+/// The bare tokens `"user"` and `"tool_result"` cannot occur inside a JSON string
+/// (its quotes would be escaped), so a line without `"user"` is no user record,
+/// and a line whose `"tool_result"` is a `type` value holds a tool_result block.
+fn may_tell(line: &[u8], s: &Summary) -> bool {
+    use memchr::memmem::find;
+    if s.cwd.is_none() || s.versions.is_empty() {
+        return true;
+    }
+    if s.git_branch.is_none() && names_a_branch(line) {
+        return true;
+    }
+    if s.first_prompt.is_some() || find(line, b"\"user\"").is_none() {
+        return false;
+    }
+    !is_result_carrier(line)
+        || (s.first_command.is_none() && find(line, b"<command-name>").is_some())
+}
+
+/// Whether any `"gitBranch"` key in the line has a non-empty value (REC-038:
+/// either spacing).
+fn names_a_branch(line: &[u8]) -> bool {
+    memchr::memmem::find_iter(line, b"\"gitBranch\"").any(|at| {
+        let v = line[at + 11..].trim_ascii_start();
+        let v = v.strip_prefix(b":").unwrap_or(v).trim_ascii_start();
+        !v.starts_with(b"\"\"")
+    })
+}
+
+/// Whether the line holds `"tool_result"` as a `type` value (either spacing).
+fn is_result_carrier(line: &[u8]) -> bool {
+    memchr::memmem::find_iter(line, b"\"tool_result\"").any(|at| {
+        let before = line[..at].trim_ascii_end();
+        before
+            .strip_suffix(b":")
+            .is_some_and(|k| k.trim_ascii_end().ends_with(b"\"type\""))
+    })
 }
 
 fn first_prompt(r: &Record<'_>, s: &mut Summary) {
@@ -332,5 +384,66 @@ fn take_titles(r: &Record<'_>, s: &mut Summary) {
         "ai-title" => s.ai_title = keep(&r.ai_title).or(s.ai_title.take()),
         "summary" => s.summary = keep(&r.summary).or(s.summary.take()),
         _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// REC-038: a re-serialised line (`": "`) is the same record, so both byte
+    /// checks read either spacing; a quoted mention inside a string is escaped
+    /// and never counts.
+    #[test]
+    fn head_line_checks_read_either_spacing_rec_038() {
+        assert!(names_a_branch(br#"{"gitBranch":"main"}"#));
+        assert!(names_a_branch(br#"{"gitBranch" : "main"}"#));
+        assert!(!names_a_branch(br#"{"gitBranch":""}"#));
+        assert!(!names_a_branch(br#"{"gitBranch": ""}"#));
+        assert!(names_a_branch(
+            br#"{"gitBranch":"","x":{"gitBranch":"dev"}}"#
+        ));
+        assert!(!names_a_branch(br#"{"text":"a \"gitBranch\":\"dev\""}"#));
+
+        assert!(is_result_carrier(
+            br#"{"content":[{"type":"tool_result","content":"x"}]}"#
+        ));
+        assert!(is_result_carrier(
+            br#"{"content":[{"tool_use_id":"t","type": "tool_result"}]}"#
+        ));
+        assert!(!is_result_carrier(
+            br#"{"content":"why is {\"type\":\"tool_result\"} here"}"#
+        ));
+        assert!(!is_result_carrier(br#"{"content":"tool_result"}"#));
+    }
+
+    /// Past the head records only a user line that is no carrier (or a carrier
+    /// that may name the first command) can still give the first prompt.
+    #[test]
+    fn may_tell_rules_out_only_lines_that_cannot_answer() {
+        let mut s = Summary {
+            cwd: Some("/w".into()),
+            git_branch: Some("main".into()),
+            ..Summary::default()
+        };
+        s.versions.insert("2.1.0".into());
+        let user = br#"{"type":"user","message":{"role":"user","content":"hi"}}"#;
+        let carrier =
+            br#"{"type":"user","message":{"content":[{"type":"tool_result","content":"x"}]}}"#;
+        let named = br#"{"type":"user","message":{"content":[{"type":"tool_result","content":"x"},{"type":"text","text":"<command-name>/go</command-name>"}]}}"#;
+        let reply = br#"{"type":"assistant","message":{"role":"assistant","content":[]}}"#;
+        assert!(may_tell(user, &s));
+        assert!(!may_tell(carrier, &s));
+        assert!(may_tell(named, &s));
+        assert!(!may_tell(reply, &s));
+        s.first_command = Some("/go".into());
+        assert!(!may_tell(named, &s));
+        s.first_prompt = Some("hi".into());
+        assert!(!may_tell(user, &s));
+        s.git_branch = None;
+        assert!(!may_tell(user, &s), "no branch on the line");
+        assert!(may_tell(br#"{"type":"assistant","gitBranch":"dev"}"#, &s));
+        s.cwd = None;
+        assert!(may_tell(reply, &s), "the envelope is still missing");
     }
 }
