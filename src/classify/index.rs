@@ -65,7 +65,7 @@ fn may_matter(hit: &[u8], line: &[u8]) -> bool {
         return true;
     }
     let head = &line[..line.len().min(WINDOW)];
-    if memchr::memmem::find(head, b"\"tool_result\"").is_none() {
+    if crate::scan::lit!(b"\"tool_result\"").find(head).is_none() {
         return true;
     }
     let tail = &line[line.len().saturating_sub(WINDOW)..];

@@ -14,8 +14,10 @@ use crate::record::{opt_str, Record};
 
 /// Cheap byte test with no false negatives: an opener is a user record.
 pub fn may_open_turn(line: &[u8]) -> bool {
-    memchr::memmem::find(line, b"\"type\":\"user\"").is_some()
-        || memchr::memmem::find(line, b"\"type\": \"user\"").is_some()
+    crate::scan::lit!(b"\"type\":\"user\"").find(line).is_some()
+        || crate::scan::lit!(b"\"type\": \"user\"")
+            .find(line)
+            .is_some()
 }
 
 fn is_user(r: &Record<'_>) -> bool {
@@ -64,7 +66,7 @@ fn answer_carrier(r: &Record<'_>) -> bool {
     if let Some(raw) = r.tool_use_result.filter(|raw| raw.get().starts_with('{')) {
         // A skim for the one top-level key: results echo whole files.
         let raw = raw.get().as_bytes();
-        if memchr::memmem::find(raw, b"\"answers\"").is_some() {
+        if crate::scan::lit!(b"\"answers\"").find(raw).is_some() {
             if let Some(a) = crate::scan::json::field(raw, b"answers") {
                 if a.starts_with(b"{") && crate::scan::json::Fields::new(a, 0).next().is_some() {
                     return true;

@@ -171,38 +171,42 @@ impl HeadScan {
 /// (its quotes would be escaped), so a line without `"user"` is no user record,
 /// and a line whose `"tool_result"` is a `type` value holds a tool_result block.
 fn may_tell(line: &[u8], s: &Summary) -> bool {
-    use memchr::memmem::find;
+    use crate::scan::lit;
     if s.cwd.is_none() || s.versions.is_empty() {
         return true;
     }
     if s.git_branch.is_none() && names_a_branch(line) {
         return true;
     }
-    if s.first_prompt.is_some() || find(line, b"\"user\"").is_none() {
+    if s.first_prompt.is_some() || lit!(b"\"user\"").find(line).is_none() {
         return false;
     }
     !is_result_carrier(line)
-        || (s.first_command.is_none() && find(line, b"<command-name>").is_some())
+        || (s.first_command.is_none() && lit!(b"<command-name>").find(line).is_some())
 }
 
 /// Whether any `"gitBranch"` key in the line has a non-empty value (REC-038:
 /// either spacing).
 fn names_a_branch(line: &[u8]) -> bool {
-    memchr::memmem::find_iter(line, b"\"gitBranch\"").any(|at| {
-        let v = line[at + 11..].trim_ascii_start();
-        let v = v.strip_prefix(b":").unwrap_or(v).trim_ascii_start();
-        !v.starts_with(b"\"\"")
-    })
+    crate::scan::lit!(b"\"gitBranch\"")
+        .find_iter(line)
+        .any(|at| {
+            let v = line[at + 11..].trim_ascii_start();
+            let v = v.strip_prefix(b":").unwrap_or(v).trim_ascii_start();
+            !v.starts_with(b"\"\"")
+        })
 }
 
 /// Whether the line holds `"tool_result"` as a `type` value (either spacing).
 fn is_result_carrier(line: &[u8]) -> bool {
-    memchr::memmem::find_iter(line, b"\"tool_result\"").any(|at| {
-        let before = line[..at].trim_ascii_end();
-        before
-            .strip_suffix(b":")
-            .is_some_and(|k| k.trim_ascii_end().ends_with(b"\"type\""))
-    })
+    crate::scan::lit!(b"\"tool_result\"")
+        .find_iter(line)
+        .any(|at| {
+            let before = line[..at].trim_ascii_end();
+            before
+                .strip_suffix(b":")
+                .is_some_and(|k| k.trim_ascii_end().ends_with(b"\"type\""))
+        })
 }
 
 fn first_prompt(r: &Record<'_>, s: &mut Summary) {
@@ -338,7 +342,7 @@ fn literal_pass(buf: &[u8], base: u64, numbered: bool, s: &mut Summary) {
     for (l, hit) in scan::lines::HitLines::new(buf, re) {
         let line = l.bytes;
         // `}{"` also ends strings like "x }{" in code; only a parse can confirm glue.
-        if memchr::memmem::find(line, b"}{\"").is_some() {
+        if crate::scan::lit!(b"}{\"").find(line).is_some() {
             if let Parsed::Malformed(bad) = parse_line(&l) {
                 if bad.kind == MalformedKind::Glued {
                     s.malformed.push(Bad {
@@ -350,14 +354,16 @@ fn literal_pass(buf: &[u8], base: u64, numbered: bool, s: &mut Summary) {
                 }
             }
         }
-        if let Some(at) = memchr::memmem::find(line, b"\"model\":\"") {
+        if let Some(at) = crate::scan::lit!(b"\"model\":\"").find(line) {
             // The first "model" on an assistant line is message.model.
             let v = &line[at + 9..];
             if let Some(q) = memchr::memchr(b'"', v) {
                 if let Ok(model) = std::str::from_utf8(&v[..q]) {
                     if !model.is_empty()
                         && q < 100
-                        && memchr::memmem::find(line, b"\"type\":\"assistant\"").is_some()
+                        && crate::scan::lit!(b"\"type\":\"assistant\"")
+                            .find(line)
+                            .is_some()
                     {
                         s.models.insert(model.to_string());
                     }

@@ -10,6 +10,19 @@ pub mod stream;
 
 use rayon::prelude::*;
 
+/// A `memmem` finder for a literal needle, built once per call site: a bare
+/// `memchr::memmem::find` builds its searcher on every call, which on the short
+/// lines of a per-line check costs more than the search (`lit!(b"x")` is a
+/// `&'static memchr::memmem::Finder<'static>`).
+macro_rules! lit {
+    ($needle:expr) => {{
+        static F: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+            std::sync::LazyLock::new(|| memchr::memmem::Finder::new($needle));
+        &*F
+    }};
+}
+pub(crate) use lit;
+
 pub use lines::{Line, Lines};
 pub use source::Source;
 

@@ -136,8 +136,10 @@ pub fn turn_reply(
     let region = &buf[..end.min(buf.len())];
     let mut last: Option<UnitOut> = None;
     for line in Lines::from(region, from_offset, from_no) {
-        if memchr::memmem::find(line.bytes, b"\"type\":\"assistant\"").is_none()
-            || memchr::memmem::find(line.bytes, b"\"text\"").is_none()
+        if crate::scan::lit!(b"\"type\":\"assistant\"")
+            .find(line.bytes)
+            .is_none()
+            || crate::scan::lit!(b"\"text\"").find(line.bytes).is_none()
         {
             continue;
         }

@@ -254,7 +254,7 @@ impl Scan {
                 let k = r.attachment_kind();
                 bump(&mut c.attachment_types, k.as_deref().unwrap_or("(none)"), 1);
             }
-            "progress" if memchr::memmem::find(bytes, b"agent_progress").is_some() => {
+            "progress" if crate::scan::lit!(b"agent_progress").find(bytes).is_some() => {
                 if let Some(id) = progress_usage_id(bytes) {
                     self.book.progress_ids.push(id);
                 }
