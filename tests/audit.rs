@@ -211,6 +211,63 @@ fn malformed_lines_are_named() {
     );
 }
 
+/// Lines whose brackets and quotes are sound but whose grammar is not: an
+/// invalid escape in an assistant text, one in a user prompt, a raw control
+/// character in a string, a missing comma inside a nested object, a bare word
+/// for a value and invalid UTF-8. The skim passes them all; serde does not.
+/// Every one is a malformed line, whichever detectors run, as `stats` counts
+/// them too.
+#[test]
+fn lines_with_bad_grammar_are_malformed_whichever_detectors_run() {
+    let home = Home::new();
+    let mut s = session();
+    s.user("hi");
+    s.text("msg_1", "hello");
+    let mut body = Vec::new();
+    for l in &s.lines {
+        body.extend_from_slice(serde_json::to_string(l).unwrap().as_bytes());
+        body.push(b'\n');
+    }
+    let bad: [&[u8]; 6] = [
+        br#"{"type":"assistant","message":{"id":"msg_2","role":"assistant","content":[{"type":"text","text":"bad \q escape"}]}}"#,
+        br#"{"type":"user","message":{"role":"user","content":"bad \q escape"}}"#,
+        b"{\"type\":\"user\",\"message\":{\"role\":\"user\",\"content\":\"a\x01b\"}}",
+        br#"{"type":"system","subtype":"x","data":{"a":1 "b":2}}"#,
+        br#"{"type":"system","subtype":"x","data":{"a":[1,tru]}}"#,
+        b"{\"type\":\"user\",\"message\":{\"role\":\"user\",\"content\":\"\xff\"}}",
+    ];
+    for l in bad {
+        body.extend_from_slice(l);
+        body.push(b'\n');
+    }
+    home.write_raw("-w-app", &s.file_name(), &body);
+    let lines = |args: &[&str]| -> Vec<u64> {
+        let (_, rows) = audit(&home, args);
+        let mut v: Vec<u64> = findings(&rows, "malformed-line")
+            .iter()
+            .map(|f| f["line"].as_u64().unwrap())
+            .collect();
+        v.sort_unstable();
+        v
+    };
+    let want: Vec<u64> = (3..=8).collect();
+    assert_eq!(lines(&["--kind", "malformed-line"]), want);
+    assert_eq!(lines(&[]), want);
+    assert_eq!(
+        lines(&["--kind", "malformed-line,eaten-text,duplicate-uuid"]),
+        want
+    );
+    let stats = common::ok_json(
+        common::csift()
+            .arg("stats")
+            .arg("--claude-home")
+            .arg(home.path())
+            .args(["--format", "json"]),
+    );
+    let total = stats.iter().find(|r| r["type"] == "total").unwrap();
+    assert_eq!(total["malformed_lines"], want.len());
+}
+
 #[test]
 fn missing_transcripts_and_lanes() {
     let home = Home::new();

@@ -13,7 +13,7 @@ use super::eaten::Eaten;
 use super::finding::{At, FileCtx, Finding};
 use super::lite::{eaten_id, kinds, LiteMessage};
 use super::refs::Refs;
-use super::skim::{skim_at, Flaw, Top};
+use super::skim::{checked, skim_at, Flaw, Top};
 use crate::cli::audit::Kind;
 use crate::discovery::{Shape, Transcript};
 use crate::record::{parse_line, Parsed};
@@ -140,6 +140,7 @@ pub fn audit(t: &Transcript, want: &Want) -> FileAudit {
         dups: Dups::default(),
         refs: Refs::default(),
         out: Vec::new(),
+        reported: 0,
     };
     if eaten_only(want) {
         s.eaten_fast(buf);
@@ -171,6 +172,28 @@ fn eaten_only(w: &Want) -> bool {
     !(w.malformed || w.dup || w.lanes || w.outputs || w.echo || w.unanswered)
 }
 
+/// Line `no`, bytes `pos..end` of `buf` (`end` is its newline or the end), without
+/// a final `\r`.
+fn line_at(buf: &[u8], pos: usize, end: usize, no: usize) -> Line<'_> {
+    let mut bytes = &buf[pos..end];
+    if let [head @ .., b'\r'] = bytes {
+        bytes = head;
+    }
+    Line {
+        no,
+        offset: pos,
+        bytes,
+        terminated: end < buf.len(),
+    }
+}
+
+/// serde's verdict on the grammar of a line the skim accepted (one SIMD UTF-8
+/// check, then a `str` parse that keeps nothing).
+fn valid_json(line: &[u8]) -> bool {
+    simdutf8::basic::from_utf8(line)
+        .is_ok_and(|t| serde_json::from_str::<serde::de::IgnoredAny>(t).is_ok())
+}
+
 /// Whether the line skim reads each message's eaten-text view as it walks it:
 /// the eaten rule is wanted and no malformed-line check needs serde to read the
 /// message instead (see [`Pass::assistant`]).
@@ -187,6 +210,8 @@ struct Pass<'c> {
     dups: Dups,
     refs: Refs,
     out: Vec<Finding>,
+    /// The line of the last malformed-line finding (0: none yet).
+    reported: usize,
 }
 
 impl Pass<'_> {
@@ -202,19 +227,28 @@ impl Pass<'_> {
 
     /// Skim and dispatch the line at `pos` numbered `no`; returns its end.
     fn one(&mut self, buf: &[u8], pos: usize, no: usize) -> usize {
-        let (top, end) = skim_at(buf, pos, eaten_by_skim(&self.want));
-        let mut bytes = &buf[pos..end];
-        if let [head @ .., b'\r'] = bytes {
-            bytes = head;
+        if self.want.malformed {
+            // The line's grammar is judged too: serde reads the fields and
+            // validates in one walk; a line it refuses is skimmed below.
+            let end = memchr::memchr(b'\n', &buf[pos..]).map_or(buf.len(), |k| pos + k);
+            let line = line_at(buf, pos, end, no);
+            if let Some(top) = checked(line.bytes) {
+                self.line(buf, &line, &top);
+                return end;
+            }
         }
-        let line = Line {
-            no,
-            offset: pos,
-            bytes,
-            terminated: end < buf.len(),
-        };
+        let (top, end) = skim_at(buf, pos, eaten_by_skim(&self.want));
+        let line = line_at(buf, pos, end, no);
         match top {
-            Ok(top) => self.line(buf, &line, &top),
+            Ok(top) => {
+                self.line(buf, &line, &top);
+                // The skim checks structure only: serde refused this line above,
+                // so it may still be valid JSON (a repeated key) or not, and
+                // serde's grammar verdict decides.
+                if self.want.malformed && self.reported != no && !valid_json(line.bytes) {
+                    self.malformed(&line, None);
+                }
+            }
             Err(Flaw::Blank) => {}
             Err(_) => self.malformed(&line, None),
         }
@@ -259,6 +293,7 @@ impl Pass<'_> {
             (None, Parsed::Record(_)) => return,
         };
         let at = At::new(line.no, false, scraped_ts(line.bytes), None);
+        self.reported = line.no;
         self.out.push(self.ctx.finding(
             Kind::MalformedLine,
             &at,
