@@ -122,8 +122,8 @@ FLOORS = {
     "read": "+ a 4 KB head and a 4 KB tail read: the least any `list` that opens its files reads",
     "lines": "map each file and find every newline: the floor of any pass over every line",
     "utf8": "+ a UTF-8 check of each line",
-    "skim": "newlines + a structural skim of each line (no UTF-8 check): audit's per-line work before any detector",
-    "serde": "newlines + UTF-8 + serde_json validating each line, keeping nothing",
+    "skim": "newlines + a structural skim of each line (no UTF-8 check): audit's per-line work without malformed-line",
+    "serde": "newlines + UTF-8 + serde_json validating each line, keeping nothing: the full audit's per-line floor (malformed-line judges every line's grammar)",
     "parse": "newlines + the census's own record parse of each line, before any counting",
 }
 floor_rows = []
