@@ -174,19 +174,15 @@ fn malformed_lines_are_named() {
     let mut s = session();
     s.user("hi");
     s.text("msg_1", "hello");
-    let mut body = String::new();
-    for l in &s.lines {
-        body.push_str(&serde_json::to_string(l).unwrap());
-        body.push('\n');
-    }
-    body.push_str(
-        "{\"type\":\"summary\",\"summary\":\"a\"}{\"type\":\"summary\",\"summary\":\"b\"}\n",
+    let mut body = common::jsonl(&s.lines);
+    body.extend_from_slice(
+        b"{\"type\":\"summary\",\"summary\":\"a\"}{\"type\":\"summary\",\"summary\":\"b\"}\n",
     );
-    body.push_str("{\"type\":\"user\",\"message\":{\"content\":\"x\"}} trailing\n");
-    body.push_str(
-        "{\"type\":\"user\",\"timestamp\":\"2026-07-02T00:00:00Z\",\"message\":{\"content\":\"cut",
+    body.extend_from_slice(b"{\"type\":\"user\",\"message\":{\"content\":\"x\"}} trailing\n");
+    body.extend_from_slice(
+        b"{\"type\":\"user\",\"timestamp\":\"2026-07-02T00:00:00Z\",\"message\":{\"content\":\"cut",
     );
-    home.write_raw("-w-app", &s.file_name(), body.as_bytes());
+    home.write_raw("-w-app", &s.file_name(), &body);
     let (_, rows) = audit(&home, &["--kind", "malformed-line"]);
     let f = findings(&rows, "malformed-line");
     let d: Vec<(u64, &str)> = f
@@ -223,11 +219,7 @@ fn lines_with_bad_grammar_are_malformed_whichever_detectors_run() {
     let mut s = session();
     s.user("hi");
     s.text("msg_1", "hello");
-    let mut body = Vec::new();
-    for l in &s.lines {
-        body.extend_from_slice(serde_json::to_string(l).unwrap().as_bytes());
-        body.push(b'\n');
-    }
+    let mut body = common::jsonl(&s.lines);
     let bad: [&[u8]; 6] = [
         br#"{"type":"assistant","message":{"id":"msg_2","role":"assistant","content":[{"type":"text","text":"bad \q escape"}]}}"#,
         br#"{"type":"user","message":{"role":"user","content":"bad \q escape"}}"#,

@@ -43,12 +43,7 @@ fn session_bytes(id: &str) -> Vec<u8> {
     let mut s = Session::new(id, "/w/x");
     s.user("an ordinary prompt");
     s.text("m1", "an ordinary answer");
-    let mut b = Vec::new();
-    for l in &s.lines {
-        b.extend_from_slice(serde_json::to_string(l).unwrap().as_bytes());
-        b.push(b'\n');
-    }
-    b
+    common::jsonl(&s.lines)
 }
 
 /// The whole matrix over `home`, then with each of `focus` as the target; then a

@@ -107,11 +107,7 @@ fn poisoned() -> Poisoned {
     let mut o = Session::new("6e55e55e-0000-4000-8000-000000000002", "/w/odd");
     o.user("prompt in an oddly named file VISIBLE");
     o.text("o1", "reply VISIBLE");
-    let mut body = Vec::new();
-    for l in &o.lines {
-        body.extend_from_slice(serde_json::to_string(l).unwrap().as_bytes());
-        body.push(b'\n');
-    }
+    let body = common::jsonl(&o.lines);
     std::fs::create_dir_all(&odd_dir).unwrap();
     let mut name = odd_session.to_vec();
     name.extend_from_slice(b".jsonl");

@@ -7,6 +7,20 @@ use std::path::{Path, PathBuf};
 use assert_cmd::Command;
 use serde_json::{json, Value};
 
+/// `lines` as JSONL bytes, one per line and each newline-terminated; a JSON
+/// string value is written as the raw line it holds.
+pub fn jsonl(lines: &[Value]) -> Vec<u8> {
+    let mut b = Vec::new();
+    for l in lines {
+        match l {
+            Value::String(raw) => b.extend_from_slice(raw.as_bytes()),
+            v => b.extend_from_slice(serde_json::to_string(v).unwrap().as_bytes()),
+        }
+        b.push(b'\n');
+    }
+    b
+}
+
 /// The csift binary, with the environment cleared of anything that would leak
 /// the developer's own Claude home or session into a test.
 pub fn csift() -> Command {
@@ -122,18 +136,7 @@ impl Home {
 
     /// Write `lines` (each a JSON value or a raw string) as `<project>/<name>`.
     pub fn write(&self, project: &str, name: &str, lines: &[Value]) -> PathBuf {
-        let p = self.projects().join(project).join(name);
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        let mut s = String::new();
-        for l in lines {
-            match l {
-                Value::String(raw) => s.push_str(raw),
-                v => s.push_str(&serde_json::to_string(v).unwrap()),
-            }
-            s.push('\n');
-        }
-        std::fs::write(&p, s).unwrap();
-        p
+        self.write_raw(project, name, &jsonl(lines))
     }
 
     pub fn write_raw(&self, project: &str, name: &str, bytes: &[u8]) -> PathBuf {
