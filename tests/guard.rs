@@ -464,3 +464,29 @@ fn print_settings_names_this_binary() {
     assert!(post.ends_with("guard --post") && stop.ends_with("guard --stop"));
     assert_eq!(v["hooks"]["Stop"][0]["hooks"][0]["timeout"], 10);
 }
+
+/// A hook runs whatever its settings say: a typo or a flag from a newer csift
+/// must not turn every stop into a block (exit 2 blocks in Claude Code), so a
+/// usage error exits 0 with the reason on stderr, as `guard --help` promises.
+#[test]
+fn a_usage_error_exits_0_so_the_hook_never_blocks() {
+    for args in [
+        &["guard", "--stop", "--bogus-flag"][..],
+        &["guard", "--post", "--state-dir"],
+        &["guard", "--post", "--stop"],
+    ] {
+        let out = csift().args(args).write_stdin("{}").output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {err}");
+        assert!(
+            err.contains("error:") && err.contains("not run"),
+            "{args:?}: {err}"
+        );
+    }
+    // Other commands keep clap's exit 2 for a usage error, and help is still 0.
+    let out = csift().args(["list", "--bogus-flag"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let out = csift().args(["guard", "--help"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("--stop"));
+}

@@ -5,7 +5,7 @@ mod common;
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use common::{corpus, json_lines, transcripts, Home, Session};
+use common::{corpus, json_lines, ok_json, transcripts, Home, Session};
 use serde_json::{json, Value};
 
 const S1: &str = "11111111-aaaa-4000-8000-000000000001";
@@ -140,6 +140,7 @@ fn target_forms_resolve() {
     let proj = home.projects().join("-w-app");
     assert_eq!(count(&[proj.to_str().unwrap()]), 2);
     assert_eq!(count(&["--", "-w-app"]), 2); // bare encoded name
+    assert_eq!(count(&["-w-app"]), 2); // without `--` too (cli::argv)
     assert_eq!(count(&[proj.join(S1).to_str().unwrap()]), 4); // session folder
     let file = proj.join(format!("{S2}.jsonl"));
     assert_eq!(count(&[file.to_str().unwrap()]), 1);
@@ -564,4 +565,46 @@ fn whoami_uses_the_env_and_never_guesses_misc_009() {
     assert_eq!(v["session_id"], S1);
     assert_eq!(v["is_subagent"], Value::Null);
     let _ = json!(null);
+}
+
+/// Encoded project names start with a dash (PATH-001: `/home/ana/app` is
+/// `-home-ana-app`), and clap read such a target as flags: `-h…` printed help
+/// and exited 0 (for `audit`, "no findings"), `-Users-…` became `-U -s -e …`.
+/// A dashed argument that names a project folder is a target.
+#[test]
+fn a_bare_project_name_is_a_target_not_flags_path_001() {
+    let home = Home::new();
+    let mut a = Session::new("5a1c0d2e-1111-4222-8333-944455556666", "/home/ana/app");
+    a.user("migrate the schema");
+    a.text("msg_01A", "done with the migration");
+    home.write("-home-ana-app", &a.file_name(), &a.lines);
+    let mut b = Session::new("6b1c0d2e-1111-4222-8333-944455556666", "/Users/bo/x");
+    b.user("another migration");
+    home.write("-Users-bo-x", &b.file_name(), &b.lines);
+
+    let rows = ok_json(
+        home.cmd()
+            .args(["list", "-home-ana-app", "--format", "json"]),
+    );
+    assert_eq!(rows.len(), 2, "{rows:?}"); // the session and the summary line
+    assert_eq!(rows[0]["cwd"], "/home/ana/app");
+
+    let out = home
+        .cmd()
+        .args(["audit", "-home-ana-app"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("in 1 files"), "{text}");
+    assert!(!text.contains("Usage:"), "{text}");
+
+    // `-Users-bo-x` after a pattern: a target, not `-U -s -e rs-bo-x`.
+    let out = home
+        .cmd()
+        .args(["search", "-l", "-e", "migration", "-Users-bo-x"])
+        .output()
+        .unwrap();
+    let files = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(files.lines().count(), 1, "{files}");
+    assert!(files.contains("-Users-bo-x"), "{files}");
 }

@@ -3,6 +3,7 @@
 //! shares. Nothing here does work: `lib.rs` turns these into configs.
 
 pub mod agents;
+pub mod argv;
 pub mod audit;
 pub mod guard;
 pub mod list;
@@ -17,14 +18,22 @@ use clap::{Args, Parser, Subcommand};
 
 use crate::output::{ColorChoice, Format};
 
-pub const TARGET_HELP: &str = "\
+/// The TARGETS section of `csift --help`, which every command's TARGET
+/// argument points to ("see TARGETS in `csift --help`").
+macro_rules! target_help {
+    () => {
+        "\
 TARGETS (every command accepts them):
   (none)               every project under <claude-home>/projects
   @<id>                a session id, a subagent id, or a unique prefix of either
   FILE.jsonl           one transcript file
   DIR                  a projects/<encoded> folder, a session folder, or a real
-                       project directory (encoded the way Claude Code encodes a cwd)";
-
+                       project directory (encoded the way Claude Code encodes a cwd)
+  <encoded>            a projects/ folder's bare name, e.g. -home-ana-app: it starts
+                       with a dash but is read as a target when that folder exists
+                       (put any other dashed target after `--`)"
+    };
+}
 #[derive(Debug, Parser)]
 #[command(
     name = "csift",
@@ -32,7 +41,12 @@ TARGETS (every command accepts them):
     about = "ripgrep for Claude Code session transcripts",
     long_about = "csift lists, regex-searches, shows and counts the JSONL transcripts Claude Code \
 writes under ~/.claude/projects. It is read-only: it never writes under the Claude home.",
-    after_help = "Exit status: 0 found, 1 nothing found, 2 error.\n\nExamples:\n  csift list\n  csift search 'panic|unwrap' -t agent.tool.result\n  csift whoami --path"
+    after_help = concat!(
+        target_help!(),
+        "\n\nExit status: 0 found, 1 nothing found, 2 error.\n\nExamples:\n  csift list\n  \
+         csift search 'panic|unwrap' -t agent.tool.result\n  csift list -home-ana-app\n  \
+         csift whoami --path"
+    )
 )]
 pub struct Cli {
     #[command(subcommand)]

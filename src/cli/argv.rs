@@ -1,0 +1,181 @@
+//! The command line before clap reads it. Claude Code names a project folder
+//! after its cwd with every `/` turned into `-` (PATH-001: `/home/ana/app` is
+//! `-home-ana-app`), so a folder's bare name given as a target starts with a
+//! dash, and clap reads it as flags: `-home-…` was `-h` and printed help with
+//! exit 0, which `audit` also uses for "no findings". An argument that names an
+//! existing folder under the home's `projects/` is moved after `--`, where it
+//! is a target. Nothing else is touched: option values, arguments after a `--`,
+//! and dashed words that name no folder reach clap as given.
+
+use std::ffi::{OsStr, OsString};
+use std::path::PathBuf;
+
+use clap::CommandFactory;
+
+use super::Cli;
+use crate::discovery::home;
+
+/// `args` (program name first) with every dashed argument that names a project
+/// folder moved after `--` (after the one given, or a new one at the end).
+pub fn protect_project_names(args: Vec<OsString>) -> Vec<OsString> {
+    let root = Cli::command();
+    // The subcommand: the first argument that is not a flag.
+    let Some(at) = args.iter().skip(1).position(|a| !dashed(a)).map(|i| i + 1) else {
+        return args;
+    };
+    let Some(sub) = args[at].to_str().and_then(|n| root.find_subcommand(n)) else {
+        return args;
+    };
+    let Some(projects) = projects_dir(&args[at + 1..]) else {
+        return args;
+    };
+    let valued: Vec<&clap::Arg> = sub
+        .get_arguments()
+        .filter(|a| !a.is_positional() && a.get_action().takes_values())
+        .collect();
+    let takes_value = |flag: &str| -> bool {
+        if let Some(long) = flag.strip_prefix("--") {
+            return !long.contains('=') && valued.iter().any(|a| a.get_long() == Some(long));
+        }
+        // A cluster of shorts (`-ie`) takes the next argument when its last one does.
+        let shorts: Vec<char> = flag.chars().skip(1).collect();
+        let known = |c: &char| sub.get_arguments().any(|a| a.get_short() == Some(*c));
+        !shorts.is_empty()
+            && shorts.iter().all(known)
+            && shorts
+                .last()
+                .is_some_and(|c| valued.iter().any(|a| a.get_short() == Some(*c)))
+    };
+
+    let mut kept = Vec::with_capacity(args.len() + 1);
+    let mut moved = Vec::new();
+    let mut end = None; // index in `kept` just past a given `--`
+    let mut value_next = false;
+    for (i, a) in args.into_iter().enumerate() {
+        if i <= at || end.is_some() {
+            kept.push(a);
+            continue;
+        }
+        if a == "--" {
+            kept.push(a);
+            end = Some(kept.len());
+            continue;
+        }
+        let is_value = std::mem::take(&mut value_next);
+        let text = a.to_str().unwrap_or_default();
+        if !is_value && names_a_project(&a, &projects) {
+            moved.push(a);
+            continue;
+        }
+        value_next = !is_value && dashed(&a) && takes_value(text);
+        kept.push(a);
+    }
+    if moved.is_empty() {
+        return kept;
+    }
+    let at = match end {
+        Some(at) => at,
+        None => {
+            kept.push("--".into());
+            kept.len()
+        }
+    };
+    kept.splice(at..at, moved);
+    kept
+}
+
+fn dashed(a: &OsStr) -> bool {
+    a.to_str()
+        .is_some_and(|s| s.starts_with('-') && s.len() > 1)
+}
+
+/// A single-dash argument that is the name of a folder under `projects`.
+fn names_a_project(a: &OsStr, projects: &std::path::Path) -> bool {
+    let Some(s) = a.to_str() else { return false };
+    s.len() > 2
+        && s.starts_with('-')
+        && !s.starts_with("--")
+        && !s.contains('/')
+        && projects.join(s).is_dir()
+}
+
+/// The projects folder of the home these arguments name (`--claude-home DIR`
+/// or `--claude-home=DIR`), else of the environment's home.
+fn projects_dir(args: &[OsString]) -> Option<PathBuf> {
+    let mut flag = None;
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        if a == "--" {
+            break;
+        }
+        if a == "--claude-home" {
+            flag = it.next().map(PathBuf::from);
+        } else if let Some(v) = a.to_str().and_then(|s| s.strip_prefix("--claude-home=")) {
+            flag = Some(PathBuf::from(v));
+        }
+    }
+    home::from_env(flag).ok().map(|h| h.projects())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The arguments as clap will get them, with `--claude-home HOME` put
+    /// after the subcommand (and left out of the answer).
+    fn run(home: &std::path::Path, args: &[&str]) -> Vec<String> {
+        let mut v: Vec<OsString> = vec!["csift".into()];
+        v.extend(args.iter().take(1).map(OsString::from));
+        v.push("--claude-home".into());
+        v.push(home.as_os_str().to_owned());
+        v.extend(args.iter().skip(1).map(OsString::from));
+        let home = home.to_string_lossy();
+        protect_project_names(v)
+            .into_iter()
+            .skip(1)
+            .map(|a| a.to_string_lossy().into_owned())
+            .filter(|a| *a != home && a != "--claude-home")
+            .collect()
+    }
+
+    #[test]
+    fn a_bare_encoded_project_name_becomes_a_target_path_001() {
+        let dir = tempfile::tempdir().unwrap();
+        for p in ["-home-ana-app", "-Users-bo-x"] {
+            std::fs::create_dir_all(dir.path().join("projects").join(p)).unwrap();
+        }
+        let h = dir.path();
+        assert_eq!(
+            run(h, &["audit", "-home-ana-app"]),
+            ["audit", "--", "-home-ana-app"]
+        );
+        assert_eq!(
+            run(h, &["list", "-Users-bo-x", "-m", "3", "-home-ana-app"]),
+            ["list", "-m", "3", "--", "-Users-bo-x", "-home-ana-app"]
+        );
+        assert_eq!(
+            run(h, &["search", "foo", "-home-ana-app", "--", "x"]),
+            ["search", "foo", "--", "-home-ana-app", "x"]
+        );
+        // An option's value stays where it is, even when it names a folder.
+        assert_eq!(
+            run(h, &["search", "-e", "-home-ana-app"]),
+            ["search", "-e", "-home-ana-app"]
+        );
+        assert_eq!(
+            run(h, &["search", "-ie", "-home-ana-app"]),
+            ["search", "-ie", "-home-ana-app"]
+        );
+        // Flags, unknown dashed words and everything after `--` are untouched.
+        assert_eq!(run(h, &["list", "-m", "2"]), ["list", "-m", "2"]);
+        assert_eq!(
+            run(h, &["audit", "-home-nobody"]),
+            ["audit", "-home-nobody"]
+        );
+        assert_eq!(
+            run(h, &["list", "--", "-home-ana-app"]),
+            ["list", "--", "-home-ana-app"]
+        );
+        assert_eq!(run(h, &["--help"]), ["--help"]);
+    }
+}
