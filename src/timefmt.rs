@@ -11,16 +11,24 @@ pub fn parse_ts(s: &str) -> Option<Timestamp> {
     s.parse::<Timestamp>().ok()
 }
 
-/// A `--since`/`--until` value: an RFC 3339 timestamp, a date (`2026-09-01`, local
-/// midnight), or a relative age (`90m`, `12h`, `2d`, `3w`) counted back from now.
-pub fn parse_bound(s: &str, now: Timestamp) -> Result<Timestamp> {
+/// A `--since`/`--until` value: an RFC 3339 timestamp, a date (`2026-09-01`: the
+/// start of that local day, or with `end` its last instant, so `--since D
+/// --until D` is the whole day), a local date and time, or a relative age
+/// (`90m`, `12h`, `2d`, `3w`) counted back from now.
+pub fn parse_bound(s: &str, now: Timestamp, end: bool) -> Result<Timestamp> {
     let s = s.trim();
     if let Ok(t) = s.parse::<Timestamp>() {
         return Ok(t);
     }
     if let Ok(d) = s.parse::<jiff::civil::Date>() {
-        if let Ok(z) = d.to_zoned(TimeZone::system()) {
-            return Ok(z.timestamp());
+        let day = if end { d.tomorrow().ok() } else { Some(d) };
+        if let Some(z) = day.and_then(|d| d.to_zoned(TimeZone::system()).ok()) {
+            let t = z.timestamp();
+            return Ok(if end {
+                t.checked_sub(1.nanosecond()).unwrap_or(t)
+            } else {
+                t
+            });
         }
     }
     if let Ok(dt) = s.parse::<jiff::civil::DateTime>() {
@@ -57,10 +65,20 @@ pub struct Window {
 impl Window {
     pub fn parse(since: Option<&str>, until: Option<&str>) -> Result<Window> {
         let now = Timestamp::now();
-        Ok(Window {
-            since: since.map(|s| parse_bound(s, now)).transpose()?,
-            until: until.map(|s| parse_bound(s, now)).transpose()?,
-        })
+        let w = Window {
+            since: since.map(|s| parse_bound(s, now, false)).transpose()?,
+            until: until.map(|s| parse_bound(s, now, true)).transpose()?,
+        };
+        if let (Some(a), Some(b)) = (w.since, w.until) {
+            if a > b {
+                return Err(Error::Usage(format!(
+                    "--since ({}) is after --until ({}): nothing can match",
+                    utc(a),
+                    utc(b)
+                )));
+            }
+        }
+        Ok(w)
     }
 
     pub fn is_open(&self) -> bool {
@@ -125,15 +143,51 @@ mod tests {
     fn relative_bounds() {
         let now: Timestamp = "2026-09-10T00:00:00Z".parse().unwrap();
         assert_eq!(
-            parse_bound("2d", now).unwrap(),
+            parse_bound("2d", now, false).unwrap(),
             "2026-09-08T00:00:00Z".parse().unwrap()
         );
         assert_eq!(
-            parse_bound("90m", now).unwrap(),
+            parse_bound("90m", now, false).unwrap(),
             "2026-09-09T22:30:00Z".parse().unwrap()
         );
-        assert!(parse_bound("2x", now).is_err());
-        assert!(parse_bound("2026-09-01", now).is_ok());
+        assert!(parse_bound("2x", now, false).is_err());
+        assert!(parse_bound("2026-09-01", now, false).is_ok());
+    }
+
+    /// A date given to `--until` ends with its day, so one date on both sides is
+    /// that whole day (it was local midnight, and a one-day window was empty).
+    #[test]
+    fn a_date_until_covers_its_whole_day() {
+        let now: Timestamp = "2026-09-10T00:00:00Z".parse().unwrap();
+        let start = parse_bound("2026-02-26", now, false).unwrap();
+        let end = parse_bound("2026-02-26", now, true).unwrap();
+        let day = (end - start).total(jiff::Unit::Hour).unwrap();
+        assert!((22.9..25.0).contains(&day), "{day} hours"); // DST days included
+        let w = Window {
+            since: Some(start),
+            until: Some(end),
+        };
+        assert!(w.contains(Some(start)));
+        assert!(w.contains(Some(end)));
+        assert!(w.contains(start.checked_add(12.hours()).ok()));
+        assert!(!w.contains(end.checked_add(1.nanosecond()).ok()));
+        // Times and ages are exact on either side.
+        let t = "2026-02-26T10:00:00Z";
+        assert_eq!(
+            parse_bound(t, now, true).unwrap(),
+            parse_bound(t, now, false).unwrap()
+        );
+        assert_eq!(
+            parse_bound("2d", now, true).unwrap(),
+            parse_bound("2d", now, false).unwrap()
+        );
+    }
+
+    #[test]
+    fn a_reversed_window_is_an_error() {
+        let e = Window::parse(Some("2026-03-01"), Some("2026-01-01")).unwrap_err();
+        assert!(e.to_string().contains("is after --until"), "{e}");
+        assert!(Window::parse(Some("2026-03-01"), Some("2026-03-01")).is_ok());
     }
 
     #[test]

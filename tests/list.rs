@@ -261,6 +261,40 @@ fn max_count_and_since_say_what_was_left_out() {
     assert_eq!(out.status.code(), Some(1), "no session in that window");
 }
 
+/// `--since D --until D` is day D: a date given to `--until` is the end of its
+/// day (it was the midnight that starts it, so a one-day window held nothing),
+/// and a window that ends before it starts is an error, not an empty answer.
+#[test]
+fn one_date_on_both_sides_is_that_whole_day() {
+    let home = shapes_home(); // every record on 2026-01-01, seconds after midnight UTC
+    let run = |since: &str, until: &str| {
+        home.cmd()
+            .env("TZ", "UTC")
+            .args([
+                "list", "--format", "json", "--since", since, "--until", until,
+            ])
+            .output()
+            .unwrap()
+    };
+    let out = run("2026-01-01", "2026-01-01");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let all = home
+        .cmd()
+        .args(["list", "--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(rows(&out.stdout), rows(&all.stdout));
+    assert_eq!(run("2025-12-31", "2025-12-31").status.code(), Some(1));
+    let out = run("2026-02-01", "2026-01-01");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("is after --until"));
+}
+
 #[test]
 fn empty_claude_config_dir_is_an_error_path_011() {
     let out = common::csift()

@@ -87,7 +87,8 @@ pub struct Common {
     /// Only records at or after this time: RFC 3339, a date, or an age like 2d, 12h.
     #[arg(long, value_name = "WHEN", global = true)]
     pub since: Option<String>,
-    /// Only records at or before this time (same forms as --since).
+    /// Only records at or before this time (same forms as --since; a date means the
+    /// end of that day, so `--since D --until D` is the whole day).
     #[arg(long, value_name = "WHEN", global = true)]
     pub until: Option<String>,
     /// Output form: human (default) or json (JSON Lines).
