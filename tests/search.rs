@@ -7,7 +7,7 @@ mod common;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-use common::{corpus, json_lines, Home, Session};
+use common::{corpus, json_lines, ok_json, Home, Session};
 use serde_json::{json, Value};
 
 fn matches(v: &[Value]) -> Vec<&Value> {
@@ -207,6 +207,94 @@ fn prefilter_never_loses_a_hit_on_the_corpus() {
         let slow = run(&["--no-prefilter"]);
         assert_eq!(fast, slow, "pattern {pat:?}");
     }
+}
+
+/// Piped output has no colour, so the header of the unit that matched says so:
+/// a hit in a tool result printed after its call, or in a reply printed after
+/// its prompt, must not read as a hit in the unit that heads the exchange.
+#[test]
+fn the_matched_unit_of_an_exchange_is_marked_without_colour() {
+    let home = small_home();
+    let headers = |pat: &str| -> Vec<String> {
+        let out = home
+            .cmd()
+            .args(["search", pat, "--color", "never"])
+            .output()
+            .unwrap();
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .filter(|l| l.starts_with("──") || l.starts_with("  ↳"))
+            .map(str::to_string)
+            .collect()
+    };
+    // A hit in the result: the call heads the exchange, the result is marked.
+    let h = headers("rollout pending");
+    assert_eq!(h.len(), 2, "{h:?}");
+    assert!(
+        h[0].contains("agent.tool.use") && !h[0].ends_with("[match]"),
+        "{h:?}"
+    );
+    assert!(
+        h[1].contains("agent.tool.result") && h[1].ends_with("[match]"),
+        "{h:?}"
+    );
+    // A hit in the call: the call is marked, its result is not.
+    let h = headers("kubectl");
+    assert!(
+        h[0].ends_with("[match]") && !h[1].ends_with("[match]"),
+        "{h:?}"
+    );
+    // Without partners there is nothing to tell apart.
+    let out = home
+        .cmd()
+        .args([
+            "search",
+            "rollout pending",
+            "--no-exchange",
+            "--color",
+            "never",
+        ])
+        .output()
+        .unwrap();
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("[match]"));
+}
+
+/// A tool result names its tool through the call it answers, in every form:
+/// paired, alone (--no-exchange), in --count-by tool, and as the partner of a
+/// matched call. It was named only when the call was printed beside it.
+#[test]
+fn a_tool_result_is_named_by_its_call_in_every_output_form() {
+    let home = small_home();
+    let hit = |args: &[&str]| -> Value {
+        let v = ok_json(home.cmd().args(["search", "--format", "json"]).args(args));
+        v.into_iter().find(|m| m["type"] == "match").unwrap()
+    };
+    let alone = hit(&["rollout pending", "--no-exchange"]);
+    assert_eq!(alone["label"], "agent.tool.result");
+    assert_eq!(alone["tool_name"], "Bash", "{alone}");
+    assert_eq!(hit(&["rollout pending"])["tool_name"], "Bash");
+    let call = hit(&["kubectl"]);
+    assert_eq!(call["label"], "agent.tool.use");
+    assert_eq!(call["exchange"][0]["label"], "agent.tool.result");
+    assert_eq!(call["exchange"][0]["tool_name"], "Bash", "{call}");
+    let out = home
+        .cmd()
+        .args([
+            "search",
+            "rollout",
+            "-t",
+            "agent.tool.result",
+            "--count-by",
+            "tool",
+        ])
+        .output()
+        .unwrap();
+    let table = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        table.contains("Bash") && !table.lines().any(|l| l.trim_end().ends_with(" -")),
+        "{table}"
+    );
 }
 
 fn small_home() -> Home {

@@ -33,6 +33,9 @@ pub struct Config {
     pub window: Window,
     pub resolve_persisted: bool,
     pub exchanges: bool,
+    /// Name each tool result by the call it answers (printed hits and
+    /// `--count-by tool`; counts and file lists need no name).
+    pub tool_names: bool,
 }
 
 #[derive(Default)]
@@ -205,8 +208,18 @@ fn match_unit(
     if subs.is_empty() {
         return None;
     }
+    // A result names its tool through the call it answers, whatever is printed
+    // (--no-exchange and --count-by tool print no partner but still need it).
+    if is_result && partner.is_none() && (cfg.exchanges || cfg.tool_names) {
+        partner = u
+            .tool_use_id
+            .and_then(|id| exchange::tool_use_for(t, buf, idx, id, near));
+    }
     let turn = idx.turn(line.no);
     let mut unit = UnitOut::new(t, r, u, label, line.no, turn);
+    if unit.tool_name.is_none() {
+        unit.tool_name = partner.as_ref().and_then(|p| p.tool_name.clone());
+    }
     unit.text = text;
     unit.submatches = subs
         .into_iter()
@@ -230,16 +243,14 @@ fn match_unit(
         || turn.and_then(|n| exchange::turn_reply(t, buf, idx, n, line_end + 1, line.no + 1));
     if is_use {
         if let Some(id) = u.tool_use_id {
-            hit.exchange
-                .extend(exchange::tool_result_for(t, buf, idx, id, line_end, near));
+            let results = exchange::tool_result_for(t, buf, idx, id, line_end, near);
+            hit.exchange.extend(results.into_iter().map(|mut res| {
+                res.tool_name = res.tool_name.or_else(|| hit.unit.tool_name.clone());
+                res
+            }));
         }
     } else if is_result {
-        let p = partner.or_else(|| {
-            u.tool_use_id
-                .and_then(|id| exchange::tool_use_for(t, buf, idx, id, near))
-        });
-        if let Some(p) = p {
-            hit.unit.tool_name = hit.unit.tool_name.take().or(p.tool_name.clone());
+        if let Some(p) = partner {
             hit.exchange.push(p);
             hit.position = 1;
         }

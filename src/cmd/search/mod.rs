@@ -125,6 +125,9 @@ pub fn run(
             && !args.count
             && !args.files_with_matches
             && args.count_by.is_none(),
+        tool_names: !args.count
+            && !args.files_with_matches
+            && args.count_by.is_none_or(|k| k == CountBy::Tool),
     };
     let transcripts = super::select(&args.common, &targets, problems)?;
     let results: Vec<FileResult> = crate::scan::par_map(&transcripts, |t| file::search(t, &cfg));

@@ -21,7 +21,10 @@ const LONG_LINE_SIDE: usize = 200;
 const PARTNER_LINES: usize = 12;
 const PARTNER_CHARS: usize = 1500;
 
-pub fn header(out: &mut Out, u: &UnitOut, arrow: bool) -> io::Result<()> {
+/// One unit's header line; `mark` ends it with `[match]`, the marker that tells
+/// the matched unit of an exchange from its partners where colour does not
+/// (piped output, which is how an agent reads it).
+pub fn header(out: &mut Out, u: &UnitOut, arrow: bool, mark: bool) -> io::Result<()> {
     let st = out.style;
     let when = u
         .timestamp
@@ -43,9 +46,10 @@ pub fn header(out: &mut Out, u: &UnitOut, arrow: bool) -> io::Result<()> {
         .unwrap_or_default();
     let err = if u.is_error { " error" } else { "" };
     let lead = if arrow { "  ↳" } else { "──" };
+    let mark = if mark { " [match]" } else { "" };
     writeln!(
         out,
-        "{}{lead} {who} {turn} {}{}{}{tool}{err} {when} {}:{}{}",
+        "{}{lead} {who} {turn} {}{}{}{tool}{err} {when} {}:{}{mark}{}",
         st.head,
         st.label,
         u.label,
@@ -59,8 +63,9 @@ pub fn header(out: &mut Out, u: &UnitOut, arrow: bool) -> io::Result<()> {
 pub fn exchange(out: &mut Out, h: &Hit, cut: &Cut) -> io::Result<()> {
     let mut units: Vec<(&UnitOut, bool)> = h.exchange.iter().map(|u| (u, false)).collect();
     units.insert(h.position.min(units.len()), (&h.unit, true));
+    let paired = units.len() > 1;
     for (i, (u, matched)) in units.iter().enumerate() {
-        header(out, u, i > 0)?;
+        header(out, u, i > 0, paired && *matched)?;
         body(out, u, *matched, cut)?;
         if u.submatches_omitted > 0 {
             let st = out.style;
