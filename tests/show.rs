@@ -316,6 +316,40 @@ fn label_selector_narrows_the_units() {
     assert_eq!(rows[0]["tool_name"], "Bash");
 }
 
+/// `-t` narrows `--raw` as it narrows the rendered form ("Addresses combine as
+/// a union; -t then narrows to labels"): raw printed every addressed line.
+#[test]
+fn label_selector_narrows_raw_lines_too() {
+    let (home, path, _) = sample_session();
+    let bytes = std::fs::read(&path).unwrap();
+    let lines = physical_lines(&bytes);
+    let out = run(
+        &home,
+        &[
+            "@11111111",
+            "--turn",
+            "2",
+            "-t",
+            "agent.tool.result",
+            "--raw",
+        ],
+    )
+    .success();
+    let got = out.get_output().stdout.clone();
+    let want: Vec<u8> = [lines[5], lines[7]]
+        .iter()
+        .flat_map(|l| [l.to_vec(), b"\n".to_vec()].concat())
+        .collect();
+    assert_eq!(
+        String::from_utf8_lossy(&got),
+        String::from_utf8_lossy(&want)
+    );
+    // An addressed line holding no unit of the label prints nothing (exit 1).
+    run(&home, &["@11111111", "--line", "2", "-t", "user", "--raw"])
+        .code(1)
+        .stdout("");
+}
+
 #[test]
 fn every_miss_is_named_and_fails_rec_093() {
     let (home, _, _) = sample_session();

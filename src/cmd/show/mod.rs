@@ -111,7 +111,7 @@ pub fn run(
     if !want.lines.is_empty() || !want.turns.is_empty() {
         ts = owning(ts)?;
     }
-    let need_index = !want.turns.is_empty() || !args.raw;
+    let need_index = !want.turns.is_empty() || !args.raw || labels.is_some();
     let files: Vec<Resolved> = crate::scan::par_map(&ts, |t| resolve(t, &want, need_index));
 
     // A uuid misses only when no selected transcript holds it; other misses are
@@ -219,6 +219,19 @@ fn print_line(
         }
     }
     if c.raw {
+        // -t narrows raw lines too: a line is printed when one of its units
+        // carries a selected label (a malformed line carries none).
+        if let Some(set) = c.labels {
+            let Parsed::Record(r) = &parsed else {
+                return Ok(());
+            };
+            let empty = FileIndex::empty(c.t.is_lane());
+            let mut units = Vec::new();
+            classify(r, no, c.idx.unwrap_or(&empty), &mut units);
+            if !units.iter().any(|u| u.labels().any(|l| set.contains(l))) {
+                return Ok(());
+            }
+        }
         out.write_all(fetch::raw_bytes(c.buf, &line))?;
         out.write_all(b"\n")?;
         shown.records += 1;
