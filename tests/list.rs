@@ -146,6 +146,27 @@ fn target_forms_resolve() {
     assert_eq!(count(&[file.to_str().unwrap()]), 1);
 }
 
+/// A lane listed on its own names a parent that exists on disk: "parent
+/// transcript missing" is said only when the session's main file is gone, not
+/// when the listing just left it out.
+#[test]
+fn a_lane_listed_alone_is_no_orphan_when_its_session_file_exists() {
+    let home = shapes_home();
+    let lane = |args: &[&str]| -> Value {
+        let rows = ok_json(home.cmd().args(["list", "--format", "json"]).args(args));
+        rows.into_iter().find(|r| r["type"] == "lane").unwrap()
+    };
+    assert_eq!(lane(&["@a0123"])["parent_missing"], false);
+    let file = home
+        .projects()
+        .join("-w-app")
+        .join(S1)
+        .join("subagents/agent-a0123456789abcdef.jsonl");
+    assert_eq!(lane(&[file.to_str().unwrap()])["parent_missing"], false);
+    std::fs::remove_file(home.projects().join("-w-app").join(format!("{S1}.jsonl"))).unwrap();
+    assert_eq!(lane(&["@a0123"])["parent_missing"], true);
+}
+
 #[test]
 fn ambiguous_and_unknown_ids_are_errors_listing_candidates() {
     let home = shapes_home();

@@ -166,7 +166,13 @@ pub fn run(
                     } else {
                         lanes_of.get(t.session_id.as_str()).copied().unwrap_or(0)
                     },
-                    orphan: t.is_lane() && !has_main.contains(t.session_id.as_str()),
+                    // Missing means missing on disk, not just left out of this listing.
+                    orphan: t.is_lane()
+                        && !has_main.contains(t.session_id.as_str())
+                        && !t
+                            .project_dir
+                            .join(format!("{}.jsonl", t.session_id))
+                            .is_file(),
                     transcript: t.clone(),
                     summary,
                 })
