@@ -663,3 +663,52 @@ fn a_bare_project_name_is_a_target_not_flags_path_001() {
     assert_eq!(files.lines().count(), 1, "{files}");
     assert!(files.contains("-Users-bo-x"), "{files}");
 }
+
+/// A session's models are its own assistant records' models: an
+/// `agent_progress` record nests a subagent's assistant message, model and
+/// all, inside `data`, and that model was listed as the session's.
+#[test]
+fn models_are_the_sessions_own_not_a_progress_records_subagent() {
+    let home = Home::new();
+    let mut s = Session::new("7c1c0d2e-1111-4222-8333-944455556666", "/w/m");
+    s.user("explore with a subagent");
+    s.text("msg_01", "Spawning.");
+    s.push(json!({
+        "type": "progress",
+        "data": {
+            "type": "agent_progress",
+            "agentId": "a1b2c3d",
+            "message": {
+                "type": "assistant",
+                "timestamp": "2026-01-01T00:00:09.000Z",
+                "message": {"model": "claude-haiku-4-5-20251001", "id": "msg_sub", "type": "message",
+                            "role": "assistant", "content": [{"type": "text", "text": "found it"}]}
+            }
+        },
+        "toolUseID": "toolu_x",
+        "parentToolUseID": "toolu_x"
+    }));
+    s.text("msg_02", "Done.");
+    home.write("-w-m", &s.file_name(), &s.lines);
+    let own: Vec<Value> = s
+        .lines
+        .iter()
+        .filter(|r| r["type"] == "assistant")
+        .map(|r| r["message"]["model"].clone())
+        .collect();
+    assert!(!own.is_empty() && own.iter().all(|m| *m != "claude-haiku-4-5-20251001"));
+    for full in [false, true] {
+        let mut cmd = home.cmd();
+        cmd.args(["list", "--format", "json"]);
+        if full {
+            cmd.arg("--full");
+        }
+        let rows = ok_json(&mut cmd);
+        assert_eq!(
+            rows[0]["models"],
+            json!([own[0]]),
+            "--full {full}: {}",
+            rows[0]
+        );
+    }
+}

@@ -359,11 +359,11 @@ fn literal_pass(buf: &[u8], base: u64, numbered: bool, s: &mut Summary) {
             let v = &line[at + 9..];
             if let Some(q) = memchr::memchr(b'"', v) {
                 if let Ok(model) = std::str::from_utf8(&v[..q]) {
+                    // The line's own type: a progress record nests a subagent's
+                    // assistant message (and its model) inside `data`.
                     if !model.is_empty()
                         && q < 100
-                        && crate::scan::lit!(b"\"type\":\"assistant\"")
-                            .find(line)
-                            .is_some()
+                        && crate::scan::json::field(line, b"type") == Some(&b"\"assistant\""[..])
                     {
                         s.models.insert(model.to_string());
                     }
