@@ -168,6 +168,28 @@ fn budget_keeps_whole_turns_from_the_end_oldest_first() {
     assert!(checked > 5);
 }
 
+/// A small budget is kept as given (`--budget 0` printed 399 characters and
+/// reported a budget of 400): the newest turn is cut to fit, down to nothing.
+#[test]
+fn a_small_budget_is_honoured_not_raised() {
+    let f = files()
+        .into_iter()
+        .max_by_key(|f| std::fs::metadata(f).unwrap().len())
+        .unwrap();
+    for b in [0u64, 1, 10, 399] {
+        let (_, js) = verbatim(&f, &["--budget", &b.to_string(), "--format", "json"]);
+        let summary = json_lines(js.as_bytes()).pop().unwrap();
+        assert_eq!(summary["budget"], b, "{summary}");
+        assert!(summary["chars"].as_u64().unwrap() <= b, "{summary}");
+        let (_, text) = verbatim(&f, &["--budget", &b.to_string()]);
+        assert!(
+            units(&text) as u64 <= b + 1,
+            "--budget {b}: {} chars",
+            units(&text)
+        );
+    }
+}
+
 fn session_with_compaction() -> (Home, PathBuf) {
     let home = Home::new();
     let mut s = Session::new("55555555-2222-4333-8444-555555555555", "/w/v");

@@ -137,7 +137,7 @@ pub fn run(
             budget: args.budget.unwrap_or(n.saturating_mul(args.window)),
         },
         None => {
-            let b = args.budget.unwrap_or(DEFAULT_BUDGET).max(MIN_WINDOW);
+            let b = args.budget.unwrap_or(DEFAULT_BUDGET);
             Limits {
                 windows: 1,
                 window: b,
