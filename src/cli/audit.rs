@@ -18,7 +18,9 @@ pub enum Kind {
     MissingPersistedOutput,
     /// A successful top-level file write/read/Bash result without its structured toolUseResult (REC-078).
     MissingEcho,
-    /// A tool_use with no tool_result anywhere in its file (info; the tail may be in flight, TAIL-001).
+    /// A tool_use with no tool_result anywhere in its file and a later turn (info). Calls after
+    /// the last turn opener are not reported: in flight and died mid-tool look the same
+    /// (TAIL-001); `stats` counts them as tail.
     UnansweredCall,
     /// One uuid on several physical lines (info; resume replay, compaction, REC-091/092).
     DuplicateUuid,

@@ -20,7 +20,9 @@ use super::Common;
     "read=\"whole\"|\"head-tail\" (head-tail: models, titles and malformed lines only from the\n",
     "windows), malformed_lines, malformed [{line (null in the tail window), offset, kind}]; then a\n",
     "summary line {type:\"summary\", rows, shown, dropped, bytes, read_whole, read_head_tail,\n",
-    "elapsed_ms} (read_* count the rows shown).",
+    "elapsed_ms} (read_* count the rows shown).\n\n",
+    "Malformed lines here are the two kinds list looks for, glued records and a torn final\n",
+    "line, even with --full; `csift audit -k malformed-line` judges every line's grammar.",
 ))]
 pub struct ListArgs {
     /// What to list (see TARGETS in `csift --help`).
