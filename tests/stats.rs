@@ -743,3 +743,24 @@ fn corpus_census_loses_nothing_every_type_modelled_or_unknown() {
     assert_eq!(t["tools"]["Bash"]["unanswered"], 11);
     assert_eq!(t["tools"]["Read"]["unanswered"], 2);
 }
+
+/// A `<task-notification>` opens a turn (it passes every genuine-user gate) but
+/// no one typed it (TURN-018): it counts in `turns`, not in
+/// `genuine_user_turns`, which agrees with the `user.message` label count.
+#[test]
+fn a_task_notification_opens_a_turn_but_is_no_genuine_user_turn_turn_018() {
+    let home = Home::new();
+    let mut s = Session::new("8888888a-8888-4888-8888-888888888888", "/w");
+    s.user("run the tests in the background");
+    s.text("m1", "Started.");
+    s.user("<task-notification>\n<task-id>b1</task-id>\n<status>completed</status>\n<summary>Background command \"npm test\" completed (exit code 0)</summary>\n</task-notification>");
+    s.text("m2", "Tests passed.");
+    s.user("thanks, now deploy");
+    s.text("m3", "Deployed.");
+    home.write("-w", &s.file_name(), &s.lines);
+    let v = run_json(&home, &[]);
+    let t = total(&v);
+    assert_eq!(t["turns"], 3, "{t}");
+    assert_eq!(t["genuine_user_turns"], 2, "{t}");
+    assert_eq!(t["labels"]["user.message"], 2, "{t}");
+}

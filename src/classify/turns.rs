@@ -44,6 +44,14 @@ pub fn is_genuine_user(r: &Record<'_>) -> bool {
     }
 }
 
+/// A genuine-user opener the operator typed: not an automation pulse. A
+/// `<task-notification>` passes every genuine-user gate and opens a turn, but
+/// no one typed it and its units are `harness.notification.*` (TURN-018), so a
+/// count of the operator's turns leaves it out.
+pub fn is_operator_prose(r: &Record<'_>) -> bool {
+    is_genuine_user(r) && user_text(r).is_none_or(|s| mk::sections(&s).is_empty())
+}
+
 /// TURN-010: a non-errored tool_result carrier with a non-empty
 /// `toolUseResult.answers`, or text opening with an answered phrasing (TURN-009).
 pub fn is_answer_carrier(r: &Record<'_>) -> bool {

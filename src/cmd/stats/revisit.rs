@@ -119,7 +119,7 @@ pub fn apply(c: &mut Census, buf: &[u8], idx: &FileIndex, lane: bool, cands: &[C
             if let Some(n) = idx.turn(cand.no).filter(|&n| n > 0) {
                 if idx.turn_start(n) == Some(cand.no) {
                     c.turns += 1;
-                    c.genuine_user_turns += u64::from(turns::is_genuine_user(&r));
+                    c.genuine_user_turns += u64::from(turns::is_operator_prose(&r));
                 }
             }
         }
