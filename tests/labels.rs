@@ -106,6 +106,10 @@ fn build() -> (Home, Vec<(&'static str, usize)>) {
     at(&s, "harness.compaction.summary");
     s.user("<command-name>/model</command-name>\n<command-message>model</command-message>\n<command-args></command-args>");
     at(&s, "harness.command.invocation");
+    // The prompt a skill or command expands to: isMeta text blocks after its
+    // wrapper, the instructions the model ran under (it had no label at all).
+    s.push(json!({"type": "user", "isMeta": true, "message": {"role": "user", "content": [{"type": "text", "text": "Base directory for this skill: /home/u/.claude/skills/review\n\n# Review\nRead the diff first."}]}}));
+    at(&s, "harness.command.invocation");
     s.user("<local-command-stdout>Set model to opus</local-command-stdout>");
     at(&s, "harness.command.stdout");
     s.push(json!({"type": "user", "message": {"role": "user", "content": [{"type": "text", "text": "[Request interrupted by user]"}]}}));

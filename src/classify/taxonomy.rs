@@ -55,7 +55,7 @@ labels! {
     HarnessScheduleWakeup = "harness.schedule.wakeup", true, "a fired autonomous-loop / ScheduleWakeup tick (CLS-014, CLS-015)";
     HarnessCompactionBoundary = "harness.compaction.boundary", false, "the system compact_boundary record with compactMetadata (CMP-*)";
     HarnessCompactionSummary = "harness.compaction.summary", true, "the isCompactSummary user record carrying the compaction summary (TURN-020)";
-    HarnessCommandInvocation = "harness.command.invocation", true, "a slash-command wrapper: <command-name>, <command-message>, <command-args> (TURN-007, TURN-008)";
+    HarnessCommandInvocation = "harness.command.invocation", true, "a slash-command wrapper (<command-name>, <command-message>, <command-args>; TURN-007, TURN-008), or the isMeta prompt a command or skill expands to";
     HarnessCommandStdout = "harness.command.stdout", true, "local command output in <local-command-stdout> / <local-command-stderr> (TURN-006)";
     HarnessInterruptUser = "harness.interrupt.user", true, "`[Request interrupted by user]` (TURN-005)";
     HarnessInterruptTool = "harness.interrupt.tool", true, "`[Request interrupted by user for tool use]` (TURN-005)";

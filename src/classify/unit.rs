@@ -200,9 +200,17 @@ fn user_string_label(
         // REC-031: a lane's first record is the spawn prompt, delivered to the child.
         return Some((Label::AgentCommunicationInbox, None));
     }
-    // R-U11: other isMeta text (image refs, caveats the rules above miss) is
-    // harness-authored and carries no leaf of its own.
-    (!meta).then_some((Label::UserMessage, None))
+    if !meta {
+        return Some((Label::UserMessage, None));
+    }
+    // isMeta text blocks are the prompt a slash command or skill expanded to
+    // (`# /erk:plan-implement …`, `Base directory for this skill: …`), written
+    // right after its wrapper: the instructions the model ran under, so they
+    // must be findable. R-U11: other isMeta text (a string the rules above
+    // miss) is harness-authored and carries no leaf of its own.
+    r.text_content()
+        .is_none()
+        .then_some((Label::HarnessCommandInvocation, None))
 }
 
 fn section_labels(body: &str, kind: SectionKind) -> (Label, Option<Label>) {
