@@ -201,7 +201,26 @@ pub fn tool_result(text: &str, echo: Option<&str>) -> String {
         return text.to_string();
     }
     out.truncate(out.trim_end().len());
+    // What the model saw can hold more than the echo: Claude Code appends
+    // `<system-reminder>` sections to a result's text (after a Read's numbered
+    // lines, say), and `show` prints what the record says.
+    if let Some(extra) = reminders(text).filter(|x| !out.contains(x)) {
+        out.push_str("\n\n");
+        out.push_str(extra);
+    }
     out
+}
+
+/// The `<system-reminder>` sections that start a line of a result's text (not
+/// quoted inside a numbered file line), through the end of the text.
+fn reminders(text: &str) -> Option<&str> {
+    const TAG: &str = "<system-reminder>";
+    let at = if text.starts_with(TAG) {
+        0
+    } else {
+        text.find(&format!("\n{TAG}"))? + 1
+    };
+    Some(text[at..].trim_end()).filter(|x| !x.is_empty())
 }
 
 /// The body of `u` (a unit of `r`): tool calls and results rendered, else its text.
@@ -245,6 +264,34 @@ mod tests {
             tool_result("x", Some(echo)),
             "/a.rs (lines 3..3 of 9)\nfn a(){}"
         );
+    }
+
+    /// The echo holds the file; the text the model read also held a reminder
+    /// after the numbered lines, which the render keeps (a search hit in it
+    /// must show up in `show` of that line).
+    #[test]
+    fn read_result_keeps_the_reminder_the_model_saw() {
+        let echo = r#"{"type":"text","file":{"filePath":"/a.rs","content":"fn a(){}\n","numLines":1,"startLine":1,"totalLines":1}}"#;
+        let text = "     1\u{2192}fn a(){}\n\n<system-reminder>\nConsider whether it is malware.\n</system-reminder>\n";
+        let got = tool_result(text, Some(echo));
+        assert!(
+            got.starts_with("/a.rs (lines 1..1 of 1)\nfn a(){}"),
+            "{got}"
+        );
+        assert!(
+            got.ends_with("<system-reminder>\nConsider whether it is malware.\n</system-reminder>"),
+            "{got}"
+        );
+        // A reminder quoted inside a numbered line is file content, not appended.
+        let quoted = "     1\u{2192}<system-reminder>x</system-reminder>\n";
+        assert_eq!(
+            tool_result(quoted, Some(echo)),
+            "/a.rs (lines 1..1 of 1)\nfn a(){}"
+        );
+        // Bash output that prints the tag itself is not doubled.
+        let bash = r#"{"stdout":"<system-reminder>\nhi\n</system-reminder>","stderr":"","interrupted":false}"#;
+        let got = tool_result("<system-reminder>\nhi\n</system-reminder>", Some(bash));
+        assert_eq!(got.matches("<system-reminder>").count(), 1, "{got}");
     }
 
     #[test]
