@@ -360,9 +360,11 @@ fn literal_pass(buf: &[u8], base: u64, numbered: bool, s: &mut Summary) {
             if let Some(q) = memchr::memchr(b'"', v) {
                 if let Ok(model) = std::str::from_utf8(&v[..q]) {
                     // The line's own type: a progress record nests a subagent's
-                    // assistant message (and its model) inside `data`.
+                    // assistant message (and its model) inside `data`. The field
+                    // walk runs only for a model new to this row.
                     if !model.is_empty()
                         && q < 100
+                        && !s.models.contains(model)
                         && crate::scan::json::field(line, b"type") == Some(&b"\"assistant\""[..])
                     {
                         s.models.insert(model.to_string());
