@@ -712,3 +712,28 @@ fn models_are_the_sessions_own_not_a_progress_records_subagent() {
         );
     }
 }
+
+/// An orphan lane (its session file gone) is a row of its own and sorts by its
+/// time among the sessions; it went after every session, so `-m N` never
+/// showed it however recent it was.
+#[test]
+fn an_orphan_lane_sorts_by_its_own_time() {
+    let home = Home::new();
+    let mut old = Session::new("9a1c0d2e-1111-4222-8333-944455556666", "/w/o");
+    old.user("an old session");
+    home.write("-w-o", &old.file_name(), &old.lines);
+    let gone = "9b1c0d2e-1111-4222-8333-944455556666";
+    let mut lane = Session::lane(gone, "/w/o", "a5555555555555555");
+    lane.push(
+        json!({"type": "user", "timestamp": "2026-03-01T10:00:00.000Z",
+                     "message": {"role": "user", "content": "recent work in a lane"}}),
+    );
+    home.write(
+        "-w-o",
+        &format!("{gone}/subagents/agent-a5555555555555555.jsonl"),
+        &lane.lines,
+    );
+    let rows = ok_json(home.cmd().args(["list", "--format", "json", "-m", "1"]));
+    assert_eq!(rows[0]["type"], "lane", "{rows:?}");
+    assert_eq!(rows[0]["parent_missing"], true);
+}

@@ -180,11 +180,13 @@ pub fn run(
             Err(e) => problems.report(&t.path, e),
         }
     }
-    // Newest first; a session's own row before its lanes; path breaks ties.
+    // Newest first; a session's own row before its lanes (an orphan lane, whose
+    // session file is gone, is a row of its own and sorts by its time); path
+    // breaks ties.
+    let under_a_session = |r: &Row| r.transcript.is_lane() && !r.orphan;
     rows.sort_by(|a, b| {
-        a.transcript
-            .is_lane()
-            .cmp(&b.transcript.is_lane())
+        under_a_session(a)
+            .cmp(&under_a_session(b))
             .then_with(|| b.sort_key().cmp(&a.sort_key()))
             .then_with(|| a.transcript.path.cmp(&b.transcript.path))
     });
