@@ -5,7 +5,7 @@ mod common;
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use common::{corpus, json_lines, ok_json, transcripts, Home, Session};
+use common::{corpus, first_json, json_lines, ok_json, transcripts, Home, Session};
 use serde_json::{json, Value};
 
 const S1: &str = "11111111-aaaa-4000-8000-000000000001";
@@ -152,9 +152,11 @@ fn target_forms_resolve() {
 #[test]
 fn a_lane_listed_alone_is_no_orphan_when_its_session_file_exists() {
     let home = shapes_home();
-    let lane = |args: &[&str]| -> Value {
-        let rows = ok_json(home.cmd().args(["list", "--format", "json"]).args(args));
-        rows.into_iter().find(|r| r["type"] == "lane").unwrap()
+    let lane = |args: &[&str]| {
+        first_json(
+            home.cmd().args(["list", "--format", "json"]).args(args),
+            "lane",
+        )
     };
     assert_eq!(lane(&["@a0123"])["parent_missing"], false);
     let file = home

@@ -7,7 +7,7 @@ mod common;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-use common::{corpus, json_lines, ok_json, Home, Session};
+use common::{corpus, first_json, json_lines, Home, Session};
 use serde_json::{json, Value};
 
 fn matches(v: &[Value]) -> Vec<&Value> {
@@ -266,9 +266,11 @@ fn the_matched_unit_of_an_exchange_is_marked_without_colour() {
 #[test]
 fn a_tool_result_is_named_by_its_call_in_every_output_form() {
     let home = small_home();
-    let hit = |args: &[&str]| -> Value {
-        let v = ok_json(home.cmd().args(["search", "--format", "json"]).args(args));
-        v.into_iter().find(|m| m["type"] == "match").unwrap()
+    let hit = |args: &[&str]| {
+        first_json(
+            home.cmd().args(["search", "--format", "json"]).args(args),
+            "match",
+        )
     };
     let alone = hit(&["rollout pending", "--no-exchange"]);
     assert_eq!(alone["label"], "agent.tool.result");

@@ -114,6 +114,15 @@ pub fn ok_json(cmd: &mut Command) -> Vec<Value> {
     json_lines(&out.stdout)
 }
 
+/// The first JSON line of `kind` (its `"type"`) that `cmd` prints, exiting 0.
+pub fn first_json(cmd: &mut Command, kind: &str) -> Value {
+    let lines = ok_json(cmd);
+    match lines.iter().find(|v| v["type"] == kind) {
+        Some(v) => v.clone(),
+        None => panic!("no {kind:?} line in {lines:?}"),
+    }
+}
+
 /// A temporary Claude home.
 pub struct Home {
     pub dir: tempfile::TempDir,
