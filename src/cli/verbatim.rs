@@ -41,7 +41,10 @@ pub enum Tools {
     "JSON (--format json): {\"type\":\"turn\",\"turn\",\"first_line\",\"last_line\",\"chars\",\"cut\",\n",
     "\"slice\",\"compaction_summaries\":[line…],\"text\"} per kept turn, oldest first, then\n",
     "{\"type\":\"summary\",\"file\",\"session_id\",\"agent_id\",\"turns\",\"turns_total\",\"chars\",\"budget\",\n",
-    "\"slices\",\"window\",\"slices_used\",\"compaction_summaries_spanned\",\"compaction_summaries_total\"}.\n\n",
+    "\"slices\",\"window\",\"slices_used\",\"compaction_summaries_spanned\",\"compaction_summaries_total\"}.\n",
+    "\"turns\" counts the kept turns, turn 0 (what precedes the first prompt, e.g. a session\n",
+    "opened by a slash command without arguments) included; \"turns_total\" counts the file's\n",
+    "turns from 1, so a session with no prompt has turns 1 and turns_total 0.\n\n",
     "Exit status: 0 printed (or an empty slice), 1 nothing to print, 2 an error.",
 ))]
 pub struct VerbatimArgs {
