@@ -201,9 +201,10 @@ pub fn tool_result(text: &str, echo: Option<&str>) -> String {
         return text.to_string();
     }
     out.truncate(out.trim_end().len());
-    // What the model saw can hold more than the echo: Claude Code appends
-    // `<system-reminder>` sections to a result's text (after a Read's numbered
-    // lines, say), and `show` prints what the record says.
+    // What the model saw can hold more than the echo: a Read's echo is the raw
+    // file with no `<system-reminder>` (REC-044), while its text can end with one
+    // (a malware caution, or before 2.1.206 the truncation banner, FH-028), and
+    // `show` prints what the record says.
     if let Some(extra) = reminders(text).filter(|x| !out.contains(x)) {
         out.push_str("\n\n");
         out.push_str(extra);
@@ -270,7 +271,7 @@ mod tests {
     /// after the numbered lines, which the render keeps (a search hit in it
     /// must show up in `show` of that line).
     #[test]
-    fn read_result_keeps_the_reminder_the_model_saw() {
+    fn read_result_keeps_the_reminder_the_model_saw_rec_044_fh_028() {
         let echo = r#"{"type":"text","file":{"filePath":"/a.rs","content":"fn a(){}\n","numLines":1,"startLine":1,"totalLines":1}}"#;
         let text = "     1\u{2192}fn a(){}\n\n<system-reminder>\nConsider whether it is malware.\n</system-reminder>\n";
         let got = tool_result(text, Some(echo));
