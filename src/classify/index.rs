@@ -201,16 +201,19 @@ impl Piece {
             newlines = hits.newlines();
         }
         // Spawn and ScheduleWakeup calls: lines naming one of those tools. Tool
-        // notes need no line numbers, so this pass only jumps between `"name":"`
-        // occurrences and frames a line only when it names one.
-        const NAME: &[u8] = b"\"name\":\"";
+        // notes need no line numbers, so this pass only jumps between `"name"`
+        // keys and frames a line only when one names such a tool, in either
+        // spacing (REC-038: a re-serialised line is the same record).
+        const NAME: &[u8] = b"\"name\"";
         const TOOLS: [&[u8]; 4] = [b"Task\"", b"Agent\"", b"Workflow\"", b"ScheduleWakeup\""];
-        let finder = memchr::memmem::Finder::new(NAME);
+        let finder = crate::scan::lit!(NAME);
         let mut pos = 0;
         while let Some(k) = finder.find(&part[pos..]) {
             let at = pos + k;
-            let rest = &part[at + NAME.len()..];
-            if !TOOLS.iter().any(|n| rest.starts_with(n)) {
+            let names_one = crate::scan::pair::value_at(part, at, NAME).is_some_and(|v| {
+                part.get(v) == Some(&b'"') && TOOLS.iter().any(|n| part[v + 1..].starts_with(n))
+            });
+            if !names_one {
                 pos = at + NAME.len();
                 continue;
             }

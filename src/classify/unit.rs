@@ -368,8 +368,10 @@ fn classify_assistant<'r>(r: &'r Record<'_>, idx: &FileIndex, out: &mut Vec<Unit
                 } else {
                     (Label::AgentToolUse, None)
                 };
-                // REC-037: a tool_use matches as its name plus its input JSON as written.
-                let text = Cow::Owned(format!("{name} {}", b.input_json()));
+                // REC-037: a tool_use matches as its name plus its input JSON,
+                // compact however the line was written (REC-038).
+                let input = b.input_text();
+                let text = Cow::Owned(format!("{name} {input}"));
                 Unit {
                     label,
                     also,
@@ -444,12 +446,13 @@ fn system_text<'r>(r: &'r Record<'_>) -> Cow<'r, str> {
     }
     if let Some(m) = r.compact_metadata {
         s.push(' ');
-        s.push_str(m.get());
+        s.push_str(&crate::scan::json::compact(m.get()));
     }
     Cow::Owned(s)
 }
 
-/// An attachment's searchable text: hook context strings joined, else its raw JSON.
+/// An attachment's searchable text: hook context strings joined, else its JSON
+/// (compact however the line was spaced, REC-038).
 fn attachment_text(raw: &str) -> Cow<'_, str> {
     #[derive(serde::Deserialize)]
     struct Hook<'a> {
@@ -472,7 +475,7 @@ fn attachment_text(raw: &str) -> Cow<'_, str> {
             _ => {}
         }
     }
-    Cow::Borrowed(raw)
+    crate::scan::json::compact(raw)
 }
 
 /// A queue-operation's typed text, unless it is a queued notification (R-Q).

@@ -329,7 +329,7 @@ fn interesting() -> Option<&'static Regex> {
     static RE: OnceLock<Option<Regex>> = OnceLock::new();
     RE.get_or_init(|| {
         // REC-038: tolerate `"type": "x"` as well as the compact form.
-        Regex::new(r#""type":\s?"(?:ai-title|custom-title|summary)"|"model":"|\}\{""#).ok()
+        Regex::new(r#""type":\s?"(?:ai-title|custom-title|summary)"|"model"\s*:\s*"|\}\{""#).ok()
     })
     .as_ref()
 }
@@ -354,22 +354,20 @@ fn literal_pass(buf: &[u8], base: u64, numbered: bool, s: &mut Summary) {
                 }
             }
         }
-        if let Some(at) = crate::scan::lit!(b"\"model\":\"").find(line) {
-            // The first "model" on an assistant line is message.model.
-            let v = &line[at + 9..];
-            if let Some(q) = memchr::memchr(b'"', v) {
-                if let Ok(model) = std::str::from_utf8(&v[..q]) {
-                    // The line's own type: an `agent_progress` record nests a
-                    // subagent's assistant message (and its model) inside `data`
-                    // (measured, not a claim: 8 of the 59 public transcripts). The
-                    // field walk runs only for a model new to this row.
-                    if !model.is_empty()
-                        && q < 100
-                        && !s.models.contains(model)
-                        && crate::scan::json::field(line, b"type") == Some(&b"\"assistant\""[..])
-                    {
-                        s.models.insert(model.to_string());
-                    }
+        // The first "model" on an assistant line is message.model (either
+        // spacing, REC-038).
+        if let Some(v) = crate::scan::pair::first_plain_str(line, crate::scan::lit!(b"\"model\"")) {
+            if let Ok(model) = std::str::from_utf8(v) {
+                // The line's own type: an `agent_progress` record nests a
+                // subagent's assistant message (and its model) inside `data`
+                // (measured, not a claim: 8 of the 59 public transcripts). The
+                // field walk runs only for a model new to this row.
+                if !model.is_empty()
+                    && v.len() < 100
+                    && !s.models.contains(model)
+                    && crate::scan::json::field(line, b"type") == Some(&b"\"assistant\""[..])
+                {
+                    s.models.insert(model.to_string());
                 }
             }
         }

@@ -191,12 +191,26 @@ pub fn flat_lane_session(path: &Path) -> String {
     session_id_in(&head).unwrap_or_else(|| "unknown".to_string())
 }
 
-/// The first `"sessionId":"<value>"` in a byte slice.
+/// The first `"sessionId"` string value in a byte slice (either spacing,
+/// REC-038).
 pub fn session_id_in(bytes: &[u8]) -> Option<String> {
-    let key = b"\"sessionId\":\"";
-    let at = memchr::memmem::find(bytes, key)? + key.len();
-    let len = memchr::memchr(b'"', &bytes[at..])?;
-    std::str::from_utf8(&bytes[at..at + len])
-        .ok()
-        .map(str::to_string)
+    let v = crate::scan::pair::first_plain_str(bytes, crate::scan::lit!(b"\"sessionId\""))?;
+    std::str::from_utf8(v).ok().map(str::to_string)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// REC-038: an old flat lane re-spaced by a JSON dump still names its session.
+    #[test]
+    fn session_id_in_reads_either_spacing_rec_038() {
+        let head = br#"{"text":"\"sessionId\":\"fake\"","sessionId": "s-1","x":1}"#;
+        assert_eq!(session_id_in(head).as_deref(), Some("s-1"));
+        assert_eq!(
+            session_id_in(br#"{"sessionId":"s-2"}"#).as_deref(),
+            Some("s-2")
+        );
+        assert_eq!(session_id_in(br#"{"sessionId":null}"#), None);
+    }
 }

@@ -150,9 +150,15 @@ impl<'a> Block<'a> {
         prefixes.iter().any(|p| t.starts_with(p))
     }
 
-    /// A tool_use's input exactly as written (compact JSON), `{}` when absent.
+    /// A tool_use's input exactly as written, `{}` when absent: for parsing.
     pub fn input_json(&self) -> &'a str {
         self.input.map_or("{}", RawValue::get)
+    }
+
+    /// A tool_use's input as text to match and print: compact JSON however the
+    /// line was spaced (REC-037, REC-038), borrowed when written compact.
+    pub fn input_text(&self) -> std::borrow::Cow<'a, str> {
+        crate::scan::json::compact(self.input_json())
     }
 
     /// Number of image parts inside a tool_result's content array.

@@ -287,9 +287,59 @@ pub fn string(v: &[u8]) -> Option<std::borrow::Cow<'_, str>> {
     }
 }
 
+/// `raw` (valid JSON) with the whitespace between tokens removed: the compact
+/// form Claude Code writes, keeping key order and escapes as they are. A line
+/// re-serialised with spaces is the same record (REC-038), so its tool input
+/// must read the same (REC-037); borrowed when there is nothing to remove,
+/// which is every line Claude Code wrote itself.
+pub fn compact(raw: &str) -> std::borrow::Cow<'_, str> {
+    let b = raw.as_bytes();
+    let mut out: Option<Vec<u8>> = None;
+    let (mut i, mut kept) = (0, 0);
+    while i < b.len() {
+        match b[i] {
+            b'"' => match string_end(b, i + 1) {
+                Ok(end) => i = end,
+                Err(_) => return std::borrow::Cow::Borrowed(raw),
+            },
+            b' ' | b'\t' | b'\r' | b'\n' => {
+                let o = out.get_or_insert_with(|| Vec::with_capacity(b.len()));
+                o.extend_from_slice(&b[kept..i]);
+                while i < b.len() && matches!(b[i], b' ' | b'\t' | b'\r' | b'\n') {
+                    i += 1;
+                }
+                kept = i;
+            }
+            _ => i += 1,
+        }
+    }
+    match out {
+        None => std::borrow::Cow::Borrowed(raw),
+        Some(mut o) => {
+            o.extend_from_slice(&b[kept..]);
+            // Only ASCII blanks were dropped, between tokens: still UTF-8.
+            String::from_utf8(o).map_or(std::borrow::Cow::Borrowed(raw), std::borrow::Cow::Owned)
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// REC-037, REC-038: a re-serialised tool input reads as the compact form;
+    /// blanks inside strings (and escaped quotes) are kept.
+    #[test]
+    fn compact_drops_blanks_between_tokens_only_rec_038() {
+        let spaced = r#"{"command": "echo \"a b\"", "n": [1, 2], "o": {"k" :	true}}"#;
+        assert_eq!(
+            compact(spaced),
+            r#"{"command":"echo \"a b\"","n":[1,2],"o":{"k":true}}"#
+        );
+        let tight = r#"{"command":"ls -la","description":"a: b, c"}"#;
+        assert!(matches!(compact(tight), std::borrow::Cow::Borrowed(_)));
+        assert_eq!(compact(" {} "), "{}");
+    }
 
     #[test]
     fn walks_top_level_fields_only() {

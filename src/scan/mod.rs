@@ -5,6 +5,7 @@
 pub mod find;
 pub mod json;
 pub mod lines;
+pub mod pair;
 pub mod source;
 pub mod stream;
 

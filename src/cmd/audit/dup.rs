@@ -13,6 +13,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 use super::finding::{At, FileCtx, Finding};
 use crate::cli::audit::Kind;
+use crate::scan::pair;
 
 pub fn fnv(bytes: &[u8]) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
@@ -61,23 +62,36 @@ pub struct Dups {
     repeats: Vec<(Seen, At, usize, usize)>,
 }
 
+/// The line without its top-level `,"slug":"…"` (either spacing, REC-038).
 fn without_slug(line: &[u8]) -> Vec<u8> {
-    const KEY: &[u8] = b",\"slug\":\"";
-    match memchr::memmem::find(line, KEY) {
-        Some(at) => {
-            let rest = &line[at + KEY.len()..];
-            match memchr::memchr(b'"', rest) {
-                Some(end) => [&line[..at], &rest[end + 1..]].concat(),
-                None => line.to_vec(),
-            }
+    const KEY: &[u8] = b"\"slug\"";
+    for at in crate::scan::lit!(KEY).find_iter(line) {
+        let Some(v) = pair::value_at(line, at, KEY).filter(|&v| line.get(v) == Some(&b'"')) else {
+            continue;
+        };
+        let Some(end) = memchr::memchr(b'"', &line[v + 1..]) else {
+            continue;
+        };
+        let before = line[..at].trim_ascii_end();
+        if let Some(comma) = before.strip_suffix(b",") {
+            return [comma, &line[v + 1 + end + 1..]].concat();
         }
-        None => line.to_vec(),
     }
+    line.to_vec()
+}
+
+/// Whether some `key` (quoted) has the number 0 as its value.
+fn zero(line: &[u8], key: &memchr::memmem::Finder<'_>) -> bool {
+    key.find_iter(line).any(|at| {
+        pair::value_at(line, at, key.needle()).is_some_and(|v| {
+            line.get(v) == Some(&b'0') && !line.get(v + 1).is_some_and(u8::is_ascii_digit)
+        })
+    })
 }
 
 fn zero_usage(line: &[u8]) -> bool {
-    let has = |p: &[u8]| memchr::memmem::find(line, p).is_some();
-    has(b"\"input_tokens\":0,") && has(b"\"output_tokens\":0")
+    use crate::scan::lit;
+    zero(line, lit!(b"\"input_tokens\"")) && zero(line, lit!(b"\"output_tokens\""))
 }
 
 impl Dups {
@@ -132,7 +146,8 @@ impl Dups {
                 .boundaries
                 .iter()
                 .any(|&l| l > first.line && l < at.line);
-            let assistant = |l: &[u8]| memchr::memmem::find(l, b"\"type\":\"assistant\"").is_some();
+            let assistant =
+                |l: &[u8]| pair::has_pair(l, b"\"type\"", crate::scan::lit!(b"\"assistant\""));
             let class = if a == b {
                 "resume-replay (byte-identical)"
             } else if without_slug(b) == without_slug(a) {
@@ -157,6 +172,19 @@ impl Dups {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// REC-038: the slug and zeroed-usage tests read a re-spaced copy the same.
+    #[test]
+    fn slug_and_zero_usage_read_either_spacing_rec_038() {
+        let compact = br#"{"uuid":"u1","slug":"x-y","a":1}"#;
+        let spaced = br#"{"uuid": "u1", "slug": "x-y", "a": 1}"#;
+        assert_eq!(without_slug(compact), br#"{"uuid":"u1","a":1}"#.to_vec());
+        assert_eq!(without_slug(spaced), br#"{"uuid": "u1", "a": 1}"#.to_vec());
+        assert!(zero_usage(br#"{"input_tokens":0,"output_tokens":0}"#));
+        assert!(zero_usage(br#"{"input_tokens": 0, "output_tokens": 0}"#));
+        assert!(!zero_usage(br#"{"input_tokens": 0, "output_tokens": 5}"#));
+        assert!(!zero_usage(br#"{"input_tokens": 10, "output_tokens": 0}"#));
+    }
 
     #[test]
     fn classifies_repeats_rec_091() {

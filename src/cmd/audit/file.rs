@@ -102,12 +102,11 @@ fn policy(t: &Transcript) -> EchoPolicy {
     }
 }
 
-/// The first `"timestamp":"…"` value in a line that would not skim.
+/// The first `"timestamp"` string value in a line that would not skim (either
+/// spacing, REC-038).
 fn scraped_ts(b: &[u8]) -> Option<&[u8]> {
-    const KEY: &[u8] = b"\"timestamp\":\"";
-    let at = memmem::find(b, KEY)? + KEY.len();
-    let len = memchr::memchr(b'"', &b[at..])?;
-    Some(&b[at..at + len]).filter(|v| v.len() <= 40)
+    crate::scan::pair::first_plain_str(b, crate::scan::lit!(b"\"timestamp\""))
+        .filter(|v| v.len() <= 40)
 }
 
 pub fn audit(t: &Transcript, want: &Want) -> FileAudit {

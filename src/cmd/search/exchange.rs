@@ -7,7 +7,7 @@
 use crate::classify::{classify, FileIndex, Label, Unit};
 use crate::discovery::Transcript;
 use crate::record::{parse_line, Parsed};
-use crate::scan::{lines, Line, Lines};
+use crate::scan::{lines, lit, pair, Line, Lines};
 
 use super::hit::UnitOut;
 
@@ -44,8 +44,8 @@ where
         .find_map(|u| f(u).map(|label| UnitOut::new(t, &r, u, label, no, idx.turn(no))))
 }
 
-/// The tool_use a result answers: the nearest `"id":"<id>"` before the result's
-/// line `near`.
+/// The tool_use a result answers: the nearest `"id": "<id>"` (either spacing,
+/// REC-038) before the result's line `near`.
 pub fn tool_use_for(
     t: &Transcript,
     buf: &[u8],
@@ -53,17 +53,20 @@ pub fn tool_use_for(
     id: &str,
     near: Near,
 ) -> Option<UnitOut> {
+    const KEY: &[u8] = b"\"id\"";
     let before = near.offset;
-    let needle = format!("\"id\":\"{id}\"");
+    let needle = format!("\"{id}\"");
+    let is_use = |u: &crate::classify::Unit<'_>| {
+        (u.tool_use_id == Some(id) && u.labels().any(|l| l == Label::AgentToolUse))
+            .then_some(Label::AgentToolUse)
+    };
     let finder = memchr::memmem::FinderRev::new(needle.as_bytes());
     let mut end = before.min(buf.len());
     while let Some(at) = finder.rfind(&buf[..end]) {
-        let found = unit_at(t, buf, idx, at, near, |u| {
-            (u.tool_use_id == Some(id) && u.labels().any(|l| l == Label::AgentToolUse))
-                .then_some(Label::AgentToolUse)
-        });
-        if found.is_some() {
-            return found;
+        if pair::keyed_by(buf, at, KEY) {
+            if let Some(found) = unit_at(t, buf, idx, at, near, is_use) {
+                return Some(found);
+            }
         }
         end = at;
     }
@@ -71,20 +74,19 @@ pub fn tool_use_for(
     let fwd = memchr::memmem::Finder::new(needle.as_bytes());
     let mut from = before.min(buf.len());
     while let Some(at) = fwd.find(&buf[from..]).map(|i| from + i) {
-        let found = unit_at(t, buf, idx, at, near, |u| {
-            (u.tool_use_id == Some(id) && u.labels().any(|l| l == Label::AgentToolUse))
-                .then_some(Label::AgentToolUse)
-        });
-        if found.is_some() {
-            return found;
+        if pair::keyed_by(buf, at, KEY) {
+            if let Some(found) = unit_at(t, buf, idx, at, near, is_use) {
+                return Some(found);
+            }
         }
         from = at + needle.len();
     }
     None
 }
 
-/// The result answering tool_use `id`: the first `"tool_use_id":"<id>"` after
-/// byte `after` (the end of the use's line, which `near` numbers).
+/// The result answering tool_use `id`: the first `"tool_use_id": "<id>"`
+/// (either spacing, REC-038) after byte `after` (the end of the use's line,
+/// which `near` numbers).
 pub fn tool_result_for(
     t: &Transcript,
     buf: &[u8],
@@ -93,18 +95,21 @@ pub fn tool_result_for(
     after: usize,
     near: Near,
 ) -> Option<UnitOut> {
-    let needle = format!("\"tool_use_id\":\"{id}\"");
+    const KEY: &[u8] = b"\"tool_use_id\"";
+    let needle = format!("\"{id}\"");
     let finder = memchr::memmem::Finder::new(needle.as_bytes());
     let mut from = after.min(buf.len());
     let mut pass = 0;
     loop {
         while let Some(at) = finder.find(&buf[from..]).map(|i| from + i) {
-            let found = unit_at(t, buf, idx, at, near, |u| {
-                (u.tool_use_id == Some(id) && u.labels().any(|l| l == Label::AgentToolResult))
-                    .then_some(u.label)
-            });
-            if found.is_some() {
-                return found;
+            if pair::keyed_by(buf, at, KEY) {
+                let found = unit_at(t, buf, idx, at, near, |u| {
+                    (u.tool_use_id == Some(id) && u.labels().any(|l| l == Label::AgentToolResult))
+                        .then_some(u.label)
+                });
+                if found.is_some() {
+                    return found;
+                }
             }
             from = at + needle.len();
         }
@@ -136,10 +141,9 @@ pub fn turn_reply(
     let region = &buf[..end.min(buf.len())];
     let mut last: Option<UnitOut> = None;
     for line in Lines::from(region, from_offset, from_no) {
-        if crate::scan::lit!(b"\"type\":\"assistant\"")
-            .find(line.bytes)
-            .is_none()
-            || crate::scan::lit!(b"\"text\"").find(line.bytes).is_none()
+        // REC-038: either spacing of `"type": "assistant"`.
+        if !pair::has_pair(line.bytes, b"\"type\"", lit!(b"\"assistant\""))
+            || lit!(b"\"text\"").find(line.bytes).is_none()
         {
             continue;
         }

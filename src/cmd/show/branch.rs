@@ -61,7 +61,7 @@ fn preview(r: &Record<'_>) -> String {
                 "thinking" => b.thinking.as_deref().map(|t| format!("(thinking) {t}")),
                 "tool_use" => Some(super::render::tool_line(
                     b.name.as_deref().unwrap_or(""),
-                    b.input_json(),
+                    &b.input_text(),
                 )),
                 _ => None,
             })

@@ -229,7 +229,7 @@ pub fn unit_body(r: &Record<'_>, u: &Unit<'_>) -> String {
     let block: Option<&Block<'_>> = u.block.and_then(|i| r.blocks().get(i));
     if u.labels().any(|l| l == Label::AgentToolUse) {
         if let Some(b) = block {
-            return tool_input(b.name.as_deref().unwrap_or(""), b.input_json());
+            return tool_input(b.name.as_deref().unwrap_or(""), &b.input_text());
         }
     }
     if u.labels().any(|l| l == Label::AgentToolResult) {

@@ -199,12 +199,12 @@ impl Walker<'_> {
             _ if is_use => {
                 let block = u.block.and_then(|i| r.blocks().get(i));
                 let name = u.tool_name.unwrap_or("");
-                let input = block.map_or("{}", |b| b.input_json());
+                let input = block.map_or(std::borrow::Cow::Borrowed("{}"), |b| b.input_text());
                 if self.opts.full_tools {
                     push(
                         out,
                         &format!("[tool {}]", one_line(name)),
-                        &render::tool_input(name, input),
+                        &render::tool_input(name, &input),
                     );
                 } else {
                     let status = u
@@ -212,7 +212,7 @@ impl Walker<'_> {
                         .and_then(|id| results.get(id))
                         .map(|(err, t)| status(*err, t))
                         .unwrap_or_default();
-                    let _ = writeln!(out, "[tool] {}{status}", render::tool_line(name, input));
+                    let _ = writeln!(out, "[tool] {}{status}", render::tool_line(name, &input));
                 }
             }
             _ if is_result && self.opts.full_tools => {

@@ -1,0 +1,142 @@
+//! `"key": value` pairs found in raw bytes, with any JSON whitespace around the
+//! colon. Claude Code writes compact JSON (`"name":"Task"`), but a line
+//! re-serialised by a JSON dump, jq or an editor (`"name": "Task"`) is the same
+//! record (REC-038), so a byte test must never be a compact `"key":"value"`
+//! literal: it would drop the re-serialised line before any parse could see it.
+//!
+//! Each test searches for the rarer side (a quoted value or a quoted key) with
+//! `memmem` and checks the other side in place. A quoted needle cannot match
+//! inside a JSON string, whose quotes are escaped, so a hit is a real key or a
+//! real string value.
+
+use memchr::memmem::Finder;
+
+/// JSON whitespace (RFC 8259): what may stand around a colon.
+fn is_ws(c: u8) -> bool {
+    matches!(c, b' ' | b'\t' | b'\r' | b'\n')
+}
+
+/// Whether the value whose first byte is at `at` is the value of `key` (quoted,
+/// e.g. `b"\"id\""`): the bytes before it are `key`, blanks, `:`, blanks.
+pub fn keyed_by(b: &[u8], at: usize, key: &[u8]) -> bool {
+    let mut i = at.min(b.len());
+    while i > 0 && is_ws(b[i - 1]) {
+        i -= 1;
+    }
+    if i == 0 || b[i - 1] != b':' {
+        return false;
+    }
+    i -= 1;
+    while i > 0 && is_ws(b[i - 1]) {
+        i -= 1;
+    }
+    b[..i].ends_with(key)
+}
+
+/// The index of the value's first byte after the key (quoted) whose quote
+/// opens at `at`, or `None` when no colon follows it (a string value that
+/// happens to spell the key).
+pub fn value_at(b: &[u8], at: usize, key: &[u8]) -> Option<usize> {
+    let mut i = at + key.len();
+    while i < b.len() && is_ws(b[i]) {
+        i += 1;
+    }
+    if b.get(i) != Some(&b':') {
+        return None;
+    }
+    i += 1;
+    while i < b.len() && is_ws(b[i]) {
+        i += 1;
+    }
+    Some(i)
+}
+
+/// Whether some `key` (quoted) has the value `value` finds (quoted, e.g.
+/// `lit!(b"\"assistant\"")`: a finder built once per call site, since building
+/// one costs more than searching a short line).
+pub fn has_pair(b: &[u8], key: &[u8], value: &Finder<'_>) -> bool {
+    value.find_iter(b).any(|at| keyed_by(b, at, key))
+}
+
+/// The first string value of the key `key` finds (quoted) that holds no
+/// escape: its body bytes, without quotes. For ids, timestamps, model names.
+pub fn first_plain_str<'a>(b: &'a [u8], key: &Finder<'_>) -> Option<&'a [u8]> {
+    let k = key.needle();
+    key.find_iter(b).find_map(|at| {
+        let v = value_at(b, at, k)?;
+        if b.get(v) != Some(&b'"') {
+            return None;
+        }
+        let body = &b[v + 1..];
+        let end = memchr::memchr2(b'"', b'\\', body)?;
+        (body[end] == b'"').then(|| &body[..end])
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scan::lit;
+
+    /// REC-038: both spellings of a pair are the same record; a mention inside
+    /// a string (escaped quotes) is never a pair.
+    #[test]
+    fn pairs_read_either_spacing_and_never_string_content_rec_038() {
+        for line in [
+            &br#"{"type":"assistant","x":1}"#[..],
+            br#"{"type": "assistant", "x": 1}"#,
+            br#"{"type" :	"assistant"}"#,
+        ] {
+            assert!(
+                has_pair(line, b"\"type\"", lit!(b"\"assistant\"")),
+                "{line:?}"
+            );
+        }
+        assert!(!has_pair(
+            br#"{"role":"assistant"}"#,
+            b"\"type\"",
+            lit!(b"\"assistant\"")
+        ));
+        assert!(!has_pair(
+            br#"{"text":"say \"type\":\"assistant\" here"}"#,
+            b"\"type\"",
+            lit!(b"\"assistant\"")
+        ));
+        // A key whose name ends like the wanted one is another key.
+        assert!(!has_pair(
+            br#"{"tool_use_id":"t1"}"#,
+            b"\"id\"",
+            lit!(b"\"t1\"")
+        ));
+        assert!(has_pair(
+            br#"{"tool_use_id": "t1"}"#,
+            b"\"tool_use_id\"",
+            lit!(b"\"t1\"")
+        ));
+        // A value at the very start has no key.
+        assert!(!keyed_by(br#""t1""#, 0, b"\"id\""));
+    }
+
+    #[test]
+    fn first_plain_str_takes_the_first_keyed_string_rec_038() {
+        let line = br#"{"text":"a \"model\": \"fake\"","message":{"model": "claude-x"}}"#;
+        assert_eq!(
+            first_plain_str(line, lit!(b"\"model\"")),
+            Some(&b"claude-x"[..])
+        );
+        assert_eq!(
+            first_plain_str(br#"{"sessionId":"abc","x":1}"#, lit!(b"\"sessionId\"")),
+            Some(&b"abc"[..])
+        );
+        // A non-string value, or a string with an escape, is not plain.
+        assert_eq!(
+            first_plain_str(br#"{"model":null}"#, lit!(b"\"model\"")),
+            None
+        );
+        assert_eq!(
+            first_plain_str(br#"{"model":"a\"b"}"#, lit!(b"\"model\"")),
+            None
+        );
+        assert_eq!(first_plain_str(br#"{"model""#, lit!(b"\"model\"")), None);
+    }
+}
