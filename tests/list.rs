@@ -664,6 +664,20 @@ fn a_bare_project_name_is_a_target_not_flags_path_001() {
     let files = String::from_utf8_lossy(&out.stdout);
     assert_eq!(files.lines().count(), 1, "{files}");
     assert!(files.contains("-Users-bo-x"), "{files}");
+
+    // A misspelt name is a missing target (exit 2), never help with exit 0
+    // ("no findings") nor flags that widen the search to every project.
+    for args in [
+        &["audit", "-home-ana-apq"][..],
+        &["search", "-l", "-e", "migration", "-Users-bo-y"],
+        &["list", "-Users-typo"],
+    ] {
+        let out = home.cmd().args(args).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains("project name under"), "{args:?}: {err}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+    }
 }
 
 /// A session's models are its own assistant records' models: an

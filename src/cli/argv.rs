@@ -4,9 +4,13 @@
 //! dash, and clap reads it as flags: `-home-…` was `-h` and printed help with
 //! exit 0, which `audit` also uses for "no findings". An argument that names an
 //! existing folder under the home's `projects/` is moved after `--`, where it
-//! is a target. Nothing else is touched: option values, arguments after a `--`,
-//! and dashed words that name no folder reach clap as given.
+//! is a target. So is one spelled like such a name that names no folder (a
+//! typo, a project not on this machine): as a target it fails with "no such
+//! project", where clap would have read `-home-…` as `--help`. Nothing else is
+//! touched: option values, arguments after a `--`, and flag clusters reach clap
+//! as given.
 
+use std::collections::HashSet;
 use std::ffi::{OsStr, OsString};
 use std::path::PathBuf;
 
@@ -47,6 +51,10 @@ pub fn protect_project_names(args: Vec<OsString>) -> Vec<OsString> {
                 .is_some_and(|c| valued.iter().any(|a| a.get_short() == Some(*c)))
     };
 
+    // The first segments of the home's project names (`Users`, `home` …).
+    let roots = std::cell::OnceCell::new();
+    let roots = || roots.get_or_init(|| root_segments(&projects));
+
     let mut kept = Vec::with_capacity(args.len() + 1);
     let mut moved = Vec::new();
     let mut end = None; // index in `kept` just past a given `--`
@@ -63,7 +71,8 @@ pub fn protect_project_names(args: Vec<OsString>) -> Vec<OsString> {
         }
         let is_value = std::mem::take(&mut value_next);
         let text = a.to_str().unwrap_or_default();
-        if !is_value && names_a_project(&a, &projects) {
+        if !is_value && (names_a_project(&a, &projects) || spelled_like_a_project(text, sub, roots))
+        {
             moved.push(a);
             continue;
         }
@@ -97,6 +106,54 @@ fn names_a_project(a: &OsStr, projects: &std::path::Path) -> bool {
         && !s.starts_with("--")
         && !s.contains('/')
         && projects.join(s).is_dir()
+}
+
+/// A single-dash word with a dash after its first letter (PATH-001) that is
+/// a project name rather than flags: its first segment starts a project name
+/// in this home (`-Users-bo-typo` beside `-Users-bo-x`, although `-Use…` would
+/// read as `-U -s -e …`), or no flag cluster spells it: after the flags that
+/// take no value comes a letter no flag has (`-home-…` is `-h` then `o`).
+/// Otherwise a cluster ending in a flag that takes a value (`-e-x`, `-ie-x`)
+/// is that flag with its value.
+fn spelled_like_a_project<'r>(
+    s: &str,
+    sub: &clap::Command,
+    roots: impl FnOnce() -> &'r HashSet<String>,
+) -> bool {
+    if s.len() < 3 || !s.starts_with('-') || s.starts_with("--") || s.contains(['=', '/']) {
+        return false;
+    }
+    let Some(second) = s[2..].find('-').map(|i| i + 2) else {
+        return false;
+    };
+    if roots().contains(&s[1..second]) {
+        return true;
+    }
+    for c in s.chars().skip(1) {
+        let Some(flag) = sub.get_arguments().find(|a| a.get_short() == Some(c)) else {
+            return true;
+        };
+        if flag.get_action().takes_values() {
+            return false;
+        }
+    }
+    false
+}
+
+/// The first segment of every dashed project folder name (`Users` of
+/// `-Users-bo-x`).
+fn root_segments(projects: &std::path::Path) -> HashSet<String> {
+    let Ok(dir) = std::fs::read_dir(projects) else {
+        return HashSet::new();
+    };
+    dir.filter_map(Result::ok)
+        .filter_map(|e| {
+            let name = e.file_name().into_string().ok()?;
+            let rest = name.strip_prefix('-')?;
+            let end = rest.find('-').unwrap_or(rest.len());
+            Some(rest[..end].to_string()).filter(|r| !r.is_empty())
+        })
+        .collect()
 }
 
 /// The projects folder of the home these arguments name (`--claude-home DIR`
@@ -166,12 +223,28 @@ mod tests {
             run(h, &["search", "-ie", "-home-ana-app"]),
             ["search", "-ie", "-home-ana-app"]
         );
-        // Flags, unknown dashed words and everything after `--` are untouched.
-        assert_eq!(run(h, &["list", "-m", "2"]), ["list", "-m", "2"]);
+        // A name with no folder (a typo) is a target too, so it fails as
+        // one: clap read `-home-…` as `-h` and printed help with exit 0.
         assert_eq!(
-            run(h, &["audit", "-home-nobody"]),
-            ["audit", "-home-nobody"]
+            run(h, &["audit", "-home-ana-apq"]),
+            ["audit", "--", "-home-ana-apq"]
         );
+        assert_eq!(
+            run(h, &["list", "-Users-typo", "-m", "2"]),
+            ["list", "-m", "2", "--", "-Users-typo"]
+        );
+        // `-Users-bo-y` would read as `-U -s -e rs-bo-y` in search, but
+        // `Users` starts a project name here.
+        assert_eq!(
+            run(h, &["search", "x", "-Users-bo-y"]),
+            ["search", "x", "--", "-Users-bo-y"]
+        );
+        // Flags, flag clusters with a value, and everything after `--` are
+        // untouched.
+        assert_eq!(run(h, &["list", "-m", "2"]), ["list", "-m", "2"]);
+        assert_eq!(run(h, &["search", "-e-x-y"]), ["search", "-e-x-y"]);
+        assert_eq!(run(h, &["search", "-ie-x-y"]), ["search", "-ie-x-y"]);
+        assert_eq!(run(h, &["search", "-i", "x"]), ["search", "-i", "x"]);
         assert_eq!(
             run(h, &["list", "--", "-home-ana-app"]),
             ["list", "--", "-home-ana-app"]

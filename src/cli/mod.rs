@@ -31,7 +31,8 @@ TARGETS (every command accepts them):
                        project directory (encoded the way Claude Code encodes a cwd)
   <encoded>            a projects/ folder's bare name, e.g. -home-ana-app: it starts
                        with a dash but is read as a target when that folder exists
-                       (put any other dashed target after `--`)"
+                       or no flags spell it (a typo is then an error, not flags);
+                       put any other dashed target after `--`"
     };
 }
 #[derive(Debug, Parser)]
@@ -43,7 +44,7 @@ TARGETS (every command accepts them):
 writes under ~/.claude/projects. It is read-only: it never writes under the Claude home.",
     after_help = concat!(
         target_help!(),
-        "\n\nExit status: 0 found, 1 nothing found, 2 error.\n\nExamples:\n  csift list\n  \
+        "\n\nExit status: 0 found, 1 nothing found, 2 error; except audit, a linter: 0 no findings,\n1 findings; and guard, a hook: see its help.\n\nExamples:\n  csift list\n  \
          csift search 'panic|unwrap' -t agent.tool.result\n  csift list -home-ana-app\n  \
          csift whoami --path"
     )
