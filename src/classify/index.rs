@@ -21,6 +21,12 @@ pub struct FileIndex {
     openers: Vec<usize>,
     /// Byte offsets of those openers' lines, parallel to `openers`.
     opener_offsets: Vec<usize>,
+    /// The turn each opener opens, parallel to `openers`: a replayed copy of
+    /// an earlier opener (the same uuid, REC-091) opens that opener's turn
+    /// again, so numbers repeat and `openers.len()` is not the turn count.
+    numbers: Vec<usize>,
+    /// Index into `openers` of each turn's first opener: turn `n` is `firsts[n - 1]`.
+    firsts: Vec<usize>,
     drafts: HashSet<usize>,
     seed: Option<usize>,
     spawn_ids: HashSet<String>,
@@ -138,23 +144,38 @@ impl Piece {
     pub fn finish(self, head_is_fork: bool) -> FileIndex {
         let Piece { openers, mut tools } = self;
         let idx = &mut tools;
-        // TURN-022/023: of openers sharing a non-empty parentUuid, all but the last
-        // are superseded drafts (an identical replayed copy is not a draft).
-        let mut latest: HashMap<&str, usize> = HashMap::new();
-        for (i, (_, uuid, parent, _)) in openers.iter().enumerate() {
-            let Some(p) = parent.as_deref().filter(|p| !p.is_empty()) else {
-                continue;
-            };
-            if let Some(&prev) = latest.get(p) {
-                if openers[prev].1 != *uuid {
-                    idx.drafts.insert(openers[prev].0);
-                }
+        // TURN-022/023: of openers sharing a non-empty parentUuid, those whose
+        // uuid differs from the last one's are superseded drafts. A replayed
+        // copy (the same uuid, REC-091) is not a draft, nor does a replayed
+        // draft make the kept opener before it one.
+        let mut last: HashMap<&str, Option<&str>> = HashMap::new();
+        for (_, uuid, parent, _) in &openers {
+            if let Some(p) = parent.as_deref().filter(|p| !p.is_empty()) {
+                last.insert(p, uuid.as_deref());
             }
-            latest.insert(p, i);
         }
+        for (line, uuid, parent, _) in &openers {
+            let parent = parent.as_deref().filter(|p| !p.is_empty());
+            if parent.is_some_and(|p| last.get(p).is_some_and(|l| *l != uuid.as_deref())) {
+                idx.drafts.insert(*line);
+            }
+        }
+        // REC-091: a resume replays the history into the same file, openers
+        // and all; a copy reopens its original's turn instead of a new one.
+        let mut number_of: HashMap<&str, usize> = HashMap::new();
         for o in openers.iter().filter(|o| !idx.drafts.contains(&o.0)) {
+            let known = o.1.as_deref().and_then(|u| number_of.get(u)).copied();
+            let n = known.unwrap_or_else(|| {
+                idx.firsts.push(idx.openers.len());
+                let n = idx.firsts.len();
+                if let Some(u) = o.1.as_deref() {
+                    number_of.insert(u, n);
+                }
+                n
+            });
             idx.openers.push(o.0);
             idx.opener_offsets.push(o.3);
+            idx.numbers.push(n);
         }
         // REC-031: a lane's seed is its first opener, unless a fork head leads it.
         if idx.lane && !head_is_fork {
@@ -301,28 +322,53 @@ impl FileIndex {
     }
 
     /// The turn a record on `line` belongs to: 0 before the first opener, `None`
-    /// for a superseded draft.
+    /// for a superseded draft. A record after a replayed opener belongs to the
+    /// original's turn (REC-091).
     pub fn turn(&self, line: usize) -> Option<usize> {
         if self.drafts.contains(&line) {
             return None;
         }
-        Some(self.openers.partition_point(|&o| o <= line))
+        let i = self.openers.partition_point(|&o| o <= line);
+        Some(i.checked_sub(1).map_or(0, |i| self.numbers[i]))
     }
 
-    /// Number of turns in the file.
+    /// Number of turns in the file (replayed openers do not add one).
     pub fn turns(&self) -> usize {
-        self.openers.len()
+        self.firsts.len()
     }
 
     /// The first line of turn `n` (1-based), when it exists.
     pub fn turn_start(&self, n: usize) -> Option<usize> {
-        n.checked_sub(1).and_then(|i| self.openers.get(i)).copied()
+        self.turn_opener(n).map(|(line, _)| line)
     }
 
-    /// `(line, byte offset)` of the record opening turn `n` (1-based).
+    /// `(line, byte offset)` of the record opening turn `n` (1-based): its
+    /// first opener, not a replayed copy.
     pub fn turn_opener(&self, n: usize) -> Option<(usize, usize)> {
-        let i = n.checked_sub(1)?;
-        Some((*self.openers.get(i)?, *self.opener_offsets.get(i)?))
+        let i = *self.firsts.get(n.checked_sub(1)?)?;
+        Some((self.openers[i], self.opener_offsets[i]))
+    }
+
+    /// Byte offset where turn `n`'s first stretch ends: the next opener in
+    /// the file after its first one (a replayed copy included), `None` at
+    /// the end of the file. Turn 0 ends at the first opener.
+    pub fn turn_end(&self, n: usize) -> Option<usize> {
+        let next = match n {
+            0 => 0,
+            _ => self.firsts.get(n - 1)? + 1,
+        };
+        self.opener_offsets.get(next).copied()
+    }
+
+    /// Byte offset of the first opener on line `line` or after it.
+    pub fn next_opener_from(&self, line: usize) -> Option<usize> {
+        let i = self.openers.partition_point(|&o| o < line);
+        self.opener_offsets.get(i).copied()
+    }
+
+    /// Whether the record on `line` opens a turn (a replayed copy included).
+    pub fn is_opener(&self, line: usize) -> bool {
+        self.openers.binary_search(&line).is_ok()
     }
 
     pub fn is_draft(&self, line: usize) -> bool {
@@ -363,5 +409,42 @@ impl FileIndex {
     /// Name of the spawn/wakeup tool_use with this id, when the index saw it.
     pub fn tool_name(&self, tool_use_id: &str) -> Option<&str> {
         self.tool_names.get(tool_use_id).map(String::as_str)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn user(uuid: &str, parent: &str, text: &str) -> String {
+        format!(
+            r#"{{"type":"user","uuid":"{uuid}","parentUuid":"{parent}","message":{{"role":"user","content":"{text}"}}}}"#
+        )
+    }
+
+    /// TURN-022/023 with REC-091: a draft `d` superseded by `p`, then a resume
+    /// replaying both under the same parent. The replayed draft must not turn
+    /// the kept prompt before it into a draft, and the copies reopen turn 1.
+    #[test]
+    fn a_replayed_draft_leaves_the_kept_prompt_a_turn_turn_022_rec_091() {
+        let lines = [
+            user("d", "x", "draft"),
+            user("p", "x", "kept"),
+            user("d", "x", "draft"),
+            user("p", "x", "kept"),
+            user("q", "p", "next"),
+        ];
+        let buf = lines.join("\n") + "\n";
+        let idx = FileIndex::build(buf.as_bytes(), false);
+        assert_eq!(idx.drafts(), 2, "both copies of the draft");
+        assert!(idx.is_draft(1) && idx.is_draft(3));
+        assert_eq!(idx.turns(), 2);
+        assert_eq!([2, 4, 5].map(|l| idx.turn(l)), [Some(1), Some(1), Some(2)]);
+        assert_eq!(idx.turn_start(1), Some(2));
+        assert_eq!(idx.turn_start(2), Some(5));
+        // Turn 1's first stretch ends at the replayed copy's line.
+        let third = buf.match_indices('\n').nth(2).map(|(i, _)| i + 1);
+        assert_eq!(idx.turn_end(1), third);
+        assert!(idx.is_opener(4) && !idx.is_opener(3));
     }
 }

@@ -127,17 +127,17 @@ pub fn turn_prompt(t: &Transcript, buf: &[u8], idx: &FileIndex, turn: usize) -> 
     unit_at(t, buf, idx, offset, Near { offset, no }, |u| Some(u.label))
 }
 
-/// The agent's last text in turn `turn`, scanning from `from_offset` (a line
-/// start after the opener) to the next opener.
+/// The agent's last text in the hit's turn, scanning from `from_offset` (line
+/// `from_no`, after the hit) to the next opener, which for a hit in a
+/// replayed copy of the history (REC-091) is the copy's next opener.
 pub fn turn_reply(
     t: &Transcript,
     buf: &[u8],
     idx: &FileIndex,
-    turn: usize,
     from_offset: usize,
     from_no: usize,
 ) -> Option<UnitOut> {
-    let end = idx.turn_opener(turn + 1).map_or(buf.len(), |(_, off)| off);
+    let end = idx.next_opener_from(from_no).unwrap_or(buf.len());
     let region = &buf[..end.min(buf.len())];
     let mut last: Option<UnitOut> = None;
     for line in Lines::from(region, from_offset, from_no) {

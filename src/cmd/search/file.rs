@@ -235,12 +235,9 @@ fn match_unit(
         return Some(hit);
     }
     let line_end = line.offset + line.bytes.len();
-    let opens_turn = turn
-        .and_then(|n| idx.turn_opener(n))
-        .is_some_and(|(no, _)| no == line.no);
+    let opens_turn = turn.is_some() && idx.is_opener(line.no);
     // The agent's last words in this hit's turn.
-    let reply =
-        || turn.and_then(|n| exchange::turn_reply(t, buf, idx, n, line_end + 1, line.no + 1));
+    let reply = || turn.and_then(|_| exchange::turn_reply(t, buf, idx, line_end + 1, line.no + 1));
     if is_use {
         if let Some(id) = u.tool_use_id {
             let results = exchange::tool_result_for(t, buf, idx, id, line_end, near);

@@ -71,10 +71,9 @@ impl Walker<'_> {
             0 => (1, 0),
             _ => self.idx.turn_opener(n).unwrap_or((1, 0)),
         };
-        let end = self
-            .idx
-            .turn_opener(n + 1)
-            .map_or(self.buf.len(), |(_, o)| o);
+        // Up to the next opener: a replayed copy of the history (REC-091)
+        // is not this turn's again.
+        let end = self.idx.turn_end(n).unwrap_or(self.buf.len());
         let region = &self.buf[..end.min(self.buf.len())];
         let mut recs: Vec<(usize, Box<Record<'_>>)> = Vec::new();
         let mut last_line = no;
