@@ -205,6 +205,25 @@ fn malformed_lines_are_named() {
             .any(|(l, t)| *l == 5 && t.starts_with("torn-final-line")),
         "{d:?}"
     );
+
+    // Each is placed in time, so a window that covers the file keeps all
+    // three: a line too torn to hold a time takes the last time before it.
+    let (_, rows) = audit(
+        &home,
+        &["--kind", "malformed-line", "--since", "2000-01-01"],
+    );
+    assert_eq!(findings(&rows, "malformed-line").len(), 3, "{rows:?}");
+    assert_eq!(summary(&rows)["untimed_left_out"], 0);
+    let mut cut = common::jsonl(&s.lines);
+    cut.extend_from_slice(b"{\"type\":\"user\",\"mess");
+    home.write_raw("-w-app", &s.file_name(), &cut);
+    let (_, rows) = audit(
+        &home,
+        &["--kind", "malformed-line", "--since", "2000-01-01"],
+    );
+    let torn = findings(&rows, "malformed-line");
+    assert_eq!(torn.len(), 1, "{rows:?}");
+    assert_eq!(torn[0]["timestamp"], s.lines[1]["timestamp"], "{rows:?}");
 }
 
 /// Lines whose brackets and quotes are sound but whose grammar is not: an
@@ -324,6 +343,25 @@ fn missing_transcripts_and_lanes() {
         d.iter()
             .any(|t| t.contains("lane metadata without its transcript")),
         "{d:?}"
+    );
+    // The lost session transcript is a main loss, placed at its lane's start,
+    // so a window keeps it; the lost lane is a sidechain one.
+    let gone = f
+        .iter()
+        .find(|f| f["detail"].as_str().unwrap().contains("does not exist"))
+        .unwrap();
+    assert_eq!(gone["sidechain"], false, "{gone}");
+    assert_eq!(gone["timestamp"], lane.lines[0]["timestamp"], "{gone}");
+    let (_, rows) = audit(
+        &home,
+        &["--kind", "missing-transcript", "--since", "2000-01-01"],
+    );
+    let kept = findings(&rows, "missing-transcript");
+    assert_eq!(kept.len(), 2, "{rows:?}");
+    assert_eq!(
+        summary(&rows)["untimed_left_out"],
+        1,
+        "the metadata finding"
     );
 }
 

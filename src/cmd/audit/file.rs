@@ -109,6 +109,20 @@ fn scraped_ts(b: &[u8]) -> Option<&[u8]> {
         .filter(|v| v.len() <= 40)
 }
 
+/// The time of the last line of `before` that holds one (malformed lines are
+/// rare, so walking back line by line costs nothing that matters).
+fn ts_before(before: &[u8]) -> Option<&[u8]> {
+    let mut end = before.len();
+    while end > 0 {
+        let start = memchr::memrchr(b'\n', &before[..end - 1]).map_or(0, |i| i + 1);
+        if let Some(ts) = scraped_ts(&before[start..end]) {
+            return Some(ts);
+        }
+        end = start;
+    }
+    None
+}
+
 pub fn audit(t: &Transcript, want: &Want) -> FileAudit {
     let mut res = FileAudit::default();
     let src = match Source::open(&t.path) {
@@ -245,11 +259,11 @@ impl Pass<'_> {
                 // so it may still be valid JSON (a repeated key) or not, and
                 // serde's grammar verdict decides.
                 if self.want.malformed && self.reported != no && !valid_json(line.bytes) {
-                    self.malformed(&line, None);
+                    self.malformed(&line, None, &buf[..pos]);
                 }
             }
             Err(Flaw::Blank) => {}
-            Err(_) => self.malformed(&line, None),
+            Err(_) => self.malformed(&line, None, &buf[..pos]),
         }
         end
     }
@@ -276,7 +290,10 @@ impl Pass<'_> {
         self.eaten.offsets_to_lines(buf);
     }
 
-    fn malformed(&mut self, line: &Line<'_>, why: Option<String>) {
+    /// A malformed-line finding; `before` is the file up to the line, for the
+    /// time of the last record before it when the line holds none (a torn
+    /// final line).
+    fn malformed(&mut self, line: &Line<'_>, why: Option<String>, before: &[u8]) {
         if !self.want.malformed {
             return;
         }
@@ -291,7 +308,8 @@ impl Pass<'_> {
             // The skim is stricter than serde on scalars; serde's verdict wins.
             (None, Parsed::Record(_)) => return,
         };
-        let at = At::new(line.no, false, scraped_ts(line.bytes), None);
+        let ts = scraped_ts(line.bytes).or_else(|| ts_before(before));
+        let at = At::new(line.no, false, ts, None);
         self.reported = line.no;
         self.out.push(self.ctx.finding(
             Kind::MalformedLine,
@@ -356,7 +374,7 @@ impl Pass<'_> {
             Ok(m) => m,
             Err(e) => {
                 self.eaten.other_message(top.is_sidechain);
-                self.malformed(line, Some(format!("message does not parse: {e}")));
+                self.malformed(line, Some(format!("message does not parse: {e}")), &[]);
                 return;
             }
         };
@@ -400,7 +418,7 @@ impl Pass<'_> {
                 Ok(m) => self
                     .calls
                     .bare_carrier(m.blocks().unwrap_or_default(), &at()),
-                Err(e) => self.malformed(line, Some(format!("message does not parse: {e}"))),
+                Err(e) => self.malformed(line, Some(format!("message does not parse: {e}")), &[]),
             }
         }
         if w.outputs && !structured && hit(&pat().persisted, msg) {

@@ -2,7 +2,10 @@
 //! (`<project>/<uuid>/subagents/…`) whose `<project>/<uuid>.jsonl` does not
 //! exist (the folder is created lazily, ELI-018, and transcripts are deleted by
 //! age cleanup, MISC-011), and a lane's `agent-<id>.meta.json` without its
-//! `agent-<id>.jsonl` (SUB-006). Nothing here opens a transcript.
+//! `agent-<id>.jsonl` (SUB-006). A missing session transcript is a loss of the
+//! main conversation, so it counts as main, placed in time by the earliest
+//! first timestamp of its lanes (the only transcript bytes read here: a head
+//! of each lane).
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -80,9 +83,18 @@ pub fn check(dir: &Path, out: &mut Vec<Finding>) {
         ..At::default()
     };
     if !lanes.is_empty() && !main.exists() {
-        out.push(ctx(dir).finding(
+        let main_at = At {
+            sidechain: false,
+            timestamp: lanes.iter().filter_map(|l| first_ts(l)).min(),
+            ..At::default()
+        };
+        let main_ctx = FileCtx {
+            is_lane: false,
+            ..ctx(dir)
+        };
+        out.push(main_ctx.finding(
             Kind::MissingTranscript,
-            &at,
+            &main_at,
             None,
             format!(
                 "session folder holds {} subagent lane(s) but {} does not exist",
@@ -105,4 +117,17 @@ pub fn check(dir: &Path, out: &mut Vec<Finding>) {
             ));
         }
     }
+}
+
+/// The first `"timestamp"` in the first 64 KB of a transcript.
+fn first_ts(path: &Path) -> Option<String> {
+    use std::io::Read;
+    let mut head = Vec::with_capacity(64 * 1024);
+    std::fs::File::open(path)
+        .ok()?
+        .take(64 * 1024)
+        .read_to_end(&mut head)
+        .ok()?;
+    let ts = crate::scan::pair::first_plain_str(&head, crate::scan::lit!(b"\"timestamp\""))?;
+    Some(String::from_utf8_lossy(ts).into_owned()).filter(|t| t.len() <= 40)
 }

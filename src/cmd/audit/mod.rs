@@ -33,6 +33,8 @@ pub struct Report {
     pub files: usize,
     pub bytes: u64,
     pub multi_block: usize,
+    /// Findings csift could not place in time, left out by `--since/--until`.
+    pub untimed_left_out: usize,
 }
 
 pub fn run(
@@ -75,8 +77,16 @@ pub fn run(
             folders::check(&dir, &mut findings);
         }
     }
+    // A finding is placed by its own record's time, else the last time
+    // before it in its file; one still without a time is left out by a
+    // window, and the count of those is printed.
+    let mut untimed_left_out = 0;
     if !window.is_open() {
-        findings.retain(|f| window.contains(f.timestamp.as_deref().and_then(timefmt::parse_ts)));
+        findings.retain(|f| {
+            let t = f.timestamp.as_deref().and_then(timefmt::parse_ts);
+            untimed_left_out += usize::from(t.is_none());
+            window.contains(t)
+        });
     }
     // Newest first; undated findings (folders) last; then by place.
     findings.sort_by(|a, b| {
@@ -94,6 +104,7 @@ pub fn run(
         files: transcripts.len(),
         bytes,
         multi_block,
+        untimed_left_out,
     };
     print::print(out, &report, args, started)?;
     Ok(if problems.count() > 0 {

@@ -107,6 +107,8 @@ struct Summary {
     files: usize,
     bytes: u64,
     multi_block_assistant_records: usize,
+    /// Findings with no time that `--since/--until` left out.
+    untimed_left_out: usize,
     elapsed_ms: u128,
 }
 
@@ -134,6 +136,7 @@ pub fn print(out: &mut Out, r: &Report, args: &AuditArgs, started: Instant) -> s
             files: r.files,
             bytes: r.bytes,
             multi_block_assistant_records: r.multi_block,
+            untimed_left_out: r.untimed_left_out,
             elapsed_ms: started.elapsed().as_millis(),
         });
     }
@@ -210,6 +213,13 @@ pub fn print(out: &mut Out, r: &Report, args: &AuditArgs, started: Instant) -> s
             st.warn,
             r.findings.len() - shown,
             st.reset
+        )?;
+    }
+    if r.untimed_left_out > 0 {
+        writeln!(
+            out,
+            "{}[{} findings with no time left out by --since/--until]{}",
+            st.warn, r.untimed_left_out, st.reset
         )?;
     }
     writeln!(
