@@ -764,3 +764,31 @@ fn a_task_notification_opens_a_turn_but_is_no_genuine_user_turn_turn_018() {
     assert_eq!(t["genuine_user_turns"], 2, "{t}");
     assert_eq!(t["labels"]["user.message"], 2, "{t}");
 }
+
+/// A record with no time of its own takes the time before it, and one before
+/// the file's first time takes that first time: a window that covers the
+/// session counts its leading summary too. Records a window leaves out are
+/// in outside_window, whole transcripts included, so the counts add up.
+#[test]
+fn leading_untimed_records_take_the_sessions_first_time() {
+    let home = three_sessions();
+    let mut s = Session::new("7777777a-7777-4777-8777-777777777777", "/w");
+    s.raw(json!({"type": "summary", "summary": "Earlier work", "leafUuid": "x"}));
+    s.user("hi");
+    s.text("mA", "yo");
+    home.write("-w-c", &s.file_name(), &s.lines);
+    let all = total(&run_json(&home, &[])).clone();
+    assert_eq!(all["record_types"]["summary"], 1);
+
+    let v = run_json(&home, &["--since", "2000-01-01"]);
+    let t = total(&v);
+    assert_eq!(t["record_types"], all["record_types"], "{t}");
+    assert_eq!(t["outside_window"], 0);
+
+    // A window after every record leaves all four out whole; they are still
+    // counted in outside_window.
+    let v = run_json(&home, &["--since", "2030-01-01"]);
+    let t = total(&v);
+    assert_eq!(t["transcripts"], 0, "{t}");
+    assert_eq!(t["outside_window"], all["records"], "{t}");
+}

@@ -96,7 +96,16 @@ fn scan(buf: &[u8], a: usize, b: usize, first_no: usize, lane: bool, w: &Window)
     let mut s = Scan::new(lane);
     // Classified first against no index; `revisit` settles what the index changes.
     let idx = &FileIndex::empty(lane);
-    let mut carried: Option<Timestamp> = None;
+    // An untimed record takes the time before it; those before the file's
+    // first time take that one (a leading snapshot or summary belongs to the
+    // session's start). A window scans the file as one chunk, in order.
+    let mut carried: Option<Timestamp> = if w.is_open() {
+        None
+    } else {
+        crate::scan::pair::first_plain_str(&buf[a..b], crate::scan::lit!(b"\"timestamp\""))
+            .and_then(|t| std::str::from_utf8(t).ok())
+            .and_then(parse_ts)
+    };
     for l in Lines::new(&buf[a..b]) {
         let line = Line {
             no: first_no + l.no - 1,

@@ -47,6 +47,9 @@ pub struct Report<'a> {
 struct Folds {
     total: Acc,
     groups: BTreeMap<String, Acc>,
+    /// Records of transcripts the window left out whole: still counted in
+    /// the total's `outside_window`, so records + outside_window add up.
+    outside_whole: u64,
 }
 
 pub fn run(
@@ -82,6 +85,9 @@ pub fn run(
         |&(i, t)| -> Result<Option<Option<Census>>, String> {
             let (mut c, book) = census::census(t, &window)?;
             if !window.is_open() && c.lines == c.outside_window + c.malformed_lines {
+                if let Ok(mut f) = folds.lock() {
+                    f.outside_whole += c.outside_window;
+                }
                 return Ok(None);
             }
             if !t.is_lane() {
@@ -141,10 +147,12 @@ pub fn run(
     }
     let max = args.max_count.unwrap_or(usize::MAX);
     rows.truncate(max);
+    let mut total = folds.total.finish();
+    total.census.outside_window += folds.outside_whole;
     let report = Report {
         rows_left_out: counted.saturating_sub(rows.len()),
         rows,
-        total: folds.total.finish(),
+        total,
         by: args.by,
         elapsed_ms: started.elapsed().as_millis(),
     };
