@@ -753,3 +753,34 @@ fn an_orphan_lane_sorts_by_its_own_time() {
     assert_eq!(rows[0]["type"], "lane", "{rows:?}");
     assert_eq!(rows[0]["parent_missing"], true);
 }
+
+/// A target that names nothing is reported and the others still run (as
+/// ripgrep does with a missing path), exit 2; `audit --help` promised it.
+/// When no target names anything, it is the command's error.
+#[test]
+fn a_bad_target_is_reported_and_the_others_still_run() {
+    let home = Home::new();
+    let mut a = Session::new("5a1c0d2e-1111-4222-8333-944455556666", "/home/ana/app");
+    a.user("migrate the schema");
+    home.write("-home-ana-app", &a.file_name(), &a.lines);
+    for cmd in ["list", "audit", "stats"] {
+        let out = home
+            .cmd()
+            .args([cmd, "@5a1c", "/no/such.jsonl", "@ffff", "--format", "json"])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{cmd}: {err}");
+        assert!(err.contains("/no/such.jsonl"), "{cmd}: {err}");
+        assert!(err.contains("ffff"), "{cmd}: {err}");
+        let rows = common::json_lines(&out.stdout);
+        assert!(!rows.is_empty(), "{cmd}: the good target still ran");
+    }
+    let out = home
+        .cmd()
+        .args(["list", "/no/such.jsonl"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+}

@@ -37,22 +37,47 @@ pub fn resolve(home: &ClaudeHome, targets: &[String], lanes: bool) -> Result<Sel
         }
         walk::walk_projects(&projects, &mut walk);
     }
+    // A target that names nothing is reported and the others still run, as
+    // ripgrep does with a missing path; only when none names anything is it
+    // the command's error.
+    let mut failed: Vec<(String, Error)> = Vec::new();
     for t in targets {
-        if let Some(id) = t.strip_prefix('@') {
+        let done = if let Some(id) = t.strip_prefix('@') {
             let everything = all.get_or_insert_with(|| {
                 let mut w = Walk::default();
                 walk::walk_projects(&projects, &mut w);
                 w.sort();
                 w
             });
-            let picked = by_id(everything, id)?;
-            if picked.len() == 1 && picked[0].is_lane() {
-                explicit.insert(picked[0].path.clone());
-            }
-            walk.transcripts.extend(picked);
-            continue;
+            by_id(everything, id).map(|picked| {
+                if picked.len() == 1 && picked[0].is_lane() {
+                    explicit.insert(picked[0].path.clone());
+                }
+                walk.transcripts.extend(picked);
+            })
+        } else {
+            resolve_path(&projects, t, &mut walk, &mut explicit)
+        };
+        if let Err(e) = done {
+            failed.push((t.clone(), e));
         }
-        resolve_path(&projects, t, &mut walk, &mut explicit)?;
+    }
+    if !failed.is_empty() && failed.len() == targets.len() {
+        if let Some((_, e)) = failed.into_iter().next() {
+            return Err(e);
+        }
+    } else {
+        for (t, e) in failed {
+            let msg = e.to_string();
+            let msg = msg
+                .strip_prefix(&format!("{t}: "))
+                .unwrap_or(&msg)
+                .to_string();
+            walk.issues.push(super::WalkIssue {
+                path: PathBuf::from(t),
+                message: msg,
+            });
+        }
     }
     if let Some(everything) = all {
         walk.issues.extend(everything.issues);
