@@ -249,4 +249,18 @@ fn labels_doc_matches_list_labels() {
         doc.contains(&listed),
         "docs/labels.md is stale: regenerate it from `csift search --list-labels`"
     );
+
+    // The machine form: the same 33 labels, as JSON Lines.
+    let rows =
+        common::ok_json(common::csift().args(["search", "--list-labels", "--format", "json"]));
+    assert_eq!(rows.len(), 33);
+    assert_eq!(rows[0]["type"], "label");
+    assert_eq!(rows[0]["label"], "user.message");
+    assert_eq!(rows[0]["visible"], true);
+    let names: Vec<&str> = listed
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .collect();
+    let json_names: Vec<&str> = rows.iter().map(|r| r["label"].as_str().unwrap()).collect();
+    assert_eq!(names, json_names);
 }

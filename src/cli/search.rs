@@ -65,7 +65,8 @@ pub struct SearchArgs {
     /// (visible leaves only). Repeatable or comma-separated. Default: every visible leaf.
     #[arg(short = 't', long = "label", value_name = "SELECTOR")]
     pub labels: Vec<String>,
-    /// Print the label taxonomy and exit.
+    /// Print the label taxonomy and exit (with --format json: one
+    /// {"type":"label","label","visible","description"} per line).
     #[arg(long)]
     pub list_labels: bool,
     /// Only tool units whose tool name (or the name of the call a result answers)

@@ -39,8 +39,27 @@ pub fn glob(g: &str) -> Result<regex::Regex, Error> {
     regex::Regex::new(&re).map_err(|e| Error::Usage(format!("bad glob `{g}`: {e}")))
 }
 
-pub fn list_labels(out: &mut Out) -> std::io::Result<()> {
+/// The taxonomy, one label a line; with `--format json`, one
+/// `{"type":"label","label","visible","description"}` object a line.
+pub fn list_labels(out: &mut Out, json: bool) -> std::io::Result<()> {
+    #[derive(Serialize)]
+    struct Row {
+        #[serde(rename = "type")]
+        kind: &'static str,
+        label: &'static str,
+        visible: bool,
+        description: &'static str,
+    }
     for l in Label::ALL {
+        if json {
+            out.json(&Row {
+                kind: "label",
+                label: l.name(),
+                visible: l.visible(),
+                description: l.doc(),
+            })?;
+            continue;
+        }
         writeln!(
             out,
             "{:<34} {:<9} {}",
@@ -73,7 +92,7 @@ pub fn run(
     started: Instant,
 ) -> anyhow::Result<Exit> {
     if args.list_labels {
-        list_labels(out)?;
+        list_labels(out, args.common.format == crate::output::Format::Json)?;
         return Ok(Exit::Found);
     }
     let mut patterns = args.regexp.clone();
