@@ -784,3 +784,27 @@ fn a_bad_target_is_reported_and_the_others_still_run() {
     assert_eq!(out.status.code(), Some(2));
     assert!(out.stdout.is_empty());
 }
+
+/// A project folder linked in under a second name (`ln -s -home-me-app
+/// -mnt-me-app`) holds the same files: each session is listed and counted
+/// once, under the real folder.
+#[cfg(unix)]
+#[test]
+fn a_linked_in_project_folder_is_walked_once() {
+    let home = Home::new();
+    let mut a = Session::new("5a1c0d2e-1111-4222-8333-944455556666", "/home/me/app");
+    a.user("one prompt");
+    a.text("msg_01", "one reply");
+    home.write("-home-me-app", &a.file_name(), &a.lines);
+    std::os::unix::fs::symlink("-home-me-app", home.projects().join("-mnt-me-app")).unwrap();
+    let rows = ok_json(home.cmd().args(["list", "--format", "json"]));
+    let sessions: Vec<&Value> = rows.iter().filter(|r| r["type"] == "session").collect();
+    assert_eq!(sessions.len(), 1, "{rows:?}");
+    assert_eq!(sessions[0]["project"], "-home-me-app");
+    let total = common::first_json(home.cmd().args(["stats", "--format", "json"]), "total");
+    assert_eq!(total["transcripts"], 1, "{total}");
+    assert_eq!(total["records"], 2, "{total}");
+    // Named directly, the linked name still works as a target.
+    let rows = ok_json(home.cmd().args(["list", "-mnt-me-app", "--format", "json"]));
+    assert_eq!(rows.iter().filter(|r| r["type"] == "session").count(), 1);
+}

@@ -1,6 +1,8 @@
 //! Walking a Claude home's `projects/` tree into [`Transcript`]s, in every on-disk
 //! lane shape (SUB-001…003). Symlinked directories are not followed below the
-//! project level, so a symlink loop cannot trap the walk; anything unreadable is
+//! project level, so a symlink loop cannot trap the walk; a project directory
+//! linked in under a second name is walked once, under its real name, so no
+//! transcript is counted twice; anything unreadable is
 //! recorded as a [`WalkIssue`] and the walk goes on. Output order is by path, so
 //! every command is deterministic.
 
@@ -40,19 +42,43 @@ pub fn walk_projects(projects: &Path, walk: &mut Walk) {
             return;
         }
     };
-    let mut dirs: Vec<PathBuf> = Vec::new();
+    // (is a symlink, path, the directory's identity)
+    let mut dirs: Vec<(bool, PathBuf, Option<DirId>)> = Vec::new();
     for entry in entries.flatten() {
         let path = entry.path();
+        let linked = entry.file_type().is_ok_and(|t| t.is_symlink());
         // Follow a symlink at this level only (a project dir may be linked in).
         match fs::metadata(&path) {
-            Ok(m) if m.is_dir() => dirs.push(path),
+            Ok(m) if m.is_dir() => dirs.push((linked, path, identity(&m))),
             Ok(_) => {}
             Err(e) => walk.issue(&path, format!("cannot stat: {e}")),
         }
     }
+    // Real directories first, so a linked-in copy is the one skipped.
     dirs.sort();
-    for dir in dirs {
+    let mut seen = std::collections::HashSet::new();
+    for (_, dir, id) in dirs {
+        if id.is_some_and(|id| !seen.insert(id)) {
+            continue;
+        }
         walk_project(&dir, walk);
+    }
+}
+
+/// A directory's (device, inode).
+type DirId = (u64, u64);
+
+/// A directory's identity, where the platform has one.
+fn identity(m: &fs::Metadata) -> Option<DirId> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        Some((m.dev(), m.ino()))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = m;
+        None
     }
 }
 
