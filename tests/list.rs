@@ -622,6 +622,37 @@ fn whoami_uses_the_env_and_never_guesses_misc_009() {
     assert_eq!(v["session_id"], S1);
     assert_eq!(v["is_subagent"], Value::Null);
     let _ = json!(null);
+
+    // The variable is an exact id: a prefix of S1 is no session of its own,
+    // so --path finds nothing (exit 1) rather than S1's transcript.
+    let prefix = &S1[..6];
+    let out = home
+        .cmd()
+        .env("CLAUDE_CODE_SESSION_ID", prefix)
+        .args(["whoami", "--path"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert!(out.stdout.is_empty(), "{out:?}");
+    let out = home
+        .cmd()
+        .env("CLAUDE_CODE_SESSION_ID", prefix)
+        .args(["whoami", "--format", "json"])
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["files"], json!([]), "{v}");
+    // Escape bytes in the variable never reach the terminal.
+    let out = home
+        .cmd()
+        .env("CLAUDE_CODE_SESSION_ID", format!("{S1}\u{1b}]0;pwned\u{7}"))
+        .arg("whoami")
+        .output()
+        .unwrap();
+    assert!(
+        !out.stdout.contains(&0x1b) && !out.stderr.contains(&0x1b),
+        "{out:?}"
+    );
 }
 
 /// Encoded project names start with a dash (PATH-001: `/home/ana/app` is

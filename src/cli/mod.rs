@@ -102,7 +102,11 @@ pub struct Common {
 
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Examples:\n  csift whoami            # the session id\n  csift whoami --path     # its transcript path\n  csift whoami --format json"
+    after_help = "Examples:\n  csift whoami            # the session id\n  csift whoami --path     # its transcript path\n  csift whoami --format json\n\n\
+The id is CLAUDE_CODE_SESSION_ID exactly, never a prefix. A transcript is a main file\n\
+named <id>.jsonl; when several project folders hold one, all are printed, with a note.\n\n\
+Exit status: 0 the id (or its paths) printed; 1 --path, and no transcript of that id;\n\
+2 CLAUDE_CODE_SESSION_ID unset or empty."
 )]
 pub struct WhoamiArgs {
     /// Print the transcript path instead of the id.

@@ -36,15 +36,18 @@ pub fn run(args: &WhoamiArgs, out: &mut Out) -> Result<super::Exit> {
     }
     let id = id.trim();
     let home = home::from_env(args.common.claude_home.clone())?;
+    // The variable is the session's own id, never a prefix: `@4d56` would
+    // pick whichever session starts so.
     let files: Vec<String> = match target::resolve(&home, &[format!("@{id}")], false) {
         Ok(sel) => sel
             .transcripts
             .iter()
-            .filter(|t| !t.is_lane())
+            .filter(|t| !t.is_lane() && t.session_id == id)
             .map(|t| t.path.display().to_string())
             .collect(),
         Err(_) => Vec::new(),
     };
+    let shown = crate::output::sanitize::clean(id);
     eprintln!(
         "csift: note: resolved via ${ENV}, which names the TOP-LEVEL session in every lane; from a \
          subagent this is the parent's id, not the lane's"
@@ -62,15 +65,23 @@ pub fn run(args: &WhoamiArgs, out: &mut Out) -> Result<super::Exit> {
                 writeln!(out, "{f}")?;
             }
         }
-        Format::Human => writeln!(out, "{id}")?,
+        Format::Human => writeln!(out, "{shown}")?,
+    }
+    if files.len() > 1 {
+        eprintln!(
+            "csift: {shown}: {} transcripts carry this session id (a copy under another project \
+             folder?); all are printed",
+            files.len()
+        );
     }
     if files.is_empty() {
         eprintln!(
-            "csift: {id}: no transcript named {id}.jsonl under {}",
+            "csift: {shown}: no transcript named {shown}.jsonl under {}",
             home.projects().display()
         );
+        // The id itself is known; only a path was asked for and there is none.
         return Ok(if args.path {
-            super::Exit::Error
+            super::Exit::NotFound
         } else {
             super::Exit::Found
         });
