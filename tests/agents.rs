@@ -636,3 +636,67 @@ fn compact_lane_without_parent_links_joins_on_its_summary_text() {
     );
     assert_eq!(r["returned_message"], summary);
 }
+
+/// --since/--until keep the lanes whose time span overlaps the window: the
+/// test read `!open || overlaps`, so any window kept every lane. The footer
+/// counts what was shown and says how many lanes the filters left out.
+/// --no-subagents cannot apply to this command and says so.
+#[test]
+fn time_window_and_footer_follow_the_filters() {
+    let Some(home) = corpus() else { return };
+    let run = |args: &[&str]| {
+        common::csift()
+            .arg("agents")
+            .args(args)
+            .arg("--claude-home")
+            .arg(&home)
+            .output()
+            .unwrap()
+    };
+    let all = run(&[]);
+    let text = String::from_utf8_lossy(&all.stdout);
+    let footer = text.lines().last().unwrap().to_string();
+    assert!(
+        footer.starts_with("33 lanes shown in 19 sessions ·"),
+        "{footer}"
+    );
+
+    let none = run(&["--since", "2030-01-01"]);
+    assert_eq!(none.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&none.stdout);
+    assert!(
+        text.starts_with("0 lanes shown in 0 sessions (33 left out"),
+        "{text}"
+    );
+
+    let day = run(&[
+        "--since",
+        "2026-02-12T00:00:00Z",
+        "--until",
+        "2026-02-12T23:59:59Z",
+        "--format",
+        "json",
+    ]);
+    let lanes: Vec<Value> = json_lines(&day.stdout)
+        .into_iter()
+        .filter(|r| r["type"] == "lane")
+        .collect();
+    assert!(!lanes.is_empty() && lanes.len() < 33, "{}", lanes.len());
+    for l in &lanes {
+        let first = l["spawn_utc"]
+            .as_str()
+            .or(l["started_utc"].as_str())
+            .unwrap();
+        assert!(first <= "2026-02-12T23:59:59Z", "{l}");
+        let last = l["last_utc"].as_str().unwrap_or(first);
+        assert!(last >= "2026-02-12", "{l}");
+    }
+
+    // An orphan lane is a lane: --depth 0 shows none.
+    let zero = run(&["--depth", "0", "--format", "json"]);
+    assert!(json_lines(&zero.stdout).iter().all(|r| r["type"] != "lane"));
+
+    let no_sub = run(&["--no-subagents"]);
+    assert_eq!(no_sub.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&no_sub.stderr).contains("does not apply"));
+}

@@ -48,9 +48,15 @@ pub fn run(
     started: Instant,
 ) -> anyhow::Result<Exit> {
     let window = Window::parse(args.common.since.as_deref(), args.common.until.as_deref())?;
-    // Lanes are what this command is about: --no-subagents does not apply.
-    let mut common = args.common.clone();
-    common.no_subagents = false;
+    // Lanes are what this command is about: --no-subagents cannot apply, and
+    // ignoring it would show the lanes it asked to leave out.
+    if args.common.no_subagents {
+        return Err(crate::error::Error::Usage(
+            "agents shows subagent lanes: --no-subagents does not apply (use --depth or --shape to narrow the tree)".into(),
+        )
+        .into());
+    }
+    let common = args.common.clone();
     let picked = super::select(&common, &args.targets, problems)?;
     let sessions = sessions_of(&picked, problems);
     if !args.targets.is_empty() && sessions.len() > 1 {
@@ -68,6 +74,7 @@ pub fn run(
         trees.retain(|t| !t.lanes.is_empty());
     }
     let mut shown = 0usize;
+    let mut keeps_all = Vec::with_capacity(trees.len());
     for t in &mut trees {
         let keep: Vec<bool> = t.lanes.iter().map(|r| keeps(args, &window, r)).collect();
         shown += keep.iter().filter(|k| **k).count();
@@ -75,9 +82,10 @@ pub fn run(
             Format::Json => print::json(out, t, &keep, args)?,
             Format::Human => print::tree(out, t, &keep, args)?,
         }
+        keeps_all.push(keep);
     }
     if args.common.format == Format::Human {
-        print::footer(out, &trees, shown, started)?;
+        print::footer(out, &trees, &keeps_all, started)?;
     }
     Ok(Exit::from(shown > 0, problems.count()))
 }
@@ -97,9 +105,8 @@ fn keeps(args: &AgentsArgs, window: &Window, r: &row::LaneRow) -> bool {
         .or(r.started_utc.as_deref())
         .and_then(timefmt::parse_ts);
     let last = r.last_utc.as_deref().and_then(timefmt::parse_ts).or(first);
-    shape_ok
-        && args.depth.is_none_or(|d| r.depth <= d)
-        && (!window.is_open() || window.overlaps(first, last))
+    // An orphan's depth is unknown (0 in its row), but it is a lane: at least 1.
+    shape_ok && args.depth.is_none_or(|d| r.depth.max(1) <= d) && window.overlaps(first, last)
 }
 
 /// Group the selected transcripts by session, then re-walk each session's project

@@ -297,14 +297,22 @@ fn lane(
     Ok(())
 }
 
+/// The counts of what was shown (the lanes `keeps` kept), and how many lanes
+/// the filters left out.
 pub fn footer(
     out: &mut Out,
     trees: &[Tree],
-    shown: usize,
+    keeps: &[Vec<bool>],
     started: Instant,
 ) -> std::io::Result<()> {
     let st = out.style;
-    let lanes = trees.iter().flat_map(|t| &t.lanes);
+    let all = trees.iter().map(|t| t.lanes.len()).sum::<usize>();
+    let lanes = trees
+        .iter()
+        .zip(keeps)
+        .flat_map(|(t, k)| t.lanes.iter().zip(k).filter(|(_, k)| **k).map(|(r, _)| r));
+    let shown = lanes.clone().count();
+    let sessions = keeps.iter().filter(|k| k.iter().any(|k| *k)).count();
     let orphans = lanes.clone().filter(|r| r.parent_id.is_none()).count();
     let laneless = lanes.clone().filter(|r| r.path.is_none()).count();
     let teammates = lanes.clone().any(|r| r.kind == "teammate");
@@ -317,11 +325,14 @@ pub fn footer(
             st.reset
         )?;
     }
+    let left_out = match all - shown {
+        0 => String::new(),
+        n => format!(" ({n} left out by --shape/--depth/--since/--until)"),
+    };
     writeln!(
         out,
-        "{}{shown} lanes shown in {} sessions · {orphans} orphans · {laneless} spawns without a lane file · {} ms{}",
+        "{}{shown} lanes shown in {sessions} sessions{left_out} · {orphans} orphans · {laneless} spawns without a lane file · {} ms{}",
         st.dim,
-        trees.len(),
         started.elapsed().as_millis(),
         st.reset
     )
