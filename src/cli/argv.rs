@@ -123,7 +123,13 @@ fn spelled_like_a_project<'r>(
     if s.len() < 3 || !s.starts_with('-') || s.starts_with("--") || s.contains(['=', '/']) {
         return false;
     }
-    let Some(second) = s[2..].find('-').map(|i| i + 2) else {
+    // The dash after the first letter (which may be more than one byte).
+    let Some(second) = s[1..]
+        .char_indices()
+        .skip(1)
+        .find(|&(_, c)| c == '-')
+        .map(|(i, _)| i + 1)
+    else {
         return false;
     };
     if roots().contains(&s[1..second]) {
@@ -245,6 +251,11 @@ mod tests {
         assert_eq!(run(h, &["search", "-e-x-y"]), ["search", "-e-x-y"]);
         assert_eq!(run(h, &["search", "-ie-x-y"]), ["search", "-ie-x-y"]);
         assert_eq!(run(h, &["search", "-i", "x"]), ["search", "-i", "x"]);
+        // A multi-byte letter after the dash is no slicing hazard.
+        assert_eq!(
+            run(h, &["search", "x", "-é-x"]),
+            ["search", "x", "--", "-é-x"]
+        );
         assert_eq!(
             run(h, &["list", "--", "-home-ana-app"]),
             ["list", "--", "-home-ana-app"]
