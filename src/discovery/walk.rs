@@ -7,7 +7,6 @@
 //! every command is deterministic.
 
 use std::fs;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use super::{Shape, Transcript, WalkIssue};
@@ -210,11 +209,8 @@ pub fn lane_shape(path: &Path, id: &str) -> Shape {
 /// The owning session of an old flat `agent-<hex>.jsonl` lane: the `sessionId` of
 /// its first records (the file name carries only the agent id).
 pub fn flat_lane_session(path: &Path) -> String {
-    let mut head = Vec::with_capacity(64 * 1024);
-    if let Ok(f) = fs::File::open(path) {
-        let _ = f.take(64 * 1024).read_to_end(&mut head);
-    }
-    session_id_in(&head).unwrap_or_else(|| "unknown".to_string())
+    session_id_in(&crate::scan::source::head(path, 64 * 1024))
+        .unwrap_or_else(|| "unknown".to_string())
 }
 
 /// The first `"sessionId"` string value in a byte slice (either spacing,

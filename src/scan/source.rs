@@ -69,3 +69,12 @@ impl Source {
         Ok(Source::Owned(buf))
     }
 }
+/// The first `n` bytes of a file (fewer when it is shorter), for facts a
+/// transcript states in its first records; empty when it cannot be read.
+pub fn head(path: &std::path::Path, n: usize) -> Vec<u8> {
+    let mut buf = Vec::with_capacity(n);
+    if let Ok(f) = File::open(path) {
+        let _ = f.take(n as u64).read_to_end(&mut buf);
+    }
+    buf
+}

@@ -121,13 +121,7 @@ pub fn check(dir: &Path, out: &mut Vec<Finding>) {
 
 /// The first `"timestamp"` in the first 64 KB of a transcript.
 fn first_ts(path: &Path) -> Option<String> {
-    use std::io::Read;
-    let mut head = Vec::with_capacity(64 * 1024);
-    std::fs::File::open(path)
-        .ok()?
-        .take(64 * 1024)
-        .read_to_end(&mut head)
-        .ok()?;
+    let head = crate::scan::source::head(path, 64 * 1024);
     let ts = crate::scan::pair::first_plain_str(&head, crate::scan::lit!(b"\"timestamp\""))?;
     Some(String::from_utf8_lossy(ts).into_owned()).filter(|t| t.len() <= 40)
 }
