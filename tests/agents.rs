@@ -700,3 +700,22 @@ fn time_window_and_footer_follow_the_filters() {
     assert_eq!(no_sub.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&no_sub.stderr).contains("does not apply"));
 }
+
+#[test]
+fn corpus_failed_lane_prints_the_error_the_parent_got() {
+    let Some(home) = corpus() else { return };
+    let out = common::csift()
+        .args(["agents", "@559081d6", "--claude-home"])
+        .arg(&home)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let s = String::from_utf8_lossy(&out.stdout);
+    // The Task call was refused: the parent got an error text, not a return.
+    assert!(s.contains("failed via sync-tool-result"), "{s}");
+    assert!(
+        s.contains("↳ error (sync-tool-result): Agent type 'code-simplifier' not found"),
+        "{s}"
+    );
+    assert!(!s.contains("↳ returned (sync-tool-result): Agent type"), "{s}");
+}

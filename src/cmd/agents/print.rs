@@ -263,9 +263,11 @@ fn lane(
     }
     let parent_text = r.returned_message.as_ref().and_then(Option::as_deref);
     if let Some(p) = parent_text {
+        // What the parent received: an error text for a failed lane, not a return.
+        let verb = if r.state == "failed" { "error" } else { "returned" };
         writeln!(
             out,
-            "{indent}     ↳ returned ({}): {}",
+            "{indent}     ↳ {verb} ({}): {}",
             r.returned_message_source.unwrap_or("?"),
             short_text(p, args.width)
         )?;
