@@ -717,5 +717,8 @@ fn corpus_failed_lane_prints_the_error_the_parent_got() {
         s.contains("↳ error (sync-tool-result): Agent type 'code-simplifier' not found"),
         "{s}"
     );
-    assert!(!s.contains("↳ returned (sync-tool-result): Agent type"), "{s}");
+    assert!(
+        !s.contains("↳ returned (sync-tool-result): Agent type"),
+        "{s}"
+    );
 }

@@ -284,6 +284,50 @@ fn max_count_and_since_say_what_was_left_out() {
     assert_eq!(out.status.code(), Some(1), "no session in that window");
 }
 
+/// A session with no timestamp cannot be placed in a window: it is left out, and
+/// the listing says so (it used to vanish without a word).
+#[test]
+fn a_window_says_how_many_untimed_sessions_it_left_out() {
+    let home = shapes_home();
+    home.write_raw(
+        "-tmp-untimed",
+        "11111111-2222-3333-4444-555555555555.jsonl",
+        b"{\"type\":\"summary\",\"summary\":\"Old title\",\"leafUuid\":\"u1\"}\n",
+    );
+    let all = json_lines(
+        &home
+            .cmd()
+            .args(["list", "--format", "json"])
+            .output()
+            .unwrap()
+            .stdout,
+    );
+    assert!(all
+        .iter()
+        .any(|r| r["session_id"] == "11111111-2222-3333-4444-555555555555"));
+    assert_eq!(all.last().unwrap()["untimed_left_out"], 0);
+    let out = home
+        .cmd()
+        .args(["list", "--since", "2000-01-01", "--format", "json"])
+        .output()
+        .unwrap();
+    let v = json_lines(&out.stdout);
+    assert!(!v
+        .iter()
+        .any(|r| r["session_id"] == "11111111-2222-3333-4444-555555555555"));
+    assert_eq!(v.last().unwrap()["untimed_left_out"], 1);
+    let out = home
+        .cmd()
+        .args(["list", "--since", "2000-01-01", "--color", "never"])
+        .output()
+        .unwrap();
+    let s = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        s.contains("[1 sessions with no timestamp left out by --since/--until]"),
+        "{s}"
+    );
+}
+
 /// `--since D --until D` is day D: a date given to `--until` is the end of its
 /// day (it was the midnight that starts it, so a one-day window held nothing),
 /// and a window that ends before it starts is an error, not an empty answer.

@@ -116,6 +116,9 @@ pub struct Listing {
     pub rows: Vec<Row>,
     /// Rows that matched but were cut by --max-count.
     pub dropped: usize,
+    /// Rows a time window left out because no record of theirs has a time to
+    /// place them by (said, not dropped silently).
+    pub untimed_left_out: usize,
     pub files: usize,
     pub bytes: u64,
 }
@@ -154,10 +157,13 @@ pub fn run(
     let whole = full || one_session;
     let summaries = scan::par_map(&wanted, |t| super::list_facts::summarize(t, whole));
     let mut rows = Vec::new();
+    let mut untimed_left_out = 0;
     for (t, s) in wanted.into_iter().zip(summaries) {
         match s {
             Ok(summary) => {
                 if !window.overlaps(summary.started, summary.last_activity) {
+                    untimed_left_out +=
+                        usize::from(summary.started.is_none() && summary.last_activity.is_none());
                     continue;
                 }
                 rows.push(Row {
@@ -203,6 +209,7 @@ pub fn run(
     Listing {
         rows,
         dropped,
+        untimed_left_out,
         files,
         bytes,
     }

@@ -50,6 +50,7 @@ struct JsonSummary {
     rows: usize,
     shown: usize,
     dropped: usize,
+    untimed_left_out: usize,
     bytes: u64,
     read_whole: usize,
     read_head_tail: usize,
@@ -118,6 +119,7 @@ pub fn json(out: &mut Out, l: &Listing, elapsed_ms: u128) -> io::Result<()> {
         rows: l.rows.len() + l.dropped,
         shown: l.rows.len(),
         dropped: l.dropped,
+        untimed_left_out: l.untimed_left_out,
         bytes: l.bytes,
         read_whole,
         read_head_tail,
@@ -210,6 +212,13 @@ pub fn human(out: &mut Out, l: &Listing) -> io::Result<()> {
             out,
             "[… {} more rows not shown; raise --max-count]",
             l.dropped
+        )?;
+    }
+    if l.untimed_left_out > 0 {
+        writeln!(
+            out,
+            "{}[{} sessions with no timestamp left out by --since/--until]{}",
+            st.warn, l.untimed_left_out, st.reset
         )?;
     }
     let (whole, head_tail) = read_counts(l);

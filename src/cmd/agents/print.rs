@@ -264,7 +264,11 @@ fn lane(
     let parent_text = r.returned_message.as_ref().and_then(Option::as_deref);
     if let Some(p) = parent_text {
         // What the parent received: an error text for a failed lane, not a return.
-        let verb = if r.state == "failed" { "error" } else { "returned" };
+        let verb = if r.state == "failed" {
+            "error"
+        } else {
+            "returned"
+        };
         writeln!(
             out,
             "{indent}     ↳ {verb} ({}): {}",
