@@ -58,6 +58,19 @@ pub fn has_pair(b: &[u8], key: &[u8], value: &Finder<'_>) -> bool {
     value.find_iter(b).any(|at| keyed_by(b, at, key))
 }
 
+/// The positions of every `key` (the finder's quoted needle) whose value's
+/// bytes start with `value` (a bare literal such as `b"true"`, which no other
+/// JSON token starts with), either spacing.
+pub fn keys_valued<'a>(
+    b: &'a [u8],
+    key: &'a Finder<'_>,
+    value: &'a [u8],
+) -> impl Iterator<Item = usize> + 'a {
+    let k = key.needle();
+    key.find_iter(b)
+        .filter(move |&at| value_at(b, at, k).is_some_and(|v| b[v..].starts_with(value)))
+}
+
 /// The first string value of the key `key` finds (quoted) that holds no
 /// escape: its body bytes, without quotes. For ids, timestamps, model names.
 pub fn first_plain_str<'a>(b: &'a [u8], key: &Finder<'_>) -> Option<&'a [u8]> {
@@ -77,6 +90,15 @@ pub fn first_plain_str<'a>(b: &'a [u8], key: &Finder<'_>) -> Option<&'a [u8]> {
 mod tests {
     use super::*;
     use crate::scan::lit;
+
+    /// REC-038: a bare value (`true`) after either spacing, never inside a string.
+    #[test]
+    fn bare_values_read_either_spacing_rec_038() {
+        let k = lit!(b"\"isCompactSummary\"");
+        let line = br#"{"isCompactSummary":true,"a":{"isCompactSummary": true},"b":"\"isCompactSummary\":true","c":{"isCompactSummary":false}}"#;
+        assert_eq!(keys_valued(line, k, b"true").count(), 2);
+        assert_eq!(keys_valued(line, k, b"false").count(), 1);
+    }
 
     /// REC-038: both spellings of a pair are the same record; a mention inside
     /// a string (escaped quotes) is never a pair.

@@ -73,8 +73,14 @@ impl Calls {
             let name = name.map(|n| n.into_owned()).unwrap_or_default();
             let background = name == "Bash"
                 && b.input.is_some_and(|i| {
-                    memchr::memmem::find(i.get().as_bytes(), b"\"run_in_background\":true")
-                        .is_some()
+                    // Either spacing (REC-038).
+                    crate::scan::pair::keys_valued(
+                        i.get().as_bytes(),
+                        crate::scan::lit!(b"\"run_in_background\""),
+                        b"true",
+                    )
+                    .next()
+                    .is_some()
                 });
             self.names.insert(id.to_string(), name.clone());
             self.uses.push(Call {
