@@ -62,9 +62,12 @@ pub fn run(cli: Cli) -> anyhow::Result<Exit> {
             let ts = cmd::select(&args.common, &args.targets, &problems)?;
             let listing = cmd::list::run(&ts, &window, args.max_count, args.full, &problems);
             match args.common.format {
-                Format::Json => {
-                    cmd::list_print::json(&mut out, &listing, started.elapsed().as_millis())?
-                }
+                Format::Json => cmd::list_print::json(
+                    &mut out,
+                    &listing,
+                    problems.count(),
+                    started.elapsed().as_millis(),
+                )?,
                 Format::Human => cmd::list_print::human(&mut out, &listing)?,
             }
             out.flush()?;

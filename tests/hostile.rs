@@ -389,6 +389,48 @@ fn symlink_loop_and_dangling_symlink() {
     exercise(h.path(), &[], true);
     let r = run(h.path(), &["list"]);
     assert!(r.stderr().contains("dangling.jsonl"), "{}", r.stderr());
+    // Each problem is said once (agents walks a project twice), and every JSON
+    // summary counts what stderr said, so a script reading stdout alone knows
+    // the answer is incomplete.
+    for args in [
+        &["list", "--format", "json"][..],
+        &["search", NEEDLE, "--format", "json"],
+        &["stats", "--format", "json"],
+        &["audit", "--format", "json"],
+        &["agents", "--format", "json"],
+        &[
+            "show",
+            &format!("@{GOOD}"),
+            "--line",
+            "1",
+            "--format",
+            "json",
+        ],
+        &["verbatim", &format!("@{GOOD}"), "--format", "json"],
+    ] {
+        let r = run(h.path(), args);
+        assert_eq!(r.code(), 2, "{args:?}");
+        let said: Vec<String> = r.stderr().lines().map(str::to_string).collect();
+        let mut once = said.clone();
+        once.sort();
+        once.dedup();
+        assert_eq!(
+            once.len(),
+            said.len(),
+            "{args:?} said a problem twice:\n{}",
+            r.stderr()
+        );
+        assert!(
+            said.iter().any(|l| l.contains("dangling.jsonl")),
+            "{args:?}"
+        );
+        if args[0] == "agents" {
+            continue; // a tree of lanes, no summary line
+        }
+        let out = r.stdout();
+        let last: Value = serde_json::from_str(out.lines().last().unwrap_or("{}")).unwrap();
+        assert_eq!(last["errors"], said.len(), "{args:?}\n{}", r.stderr());
+    }
 }
 
 fn euid() -> u32 {

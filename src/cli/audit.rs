@@ -85,7 +85,7 @@ pub enum By {
     "   \"timestamp\",\"version\",\"detail\"}          (message_id, timestamp, version may be null)\n",
     "  with --by: {\"type\":\"count\",\"kind\",\"by\",\"key\",\"main\",\"sidechain\"}\n",
     "  then {\"type\":\"summary\",\"counts\":{<kind>:{\"main\",\"sidechain\",\"transcripts\"}},\"files\",\n",
-    "   \"bytes\",\"multi_block_assistant_records\",\"untimed_left_out\",\"elapsed_ms\"}\n\n",
+    "   \"bytes\",\"multi_block_assistant_records\",\"untimed_left_out\",\"errors\",\"elapsed_ms\"}\n\n",
     "Exit status: 0 no findings of the selected kinds, 1 findings, 2 an error (unreadable\n",
     "file, bad target; other files are still audited).",
 ))]

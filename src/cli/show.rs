@@ -29,7 +29,7 @@ use clap::Args;
     "   \"tool_name\",\"text\",\"block\",\"copy\"?,\"copies\"?}      (the fields of a search match)\n",
     "  {\"type\":\"line\",\"file\",\"line\",\"uuid\",\"record_type\",\"subtype\",\"turn\"}  a record with no unit\n",
     "  {\"type\":\"malformed\",\"file\",\"line\",\"kind\",\"detail\"}\n",
-    "  then {\"type\":\"summary\",\"files\",\"records\",\"units\",\"elapsed_ms\"}.\n",
+    "  then {\"type\":\"summary\",\"files\",\"records\",\"units\",\"errors\",\"elapsed_ms\"}.\n",
     "  --branch-points: {\"type\":\"branch-point\",\"session_id\",\"agent_id\",\"file\",\"uuid\",\"line\",\n",
     "   \"widest_gap_seconds\",\"children\":[{\"uuid\",\"line\",\"record_type\",\"timestamp\",\"text\"}]}\n\n",
     "Exit status: 0 something shown, 1 nothing shown, 2 an error or a missed address.",

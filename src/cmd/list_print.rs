@@ -54,6 +54,8 @@ struct JsonSummary {
     bytes: u64,
     read_whole: usize,
     read_head_tail: usize,
+    /// Files or targets that could not be read (said on stderr; exit 2).
+    errors: usize,
     elapsed_ms: u128,
 }
 
@@ -72,7 +74,7 @@ fn duration(r: &Row) -> Option<i64> {
     Some(b.duration_since(a).as_secs())
 }
 
-pub fn json(out: &mut Out, l: &Listing, elapsed_ms: u128) -> io::Result<()> {
+pub fn json(out: &mut Out, l: &Listing, errors: usize, elapsed_ms: u128) -> io::Result<()> {
     for r in &l.rows {
         let s = &r.summary;
         let title = s.title();
@@ -123,6 +125,7 @@ pub fn json(out: &mut Out, l: &Listing, elapsed_ms: u128) -> io::Result<()> {
         bytes: l.bytes,
         read_whole,
         read_head_tail,
+        errors,
         elapsed_ms,
     })
 }

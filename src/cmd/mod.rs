@@ -16,7 +16,7 @@ pub mod stats;
 pub mod verbatim;
 pub mod whoami;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::cli::Common;
@@ -53,19 +53,30 @@ impl Exit {
 }
 
 /// Per-file problems: printed to stderr as they happen, counted for the exit code.
+/// The same problem met twice (a command that walks a project again, as `agents`
+/// does for a named lane's siblings) is said and counted once.
 #[derive(Debug, Default)]
 pub struct Problems {
     count: AtomicUsize,
+    seen: std::sync::Mutex<std::collections::HashSet<(PathBuf, String)>>,
 }
 
 impl Problems {
     pub fn report(&self, path: &Path, msg: impl std::fmt::Display) {
+        let msg = msg.to_string();
+        // A poisoned lock only means another thread panicked mid-insert: the set
+        // is still a set, so keep using it.
+        let mut seen = self.seen.lock().unwrap_or_else(|p| p.into_inner());
+        if !seen.insert((path.to_path_buf(), msg.clone())) {
+            return;
+        }
+        drop(seen);
         self.count.fetch_add(1, Ordering::Relaxed);
         // File names and messages may carry escape bytes: clean them for the terminal.
         eprintln!(
             "csift: {}: {}",
             crate::output::sanitize::path(path),
-            crate::output::sanitize::clean(&msg.to_string())
+            crate::output::sanitize::clean(&msg)
         );
     }
 

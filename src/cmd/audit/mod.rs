@@ -106,7 +106,7 @@ pub fn run(
         multi_block,
         untimed_left_out,
     };
-    print::print(out, &report, args, started)?;
+    print::print(out, &report, args, started, problems.count())?;
     Ok(if problems.count() > 0 {
         Exit::Error
     } else if report.findings.is_empty() {

@@ -109,10 +109,18 @@ struct Summary {
     multi_block_assistant_records: usize,
     /// Findings with no time that `--since/--until` left out.
     untimed_left_out: usize,
+    /// Files or targets that could not be read (said on stderr; exit 2).
+    errors: usize,
     elapsed_ms: u128,
 }
 
-pub fn print(out: &mut Out, r: &Report, args: &AuditArgs, started: Instant) -> std::io::Result<()> {
+pub fn print(
+    out: &mut Out,
+    r: &Report,
+    args: &AuditArgs,
+    started: Instant,
+    errors: usize,
+) -> std::io::Result<()> {
     let counts = counts(&r.kinds, &r.findings);
     if args.common.format == Format::Json {
         for f in &r.findings {
@@ -137,6 +145,7 @@ pub fn print(out: &mut Out, r: &Report, args: &AuditArgs, started: Instant) -> s
             bytes: r.bytes,
             multi_block_assistant_records: r.multi_block,
             untimed_left_out: r.untimed_left_out,
+            errors,
             elapsed_ms: started.elapsed().as_millis(),
         });
     }

@@ -82,6 +82,8 @@ struct Summary {
     files_with_hits: usize,
     bytes: u64,
     malformed_lines: usize,
+    /// Files or targets that could not be read (said on stderr; exit 2).
+    errors: usize,
     elapsed_ms: u128,
 }
 
@@ -251,6 +253,7 @@ pub fn run(
             )?;
         }
     }
+    let errors = problems.count() + results.iter().filter(|r| r.error.is_some()).count();
     if args.common.format == Format::Json {
         out.json(&Summary {
             kind: "summary",
@@ -261,13 +264,11 @@ pub fn run(
             files_with_hits,
             bytes,
             malformed_lines: malformed,
+            errors,
             elapsed_ms: started.elapsed().as_millis(),
         })?;
     }
-    Ok(Exit::from(
-        total_hits > 0,
-        problems.count() + results.iter().filter(|r| r.error.is_some()).count(),
-    ))
+    Ok(Exit::from(total_hits > 0, errors))
 }
 
 fn count_key(key: CountBy, t: &crate::discovery::Transcript, h: &Hit) -> String {

@@ -174,6 +174,7 @@ pub fn run(
             files: ts.len(),
             records: shown.records,
             units: shown.units,
+            errors: problems.count(),
             elapsed_ms: started.elapsed().as_millis(),
         })?;
     }

@@ -141,5 +141,7 @@ pub struct Summary {
     pub files: usize,
     pub records: usize,
     pub units: usize,
+    /// Files or targets that could not be read (said on stderr; exit 2).
+    pub errors: usize,
     pub elapsed_ms: u128,
 }

@@ -40,6 +40,8 @@ pub struct Report<'a> {
     pub rows_left_out: usize,
     pub total: Finished,
     pub by: Option<GroupBy>,
+    /// Files or targets that could not be read (said on stderr; exit 2).
+    pub errors: usize,
     pub elapsed_ms: u128,
 }
 
@@ -154,6 +156,7 @@ pub fn run(
         rows,
         total,
         by: args.by,
+        errors: problems.count(),
         elapsed_ms: started.elapsed().as_millis(),
     };
     match args.common.format {

@@ -110,6 +110,7 @@ pub fn json(out: &mut Out, r: &Report<'_>) -> io::Result<()> {
     m.insert("progress_only_ids".into(), json!(t.progress_only_ids));
     m.insert("tokens_sum_of_rows".into(), json!(t.tokens_sum_of_rows));
     m.extend(fields(&t.census));
+    m.insert("errors".into(), json!(r.errors));
     m.insert("elapsed_ms".into(), json!(r.elapsed_ms));
     out.json(&Value::Object(m))
 }

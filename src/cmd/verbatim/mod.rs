@@ -85,6 +85,8 @@ struct Summary<'a> {
     slices_used: usize,
     compaction_summaries_spanned: usize,
     compaction_summaries_total: usize,
+    /// Files or targets that could not be read (said on stderr; exit 2).
+    errors: usize,
     elapsed_ms: u128,
 }
 
@@ -201,11 +203,14 @@ pub fn run(
                 window: args.slices.map(|_| args.window),
                 slices_used: windows.len(),
                 compaction_summaries_spanned: all.map(|p| p.turn.summaries.len()).sum(),
-                compaction_summaries_total: memchr::memmem::find_iter(
+                // Either spacing (REC-038).
+                compaction_summaries_total: crate::scan::pair::keys_valued(
                     &src,
-                    b"\"isCompactSummary\":true",
+                    crate::scan::lit!(b"\"isCompactSummary\""),
+                    b"true",
                 )
                 .count(),
+                errors: problems.count(),
                 elapsed_ms: started.elapsed().as_millis(),
             })?;
         }
