@@ -51,7 +51,12 @@ pub enum Parsed<'a> {
 pub fn parse_line<'a>(line: &Line<'a>) -> Parsed<'a> {
     // serde reads a struct from a JSON array too; a record must be an object.
     if line.bytes.trim_ascii_start().first() != Some(&b'{') {
-        let err = serde_json::from_slice::<serde::de::IgnoredAny>(b"").err();
+        // The line's own error (an empty input's EOF for a blank line), so the
+        // detail says what is wrong with it.
+        let trimmed = line.bytes.trim_ascii();
+        let err = serde_json::from_slice::<serde::de::IgnoredAny>(trimmed)
+            .err()
+            .or_else(|| serde_json::from_slice::<serde::de::IgnoredAny>(b"").err());
         return Parsed::Malformed(match err {
             Some(e) => diagnose(line, &e),
             None => Malformed {
@@ -88,6 +93,17 @@ fn diagnose(line: &Line<'_>, err: &serde_json::Error) -> Malformed {
     if trimmed.is_empty() {
         out.kind = MalformedKind::Blank;
         out.detail = "blank line".into();
+        return out;
+    }
+    if let Some(rest) = trimmed.strip_prefix(b"\xEF\xBB\xBF") {
+        // An editor's byte-order mark (Claude Code never writes one): say so, and
+        // whether a record follows it.
+        out.detail = if serde_json::from_slice::<serde::de::IgnoredAny>(rest).is_ok() {
+            "a UTF-8 byte-order mark (EF BB BF) precedes an otherwise valid record".into()
+        } else {
+            format!("a UTF-8 byte-order mark (EF BB BF) starts the line; then: {err}")
+        };
+        out.column = 1;
         return out;
     }
     if trimmed[0] != b'{' {
@@ -142,6 +158,30 @@ mod tests {
             Parsed::Record(_) => None,
             Parsed::Malformed(m) => Some(m.kind),
         }
+    }
+
+    fn detail(s: &str) -> String {
+        match parse_line(&line(s, true)) {
+            Parsed::Record(_) => String::new(),
+            Parsed::Malformed(m) => m.detail,
+        }
+    }
+
+    /// A line that does not open an object says what is wrong with it, not
+    /// "EOF while parsing" (the error of an empty input it used to report).
+    #[test]
+    fn a_bom_or_garbage_line_says_what_it_is() {
+        let bom = "\u{feff}{\"type\":\"user\",\"uuid\":\"u1\"}";
+        assert_eq!(kind(bom, true), Some(MalformedKind::Invalid));
+        assert!(
+            detail(bom).contains("byte-order mark (EF BB BF) precedes an otherwise valid record")
+        );
+        assert!(detail("\u{feff}{\"type\":")
+            .contains("byte-order mark (EF BB BF) starts the line; then:"));
+        let d = detail("hello world");
+        assert!(d.starts_with("expected value at line 1 column 1"), "{d}");
+        assert_eq!(kind("[1,2]", true), Some(MalformedKind::NotObject));
+        assert_eq!(kind("  ", true), Some(MalformedKind::Blank));
     }
 
     #[test]
