@@ -433,6 +433,35 @@ fn symlink_loop_and_dangling_symlink() {
     }
 }
 
+/// A FIFO named like a session and like a lane: the walk skips it with a warning
+/// (reading a FIFO with no writer blocks for ever; every command hung on one).
+#[test]
+fn fifo_named_like_a_transcript_is_reported_and_skipped() {
+    let h = home();
+    let p = h.projects();
+    let lanes = p.join("-w-good").join(GOOD).join("subagents");
+    std::fs::create_dir_all(&lanes).unwrap();
+    let fifos = [
+        p.join("-w-good/00000000-0000-4000-8000-00000000000f.jsonl"),
+        lanes.join("agent-afifo01.jsonl"),
+        p.join("-w-good/agent-aflat01.jsonl"),
+    ];
+    for f in &fifos {
+        let ok = std::process::Command::new("mkfifo").arg(f).status();
+        if !ok.is_ok_and(|s| s.success()) {
+            eprintln!("mkfifo unavailable: case skipped");
+            return;
+        }
+    }
+    exercise(h.path(), &[], true);
+    let r = run(h.path(), &["stats"]);
+    for f in &fifos {
+        let name = f.file_name().unwrap().to_str().unwrap();
+        assert!(r.stderr().contains(name), "{}", r.stderr());
+    }
+    assert!(r.stderr().contains("not a regular file"), "{}", r.stderr());
+}
+
 fn euid() -> u32 {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
     status

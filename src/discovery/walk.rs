@@ -81,6 +81,11 @@ fn identity(m: &fs::Metadata) -> Option<DirId> {
     }
 }
 
+/// A FIFO, socket or device found by the walk: reading one could block for ever
+/// (a FIFO with no writer), and Claude Code writes only regular files. A file
+/// named on the command line is still read, whatever it is (`<(cat x.jsonl)`).
+const NOT_A_FILE: &str = "named like a transcript but is not a regular file (a FIFO, socket or device); skipped";
+
 /// One `projects/<encoded>` directory: its session files, their lane folders, and
 /// old flat `agent-*.jsonl` lanes. A directory holding no transcript is fine (PATH-010).
 pub fn walk_project(dir: &Path, walk: &mut Walk) {
@@ -97,6 +102,10 @@ pub fn walk_project(dir: &Path, walk: &mut Walk) {
         let Some(stem) = name.strip_suffix(".jsonl") else {
             continue;
         };
+        if !meta.is_file() {
+            walk.issue(&path, NOT_A_FILE);
+            continue;
+        }
         let (shape, agent_id, session_id) = match stem.strip_prefix("agent-") {
             Some(id) => (Shape::Flat, Some(id.to_string()), flat_lane_session(&path)),
             None => (Shape::Main, None, stem.to_string()),
@@ -164,7 +173,9 @@ fn walk_lanes(project: &Path, dir: &Path, session: &str, depth: usize, walk: &mu
     for (path, meta) in entries(dir, walk) {
         let name = super::file_name(&path);
         if meta.is_dir() {
-            if !is_symlink(&path) {
+            if name.ends_with(".jsonl") {
+                walk.issue(&path, "named like a transcript but is a directory; skipped");
+            } else if !is_symlink(&path) {
                 walk_lanes(project, &path, session, depth + 1, walk);
             }
             continue;
@@ -172,6 +183,10 @@ fn walk_lanes(project: &Path, dir: &Path, session: &str, depth: usize, walk: &mu
         let Some(stem) = name.strip_suffix(".jsonl") else {
             continue;
         };
+        if !meta.is_file() {
+            walk.issue(&path, NOT_A_FILE);
+            continue;
+        }
         let id = stem.strip_prefix("agent-").unwrap_or(stem).to_string();
         walk.transcripts.push(Transcript {
             shape: lane_shape(&path, &id),
