@@ -284,6 +284,36 @@ fn max_count_and_since_say_what_was_left_out() {
     assert_eq!(out.status.code(), Some(1), "no session in that window");
 }
 
+/// Last activity is the newest of the last records (REC-089: their times are
+/// not in file order), whatever the size of the last one. A 100 KB last record
+/// older than the one before it gave a read-whole file the last record's time
+/// and a 0 s duration: the tail was a 64 KB byte window that cut it.
+#[test]
+fn last_activity_survives_a_long_last_record_out_of_order_rec_089() {
+    let home = Home::new();
+    let mut s = Session::new("77777777-0000-4000-8000-000000000007", "/w/long");
+    s.user("run it");
+    s.push(json!({"type": "assistant", "timestamp": "2026-01-01T00:10:00.000Z", "message": {
+        "model": "claude-opus-4-5-20251101", "id": "m1", "type": "message", "role": "assistant",
+        "content": [{"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": {"command": "ls"}}],
+        "usage": {"input_tokens": 1, "output_tokens": 1}}}));
+    s.push(
+        json!({"type": "user", "timestamp": "2026-01-01T00:05:00.000Z", "message": {
+        "role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1",
+        "content": "x".repeat(100_000)}]}}),
+    );
+    home.write("-w-long", &s.file_name(), &s.lines);
+    for full in [false, true] {
+        let mut cmd = home.cmd();
+        cmd.args(["list", "--format", "json"]);
+        if full {
+            cmd.arg("--full");
+        }
+        let v = json_lines(&cmd.output().unwrap().stdout);
+        assert_eq!(v[0]["last_activity"], "2026-01-01T00:10:00Z", "full={full}");
+    }
+}
+
 /// A session with no timestamp cannot be placed in a window: it is left out, and
 /// the listing says so (it used to vanish without a word).
 #[test]

@@ -24,8 +24,6 @@ use crate::record::{opt_str, parse_line, MalformedKind, Parsed, Record, Str};
 use crate::scan::{self, Lines};
 use crate::timefmt;
 
-/// Tail read from a whole file (a window reader grows its own up to [`TAIL_MAX`]).
-const TAIL: usize = 64 * 1024;
 /// Records parsed at the head for the start time (timestamps are not monotone,
 /// REC-089, so the minimum over a few) and at the tail for the last activity.
 const HEAD_RECORDS: usize = 12;
@@ -45,8 +43,9 @@ pub fn summarize(t: &Transcript, whole: bool) -> crate::error::Result<Summary> {
     let mut s = Summary::default();
     let mut head = HeadScan::default();
     head.feed(scan::head(buf, HEAD_MAX), lane, &mut s);
-    let (tail_at, tail) = scan::tail(buf, TAIL);
-    let end = TailFacts::scan(tail, tail_at as u64, buf.len() as u64, Some(buf));
+    // The scan walks back from EOF over whole lines only: a byte window could
+    // cut a long last record and miss the last records before it (REC-089).
+    let end = TailFacts::scan(buf, 0, buf.len() as u64, Some(buf));
     literal_pass(buf, 0, true, &mut s);
     end.merge(&mut s);
     s.turns = Some(FileIndex::build(buf, lane).turns());
@@ -88,7 +87,12 @@ fn from_windows(
         // The window starts inside a line: its first whole line follows a newline.
         let skip = memchr::memchr(b'\n', win).map_or(win.len(), |i| i + 1);
         let end = TailFacts::scan(&win[skip..], at + skip as u64, w.file_len(), None);
-        if end.last.is_some() || !w.grow_tail(TAIL_MAX, path)? {
+        // A last record longer than the window leaves no whole line in it: grow
+        // past TAIL_MAX until one is whole (to the whole file at worst), or the
+        // last activity would be some older record's, or none.
+        let whole_line = memchr::memchr(b'\n', &win[..win.len().saturating_sub(1)]).is_some();
+        let max = if whole_line { TAIL_MAX } else { usize::MAX };
+        if end.last.is_some() || !w.grow_tail(max, path)? {
             break end;
         }
         if w.is_whole() {

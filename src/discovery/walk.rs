@@ -84,7 +84,8 @@ fn identity(m: &fs::Metadata) -> Option<DirId> {
 /// A FIFO, socket or device found by the walk: reading one could block for ever
 /// (a FIFO with no writer), and Claude Code writes only regular files. A file
 /// named on the command line is still read, whatever it is (`<(cat x.jsonl)`).
-const NOT_A_FILE: &str = "named like a transcript but is not a regular file (a FIFO, socket or device); skipped";
+const NOT_A_FILE: &str =
+    "named like a transcript but is not a regular file (a FIFO, socket or device); skipped";
 
 /// One `projects/<encoded>` directory: its session files, their lane folders, and
 /// old flat `agent-*.jsonl` lanes. A directory holding no transcript is fine (PATH-010).

@@ -103,20 +103,6 @@ pub fn head(buf: &[u8], max: usize) -> &[u8] {
     }
 }
 
-/// The tail of a buffer: whole lines within the last `max` bytes, and the byte
-/// offset where it starts. With a memory map this touches only the last pages,
-/// which is what "seek from EOF" means here.
-pub fn tail(buf: &[u8], max: usize) -> (usize, &[u8]) {
-    if buf.len() <= max {
-        return (0, buf);
-    }
-    let from = buf.len() - max;
-    match memchr::memchr(b'\n', &buf[from..]) {
-        Some(i) => (from + i + 1, &buf[from + i + 1..]),
-        None => (from, &buf[from..]),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -145,11 +131,9 @@ mod tests {
     }
 
     #[test]
-    fn head_and_tail_keep_whole_lines() {
+    fn head_keeps_whole_lines() {
         let buf = b"aaaa\nbbbb\ncccc\n";
         assert_eq!(head(buf, 7), b"aaaa\n");
         assert_eq!(head(buf, 100), buf);
-        assert_eq!(tail(buf, 7), (10, &b"cccc\n"[..]));
-        assert_eq!(tail(buf, 100), (0, &buf[..]));
     }
 }
