@@ -513,3 +513,34 @@ fn bad_address_syntax_is_a_usage_error() {
     let (home, _, _) = sample_session();
     run(&home, &["@11111111", "--line", "abc"]).code(2);
 }
+
+/// A tool result's error flag is in the JSON form too (the human header said
+/// `error`; the JSON had no field for it): true on the error, absent otherwise.
+#[test]
+fn corpus_json_units_carry_the_error_flag() {
+    let Some(home) = corpus() else { return };
+    let out = csift()
+        .args([
+            "show",
+            "@07d86da7",
+            "--line",
+            "1..",
+            "--format",
+            "json",
+            "--claude-home",
+        ])
+        .arg(&home)
+        .output()
+        .unwrap();
+    let rows = json_lines(&out.stdout);
+    let results: Vec<&Value> = rows
+        .iter()
+        .filter(|r| r["label"] == "agent.tool.result")
+        .collect();
+    assert!(results.iter().any(|r| r["is_error"] == true));
+    assert!(results.iter().any(|r| r.get("is_error").is_none()));
+    // A rejection rides an error tool_result too (TURN-013); nothing else has one.
+    assert!(rows.iter().all(|r| r.get("is_error").is_none()
+        || r["label"] == "agent.tool.result"
+        || r["label"] == "user.rejection"));
+}

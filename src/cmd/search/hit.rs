@@ -38,7 +38,9 @@ pub struct UnitOut {
     pub submatches_omitted: usize,
     /// The tool_use id of a call, or the id a result answers.
     pub tool_use_id: Option<String>,
-    #[serde(skip)]
+    /// A tool result that reported an error (`is_error: true` on its block);
+    /// only written when true.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub is_error: bool,
     #[serde(skip)]
     pub model: Option<String>,
