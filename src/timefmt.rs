@@ -118,6 +118,13 @@ pub fn utc(t: Timestamp) -> String {
     t.strftime("%Y-%m-%dT%H:%M:%SZ").to_string()
 }
 
+/// `2026-09-01T04:03:00.748Z`: the precision the record had (Claude Code writes
+/// milliseconds, REC-005), as `stats` prints it. A time printed for a machine
+/// must bound a window exactly, so a `--until` copied from it keeps that record.
+pub fn utc_exact(t: Timestamp) -> String {
+    t.to_string()
+}
+
 /// `3h12m`, `45s`, `2d4h`.
 pub fn duration(secs: i64) -> String {
     let s = secs.max(0);

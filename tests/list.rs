@@ -913,3 +913,39 @@ fn a_linked_in_project_folder_is_walked_once() {
     let rows = ok_json(home.cmd().args(["list", "-mnt-me-app", "--format", "json"]));
     assert_eq!(rows.iter().filter(|r| r["type"] == "session").count(), 1);
 }
+
+/// list prints times at the precision the records have, so a window copied from
+/// a row keeps that row's records: `--until` at a second-rounded last activity
+/// left the session's last record out.
+#[test]
+fn corpus_times_keep_their_milliseconds_and_bound_a_window_exactly() {
+    let Some(home) = corpus() else { return };
+    let rows = ok_json(
+        common::csift()
+            .args(["list", "@d6e0bada", "--format", "json", "--claude-home"])
+            .arg(&home),
+    );
+    let last = rows[0]["last_activity"].as_str().unwrap().to_string();
+    assert_eq!(last, "2026-02-10T22:59:46.748Z");
+    let all = ok_json(
+        common::csift()
+            .args([
+                "show",
+                "@d6e0bada",
+                "--line",
+                "1..",
+                "--format",
+                "json",
+                "--claude-home",
+            ])
+            .arg(&home),
+    );
+    let upto = ok_json(
+        common::csift()
+            .args(["show", "@d6e0bada", "--line", "1..", "--format", "json"])
+            .args(["--until", &last, "--claude-home"])
+            .arg(&home),
+    );
+    let timed = |v: &[Value]| v.iter().filter(|r| r["timestamp"].is_string()).count();
+    assert_eq!(timed(&all), timed(&upto));
+}
