@@ -123,6 +123,14 @@ pub fn sections(s: &str) -> Vec<(SectionKind, usize, usize)> {
             }
         }
         let Some((kind, start)) = best else {
+            // Text after the last close tag belongs to that section: Claude Code
+            // appends "Read the output file to retrieve the result: <path>" after
+            // a notification, and no unit would hold it otherwise.
+            if let Some(last) = out.last_mut() {
+                if !s[pos..].trim().is_empty() {
+                    last.2 = s.len();
+                }
+            }
             return out;
         };
         let close = SECTION_TAGS
@@ -199,6 +207,18 @@ mod tests {
         assert_eq!(secs.len(), 2);
         assert_eq!(secs[0].0, SectionKind::Task);
         assert!(s[secs[1].1..secs[1].2].contains("Agent done"));
+    }
+
+    /// The instruction after a notification's close tag stays with it, never
+    /// dropped; blank space after it is not text.
+    #[test]
+    fn text_after_the_last_section_belongs_to_it_cls_003() {
+        let s = "<task-notification><summary>done</summary></task-notification>\nRead the output file to retrieve the result: /tmp/x.output";
+        let secs = sections(s);
+        assert_eq!(secs.len(), 1);
+        assert_eq!(secs[0].2, s.len());
+        let t = "<task-notification><summary>done</summary></task-notification>\n\n";
+        assert_eq!(sections(t)[0].2, t.trim_end().len());
     }
 
     #[test]
