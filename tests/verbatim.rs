@@ -343,3 +343,34 @@ fn hook_json_nests_under_hook_specific_output_eli_021() {
         .contains("turn three reply"));
     assert!(v.get("additionalContext").is_none());
 }
+
+/// The isMeta prompt a slash command expands to is not re-injected (meta lines
+/// never are; it was one collapsed `[command]` line of up to 13 K chars), while
+/// the invocation itself is; a prompt's attached image is noted, not dropped.
+#[test]
+fn command_expansions_stay_out_and_images_are_noted() {
+    if let Some(home) = corpus() {
+        let out = csift()
+            .args(["verbatim", "@99677899", "--claude-home"])
+            .arg(&home)
+            .output()
+            .unwrap();
+        let s = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            s.contains("[command] <command-message>erk:plan-implement"),
+            "{s}"
+        );
+        assert!(!s.contains("# /erk:plan-implement"), "{s}");
+    }
+    let sample = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample/claude-home");
+    let out = csift()
+        .args(["verbatim", "@a80f1152", "--claude-home"])
+        .arg(&sample)
+        .output()
+        .unwrap();
+    let s = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        s.contains("原因を調べてもらえますか？\n[1 image attached]\n"),
+        "{s}"
+    );
+}

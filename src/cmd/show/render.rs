@@ -242,7 +242,18 @@ pub fn unit_body(r: &Record<'_>, u: &Unit<'_>) -> String {
         let echo = r.tool_use_result.filter(|_| sole).map(|raw| raw.get());
         return tool_result(&u.text, echo);
     }
-    u.text.to_string()
+    // A prompt's attached images are blocks beside its text: say they were there
+    // (the text often points at them), without their base64 bytes.
+    let images = if r.kind() == "user" && u.block.is_none() {
+        r.blocks().iter().filter(|b| b.kind() == "image").count()
+    } else {
+        0
+    };
+    match images {
+        0 => u.text.to_string(),
+        1 => format!("{}\n[1 image attached]", u.text),
+        n => format!("{}\n[{n} images attached]", u.text),
+    }
 }
 
 #[cfg(test)]

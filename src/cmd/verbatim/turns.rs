@@ -164,7 +164,8 @@ impl Walker<'_> {
         let is_use = u.labels().any(|l| l == Label::AgentToolUse);
         let is_result = u.labels().any(|l| l == Label::AgentToolResult);
         match u.label {
-            Label::UserMessage => push(out, "[user]", text),
+            // Rendered as show renders it: attached images are noted.
+            Label::UserMessage => push(out, "[user]", render::unit_body(r, u).trim()),
             Label::UserAnswer => push(out, "[user answered]", text),
             Label::UserRejection => push(out, "[user rejected the tool call]", text),
             Label::AgentMessage => push(out, "[assistant]", text),
@@ -191,6 +192,9 @@ impl Walker<'_> {
                 "[notification]",
                 &render::cut_chars(&one_line(text), 300),
             ),
+            // The isMeta prompt a command or skill expands to is not re-injected
+            // (meta lines never are, as --help says): the invocation line is.
+            Label::HarnessCommandInvocation if r.is_meta() => {}
             Label::HarnessCommandInvocation => push(out, "[command]", &one_line(text)),
             Label::HarnessCommandStdout => {
                 push(out, "[command output]", &render::cut_chars(text, 500))
