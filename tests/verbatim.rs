@@ -374,3 +374,37 @@ fn command_expansions_stay_out_and_images_are_noted() {
         "{s}"
     );
 }
+
+/// Older turns the budget leaves out are said (on stderr, so the text stays
+/// within the budget): the output began at turn 3 of 4 with no word of it.
+#[test]
+fn corpus_older_turns_left_out_are_said() {
+    let Some(home) = corpus() else { return };
+    let out = csift()
+        .args(["verbatim", "@4d5611e5", "--claude-home"])
+        .arg(&home)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("turns 3–4 of 4 kept; turns before 3 left out"),
+        "{err}"
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with("── turn 3 "));
+    let all = csift()
+        .args([
+            "verbatim",
+            "@4d5611e5",
+            "--budget",
+            "1000000",
+            "--claude-home",
+        ])
+        .arg(&home)
+        .output()
+        .unwrap();
+    assert!(
+        all.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&all.stderr)
+    );
+}

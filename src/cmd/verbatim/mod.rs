@@ -172,7 +172,21 @@ pub fn run(
         return Ok(Exit::from(true, problems.count()));
     }
     match args.common.format {
-        Format::Human => out.write_all(text.as_bytes())?,
+        Format::Human => {
+            out.write_all(text.as_bytes())?;
+            // Older turns the budget left out are said (on stderr, so the text
+            // stays within its budget and the slices still join up exactly).
+            let oldest = windows.iter().flatten().map(|p| p.turn.n).min();
+            if let Some(n) = oldest.filter(|&n| n > 1 && args.slice.is_none()) {
+                eprintln!(
+                    "csift: verbatim: turns {n}–{} of {} kept; turns before {n} left out (turn {} does not fit the {}-char budget; raise --budget)",
+                    idx.turns(),
+                    idx.turns(),
+                    n - 1,
+                    lim.budget
+                );
+            }
+        }
         Format::Json => {
             for (i, w) in &shown {
                 for p in w.iter() {
