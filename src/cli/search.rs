@@ -24,7 +24,9 @@ pub enum CountBy {
     "  csift search --list-labels\n\n",
     "Matching: the regex runs over each unit's decoded text (JSON escapes undone); a tool_use\n",
     "unit's text is `<tool name> <input JSON>`, a tool_result's is its content text.\n",
-    "Smart case: all-lowercase patterns match case-insensitively unless -s.\n\n",
+    "Smart case: all-lowercase patterns match case-insensitively unless -s. `^` and `$` match\n",
+    "at each line of a unit's text, as in ripgrep; a pattern that matches only the empty string\n",
+    "in a unit (`^`, `\\b`) still makes it a hit.\n\n",
     "Output: each exchange in file order, one header line per unit (`──` first, `↳` partners:\n",
     "session ·turn label [tool] time file:line); the unit that matched ends its header with\n",
     "`[match]` when the exchange has partners.\n\n",
@@ -62,7 +64,7 @@ pub struct SearchArgs {
     /// Match whole words only.
     #[arg(short = 'w', long)]
     pub word: bool,
-    /// Let `.` match newlines and `^`/`$` match at line ends inside a unit.
+    /// Let `.` match newlines (`^`/`$` match at every line of a unit either way).
     #[arg(short = 'U', long)]
     pub multiline: bool,
     /// Labels to search: a leaf, a subtree (`agent.tool.*`), or a bare role

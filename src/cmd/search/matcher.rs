@@ -64,9 +64,11 @@ impl Matcher {
                 .collect::<Vec<_>>()
                 .join("|")
         };
+        // `^` and `$` match at every line of a unit's text, as ripgrep's do at
+        // every line of a file; `--multiline` adds `.` matching a newline.
         let regex = RegexBuilder::new(&joined)
             .case_insensitive(case_insensitive)
-            .multi_line(o.multiline)
+            .multi_line(true)
             .dot_matches_new_line(o.multiline)
             .size_limit(SIZE_LIMIT)
             .build()
@@ -81,14 +83,26 @@ impl Matcher {
     }
 
     /// Byte ranges of the first [`MAX_SUBMATCHES`] matches in `text`, and how many
-    /// more there were (empty matches kept only for the empty pattern, as one
-    /// zero-width match at 0). The cap keeps memory bounded when a pattern matches
+    /// more there were. Empty matches are dropped when a non-empty one exists (they
+    /// mark nothing); a unit where the pattern matches only the empty string
+    /// (`^`, `\b`, `x*`) is still a hit, as a line is in ripgrep, with its first
+    /// zero-width match. The cap keeps memory bounded when a pattern matches
     /// every byte of a huge unit; the count says what was left out.
     pub fn find_all(&self, text: &str) -> (Vec<(usize, usize)>, usize) {
         if self.match_all {
             return (vec![(0, 0)], 0);
         }
-        let mut it = self.regex.find_iter(text).filter(|m| m.start() != m.end());
+        let Some(first) = self.regex.find(text) else {
+            return (Vec::new(), 0);
+        };
+        let mut it = self
+            .regex
+            .find_iter(text)
+            .filter(|m| m.start() != m.end())
+            .peekable();
+        if first.start() == first.end() && it.peek().is_none() {
+            return (vec![(first.start(), first.start())], 0);
+        }
         let kept: Vec<(usize, usize)> = it
             .by_ref()
             .take(MAX_SUBMATCHES)
@@ -131,6 +145,35 @@ mod tests {
             case_sensitive: false,
             multiline: false,
         }
+    }
+
+    /// `^`/`$` match at each line of a unit, as ripgrep's do at each line of a
+    /// file; a unit where the pattern matches only the empty string is a hit
+    /// with one zero-width submatch; empty matches beside real ones are dropped.
+    #[test]
+    fn anchors_are_per_line_and_empty_matches_still_hit() {
+        let text = "first line\nok  done\nlast";
+        let m = Matcher::new(&["^ok  ".into()], &opts()).unwrap();
+        assert_eq!(m.find_all(text).0, vec![(11, 15)]);
+        let m = Matcher::new(&["line$".into()], &opts()).unwrap();
+        assert_eq!(m.find_all(text).0, vec![(6, 10)]);
+        let m = Matcher::new(&["^".into()], &opts()).unwrap();
+        assert_eq!(m.find_all(text).0, vec![(0, 0)]);
+        let m = Matcher::new(&[r"\b".into()], &opts()).unwrap();
+        assert_eq!(m.find_all("  x").0, vec![(2, 2)]);
+        assert!(m.find_all("  ").0.is_empty());
+        let m = Matcher::new(&["x*".into()], &opts()).unwrap();
+        assert_eq!(m.find_all("abxxc").0, vec![(2, 4)]);
+        assert_eq!(m.find_all("abc").0, vec![(0, 0)]);
+        // Without -U `.` stops at a newline; with it, it does not.
+        let m = Matcher::new(&["line.ok".into()], &opts()).unwrap();
+        assert!(m.find_all(text).0.is_empty());
+        let u = Options {
+            multiline: true,
+            ..opts()
+        };
+        let m = Matcher::new(&["line.ok".into()], &u).unwrap();
+        assert_eq!(m.find_all(text).0, vec![(6, 13)]);
     }
 
     #[test]
