@@ -792,3 +792,30 @@ fn leading_untimed_records_take_the_sessions_first_time() {
     assert_eq!(t["transcripts"], 0, "{t}");
     assert_eq!(t["outside_window"], all["records"], "{t}");
 }
+
+/// The JSON list of malformed lines holds the first five; the rest are counted
+/// in malformed_omitted (the list stopped at 5 and said nothing of the rest).
+#[test]
+fn malformed_lines_past_the_list_are_counted_as_omitted() {
+    let home = Home::new();
+    let mut bytes = Vec::new();
+    for i in 0..7 {
+        bytes.extend_from_slice(format!("garbage line {i}\n").as_bytes());
+    }
+    home.write_raw(
+        "-w-bad",
+        "12121212-0000-4000-8000-000000000012.jsonl",
+        &bytes,
+    );
+    let out = home
+        .cmd()
+        .args(["stats", "--format", "json"])
+        .output()
+        .unwrap();
+    let rows = common::json_lines(&out.stdout);
+    let total = rows.last().unwrap();
+    assert_eq!(total["malformed_lines"], 7);
+    assert_eq!(total["malformed"].as_array().unwrap().len(), 5);
+    assert_eq!(total["malformed_omitted"], 2);
+    assert_eq!(rows[0]["malformed_omitted"], 2);
+}

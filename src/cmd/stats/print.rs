@@ -39,6 +39,11 @@ fn fields(c: &Census) -> Map<String, Value> {
         ("bytes", json!(c.bytes)),
         ("malformed_lines", json!(c.malformed_lines)),
         ("malformed", json!(c.malformed)),
+        // The list holds the first MALFORMED_SHOWN; the rest are counted here.
+        (
+            "malformed_omitted",
+            json!((c.malformed_lines as usize).saturating_sub(c.malformed.len())),
+        ),
         ("glued_records", json!(c.glued_records)),
         ("records", json!(records)),
         ("outside_window", json!(c.outside_window)),
