@@ -685,3 +685,34 @@ fn real_corpus_has_no_false_missing_echo() {
     assert_eq!(glued[0]["line"], 128);
     assert!(findings(&rows, "duplicate-uuid").is_empty());
 }
+
+/// A malformed line in a lane file counts under SIDECHAIN (every lane record is
+/// a sidechain one, SUB-001); it was counted under MAIN.
+#[test]
+fn a_torn_lane_line_counts_as_sidechain_sub_001() {
+    let home = Home::new();
+    let sid = "13131313-0000-4000-8000-000000000013";
+    let mut main = Session::new(sid, "/w/t");
+    main.user("go");
+    home.write("-w-t", &main.file_name(), &main.lines);
+    let mut lane = Session::lane(sid, "/w/t", "a1313131");
+    lane.user("child task");
+    let mut bytes = common::jsonl(&lane.lines);
+    bytes.extend_from_slice(br#"{"type":"assistant","uuid":"x"#);
+    home.write_raw(
+        "-w-t",
+        &format!("{sid}/subagents/agent-a1313131.jsonl"),
+        &bytes,
+    );
+    let out = home
+        .cmd()
+        .args(["audit", "-k", "malformed-line", "--format", "json"])
+        .output()
+        .unwrap();
+    let rows = common::json_lines(&out.stdout);
+    let c = &rows.last().unwrap()["counts"]["malformed-line"];
+    assert_eq!(
+        (c["main"].clone(), c["sidechain"].clone()),
+        (json!(0), json!(1))
+    );
+}

@@ -309,7 +309,9 @@ impl Pass<'_> {
             (None, Parsed::Record(_)) => return,
         };
         let ts = scraped_ts(line.bytes).or_else(|| ts_before(before));
-        let at = At::new(line.no, false, ts, None);
+        // A line that is no record states no isSidechain: a lane's lines are all
+        // sidechain (SUB-001), a main file's taken as main.
+        let at = At::new(line.no, self.ctx.is_lane, ts, None);
         self.reported = line.no;
         self.out.push(self.ctx.finding(
             Kind::MalformedLine,
