@@ -11,12 +11,12 @@ pub enum Error {
     /// A target that names nothing, or names too much.
     #[error("{0}")]
     Target(String),
-    /// An I/O failure on a specific path.
-    #[error("{path}: {source}")]
+    /// An I/O failure on a specific path. The OS error is in the message and is
+    /// not a `source`: an error chain (`{:#}`) would print it twice.
+    #[error("{path}: {error}")]
     Io {
         path: PathBuf,
-        #[source]
-        source: std::io::Error,
+        error: std::io::Error,
     },
     /// Writing output failed (a broken pipe is mapped to exit 0 by the caller).
     #[error("writing output: {0}")]
@@ -30,7 +30,7 @@ impl Error {
     pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
         Error::Io {
             path: path.into(),
-            source,
+            error: source,
         }
     }
 }

@@ -547,6 +547,20 @@ fn file_without_read_permission() {
                 r.label,
                 r.stderr()
             );
+            // Said once per line: the path and the OS error each appear once
+            // ("p: p: Permission denied", "denied (os error 13): denied" before).
+            for l in r.stderr().lines() {
+                assert!(
+                    l.matches("00000000000c.jsonl").count() <= 1,
+                    "{}: {l}",
+                    r.label
+                );
+                assert!(
+                    l.matches("ermission denied").count() <= 1,
+                    "{}: {l}",
+                    r.label
+                );
+            }
             if cmd[0] == "search" && target.is_none() {
                 assert!(
                     r.stdout().contains("find the"),

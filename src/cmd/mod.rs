@@ -64,6 +64,9 @@ pub struct Problems {
 impl Problems {
     pub fn report(&self, path: &Path, msg: impl std::fmt::Display) {
         let msg = msg.to_string();
+        // An I/O error already names its path: say it once.
+        let named = format!("{}: ", path.display());
+        let msg = msg.strip_prefix(&named).map_or(msg.clone(), str::to_string);
         // A poisoned lock only means another thread panicked mid-insert: the set
         // is still a set, so keep using it.
         let mut seen = self.seen.lock().unwrap_or_else(|p| p.into_inner());
