@@ -11,7 +11,8 @@ pub enum Kind {
     /// A group the report's adjacency rule flags but the group rule does not (rule disagreement; info).
     EatenTextAdjacency,
     /// A line that is not one JSON record: glued records, a torn final line, or invalid JSON.
-    /// A blank line loses nothing and is no finding (`stats` counts it as malformed, kind blank).
+    /// A blank line, or valid JSON with a value csift cannot read, loses nothing and is no finding
+    /// (`stats` counts them as malformed: kinds blank, unexpected-value).
     MalformedLine,
     /// A session folder without its <uuid>.jsonl, or a spawned/named subagent whose lane file is absent.
     MissingTranscript,

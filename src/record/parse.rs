@@ -18,6 +18,11 @@ pub enum MalformedKind {
     Blank,
     /// Not JSON (bad syntax, invalid UTF-8, nesting too deep, NUL bytes …).
     Invalid,
+    /// Valid JSON and an object, but a field holds a value the record model
+    /// cannot read (a number where Claude Code writes a string, an unpaired
+    /// surrogate escape): no line Claude Code writes, so it is reported rather
+    /// than read by guesswork.
+    UnexpectedValue,
 }
 
 impl MalformedKind {
@@ -28,6 +33,7 @@ impl MalformedKind {
             MalformedKind::NotObject => "not-an-object",
             MalformedKind::Blank => "blank",
             MalformedKind::Invalid => "invalid-json",
+            MalformedKind::UnexpectedValue => "unexpected-value",
         }
     }
 }
@@ -129,6 +135,11 @@ fn diagnose(line: &Line<'_>, err: &serde_json::Error) -> Malformed {
             }
         }
     }
+    if trimmed[0] == b'{' && serde_json::from_slice::<serde::de::IgnoredAny>(trimmed).is_ok() {
+        out.kind = MalformedKind::UnexpectedValue;
+        out.detail = format!("valid JSON, but not a record csift can read: {err}");
+        return out;
+    }
     if !line.terminated && err.is_eof() {
         out.kind = MalformedKind::Torn;
         out.detail = format!(
@@ -182,6 +193,24 @@ mod tests {
         assert!(d.starts_with("expected value at line 1 column 1"), "{d}");
         assert_eq!(kind("[1,2]", true), Some(MalformedKind::NotObject));
         assert_eq!(kind("  ", true), Some(MalformedKind::Blank));
+    }
+
+    /// Valid JSON that the record model cannot read is said to be valid JSON,
+    /// never "invalid-json": a wrong type, an unpaired surrogate escape.
+    #[test]
+    fn valid_json_with_an_unreadable_value_is_named_so() {
+        for s in [
+            r#"{"type":"user","timestamp":123}"#,
+            r#"{"type":"user","isSidechain":"yes"}"#,
+            r#"{"type":"user","message":{"role":"user","content":"a \ud83d b"}}"#,
+        ] {
+            assert_eq!(kind(s, true), Some(MalformedKind::UnexpectedValue), "{s}");
+            assert!(detail(s).starts_with("valid JSON, but not a record csift can read: "));
+        }
+        assert_eq!(
+            kind(r#"{"type":"user","timestamp":}"#, true),
+            Some(MalformedKind::Invalid)
+        );
     }
 
     #[test]
@@ -251,9 +280,11 @@ mod tests {
             "[".repeat(10_000),
             "]".repeat(10_000)
         );
+        // Valid JSON (serde skims arrays without a depth limit) that the record
+        // model cannot read: its content blocks hit the recursion limit.
         assert_eq!(
             kind(&deep, true),
-            Some(MalformedKind::Invalid),
+            Some(MalformedKind::UnexpectedValue),
             "content blocks recurse: limit hit"
         );
     }
