@@ -949,3 +949,43 @@ fn corpus_times_keep_their_milliseconds_and_bound_a_window_exactly() {
     let timed = |v: &[Value]| v.iter().filter(|r| r["timestamp"].is_string()).count();
     assert_eq!(timed(&all), timed(&upto));
 }
+
+/// `@<session>@<agent>`, the form search and show print a lane unit under, is a
+/// target: it names that lane (it was "no session or subagent id starts with").
+#[test]
+fn corpus_the_printed_lane_form_is_a_target() {
+    let Some(home) = corpus() else { return };
+    let out = common::csift()
+        .args([
+            "show",
+            "@4d5611e5@a2898e3",
+            "--line",
+            "6",
+            "--format",
+            "json",
+            "--claude-home",
+        ])
+        .arg(&home)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let rows = json_lines(&out.stdout);
+    assert_eq!(rows[0]["agent_id"], "a2898e3");
+    assert_eq!(rows[0]["line"], 6);
+    let out = common::csift()
+        .args(["list", "@4d5@a", "--claude-home"])
+        .arg(&home)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("ambiguous: 2 lanes match") && err.contains("@4d5611e5@a2898e3"),
+        "{err}"
+    );
+}

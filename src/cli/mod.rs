@@ -26,6 +26,7 @@ macro_rules! target_help {
 TARGETS (every command accepts them):
   (none)               every project under <claude-home>/projects
   @<id>                a session id, a subagent id, or a unique prefix of either
+  @<session>@<agent>   one lane, as search and show print it (prefixes of both)
   FILE.jsonl           one transcript file
   DIR                  a projects/<encoded> folder, a session folder, or a real
                        project directory (encoded the way Claude Code encodes a cwd)

@@ -97,6 +97,9 @@ pub fn resolve(home: &ClaudeHome, targets: &[String], lanes: bool) -> Result<Sel
 /// `@id`: exact session or agent id first, else a unique prefix. A session selects
 /// its main file and every lane; an agent id selects that lane alone.
 fn by_id(all: &Walk, raw: &str) -> Result<Vec<Transcript>> {
+    if let Some((s, a)) = raw.split_once('@') {
+        return by_lane(all, raw, s, a);
+    }
     let id = raw.strip_prefix("agent-").unwrap_or(raw);
     if id.is_empty() {
         return Err(Error::Target(
@@ -158,6 +161,48 @@ fn by_id(all: &Walk, raw: &str) -> Result<Vec<Transcript>> {
             };
             Err(Error::Target(format!(
                 "@{raw} is ambiguous: {n} ids start with `{id}`; use a longer prefix:\n{}{more}",
+                list.join("\n")
+            )))
+        }
+    }
+}
+
+/// `@<session>@<agent>`, the form search and show print a lane unit under: the
+/// lanes of sessions starting with `s` whose agent id starts with `a`; one lane,
+/// or an error naming the candidates.
+fn by_lane(all: &Walk, raw: &str, s: &str, a: &str) -> Result<Vec<Transcript>> {
+    let a = a.strip_prefix("agent-").unwrap_or(a);
+    if s.is_empty() || a.is_empty() {
+        return Err(Error::Target(format!(
+            "@{raw}: a lane is @<session>@<agent>, both non-empty, e.g. @3f2a@a1b2"
+        )));
+    }
+    let hits: Vec<&Transcript> = all
+        .transcripts
+        .iter()
+        .filter(|t| t.session_id.starts_with(s))
+        .filter(|t| t.agent_id.as_deref().is_some_and(|x| x.starts_with(a)))
+        .collect();
+    match hits.as_slice() {
+        [] => Err(Error::Target(format!(
+            "@{raw}: no lane of a session starting with `{s}` has an agent id starting with `{a}` (try `csift list @{s}`)"
+        ))),
+        [one] => Ok(vec![(*one).clone()]),
+        many => {
+            let list: Vec<String> = many
+                .iter()
+                .take(20)
+                .map(|t| {
+                    format!(
+                        "  @{}@{}",
+                        super::short(&t.session_id),
+                        t.agent_id.as_deref().unwrap_or("")
+                    )
+                })
+                .collect();
+            Err(Error::Target(format!(
+                "@{raw} is ambiguous: {} lanes match; use longer prefixes:\n{}",
+                many.len(),
                 list.join("\n")
             )))
         }
