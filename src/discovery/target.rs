@@ -80,7 +80,23 @@ pub fn resolve(home: &ClaudeHome, targets: &[String], lanes: bool) -> Result<Sel
         }
     }
     if let Some(everything) = all {
-        walk.issues.extend(everything.issues);
+        // The whole home was walked to find @ids: a broken file elsewhere is not
+        // this command's problem (it made `show @x` exit 2 over a stranger's
+        // dangling link). Kept: what could be or hold a named id, and every
+        // directory that could not be read (it might hold one).
+        let ids: Vec<&str> = targets
+            .iter()
+            .filter_map(|t| t.strip_prefix('@'))
+            .flat_map(|t| t.split('@'))
+            .map(|p| p.strip_prefix("agent-").unwrap_or(p))
+            .filter(|p| !p.is_empty())
+            .collect();
+        walk.issues.extend(
+            everything
+                .issues
+                .into_iter()
+                .filter(|i| could_hold(&i.path, &ids)),
+        );
     }
     walk.sort();
     let transcripts = walk
@@ -165,6 +181,23 @@ fn by_id(all: &Walk, raw: &str) -> Result<Vec<Transcript>> {
             )))
         }
     }
+}
+
+/// Whether a walk problem at `path` can matter to a command naming `ids`: a
+/// folder that exists but could not be read (it may hold one; a dangling or
+/// looping link holds nothing), or a path with a component that starts with a
+/// named id (the file, or a session folder).
+pub fn could_hold(path: &Path, ids: &[&str]) -> bool {
+    let name = super::file_name(path);
+    if !name.ends_with(".jsonl") {
+        return fs::metadata(path).is_ok();
+    }
+    path.components().any(|c| {
+        let c = c.as_os_str().to_string_lossy();
+        let c = c.strip_suffix(".jsonl").unwrap_or(&c);
+        let c = c.strip_prefix("agent-").unwrap_or(c);
+        ids.iter().any(|id| c.starts_with(id))
+    })
 }
 
 /// `@<session>@<agent>`, the form search and show print a lane unit under: the

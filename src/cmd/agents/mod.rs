@@ -19,6 +19,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use crate::cli::agents::{AgentsArgs, ReturnsArg, ShapeFilter};
+use crate::discovery::target::could_hold;
 use crate::discovery::{walk, Transcript};
 use crate::error::Error;
 use crate::output::{Format, Out};
@@ -125,7 +126,9 @@ fn sessions_of(picked: &[Transcript], problems: &Problems) -> Vec<SessionFiles> 
         let all = walks.entry(project.clone()).or_insert_with(|| {
             let mut w = walk::Walk::default();
             walk::walk_project(&project, &mut w);
-            for i in &w.issues {
+            // The re-walk sees the whole project: only what could hold this
+            // session is its problem (the first walk said the rest, if asked).
+            for i in w.issues.iter().filter(|i| could_hold(&i.path, &[&sid])) {
                 problems.report(&i.path, &i.message);
             }
             w.sort();
