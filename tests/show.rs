@@ -544,3 +544,41 @@ fn corpus_json_units_carry_the_error_flag() {
         || r["label"] == "agent.tool.result"
         || r["label"] == "user.rejection"));
 }
+
+/// A content block of a type csift does not model is said, in both forms, not
+/// skipped: the record printed as if it held only its known blocks.
+#[test]
+fn an_unknown_block_type_is_said_not_skipped() {
+    let home = Home::new();
+    let mut s = Session::new("14141414-0000-4000-8000-000000000014", "/w/u");
+    s.push(
+        json!({"type": "user", "message": {"role": "user", "content": [
+        {"type": "hologram", "beam": 3}, {"type": "text", "text": "visible words"}]}}),
+    );
+    home.write("-w-u", &s.file_name(), &s.lines);
+    let out = home
+        .cmd()
+        .args(["show", "@14141414", "--line", "1", "--color", "never"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("visible words"), "{text}");
+    assert!(
+        text.contains("[block 0 of unknown type `hologram` at "),
+        "{text}"
+    );
+    let rows = json_lines(
+        &home
+            .cmd()
+            .args(["show", "@14141414", "--line", "1", "--format", "json"])
+            .output()
+            .unwrap()
+            .stdout,
+    );
+    let b = rows.iter().find(|r| r["type"] == "unknown-block").unwrap();
+    assert_eq!(
+        (b["block"].clone(), b["block_type"].clone()),
+        (json!(0), json!("hologram"))
+    );
+    assert_eq!(rows.last().unwrap()["units"], 1);
+}

@@ -35,6 +35,8 @@ use clap::Args;
     "   (the fields of a search match)\n",
     "  {\"type\":\"line\",\"file\",\"line\",\"uuid\",\"record_type\",\"subtype\",\"turn\"}  a record with no unit\n",
     "  {\"type\":\"malformed\",\"file\",\"line\",\"kind\",\"detail\"}\n",
+    "  {\"type\":\"unknown-block\",\"file\",\"line\",\"uuid\",\"block\",\"block_type\"}  a content\n",
+    "   block of a type csift does not model (--raw prints it)\n",
     "  then {\"type\":\"summary\",\"files\",\"records\",\"units\",\"errors\",\"elapsed_ms\"}.\n",
     "  --branch-points: {\"type\":\"branch-point\",\"session_id\",\"agent_id\",\"file\",\"uuid\",\"line\",\n",
     "   \"widest_gap_seconds\",\"children\":[{\"uuid\",\"line\",\"record_type\",\"timestamp\",\"text\"}]}\n\n",

@@ -267,6 +267,25 @@ pub fn raw_text<'a>(raw: &'a RawValue) -> Cow<'a, str> {
     }
 }
 
+/// Content block types csift models (REC-010; the binary registers 22, most
+/// unobserved — any other name is listed as unknown).
+pub const BLOCK_TYPES: &[&str] = &[
+    "text",
+    "thinking",
+    "redacted_thinking",
+    "tool_use",
+    "tool_result",
+    "image",
+    "document",
+    "fallback",
+    "server_tool_use",
+    "mcp_tool_use",
+    "mcp_tool_result",
+    "web_search_tool_result",
+    "web_fetch_tool_result",
+    "code_execution_tool_result",
+];
+
 #[cfg(test)]
 mod tests {
     use super::*;

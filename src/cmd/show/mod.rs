@@ -322,8 +322,38 @@ fn print_line(
         }
         printed += 1;
     }
+    // A block of a type csift does not model has no unit: say it is there
+    // rather than print the record as if it were not (unknown shapes are
+    // reported, never dropped silently).
+    let mut blocks_said = 0;
+    if c.labels.is_none() {
+        let unknown = r
+            .blocks()
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| !crate::record::content::BLOCK_TYPES.contains(&b.kind()));
+        for (i, b) in unknown {
+            match c.format {
+                Format::Json => out.json(&print::JsonUnknownBlock {
+                    kind: "unknown-block",
+                    file: &file,
+                    line: no,
+                    uuid: r.uuid.as_deref(),
+                    block: i,
+                    block_type: b.kind(),
+                })?,
+                Format::Human => writeln!(
+                    out,
+                    "[block {i} of unknown type `{}` at {}:{no}: --raw prints it]",
+                    crate::output::sanitize::one_line(b.kind()),
+                    crate::output::sanitize::one_line(&file)
+                )?,
+            }
+            blocks_said += 1;
+        }
+    }
     shown.units += printed;
-    if printed > 0 {
+    if printed + blocks_said > 0 {
         shown.records += 1;
         return Ok(());
     }

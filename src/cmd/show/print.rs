@@ -107,6 +107,18 @@ pub struct JsonUnit<'a> {
     pub copies: Option<usize>,
 }
 
+/// A content block of a type csift does not model, said rather than skipped.
+#[derive(Serialize)]
+pub struct JsonUnknownBlock<'a> {
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    pub file: &'a str,
+    pub line: usize,
+    pub uuid: Option<&'a str>,
+    pub block: usize,
+    pub block_type: &'a str,
+}
+
 #[derive(Serialize)]
 pub struct JsonLine<'a> {
     #[serde(rename = "type")]

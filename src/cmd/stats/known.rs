@@ -104,24 +104,8 @@ pub const ATTACHMENT_TYPES: &[&str] = &[
     "goal_status",
 ];
 
-/// Content block types csift models (REC-010; the binary registers 22, most
-/// unobserved — any other name is listed as unknown).
-pub const BLOCK_TYPES: &[&str] = &[
-    "text",
-    "thinking",
-    "redacted_thinking",
-    "tool_use",
-    "tool_result",
-    "image",
-    "document",
-    "fallback",
-    "server_tool_use",
-    "mcp_tool_use",
-    "mcp_tool_result",
-    "web_search_tool_result",
-    "web_fetch_tool_result",
-    "code_execution_tool_result",
-];
+/// Content block types csift models (defined with the record model).
+pub use crate::record::content::BLOCK_TYPES;
 
 /// `toolUseResult` shape names the detector can return (spec §2 table).
 pub const RESULT_SHAPES: &[&str] = &[
