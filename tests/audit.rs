@@ -363,6 +363,18 @@ fn missing_transcripts_and_lanes() {
         1,
         "the metadata finding"
     );
+    // The human line names the folder alone: `folder:0` is no usable address.
+    let out = home
+        .cmd()
+        .args(["audit", "--kind", "missing-transcript", "--color", "never"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let line = text.lines().find(|l| l.contains(orphan)).unwrap();
+    assert!(
+        line.contains(&format!("{orphan} [")) && !line.contains(&format!("{orphan}:0")),
+        "{line}"
+    );
 }
 
 #[test]

@@ -693,6 +693,7 @@ fn whoami_uses_the_env_and_never_guesses_misc_009() {
         .output()
         .unwrap();
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["type"], "session", "every JSON line says what it is");
     assert_eq!(v["session_id"], S1);
     assert_eq!(v["is_subagent"], Value::Null);
     let _ = json!(null);

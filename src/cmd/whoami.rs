@@ -17,6 +17,9 @@ pub const ENV: &str = "CLAUDE_CODE_SESSION_ID";
 
 #[derive(Serialize)]
 struct Json<'a> {
+    /// Every JSON line csift prints says what it is.
+    #[serde(rename = "type")]
+    kind: &'static str,
     session_id: &'a str,
     files: Vec<String>,
     source: &'static str,
@@ -54,6 +57,7 @@ pub fn run(args: &WhoamiArgs, out: &mut Out) -> Result<super::Exit> {
     );
     match args.common.format {
         Format::Json => out.json(&Json {
+            kind: "session",
             session_id: id,
             files: files.clone(),
             source: "env",

@@ -198,16 +198,21 @@ pub fn print(
             .as_deref()
             .map(|m| format!(" {}", one_line(m)))
             .unwrap_or_default();
+        // A finding on a folder (a lost session transcript) has no line: print
+        // the path alone, not `path:0`, which no command takes.
+        let place = match f.line {
+            0 => one_line(&f.file),
+            n => format!("{}:{n}", one_line(&f.file)),
+        };
         writeln!(
             out,
-            "{}{} {}{}{} {}:{} [{}{}]{}{}",
+            "{}{} {}{}{} {} [{}{}]{}{}",
             st.dim,
             f.timestamp.as_deref().map_or("-".into(), one_line),
             st.reset,
             st.label,
             f.kind.name(),
-            one_line(&f.file),
-            f.line,
+            place,
             crate::discovery::short(&f.session_id),
             if f.sidechain { " sidechain" } else { "" },
             st.reset,
