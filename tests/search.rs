@@ -686,3 +686,37 @@ fn filters_tool_model_since_and_attachments() {
     assert!(lines(&["--since", "2026-02-01T00:00:00Z"]).is_empty());
     assert_eq!(lines(&["--until", "2026-02-01T00:00:00Z"]).len(), 5);
 }
+
+/// A matched unit no longer than a partner is printed whole: a 5-line prompt
+/// was cut around its match to `[… 2 lines, 35 chars omitted]`, hiding the
+/// question it asked. A long one is still cut around the match, and says so.
+#[test]
+fn a_short_matched_unit_is_printed_whole_a_long_one_cut() {
+    let home = Home::new();
+    let mut s = Session::new("15151515-0000-4000-8000-000000000015", "/w/p");
+    s.user("noting some weirdness\n\nin the commit\n\nThat checkpoint seems unrelated?");
+    s.text("m1", "Looking.");
+    let long: String = (0..60).map(|i| format!("line {i}\n")).collect();
+    s.user(&format!("{long}the weirdness again\n{long}"));
+    home.write("-w-p", &s.file_name(), &s.lines);
+    let out = home
+        .cmd()
+        .args([
+            "search",
+            "-t",
+            "user.message",
+            "weirdness",
+            "--color",
+            "never",
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("That checkpoint seems unrelated?"), "{text}");
+    assert!(text.contains("the weirdness again"), "{text}");
+    assert!(
+        text.contains("lines, ") && text.contains("chars omitted]"),
+        "{text}"
+    );
+    assert!(!text.contains("line 30\n"), "{text}");
+}

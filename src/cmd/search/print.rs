@@ -90,6 +90,11 @@ fn body(out: &mut Out, u: &UnitOut, matched: bool, cut: &Cut) -> io::Result<()> 
     if !matched || u.submatches.iter().all(|s| s.start == s.end) {
         return partner(out, text);
     }
+    // A matched unit no longer than a partner is kept is printed whole: cutting
+    // a 5-line prompt around its match hid the question it asked.
+    if text.len() <= PARTNER_CHARS && text.matches('\n').count() < PARTNER_LINES {
+        return write_highlighted(out, text, 0, &u.submatches, true);
+    }
     // Keep lines holding a match, ±context; say how much lies between.
     let mut starts = vec![0];
     starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
