@@ -418,7 +418,7 @@ fn nested_spawn_parent_is_the_issuing_lane_sub_003() {
     assert_eq!(inner["footer"]["template"], "send-message");
     // A spawn whose lane was never written: a lane-less node under its issuer.
     let lost = &l["a9e9e9e"];
-    assert_eq!(lost["path"], Value::Null);
+    assert_eq!(lost["file"], Value::Null);
     assert_eq!(lost["shape"], "no-lane-file");
     assert_eq!(lost["parent_id"], "a0a0a0a");
     assert_eq!(lost["state"], "returned");
@@ -435,7 +435,7 @@ fn pending_lane_reports_the_unanswered_tool_tail_010() {
     assert_eq!(r["state"], "pending");
     assert_eq!(r["pending_classification"], "awaiting-execution");
     assert_eq!(r["pending_tool_name"], "Bash");
-    assert!(r["pending_since_utc"].is_string());
+    assert!(r["pending_since"].is_string());
 }
 
 #[test]
@@ -554,7 +554,7 @@ fn corpus_every_lane_file_is_placed_with_one_known_orphan() {
     for f in &files {
         let n = lanes
             .iter()
-            .filter(|r| r["path"].as_str() == Some(f.as_str()))
+            .filter(|r| r["file"].as_str() == Some(f.as_str()))
             .count();
         assert_eq!(n, 1, "{f}");
     }
@@ -596,11 +596,20 @@ fn corpus_every_lane_file_is_placed_with_one_known_orphan() {
     assert!(inline
         .iter()
         .all(|r| r["parent_id"] == "main" && r["join_rule"] == "J11" && r["state"] == "returned"));
-    // Spawns whose lane file was never written (26 in sessions without lanes, + 1 failed).
-    assert_eq!(lanes.iter().filter(|r| r["path"].is_null()).count(), 27);
+    // Named as every command names a transcript: `file` a path, `line` where the
+    // sidechain starts in it (it was `path: "<file>#L4"`).
+    assert!(inline
+        .iter()
+        .all(|r| r["file"].as_str().is_some_and(|f| f.ends_with(".jsonl")) && r["line"].is_u64()));
     assert!(lanes
         .iter()
-        .filter(|r| r["path"].is_null())
+        .filter(|r| r["shape"] != "inline-sidechain")
+        .all(|r| r["line"].is_null()));
+    // Spawns whose lane file was never written (26 in sessions without lanes, + 1 failed).
+    assert_eq!(lanes.iter().filter(|r| r["file"].is_null()).count(), 27);
+    assert!(lanes
+        .iter()
+        .filter(|r| r["file"].is_null())
         .all(|r| r["parent_id"] == "main"));
 }
 
@@ -683,12 +692,9 @@ fn time_window_and_footer_follow_the_filters() {
         .collect();
     assert!(!lanes.is_empty() && lanes.len() < 33, "{}", lanes.len());
     for l in &lanes {
-        let first = l["spawn_utc"]
-            .as_str()
-            .or(l["started_utc"].as_str())
-            .unwrap();
+        let first = l["spawned"].as_str().or(l["started"].as_str()).unwrap();
         assert!(first <= "2026-02-12T23:59:59Z", "{l}");
-        let last = l["last_utc"].as_str().unwrap_or(first);
+        let last = l["last_activity"].as_str().unwrap_or(first);
         assert!(last >= "2026-02-12", "{l}");
     }
 

@@ -194,6 +194,10 @@ fn lane(
     if let Some(why) = r.unresolved_reason {
         facts.push(format!("unresolved: {why}"));
     }
+    if let Some(n) = r.line {
+        // An inline sidechain has no file of its own: where it starts in the main one.
+        facts.push(format!("in the main file from line {n}"));
+    }
     if r.path.is_some() {
         facts.push(format!(
             "{} records · {} tool calls · tokens in {} out {} cache r {} w {}",

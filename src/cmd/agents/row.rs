@@ -37,7 +37,11 @@ pub struct LaneRow {
     /// The lane's own id (usable as `@<agent_id>`); null for a lane-less spawn
     /// whose id the parent never recorded.
     pub agent_id: Option<String>,
+    /// The lane's transcript (JSON `file`, as every command names it); for an
+    /// inline sidechain the main file, with `line` its first record's.
+    #[serde(rename = "file")]
     pub path: Option<String>,
+    pub line: Option<usize>,
     pub shape: &'static str,
     pub kind: &'static str,
     pub kind_basis: &'static str,
@@ -51,9 +55,13 @@ pub struct LaneRow {
     pub join_agree: Vec<&'static str>,
     pub unresolved_reason: Option<&'static str>,
     pub depth: usize,
+    #[serde(rename = "spawned")]
     pub spawn_utc: Option<String>,
+    #[serde(rename = "started")]
     pub started_utc: Option<String>,
+    #[serde(rename = "last_activity")]
     pub last_utc: Option<String>,
+    #[serde(rename = "completed")]
     pub completed_utc: Option<String>,
     pub records: usize,
     pub tool_calls: usize,
@@ -64,6 +72,7 @@ pub struct LaneRow {
     pub state_evidence: Option<String>,
     pub pending_classification: Option<&'static str>,
     pub pending_tool_name: Option<String>,
+    #[serde(rename = "pending_since")]
     pub pending_since_utc: Option<String>,
     pub generating: bool,
     pub last_stop_reason: Option<String>,

@@ -31,6 +31,8 @@ pub struct SessionFiles {
 pub struct LaneIn {
     pub id: String,
     pub path: Option<String>,
+    /// An inline sidechain's first line in the main file.
+    pub line: Option<usize>,
     pub dir: Option<PathBuf>,
     pub shape: &'static str,
     pub run: Option<String>,
@@ -98,7 +100,8 @@ pub fn build(s: &SessionFiles, returns: Returns, now: Timestamp) -> Tree {
             for st in f.lanes.iter().skip(1) {
                 lanes.push(LaneIn {
                     id: st.id.clone(),
-                    path: Some(format!("{}#L{}", t.path.display(), st.root_line)),
+                    path: Some(t.path.display().to_string()),
+                    line: Some(st.root_line),
                     shape: "inline-sidechain",
                     stats: st.clone(),
                     inline: true,
@@ -110,6 +113,7 @@ pub fn build(s: &SessionFiles, returns: Returns, now: Timestamp) -> Tree {
             lanes.push(LaneIn {
                 id: id.clone(),
                 path: Some(t.path.display().to_string()),
+                line: None,
                 dir: t.path.parent().map(PathBuf::from),
                 shape,
                 run,
@@ -255,6 +259,7 @@ impl Ctx<'_> {
         let mut r = self.base();
         r.agent_id = Some(l.id.clone());
         r.path = l.path.clone();
+        r.line = l.line;
         r.shape = l.shape;
         r.parent_id = j.parent.clone();
         r.join_rule = j.rule;
