@@ -27,7 +27,7 @@ pub fn records(data: &[u8]) {
     let idx = FileIndex::build(data, lane);
     let mut expect_no = 1;
     let mut expect_off = 0;
-    let mut last_turn = 0;
+    let mut seen_turns = std::collections::BTreeSet::new();
     for line in Lines::new(data) {
         assert_eq!(line.no, expect_no);
         assert_eq!(line.offset, expect_off);
@@ -40,13 +40,16 @@ pub fn records(data: &[u8]) {
         };
         assert_eq!(line.terminated, data[..expect_off].ends_with(b"\n"));
         expect_no += 1;
+        // A new turn number is above every one before it; a lower number is a
+        // turn seen before, reopened by a resume's replayed prompt (REC-091).
         if let Some(t) = idx.turn(line.no) {
+            let max = seen_turns.last().copied();
             assert!(
-                t >= last_turn,
-                "turn numbers go backwards at line {}",
+                seen_turns.contains(&t) || max.is_none_or(|m| t > m),
+                "turn {t} at line {} is new but not above turn {max:?}",
                 line.no
             );
-            last_turn = t;
+            seen_turns.insert(t);
         }
         audit_skims_agree(data, line.offset);
         match parse_line(&line) {
