@@ -348,7 +348,7 @@ fn hook_json_nests_under_hook_specific_output_eli_021() {
 /// never are; it was one collapsed `[command]` line of up to 13 K chars), while
 /// the invocation itself is; a prompt's attached image is noted, not dropped.
 #[test]
-fn command_expansions_stay_out_and_images_are_noted() {
+fn command_expansions_stay_out_and_images_are_noted_img_001() {
     if let Some(home) = corpus() {
         let out = csift()
             .args(["verbatim", "@99677899", "--claude-home"])

@@ -242,8 +242,10 @@ pub fn unit_body(r: &Record<'_>, u: &Unit<'_>) -> String {
         let echo = r.tool_use_result.filter(|_| sole).map(|raw| raw.get());
         return tool_result(&u.text, echo);
     }
-    // A prompt's attached images are blocks beside its text: say they were there
-    // (the text often points at them), without their base64 bytes.
+    // A prompt's attached images are blocks beside its text (IMG-001): say they
+    // were there (the text often points at them), without their base64 bytes.
+    // Newer builds also write an `[Image #N]` handle into the text (IMG-005);
+    // the note is kept then too, since older prompts carry no handle.
     let images = if r.kind() == "user" && u.block.is_none() {
         r.blocks().iter().filter(|b| b.kind() == "image").count()
     } else {
