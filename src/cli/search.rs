@@ -49,8 +49,14 @@ pub struct SearchArgs {
     /// What to search (see TARGETS in `csift --help`).
     #[arg(value_name = "TARGET")]
     pub targets: Vec<String>,
-    /// A pattern; repeatable (a unit matches if any pattern does).
-    #[arg(short = 'e', long = "regexp", value_name = "PATTERN")]
+    /// A pattern; repeatable (a unit matches if any pattern does). As in
+    /// ripgrep, the way to pass a pattern that starts with a dash: -e -draft.
+    #[arg(
+        short = 'e',
+        long = "regexp",
+        value_name = "PATTERN",
+        allow_hyphen_values = true
+    )]
     pub regexp: Vec<String>,
     /// Treat patterns as literal strings.
     #[arg(short = 'F', long)]
