@@ -323,6 +323,36 @@ pub fn compact(raw: &str) -> std::borrow::Cow<'_, str> {
     }
 }
 
+/// `json` (valid JSON) with every string's escapes decoded in place: `\"` as a
+/// quote, `\n` as a newline, `\u00e9` as `é`. The delimiting quotes stay, so
+/// keys and structure still read (`"command":"git commit -m "fix""`); the
+/// result is text to match and read, no longer JSON. `None` when no string
+/// holds an escape (the text would be unchanged) or a string does not decode.
+pub fn decode_strings(json: &str) -> Option<String> {
+    let b = json.as_bytes();
+    memchr::memchr(b'\\', b)?;
+    let mut out = String::with_capacity(json.len());
+    let (mut i, mut kept) = (0, 0);
+    while i < b.len() {
+        if b[i] != b'"' {
+            i += 1;
+            continue;
+        }
+        let end = string_end(b, i + 1).ok()?;
+        let body = &b[i + 1..end - 1];
+        if memchr::memchr(b'\\', body).is_some() {
+            let decoded: String = serde_json::from_str(json.get(i..end)?).ok()?;
+            out.push_str(json.get(kept..i + 1)?);
+            out.push_str(&decoded);
+            out.push('"');
+            kept = end;
+        }
+        i = end;
+    }
+    out.push_str(json.get(kept..)?);
+    Some(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -386,5 +416,20 @@ mod tests {
         let long = [b"x".repeat(300), b"\"".to_vec()].concat();
         assert_eq!(next_quote(&long, 0), Some(300));
         assert_eq!(string_end(&long, 0), Ok(301));
+    }
+
+    /// A tool input read with its strings decoded: escaped quotes, backslashes,
+    /// newlines and `\u` escapes become the characters they stand for; keys,
+    /// quotes and plain strings stay as they were.
+    #[test]
+    fn decode_strings_reads_escapes_in_place() {
+        let j = r#"{"command":"git commit -m \"fix: a\\b\"\necho \u00e9","n":[1,"x"]}"#;
+        assert_eq!(
+            decode_strings(j).as_deref(),
+            Some("{\"command\":\"git commit -m \"fix: a\\b\"\necho é\",\"n\":[1,\"x\"]}")
+        );
+        assert_eq!(decode_strings(r#"{"a":"plain"}"#), None);
+        assert_eq!(decode_strings(r#"{"a":"torn\"#), None);
+        assert_eq!(decode_strings(r#"{"a":"\ud800"}"#), None);
     }
 }

@@ -204,7 +204,22 @@ fn match_unit(
             return None;
         }
     }
-    let (subs, more) = cfg.matcher.find_all(&text);
+    let (mut subs, mut more) = cfg.matcher.find_all(&text);
+    // A call's text is its name and its input JSON (REC-037), where a quote in
+    // a command is `\"` and a newline in a file body `\n`. A pattern that does
+    // not match that is tried on the input with its strings decoded, so
+    // `commit -m "fix` finds the call; the text shown is then the decoded one,
+    // which the submatch offsets point into.
+    let mut input_decoded = false;
+    if subs.is_empty() && is_use && !cfg.matcher.match_all {
+        if let Some(decoded) = decoded_call(&text, u.tool_name) {
+            (subs, more) = cfg.matcher.find_all(&decoded);
+            if !subs.is_empty() {
+                text = decoded;
+                input_decoded = true;
+            }
+        }
+    }
     if subs.is_empty() {
         return None;
     }
@@ -226,6 +241,7 @@ fn match_unit(
         .map(|(start, end)| Sub { start, end })
         .collect();
     unit.submatches_omitted = more;
+    unit.input_decoded = input_decoded;
     let mut hit = Hit {
         unit,
         exchange: Vec::new(),
@@ -325,4 +341,12 @@ fn resolve_persisted(
             None
         }
     }
+}
+
+/// A call's text (`<name> <input JSON>`) with the input's strings decoded, or
+/// `None` when they hold no escape.
+fn decoded_call(text: &str, name: Option<&str>) -> Option<String> {
+    let input = text.strip_prefix(name.unwrap_or(""))?.strip_prefix(' ')?;
+    let decoded = crate::scan::json::decode_strings(input)?;
+    Some(format!("{} {decoded}", name.unwrap_or("")))
 }

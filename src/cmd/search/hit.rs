@@ -42,6 +42,11 @@ pub struct UnitOut {
     /// only written when true.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub is_error: bool,
+    /// The pattern matched a call only once its input's strings were decoded
+    /// (`\"` read as a quote): `text` is then that decoded form, no longer
+    /// JSON, and the submatches point into it. Only written when true.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub input_decoded: bool,
     #[serde(skip)]
     pub model: Option<String>,
     #[serde(skip)]
@@ -75,6 +80,7 @@ impl UnitOut {
             submatches_omitted: 0,
             tool_use_id: u.tool_use_id.map(str::to_string),
             is_error: u.is_error,
+            input_decoded: false,
             model: r.model().map(str::to_string),
             version: r.version.as_deref().map(str::to_string),
             sidechain: r.is_sidechain(),
