@@ -2,7 +2,9 @@
 //! `json.dumps`, jq or an editor writes) is the same record. Every public
 //! transcript is copied twice, as written and re-spaced, and each command must
 //! answer the same on both copies: a compact `"key":"value"` byte test anywhere
-//! would drop the re-spaced lines' replies, results, spawns or models.
+//! would drop the re-spaced lines' replies, results, spawns or models. A third
+//! copy is what Python's `json.dumps` writes by default: re-spaced, and every
+//! non-ASCII character `\u`-escaped, which a raw-byte prefilter must still flag.
 
 mod common;
 
@@ -12,40 +14,60 @@ use common::{corpus, csift, json_lines};
 use serde_json::Value;
 
 /// `line` with a blank after every colon and comma outside strings, the way
-/// Python's `json.dumps` spaces its output.
-fn respace(line: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(line.len() + line.len() / 8);
+/// Python's `json.dumps` spaces its output; with `ascii`, every non-ASCII
+/// character in a string also written `\uXXXX`, as its default `ensure_ascii`
+/// does (a surrogate pair past U+FFFF).
+fn respace(line: &[u8], ascii: bool) -> Vec<u8> {
+    let Ok(text) = std::str::from_utf8(line) else {
+        return line.to_vec();
+    };
+    let mut out = String::with_capacity(line.len() + line.len() / 8);
     let (mut in_str, mut escaped) = (false, false);
-    for &c in line {
+    for c in text.chars() {
+        if in_str && ascii && !c.is_ascii() {
+            let mut units = [0u16; 2];
+            for u in c.encode_utf16(&mut units) {
+                out.push_str(&format!("\\u{u:04x}"));
+            }
+            continue;
+        }
         out.push(c);
         if in_str {
             match (escaped, c) {
                 (true, _) => escaped = false,
-                (false, b'\\') => escaped = true,
-                (false, b'"') => in_str = false,
+                (false, '\\') => escaped = true,
+                (false, '"') => in_str = false,
                 _ => {}
             }
-        } else if c == b'"' {
+        } else if c == '"' {
             in_str = true;
-        } else if c == b':' || c == b',' {
-            out.push(b' ');
+        } else if c == ':' || c == ',' {
+            out.push(' ');
         }
     }
-    out
+    out.into_bytes()
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Form {
+    AsWritten,
+    Spaced,
+    /// Spaced, and non-ASCII `\u`-escaped: Python's `json.dumps` defaults.
+    Python,
 }
 
 /// Copy the tree at `from` to `to`, re-spacing every line of every `.jsonl`.
-fn copy_tree(from: &Path, to: &Path, spaced: bool) {
+fn copy_tree(from: &Path, to: &Path, form: Form) {
     std::fs::create_dir_all(to).unwrap();
     for e in std::fs::read_dir(from).unwrap() {
         let e = e.unwrap();
         let (src, dst) = (e.path(), to.join(e.file_name()));
         if e.file_type().unwrap().is_dir() {
-            copy_tree(&src, &dst, spaced);
+            copy_tree(&src, &dst, form);
             continue;
         }
         let bytes = std::fs::read(&src).unwrap();
-        if !spaced || src.extension().is_none_or(|x| x != "jsonl") {
+        if form == Form::AsWritten || src.extension().is_none_or(|x| x != "jsonl") {
             std::fs::write(&dst, bytes).unwrap();
             continue;
         }
@@ -54,7 +76,7 @@ fn copy_tree(from: &Path, to: &Path, spaced: bool) {
             if i > 0 {
                 out.push(b'\n');
             }
-            out.extend(respace(line));
+            out.extend(respace(line, form == Form::Python));
         }
         std::fs::write(&dst, out).unwrap();
     }
@@ -104,10 +126,12 @@ fn every_command_answers_the_same_on_a_respaced_copy_rec_038() {
     let Some(src) = corpus() else { return };
     let tmp = tempfile::tempdir().unwrap();
     let (compact, spaced) = (tmp.path().join("compact"), tmp.path().join("spaced"));
-    copy_tree(&src, &compact, false);
-    copy_tree(&src, &spaced, true);
+    let python = tmp.path().join("python");
+    copy_tree(&src, &compact, Form::AsWritten);
+    copy_tree(&src, &spaced, Form::Spaced);
+    copy_tree(&src, &python, Form::Python);
 
-    let cases: [&[&str]; 8] = [
+    let cases: [&[&str]; 11] = [
         &["list", "--full"],
         &["search", "-t", "user.message", "."],
         &["search", "-t", "agent.tool.use,agent.tool.result", "."],
@@ -123,16 +147,23 @@ fn every_command_answers_the_same_on_a_respaced_copy_rec_038() {
         &["stats"],
         &["audit"],
         &["agents"],
+        // REC-095: non-ASCII literals, which Python's copy holds `\u`-escaped.
+        &["search", "→"],
+        &["search", "-t", "user.message,agent.message", "—"],
+        &["search", "-F", "-s", "✅ "],
     ];
     for args in cases {
-        let (a, b) = (answer(&compact, args), answer(&spaced, args));
+        let a = answer(&compact, args);
         assert!(!a.is_empty(), "{args:?} printed nothing");
-        let only_a: Vec<_> = a.iter().filter(|l| !b.contains(l)).take(2).collect();
-        let only_b: Vec<_> = b.iter().filter(|l| !a.contains(l)).take(2).collect();
-        assert!(
-            only_a.is_empty() && only_b.is_empty(),
-            "{args:?} differs on the re-spaced copy:\n  as written: {only_a:?}\n  re-spaced: {only_b:?}"
-        );
+        for (copy, name) in [(&spaced, "re-spaced"), (&python, "Python-dumped")] {
+            let b = answer(copy, args);
+            let only_a: Vec<_> = a.iter().filter(|l| !b.contains(l)).take(2).collect();
+            let only_b: Vec<_> = b.iter().filter(|l| !a.contains(l)).take(2).collect();
+            assert!(
+                only_a.is_empty() && only_b.is_empty(),
+                "{args:?} differs on the {name} copy:\n  as written: {only_a:?}\n  {name}: {only_b:?}"
+            );
+        }
     }
 
     // Not vacuous: the copies differ, and what the compact tests used to drop
@@ -164,7 +195,11 @@ fn every_command_answers_the_same_on_a_respaced_copy_rec_038() {
 #[test]
 fn respace_spaces_only_outside_strings() {
     assert_eq!(
-        respace(br#"{"a":"x: \"y, z\"","b":[1,2]}"#),
+        respace(br#"{"a":"x: \"y, z\"","b":[1,2]}"#, false),
         br#"{"a": "x: \"y, z\"", "b": [1, 2]}"#.to_vec()
+    );
+    assert_eq!(
+        respace("{\"a\":\"é→🚀\"}".as_bytes(), true),
+        br#"{"a": "\u00e9\u2192\ud83d\ude80"}"#.to_vec()
     );
 }

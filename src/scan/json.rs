@@ -288,20 +288,30 @@ pub fn string(v: &[u8]) -> Option<std::borrow::Cow<'_, str>> {
 }
 
 /// `raw` (valid JSON) with the whitespace between tokens removed: the compact
-/// form Claude Code writes, keeping key order and escapes as they are. A line
-/// re-serialised with spaces is the same record (REC-038), so its tool input
-/// must read the same (REC-037); borrowed when there is nothing to remove,
-/// which is every line Claude Code wrote itself.
+/// form Claude Code writes, keeping key order. A line re-serialised with spaces
+/// is the same record (REC-038), so its tool input must read the same
+/// (REC-037); and a string another writer escaped differently (Python's
+/// `\u00e9` for `é`, `\/` for `/`) is re-escaped the way Claude Code's
+/// `JSON.stringify` writes it (non-ASCII verbatim, REC-095). Borrowed when
+/// there is nothing to change, which is every line Claude Code wrote itself.
 pub fn compact(raw: &str) -> std::borrow::Cow<'_, str> {
     let b = raw.as_bytes();
     let mut out: Option<Vec<u8>> = None;
     let (mut i, mut kept) = (0, 0);
     while i < b.len() {
         match b[i] {
-            b'"' => match string_end(b, i + 1) {
-                Ok(end) => i = end,
-                Err(_) => return std::borrow::Cow::Borrowed(raw),
-            },
+            b'"' => {
+                let Ok(end) = string_end(b, i + 1) else {
+                    return std::borrow::Cow::Borrowed(raw);
+                };
+                if let Some(canon) = restringify(&raw[i..end]) {
+                    let o = out.get_or_insert_with(|| Vec::with_capacity(b.len()));
+                    o.extend_from_slice(&b[kept..i]);
+                    o.extend_from_slice(canon.as_bytes());
+                    kept = end;
+                }
+                i = end;
+            }
             b' ' | b'\t' | b'\r' | b'\n' => {
                 let o = out.get_or_insert_with(|| Vec::with_capacity(b.len()));
                 o.extend_from_slice(&b[kept..i]);
@@ -317,10 +327,27 @@ pub fn compact(raw: &str) -> std::borrow::Cow<'_, str> {
         None => std::borrow::Cow::Borrowed(raw),
         Some(mut o) => {
             o.extend_from_slice(&b[kept..]);
-            // Only ASCII blanks were dropped, between tokens: still UTF-8.
+            // Blanks between tokens dropped, whole strings replaced: still UTF-8.
             String::from_utf8(o).map_or(std::borrow::Cow::Borrowed(raw), std::borrow::Cow::Owned)
         }
     }
+}
+
+/// A JSON string (with its quotes) escaped as `JSON.stringify` escapes it, when
+/// that differs: only a string holding `\u` or `\/` can differ, since every
+/// other escape is the one JavaScript writes. A lone surrogate, which a Rust
+/// string cannot hold, is left as written.
+fn restringify(quoted: &str) -> Option<String> {
+    let body = quoted.as_bytes();
+    if memchr::memmem::find(body, b"\\u").is_none() && memchr::memmem::find(body, b"\\/").is_none()
+    {
+        return None;
+    }
+    let text: String = serde_json::from_str(quoted).ok()?;
+    // serde escapes what JSON.stringify escapes: `"`, `\`, \b \f \n \r \t,
+    // other controls as lowercase `\u00xx`; everything else verbatim.
+    let canon = serde_json::to_string(&text).ok()?;
+    (canon != quoted).then_some(canon)
 }
 
 /// `json` (valid JSON) with every string's escapes decoded in place: `\"` as a
@@ -369,6 +396,14 @@ mod tests {
         let tight = r#"{"command":"ls -la","description":"a: b, c"}"#;
         assert!(matches!(compact(tight), std::borrow::Cow::Borrowed(_)));
         assert_eq!(compact(" {} "), "{}");
+        // REC-095: Python's `\u` escapes and `\/` read as Claude Code writes
+        // them; a control character keeps its escape, a lone surrogate its text.
+        assert_eq!(
+            compact(r#"{"p": "a\/b \u00e9\u2192 \u001b[0m \ud83d\ude80"}"#),
+            "{\"p\":\"a/b é→ \\u001b[0m 🚀\"}"
+        );
+        let esc = r#"{"c":"\u001b\n\ud800"}"#;
+        assert!(matches!(compact(esc), std::borrow::Cow::Borrowed(_)));
     }
 
     #[test]

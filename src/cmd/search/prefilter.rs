@@ -7,6 +7,8 @@
 //!   input is matched as the raw JSON it was written as, REC-037);
 //! - JSON-escaped the way JavaScript's `JSON.stringify` escapes (`"` `\` and
 //!   control characters), for text that was decoded;
+//! - with every non-ASCII character `\u`-escaped, as Python's `json.dumps`
+//!   writes by default, for a transcript re-serialised by it (REC-038);
 //! - for a literal containing a space, the piece after each space, because a
 //!   tool_use unit's text joins the tool name and the input JSON with a space
 //!   that is not on disk.
@@ -70,17 +72,23 @@ pub fn build(patterns: &[String], case_insensitive: bool) -> Option<Prefilter> {
     if forms.is_empty() {
         return None;
     }
-    let alternation: Vec<String> = forms
+    let mut alternation: Vec<String> = forms
         .iter()
         .map(|f| regex::escape(&String::from_utf8_lossy(f)))
         .collect();
+    let escaped: Vec<String> = all
+        .iter()
+        .filter_map(|lit| ascii_escaped(lit, case_insensitive))
+        .collect();
+    let plain = escaped.is_empty();
+    alternation.extend(escaped);
     let regex = RegexBuilder::new(&alternation.join("|"))
         .case_insensitive(case_insensitive)
         .size_limit(64 << 20)
         .build()
         .ok()?;
     let caseless = match forms.as_slice() {
-        [one] if case_insensitive => Caseless::new(one),
+        [one] if case_insensitive && plain => Caseless::new(one),
         _ => None,
     };
     Some(Prefilter { regex, caseless })
@@ -180,6 +188,64 @@ fn forms_of(lit: &[u8]) -> Vec<Vec<u8>> {
         }
     }
     out
+}
+
+/// The form Python's `json.dumps` writes by default (`ensure_ascii`), as a
+/// regex: every non-ASCII character as `\uXXXX` (a surrogate pair past
+/// U+FFFF), hex digits in either case, and with `ci` each case variant of the
+/// character. Claude Code writes non-ASCII verbatim (REC-095), but a transcript
+/// re-serialised by Python (REC-038) holds this form, and serde decodes it to
+/// the same text. `None` when `lit` is ASCII or not UTF-8.
+fn ascii_escaped(lit: &[u8], ci: bool) -> Option<String> {
+    let s = std::str::from_utf8(lit).ok()?;
+    if s.is_ascii() {
+        return None;
+    }
+    let mut re = String::new();
+    for c in s.chars() {
+        if c.is_ascii() {
+            let mut buf = [0u8; 4];
+            let esc = json_escape(c.encode_utf8(&mut buf).as_bytes());
+            re.push_str(&regex::escape(&String::from_utf8_lossy(&esc)));
+            continue;
+        }
+        let mut variants = vec![c];
+        if ci {
+            let lower: Vec<char> = c.to_lowercase().collect();
+            let upper: Vec<char> = c.to_uppercase().collect();
+            for v in [lower, upper] {
+                if let [v] = v[..] {
+                    if !variants.contains(&v) {
+                        variants.push(v);
+                    }
+                }
+            }
+        }
+        let alts: Vec<String> = variants
+            .iter()
+            .map(|&v| {
+                if v.is_ascii() {
+                    return regex::escape(v.encode_utf8(&mut [0u8; 4]));
+                }
+                let mut units = [0u16; 2];
+                v.encode_utf16(&mut units)
+                    .iter()
+                    .map(|u| {
+                        let hex: String = format!("{u:04x}")
+                            .chars()
+                            .map(|h| match h {
+                                'a'..='f' => format!("[{h}{}]", h.to_ascii_uppercase()),
+                                _ => h.to_string(),
+                            })
+                            .collect();
+                        format!(r"\\u{hex}")
+                    })
+                    .collect()
+            })
+            .collect();
+        re.push_str(&format!("(?:{})", alts.join("|")));
+    }
+    Some(re)
 }
 
 /// JavaScript `JSON.stringify` string escaping (without the quotes).
@@ -309,6 +375,28 @@ mod tests {
         assert!(pf("weirdness", false).unwrap().caseless.is_none());
         assert!(pf("\"quoted\"", true).unwrap().caseless.is_none());
         assert!(pf("naïve", true).unwrap().caseless.is_none());
+    }
+
+    /// REC-095, REC-038: a literal with non-ASCII also flags the line Python's
+    /// `json.dumps` writes, every such character `\u`-escaped (either hex
+    /// case; with smart case, either letter case).
+    #[test]
+    fn python_escaped_non_ascii_is_flagged_rec_095() {
+        let re = pf("déjà vu", false).unwrap();
+        assert!(re.is_match(br#"{"text":"d\u00e9j\u00e0 vu"}"#));
+        assert!(re.is_match(br#"{"text":"d\u00E9j\u00E0 vu"}"#));
+        assert!(re.is_match("{\"text\":\"déjà vu\"}".as_bytes()));
+        // (`vu`, the piece after the space, flags any line holding it.)
+        let re = pf("déjà", false).unwrap();
+        assert!(!re.is_match(br#"{"text":"d\u00e8j\u00e0"}"#));
+        assert!(re.is_match(br#"{"text":"d\u00e9j\u00e0"}"#));
+        let re = pf("été", true).unwrap();
+        assert!(re.is_match(br#"{"text":"\u00c9T\u00c9"}"#));
+        assert!(re.is_match(br#"{"text":"\u00e9t\u00e9"}"#));
+        // Past U+FFFF: a surrogate pair.
+        let re = pf("ok 🚀", false).unwrap();
+        assert!(re.is_match(br#"{"text":"ok \ud83d\ude80"}"#));
+        assert!(pf("日本", false).unwrap().is_match(br#"["\u65e5\u672c"]"#));
     }
 
     #[test]
