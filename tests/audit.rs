@@ -429,6 +429,53 @@ fn missing_persisted_output_rec_015() {
     assert!(d.iter().any(|t| t.contains("size-mismatch")), "{d:?}");
 }
 
+/// MISC-002: the pointer is absolute on the machine that wrote it. A home that
+/// was copied or moved keeps the file in the session's own tool-results/, which
+/// audit reads as search --resolve-persisted does; the sample home is one.
+#[test]
+fn a_moved_home_keeps_its_persisted_output_misc_002() {
+    let home = Home::new();
+    let mut s = session();
+    let here = home
+        .projects()
+        .join(format!("-w-app/{SID}/tool-results/b1.txt"));
+    std::fs::create_dir_all(here.parent().unwrap()).unwrap();
+    std::fs::write(&here, "0123456789").unwrap();
+    let elsewhere =
+        format!("/nonexistent-machine/.claude/projects/-w-app/{SID}/tool-results/b1.txt");
+    s.user("go");
+    s.tool_use("msg_1", "toolu_1", "Bash", json!({"command": "big"}));
+    s.tool_result(
+        "toolu_1",
+        &format!("<persisted-output>\nOutput too large (81.1KB). Full output saved to: {elsewhere}\n\nPreview (first 2KB):\nabc\n</persisted-output>"),
+        false,
+        Some(json!({"stdout": "", "persistedOutputPath": elsewhere, "persistedOutputSize": 10})),
+    );
+    s.tool_use("msg_2", "toolu_2", "Bash", json!({"command": "big"}));
+    let gone = elsewhere.replace("b1.txt", "b2.txt");
+    s.tool_result(
+        "toolu_2",
+        "x",
+        false,
+        Some(json!({"stdout": "", "persistedOutputPath": gone, "persistedOutputSize": 10})),
+    );
+    home.write("-w-app", &s.file_name(), &s.lines);
+    let (_, rows) = audit(&home, &["--kind", "missing-persisted-output"]);
+    let d: Vec<&str> = findings(&rows, "missing-persisted-output")
+        .iter()
+        .map(|f| f["detail"].as_str().unwrap())
+        .collect();
+    assert_eq!(d.len(), 1, "{d:?}");
+    assert!(d[0].contains("b2.txt is gone"), "{d:?}");
+    // The bundled sample home, written for another machine's paths, is clean.
+    let sample = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("sample/claude-home");
+    common::csift()
+        .args(["audit", "--claude-home"])
+        .arg(&sample)
+        .assert()
+        .code(0);
+}
+
 fn write_result(s: &mut Session, id: &str, echo: Option<Value>, is_error: bool) {
     s.tool_use(
         &format!("msg_{id}"),

@@ -83,6 +83,23 @@ impl Transcript {
     pub fn project_name(&self) -> String {
         file_name(&self.project_dir)
     }
+
+    /// Where a persisted tool output (MISC-002) sits in this home when the
+    /// absolute path the record names does not exist: the pointer is absolute
+    /// on the machine that wrote it, and a home that was copied, moved or
+    /// reached through `CLAUDE_CONFIG_DIR` keeps the file in the session's own
+    /// `tool-results/` folder.
+    pub fn local_persisted(&self, named: &Path) -> Option<PathBuf> {
+        if named.exists() {
+            return None;
+        }
+        let local = self
+            .project_dir
+            .join(&self.session_id)
+            .join("tool-results")
+            .join(named.file_name()?);
+        local.exists().then_some(local)
+    }
 }
 
 pub fn short(id: &str) -> &str {

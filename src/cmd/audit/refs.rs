@@ -168,7 +168,10 @@ impl Refs {
                 if !seen.insert((path.clone(), at.line)) {
                     continue;
                 }
-                let real = expand_home(&path);
+                // The absolute path of the machine that wrote it, else the
+                // session's own tool-results/ in this home (as search resolves it).
+                let named = expand_home(&path);
+                let real = t.local_persisted(&named).unwrap_or(named);
                 let detail = match std::fs::metadata(&real) {
                     Err(e) => format!("persisted output {} is gone: {e}", path.display()),
                     Ok(m) => match size {

@@ -314,12 +314,7 @@ fn resolve_persisted(
     let path = text[at..].lines().next()?.trim();
     // The pointer is absolute on the machine that wrote it; a home that was
     // copied or moved still holds the file in the session's own tool-results/.
-    let local = Path::new(path).file_name().map(|name| {
-        t.project_dir
-            .join(&t.session_id)
-            .join("tool-results")
-            .join(name)
-    });
+    let local = t.local_persisted(Path::new(path));
     let found = std::fs::read(path)
         .map(|b| (b, path.to_string()))
         .or_else(|e| match &local {
