@@ -238,6 +238,36 @@ fn writer_lag_straddles_fires_tail_003() {
     assert!(err.contains("..sg_01Lag"), "{err}");
 }
 
+/// REC-091: a resume re-appends the history under the same uuids. A replayed
+/// `[thinking][tool_use]` response, in the same fire or a later one, is the
+/// same record and must not complete a phantom eaten group.
+#[test]
+fn a_replayed_response_is_not_eaten_rec_091() {
+    let mut l = Live::new();
+    l.s.user("go");
+    l.s.thinking("msg_01Re", "Plan.");
+    l.s.tool_use("msg_01Re", "toolu_1", "Bash", json!({"command": "ls"}));
+    l.result("toolu_1");
+    l.flush();
+    assert_eq!(l.post("p1").0, 0);
+    // The resume replays those three records, byte for byte.
+    let copies: Vec<Value> = l.s.lines[1..4].to_vec();
+    for v in copies {
+        l.s.raw(v);
+    }
+    l.flush();
+    let (code, err) = l.post("p1");
+    assert_eq!(code, 0, "a replay is no loss: {err}");
+    assert_eq!(
+        l.state()["carry"].as_array().unwrap().last().unwrap()["thinking"],
+        1
+    );
+    // A second, distinct thinking record of that id is still a loss.
+    l.s.thinking("msg_01Re", "More.");
+    l.flush();
+    assert_eq!(l.post("p1").0, 2);
+}
+
 #[test]
 fn straggler_in_the_final_response_is_collected_for_the_next_turn() {
     let mut l = Live::new();

@@ -10,9 +10,10 @@ pub enum Kind {
     EatenText,
     /// A group the report's adjacency rule flags but the group rule does not (rule disagreement; info).
     EatenTextAdjacency,
-    /// A line that is not one JSON record: glued records, a torn final line, or invalid JSON.
-    /// A blank line, or valid JSON with a value csift cannot read, loses nothing and is no finding
-    /// (`stats` counts them as malformed: kinds blank, unexpected-value).
+    /// A line that is not one JSON record: glued records, a torn final line, invalid JSON, or
+    /// JSON that is not an object (not-an-object). A blank line, or an object with a value csift
+    /// cannot read, loses nothing and is no finding (`stats` counts both as malformed: kinds
+    /// blank, unexpected-value).
     MalformedLine,
     /// A session folder without its <uuid>.jsonl, or a spawned/named subagent whose lane file is absent.
     MissingTranscript,
@@ -69,11 +70,16 @@ pub enum By {
     "  csift audit --kind eaten-text --by version\n",
     "  csift audit @3f2a --kind missing-echo --kind malformed-line\n",
     "  csift audit --format json --kind eaten-text | jq -r 'select(.type==\"finding\").message_id'\n\n",
-    "eaten-text counts exactly what the bug report's survey script counts: per file, assistant\n",
+    "eaten-text counts what the bug report's survey script counts: per file, assistant\n",
     "records grouped by (isSidechain, message.id); a group with >=2 thinking-bearing and 0\n",
     "text-bearing records is one eaten response; month and version come from its first record.\n",
+    "One difference: a record replayed under the same uuid by a resume (REC-091) is counted\n",
+    "once, so a replayed [thinking][tool_use] response is not an eaten one (the detail says\n",
+    "how many copies were left out); on files with no repeated uuid the counts are equal.\n",
     "The report's adjacency rule (two adjacent thinking-first records sharing message.id) is\n",
-    "checked too; groups where the two rules disagree are eaten-text-adjacency findings.\n",
+    "checked too. A group both rules flag is an eaten-text finding whose detail says \"adjacency\n",
+    "rule agrees\"; one only the group rule flags, an eaten-text finding saying \"adjacency rule\n",
+    "disagrees\"; one only the adjacency rule flags, an eaten-text-adjacency finding (info).\n",
     "MAIN and SIDECHAIN are the survey's two counts. TRANSCRIPTS counts the files with a\n",
     "finding of the kind, main or sidechain (a subagent lane is a file); the survey's\n",
     "\"in N transcripts\" counts only files with a MAIN one.\n\n",

@@ -8,6 +8,13 @@
 //! records is one eaten response. The group keeps the line, timestamp and
 //! version of its FIRST record (the script's `setdefault`).
 //!
+//! A resume replays the history into the same file under the same uuids
+//! (REC-091), so a `[thinking][tool_use]` response and its replayed copy would
+//! make two thinking-bearing records of one id. A record is counted once per
+//! uuid: the replayed copy is the same record, not a second one whose text was
+//! lost. (The survey script counted lines; on a file with no repeated uuid the
+//! two agree.)
+//!
 //! Adjacency form (the report's "detection rule for scanning any transcript"):
 //! two adjacent assistant records sharing `message.id`, both with
 //! `content[0].type == "thinking"`; records without a `message` (queue-operation,
@@ -25,6 +32,10 @@ struct Group {
     mid: String,
     thinking: u32,
     text: u32,
+    /// Hashes of the uuids counted, so a replayed copy is not counted again.
+    seen: Vec<u64>,
+    /// Records not counted because their uuid already was (REC-091).
+    replayed: u32,
     first: At,
     /// Two adjacent thinking-first records of this group were seen.
     adjacent: bool,
@@ -57,8 +68,8 @@ impl Eaten {
         self.pending[usize::from(sidechain)] = None;
     }
 
-    /// An admitted assistant record.
-    pub fn record(&mut self, mid: &str, k: Kinds, at: At) {
+    /// An admitted assistant record, with its top-level uuid's raw bytes.
+    pub fn record(&mut self, mid: &str, uuid: Option<&[u8]>, k: Kinds, at: At) {
         let side = at.sidechain;
         if k.dict_blocks > 1 {
             self.multi_block += 1;
@@ -72,6 +83,8 @@ impl Eaten {
                     mid: mid.to_string(),
                     thinking: 0,
                     text: 0,
+                    seen: Vec::new(),
+                    replayed: 0,
                     first: at,
                     adjacent: false,
                 });
@@ -84,6 +97,15 @@ impl Eaten {
             g.adjacent = true;
         }
         *slot = k.first_thinking.then_some(i);
+        if k.thinking || k.text {
+            if let Some(h) = uuid.filter(|u| !u.is_empty()).map(uuid_key) {
+                if g.seen.contains(&h) {
+                    g.replayed += 1;
+                    return;
+                }
+                g.seen.push(h);
+            }
+        }
         g.thinking += u32::from(k.thinking);
         g.text += u32::from(k.text);
     }
@@ -120,10 +142,16 @@ impl Eaten {
         for g in &self.groups {
             let by_group = g.thinking >= 2 && g.text == 0;
             let by_adj = g.adjacent;
-            let counts = format!(
+            let mut counts = format!(
                 "{} thinking record(s), {} text record(s)",
                 g.thinking, g.text
             );
+            if g.replayed > 0 {
+                counts.push_str(&format!(
+                    " ({} replayed copies under the same uuid not counted)",
+                    g.replayed
+                ));
+            }
             if by_group && want_group {
                 let rule = if by_adj {
                     "adjacency rule agrees"
@@ -146,6 +174,14 @@ impl Eaten {
             }
         }
     }
+}
+
+/// FNV-1a of a uuid's bytes: uuids are random, so a 64-bit hash tells apart
+/// the few records of one message id (the guard carries these between fires).
+pub fn uuid_key(b: &[u8]) -> u64 {
+    b.iter().fold(0xcbf2_9ce4_8422_2325, |h, &c| {
+        (h ^ u64::from(c)).wrapping_mul(0x0100_0000_01b3)
+    })
 }
 
 #[cfg(test)]
@@ -175,26 +211,52 @@ mod tests {
     #[test]
     fn thinking_thinking_tool_use_is_eaten_and_adjacent() {
         let mut e = Eaten::default();
-        e.record("m", k(true, false, true), At::default());
-        e.record("m", k(true, false, true), At::default());
-        e.record("m", k(false, false, false), At::default());
+        e.record("m", None, k(true, false, true), At::default());
+        e.record("m", None, k(true, false, true), At::default());
+        e.record("m", None, k(false, false, false), At::default());
         let f = run(e);
         assert_eq!(f.len(), 1);
         assert_eq!(f[0].kind, Kind::EatenText);
         assert!(f[0].detail.contains("agrees"));
     }
 
+    /// REC-091: a resume replays `[thinking][tool_use]` under the same uuids;
+    /// the copy is the same record, so the response keeps one thinking record
+    /// and is not eaten. Two distinct thinking records still are.
+    #[test]
+    fn a_replayed_copy_is_not_a_second_thinking_record_rec_091() {
+        let mut e = Eaten::default();
+        e.record("m", Some(b"\"u1\""), k(true, false, true), At::default());
+        e.record("m", Some(b"\"u2\""), k(false, false, false), At::default());
+        e.other_message(false);
+        e.record("m", Some(b"\"u1\""), k(true, false, true), At::default());
+        e.record("m", Some(b"\"u2\""), k(false, false, false), At::default());
+        assert!(run(e).is_empty());
+        let mut e = Eaten::default();
+        e.record("m", Some(b"\"u1\""), k(true, false, true), At::default());
+        e.record("m", Some(b"\"u3\""), k(true, false, true), At::default());
+        e.record("m", Some(b"\"u1\""), k(true, false, true), At::default());
+        let f = run(e);
+        assert_eq!(f.len(), 1);
+        assert!(
+            f[0].detail.contains("2 thinking record(s)"),
+            "{}",
+            f[0].detail
+        );
+        assert!(f[0].detail.contains("1 replayed"), "{}", f[0].detail);
+    }
+
     #[test]
     fn kept_text_is_not_eaten_and_user_breaks_adjacency() {
         let mut e = Eaten::default();
-        e.record("m", k(true, false, true), At::default());
-        e.record("m", k(false, true, false), At::default());
-        e.record("m", k(true, false, true), At::default());
+        e.record("m", None, k(true, false, true), At::default());
+        e.record("m", None, k(false, true, false), At::default());
+        e.record("m", None, k(true, false, true), At::default());
         assert!(run(e).is_empty());
         let mut e = Eaten::default();
-        e.record("m", k(true, false, true), At::default());
+        e.record("m", None, k(true, false, true), At::default());
         e.other_message(false);
-        e.record("m", k(true, false, true), At::default());
+        e.record("m", None, k(true, false, true), At::default());
         let f = run(e);
         assert_eq!(f.len(), 1);
         assert!(f[0].detail.contains("disagrees"));
@@ -203,12 +265,12 @@ mod tests {
     #[test]
     fn sidechain_groups_apart() {
         let mut e = Eaten::default();
-        e.record("m", k(true, false, true), At::default());
+        e.record("m", None, k(true, false, true), At::default());
         let side = At {
             sidechain: true,
             ..At::default()
         };
-        e.record("m", k(true, false, true), side);
+        e.record("m", None, k(true, false, true), side);
         assert!(run(e).is_empty());
     }
 }

@@ -366,7 +366,7 @@ impl Pass<'_> {
             let view = top.eaten.and_then(|(id, k)| Some((eaten_id(id)?, k)));
             if let Some((mid, kinds)) = view {
                 match (mid, kinds) {
-                    (Some(mid), Some(k)) => self.eaten.record(&mid, k, at()),
+                    (Some(mid), Some(k)) => self.eaten.record(&mid, top.uuid, k, at()),
                     _ => self.eaten.other_message(top.is_sidechain),
                 }
                 return;
@@ -389,7 +389,7 @@ impl Pass<'_> {
             self.calls.uses(blocks, &at);
         }
         match m.id() {
-            Some(mid) if eaten => self.eaten.record(&mid, kinds(blocks), at),
+            Some(mid) if eaten => self.eaten.record(&mid, top.uuid, kinds(blocks), at),
             _ => self.eaten.other_message(top.is_sidechain),
         }
     }

@@ -10,6 +10,7 @@ use std::collections::HashMap;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 
+use crate::cmd::audit::eaten::uuid_key;
 use crate::cmd::audit::lite::{kinds, LiteMessage};
 use crate::cmd::audit::skim::skim;
 
@@ -33,6 +34,7 @@ struct Group {
     mid: String,
     thinking: u32,
     text: u32,
+    uuids: Vec<u64>,
     hms: String,
 }
 
@@ -95,14 +97,26 @@ pub fn scan(
                     mid: mid.to_string(),
                     thinking: prev.map_or(0, |p| p.thinking),
                     text: prev.map_or(0, |p| p.text),
+                    uuids: prev.map_or_else(Vec::new, |p| p.uuids.clone()),
                     hms,
                 });
                 index.insert(mid.to_string(), groups.len() - 1);
                 groups.len() - 1
             }
         };
-        groups[i].thinking += u32::from(k.thinking);
-        groups[i].text += u32::from(k.text);
+        // REC-091: a resume replays records under their own uuids; a copy is
+        // the same record, counted once (as audit counts it).
+        let g = &mut groups[i];
+        if k.thinking || k.text {
+            if let Some(key) = top.uuid.filter(|u| !u.is_empty()).map(uuid_key) {
+                if g.uuids.contains(&key) {
+                    continue;
+                }
+                g.uuids.push(key);
+            }
+        }
+        g.thinking += u32::from(k.thinking);
+        g.text += u32::from(k.text);
     }
     let hits = groups
         .iter()
@@ -118,6 +132,7 @@ pub fn scan(
         mid: g.mid,
         thinking: g.thinking,
         text: g.text,
+        uuids: g.uuids,
     }));
     keep_last(&mut new_carry, CARRY_CAP);
     Ok(Scan {
