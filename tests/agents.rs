@@ -728,3 +728,31 @@ fn corpus_failed_lane_prints_the_error_the_parent_got() {
         "{s}"
     );
 }
+
+/// REC-089: a lane's records are not in time order in its file (a resume
+/// replays, a writer lags). Its span is its earliest and latest time, as stats
+/// reports them, each as written; never an end before its start.
+#[test]
+fn a_lane_spans_its_earliest_to_latest_time_rec_089() {
+    let h = fixture();
+    let path = h
+        .projects()
+        .join(P)
+        .join(S)
+        .join("subagents/agent-a1111111.jsonl");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let mut lines: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let first = lines[0]["timestamp"].as_str().unwrap().to_string();
+    let second = lines[1]["timestamp"].as_str().unwrap().to_string();
+    assert!(first < second);
+    // The first record written last, as a replayed copy would be.
+    lines[0]["timestamp"] = json!("2099-01-01T00:00:00.000Z");
+    std::fs::write(&path, common::jsonl(&lines)).unwrap();
+    let l = by_label(&rows(&h, &[&format!("@{S}")]));
+    let r = &l["a1111111"];
+    assert_eq!(r["started"], second.as_str());
+    assert_eq!(r["last_activity"], "2099-01-01T00:00:00.000Z");
+}

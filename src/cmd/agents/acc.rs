@@ -96,6 +96,8 @@ pub struct LaneAcc {
     answered: HashSet<String>,
     last: LastMeaningful,
     seeded: bool,
+    /// The parsed times behind `stats.started` and `stats.last`.
+    span: (Option<jiff::Timestamp>, Option<jiff::Timestamp>),
 }
 
 impl LaneAcc {
@@ -121,11 +123,21 @@ impl LaneAcc {
         if s.root_uuid.is_none() {
             s.root_uuid = rec.uuid.as_deref().map(str::to_string);
         }
+        // REC-089: timestamps are not monotone in file order (a replay, a
+        // writer's lag), so a lane's span is its earliest and latest time, as
+        // stats reports them, each kept as written. A time that does not parse
+        // only fills a gap.
         if let Some(ts) = rec.timestamp.as_deref() {
-            if s.started.is_none() {
+            let t = crate::timefmt::parse_ts(ts);
+            let (lo, hi) = &mut self.span;
+            if s.started.is_none() || t.is_some_and(|t| lo.is_none_or(|lo| t < lo)) {
                 s.started = Some(ts.to_string());
+                *lo = t.or(*lo);
             }
-            s.last = Some(ts.to_string());
+            if s.last.is_none() || t.is_some_and(|t| hi.is_none_or(|hi| t > hi)) {
+                s.last = Some(ts.to_string());
+                *hi = t.or(*hi);
+            }
         }
         let kind = rec.kind();
         if !rec.has_message() || !(kind == "user" || kind == "assistant") {
