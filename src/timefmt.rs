@@ -118,11 +118,22 @@ pub fn utc(t: Timestamp) -> String {
     t.strftime("%Y-%m-%dT%H:%M:%SZ").to_string()
 }
 
-/// `2026-09-01T04:03:00.748Z`: the precision the record had (Claude Code writes
-/// milliseconds, REC-005), as `stats` prints it. A time printed for a machine
-/// must bound a window exactly, so a `--until` copied from it keeps that record.
+/// `2026-09-01T04:03:00.748Z`: in the form Claude Code writes (JavaScript's
+/// `toISOString`, always three fraction digits, REC-005), so a time printed
+/// for a machine joins and sorts as a string with the records' own; a finer
+/// time keeps its digits. It bounds a window exactly, so a `--until` copied
+/// from it keeps that record.
 pub fn utc_exact(t: Timestamp) -> String {
-    t.to_string()
+    let nanos = t.subsec_nanosecond();
+    if nanos >= 0 && nanos % 1_000_000 == 0 {
+        format!(
+            "{}.{:03}Z",
+            t.strftime("%Y-%m-%dT%H:%M:%S"),
+            nanos / 1_000_000
+        )
+    } else {
+        t.to_string()
+    }
 }
 
 /// `3h12m`, `45s`, `2d4h`.
@@ -144,6 +155,23 @@ mod tests {
     fn parses_record_timestamps() {
         assert!(parse_ts("2026-06-07T05:43:00.000Z").is_some());
         assert!(parse_ts("not a time").is_none());
+    }
+
+    /// REC-005: machine times print as Claude Code writes them, three fraction
+    /// digits always, so they join and sort as strings with the records' own.
+    #[test]
+    fn exact_times_print_as_claude_code_writes_them_rec_005() {
+        for s in [
+            "2026-02-15T09:39:02.650Z",
+            "2026-03-01T10:00:00.000Z",
+            "2026-03-01T10:00:00.500Z",
+        ] {
+            assert_eq!(utc_exact(parse_ts(s).unwrap()), s);
+        }
+        assert_eq!(
+            utc_exact(parse_ts("2026-03-01T10:00:00.123456Z").unwrap()),
+            "2026-03-01T10:00:00.123456Z"
+        );
     }
 
     #[test]

@@ -310,7 +310,10 @@ fn last_activity_survives_a_long_last_record_out_of_order_rec_089() {
             cmd.arg("--full");
         }
         let v = json_lines(&cmd.output().unwrap().stdout);
-        assert_eq!(v[0]["last_activity"], "2026-01-01T00:10:00Z", "full={full}");
+        assert_eq!(
+            v[0]["last_activity"], "2026-01-01T00:10:00.000Z",
+            "full={full}"
+        );
     }
 }
 
@@ -540,8 +543,8 @@ fn a_long_session_is_read_head_and_tail_and_full_counts_turns_qt_030() {
     );
     assert_eq!(row["title"], format!("Title after turn {}", turns - 1));
     assert_eq!(row["title_source"], "ai-title");
-    assert_eq!(row["last_activity"], "2026-03-01T12:00:00Z");
-    assert_eq!(row["started"], "2026-01-01T00:00:07Z");
+    assert_eq!(row["last_activity"], "2026-03-01T12:00:00.000Z");
+    assert_eq!(row["started"], "2026-01-01T00:00:07.000Z");
     assert_eq!(row["cwd"], "/w/long");
     assert_eq!(row["versions"], json!(["2.1.150", "2.1.151"]));
     assert_eq!(row["models"], json!(["claude-opus-4-5-20251101"]));

@@ -27,7 +27,7 @@ fn labels_map(v: &[u64]) -> Map<String, Value> {
 }
 
 fn ts(t: Option<jiff::Timestamp>) -> Value {
-    t.map_or(Value::Null, |t| json!(t.to_string()))
+    t.map_or(Value::Null, |t| json!(crate::timefmt::utc_exact(t)))
 }
 
 /// The fields every row and the total share.
