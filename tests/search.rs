@@ -682,6 +682,17 @@ fn filters_tool_model_since_and_attachments() {
     assert!(lines(&["-t", "harness.meta.hook"])
         .iter()
         .any(|(l, _)| *l == 6));
+    // With -t the labels decide: --attachments does not widen them, and says so.
+    assert_eq!(
+        lines(&["-t", "agent.tool.use", "--attachments"]),
+        lines(&["-t", "agent.tool.use"])
+    );
+    let out = home
+        .cmd()
+        .args(["search", "widget", "-t", "user", "--attachments"])
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&out.stderr).contains("names no attachment label"));
     // Time window: the session lies in 2026-01-01.
     assert!(lines(&["--since", "2026-02-01T00:00:00Z"]).is_empty());
     assert_eq!(lines(&["--until", "2026-02-01T00:00:00Z"]).len(), 5);

@@ -95,8 +95,9 @@ pub struct SearchArgs {
     pub model: Option<String>,
     /// Also search attachment records (hook-injected additionalContext and other
     /// payloads, MISC-001, REC-018). Without -t they are skipped: they dominate line
-    /// counts and repeat the same hook text; an explicit `-t harness.meta.hook` or
-    /// `-t harness.meta.attachment` reaches them too.
+    /// counts and repeat the same hook text. With -t the labels decide: an explicit
+    /// `-t harness.meta.hook` or `-t harness.meta.attachment` reaches them, and
+    /// --attachments adds nothing to a -t that names neither.
     #[arg(long)]
     pub attachments: bool,
     /// Follow <persisted-output> pointers into tool-results/ files.

@@ -127,10 +127,21 @@ pub fn run(
     } else {
         LabelSet::parse(&args.labels).map_err(Error::Usage)?
     };
-    if args.attachments {
+    // --attachments lifts the default skip of attachment records; with -t the
+    // labels alone decide, so `-t user.message --attachments` stays user
+    // messages (and says that no attachment label was named).
+    if args.attachments && args.labels.is_empty() {
         labels = labels
             .with(Label::HarnessMetaHook)
             .with(Label::HarnessMetaAttachment);
+    } else if args.attachments
+        && !labels.contains(Label::HarnessMetaHook)
+        && !labels.contains(Label::HarnessMetaAttachment)
+    {
+        eprintln!(
+            "csift: --attachments: -t names no attachment label \
+             (harness.meta.hook, harness.meta.attachment), so no attachment is searched"
+        );
     }
     let cfg = Config {
         matcher,
