@@ -731,3 +731,44 @@ fn a_short_matched_unit_is_printed_whole_a_long_one_cut() {
     );
     assert!(!text.contains("line 30\n"), "{text}");
 }
+
+/// `--count-by session` counts a lane's hits toward its session (a lane's
+/// agent id is no session); `-c` counts per file, lanes apart, and both add up.
+#[test]
+fn count_by_session_folds_lanes_into_their_session() {
+    let sample = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample/claude-home");
+    let run = |args: &[&str]| {
+        let out = common::csift()
+            .args(["search", "tidepool", "--format", "json", "--claude-home"])
+            .arg(&sample)
+            .args(args)
+            .output()
+            .unwrap();
+        json_lines(&out.stdout)
+            .into_iter()
+            .filter(|v| v["type"] == "count")
+            .collect::<Vec<Value>>()
+    };
+    let by_session = run(&["--count-by", "session"]);
+    let per_file = run(&["-c"]);
+    assert!(
+        per_file.iter().any(|r| !r["agent_id"].is_null()),
+        "a lane has hits"
+    );
+    let mut want: BTreeMap<String, u64> = BTreeMap::new();
+    for r in &per_file {
+        *want
+            .entry(r["session_id"].as_str().unwrap().into())
+            .or_default() += r["hits"].as_u64().unwrap();
+    }
+    let got: BTreeMap<String, u64> = by_session
+        .iter()
+        .map(|r| {
+            (
+                r["key"].as_str().unwrap().into(),
+                r["hits"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(got, want);
+}

@@ -5,6 +5,7 @@ use clap::{Args, ValueEnum};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum CountBy {
     Label,
+    /// The session id; a subagent lane's hits count toward its session.
     Session,
     Project,
     Tool,
@@ -43,7 +44,10 @@ pub enum CountBy {
     "   \"malformed_lines\",\"errors\",\"elapsed_ms\"} \n",
     "  (errors: files or targets that could not be read, said on stderr; exit 2).\n",
     "  start/end are byte offsets into text; past 10,000 matches in one unit the rest are\n",
-    "  counted in \"submatches_omitted\" instead of listed.\n\n",
+    "  counted in \"submatches_omitted\" instead of listed.\n",
+    "  With -c or -l, one {\"type\":\"count\",\"session_id\",\"agent_id\",\"file\",\"hits\"} per file\n",
+    "  with hits; with --count-by, one {\"type\":\"count\",\"key\",\"hits\"} per key, most hits first;\n",
+    "  then the summary (its exchanges is 0: none were built).\n\n",
     "Exit status: 0 a match, 1 no match, 2 an error (other files are still searched).",
 ))]
 pub struct SearchArgs {
@@ -103,10 +107,12 @@ pub struct SearchArgs {
     /// Follow <persisted-output> pointers into tool-results/ files.
     #[arg(long)]
     pub resolve_persisted: bool,
-    /// Print hit counts per session instead of exchanges.
+    /// Print hit counts per transcript file instead of exchanges, as `rg -c`
+    /// (a subagent lane is its own file; --count-by session adds lanes to their
+    /// session).
     #[arg(short = 'c', long)]
     pub count: bool,
-    /// Print only the sessions (files) with hits.
+    /// Print only the transcript files with hits.
     #[arg(short = 'l', long = "files-with-matches")]
     pub files_with_matches: bool,
     /// Print a table of hit counts grouped by KEY.

@@ -286,7 +286,9 @@ fn count_key(key: CountBy, t: &crate::discovery::Transcript, h: &Hit) -> String 
     let u = &h.unit;
     match key {
         CountBy::Label => u.label.to_string(),
-        CountBy::Session => t.address().to_string(),
+        // A lane's hits count toward the session it belongs to; -c counts per
+        // file, lanes apart.
+        CountBy::Session => t.session_id.clone(),
         CountBy::Project => t.project_name(),
         CountBy::Tool => u.tool_name.clone().unwrap_or_else(|| "-".into()),
         CountBy::Model => u.model.clone().unwrap_or_else(|| "-".into()),
