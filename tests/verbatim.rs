@@ -408,3 +408,21 @@ fn corpus_older_turns_left_out_are_said() {
         String::from_utf8_lossy(&all.stderr)
     );
 }
+
+/// Slicing mistakes are errors, not silent: `--slice 0` (slices count from 1;
+/// only a slice past N is the empty ELI-025 case) and `--window` without
+/// `--slices`, which would otherwise be ignored.
+#[test]
+fn slice_zero_and_a_window_without_slices_are_errors_eli_025() {
+    let f = files().into_iter().next().unwrap();
+    for args in [
+        &["--slices", "4", "--slice", "0"][..],
+        &["--window", "9000"][..],
+    ] {
+        let out = csift().arg("verbatim").arg(&f).args(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+    }
+    let (code, text) = verbatim(&f, &["--slices", "4", "--slice", "5"]);
+    assert_eq!((code, text.as_str()), (0, ""));
+}

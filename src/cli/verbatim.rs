@@ -30,9 +30,12 @@ pub enum Tools {
     "budget remains; the human form then says so on stderr (the text stays within the budget),\n",
     "the JSON summary in turns vs turns_total.\n\n",
     "Sizes are UTF-16 code units (JavaScript String.length, what Claude Code's 10000-char\n",
-    "additionalContext threshold counts; MISC-012). A single turn larger than the budget (or,\n",
-    "when slicing, than a window) is cut to fit, keeping its head and tail around an explicit\n",
-    "`[… csift verbatim: N characters of this turn cut …]` marker.\n\n",
+    "additionalContext threshold counts; MISC-012). A turn too long for the room it gets is cut\n",
+    "to fit, keeping its head and tail around an explicit\n",
+    "`[… csift verbatim: N characters of this turn cut …]` marker. Without slicing that is only\n",
+    "the newest turn, when it alone passes the budget: an older turn that does not fit ends\n",
+    "the walk. When slicing, any turn longer than a window is cut to fill a window of its own,\n",
+    "so the slices can reach older turns than the unsliced output of the same budget.\n\n",
     "Slicing: --slices N --window W packs the reconstruction into at most N windows of at most\n",
     "W units, whole turns each, newest turns first; --slice i (1 = oldest) prints one of them.\n",
     "The budget is then N×W unless --budget is given. The slices concatenated are exactly the\n",
@@ -68,11 +71,11 @@ pub struct VerbatimArgs {
     /// Pack into at most N windows of whole turns (for N SessionStart hooks).
     #[arg(long, value_name = "N")]
     pub slices: Option<usize>,
-    /// Print only window i of --slices N (1 = oldest). Out of range: nothing, exit 0.
+    /// Print only window i of --slices N (1 = oldest). Past N: nothing, exit 0.
     #[arg(long, value_name = "I", requires = "slices")]
     pub slice: Option<usize>,
     /// Window size in UTF-16 units when slicing.
-    #[arg(long, value_name = "W", default_value_t = 9000)]
+    #[arg(long, value_name = "W", default_value_t = 9000, requires = "slices")]
     pub window: usize,
     /// Print the result as SessionStart hook output JSON (reads the hook payload on
     /// stdin when no TARGET is given).

@@ -115,6 +115,9 @@ pub fn run(
     if args.slices == Some(0) {
         return Err(Error::Usage("--slices must be at least 1".into()).into());
     }
+    if args.slice == Some(0) {
+        return Err(Error::Usage("--slice counts from 1 (1 = the oldest slice)".into()).into());
+    }
     if args.window < MIN_WINDOW {
         return Err(Error::Usage(format!("--window must be at least {MIN_WINDOW}")).into());
     }

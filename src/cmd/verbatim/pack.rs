@@ -84,8 +84,14 @@ pub fn cut(text: &str, limit: usize) -> String {
         out.push('\n');
     }
     if units(&out) > limit {
-        // A window smaller than the marker: the marker alone, cut.
-        out = out[..head_at(&out, limit)].to_string();
+        // A budget smaller than the marker (only --budget can be): a short
+        // marker alone when it fits, else nothing; never a piece of one.
+        let short = format!("[… csift verbatim: {total} characters cut …]\n");
+        out = if units(&short) <= limit {
+            short
+        } else {
+            String::new()
+        };
     }
     out
 }
@@ -238,6 +244,16 @@ mod tests {
         assert!(w[1][0].cut && !w[0][0].cut);
         let n = units(&w[1][0].turn.text);
         assert!((190..=200).contains(&n), "{n}");
+    }
+
+    /// A limit smaller than the marker gives a short marker, or nothing;
+    /// never a fragment of a marker (`\n[… csift ` at --budget 10).
+    #[test]
+    fn a_tiny_limit_gets_a_whole_short_marker_or_nothing() {
+        let s = "y".repeat(5000);
+        assert_eq!(cut(&s, 60), "[… csift verbatim: 5000 characters cut …]\n");
+        assert_eq!(cut(&s, 10), "");
+        assert_eq!(cut(&s, 0), "");
     }
 
     #[test]
