@@ -108,8 +108,8 @@ fn names_a_project(a: &OsStr, projects: &std::path::Path) -> bool {
         && projects.join(s).is_dir()
 }
 
-/// A single-dash word with a dash after its first letter (PATH-001) that is
-/// a project name rather than flags: its first segment starts a project name
+/// A single-dash word (PATH-001: a cwd encodes with a dash for each `/`) that
+/// is a project name rather than flags: its first segment starts a project name
 /// in this home (`-Users-bo-typo` beside `-Users-bo-x`, although `-Use…` would
 /// read as `-U -s -e …`), or no flag cluster spells it: after the flags that
 /// take no value comes a letter no flag has (`-home-…` is `-h` then `o`).
@@ -123,16 +123,15 @@ fn spelled_like_a_project<'r>(
     if s.len() < 3 || !s.starts_with('-') || s.starts_with("--") || s.contains(['=', '/']) {
         return false;
     }
-    // The dash after the first letter (which may be more than one byte).
-    let Some(second) = s[1..]
+    // The dash after the first letter (which may be more than one byte); a
+    // one-segment name (`-home`, the cwd `/home`) has none and is judged by the
+    // flag clusters alone.
+    let second = s[1..]
         .char_indices()
         .skip(1)
         .find(|&(_, c)| c == '-')
-        .map(|(i, _)| i + 1)
-    else {
-        return false;
-    };
-    if roots().contains(&s[1..second]) {
+        .map(|(i, _)| i + 1);
+    if second.is_some_and(|end| roots().contains(&s[1..end])) {
         return true;
     }
     for c in s.chars().skip(1) {
@@ -245,8 +244,15 @@ mod tests {
             run(h, &["search", "x", "-Users-bo-y"]),
             ["search", "x", "--", "-Users-bo-y"]
         );
+        // A one-segment name (the cwd `/home`) is a target too: `-home` read
+        // as `-h` printed help and exited 0.
+        assert_eq!(run(h, &["list", "-home"]), ["list", "--", "-home"]);
+        assert_eq!(run(h, &["audit", "-tmp"]), ["audit", "--", "-tmp"]);
+        // In search `-tmp` is `-t mp`: a flag that takes a value.
+        assert_eq!(run(h, &["search", "x", "-tmp"]), ["search", "x", "-tmp"]);
         // Flags, flag clusters with a value, and everything after `--` are
         // untouched.
+        assert_eq!(run(h, &["search", "-ic", "x"]), ["search", "-ic", "x"]);
         assert_eq!(run(h, &["list", "-m", "2"]), ["list", "-m", "2"]);
         assert_eq!(run(h, &["search", "-e-x-y"]), ["search", "-e-x-y"]);
         assert_eq!(run(h, &["search", "-ie-x-y"]), ["search", "-ie-x-y"]);
