@@ -27,7 +27,9 @@ use output::{Format, Out};
 /// Parse the command line, run, and map the outcome to ripgrep's exit status.
 pub fn run_main() -> ExitCode {
     let args = cli::argv::protect_project_names(std::env::args_os().collect());
-    let guard = args.get(1).is_some_and(|a| a == "guard");
+    // --print-settings is run by a person, not a hook: its mistakes exit 2.
+    let guard =
+        args.get(1).is_some_and(|a| a == "guard") && !args.iter().any(|a| a == "--print-settings");
     let cli = match Cli::try_parse_from(args) {
         Ok(cli) => cli,
         // `guard` runs as a Claude Code hook, where exit 2 blocks the session:

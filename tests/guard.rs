@@ -519,4 +519,14 @@ fn a_usage_error_exits_0_so_the_hook_never_blocks() {
     let out = csift().args(["guard", "--help"]).output().unwrap();
     assert_eq!(out.status.code(), Some(0));
     assert!(String::from_utf8_lossy(&out.stdout).contains("--stop"));
+    // --print-settings is run by a person, not a hook: its mistakes exit 2,
+    // and flags it cannot honour are said, not ignored.
+    for args in [
+        &["guard", "--print-settings", "--format", "xml"][..],
+        &["guard", "--print-settings", "--since", "1d"],
+    ] {
+        let out = csift().args(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+    }
 }

@@ -700,6 +700,15 @@ fn whoami_uses_the_env_and_never_guesses_misc_009() {
     assert_eq!(v["session_id"], S1);
     assert_eq!(v["is_subagent"], Value::Null);
     let _ = json!(null);
+    // A window or lane flag whoami cannot honour is an error, not ignored.
+    let out = home
+        .cmd()
+        .env("CLAUDE_CODE_SESSION_ID", S1)
+        .args(["whoami", "--since", "garbage"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--since does not apply"));
 
     // The variable is an exact id: a prefix of S1 is no session of its own,
     // so --path finds nothing (exit 1) rather than S1's transcript.

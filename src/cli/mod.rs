@@ -64,16 +64,25 @@ pub enum Command {
     /// Print records exactly: by line, uuid or turn, rendered or raw.
     Show(Box<show::ShowArgs>),
     /// Rebuild the recent conversation (whole turns) for re-injection after compaction.
+    #[command(mut_arg("since", |a| a.hide(true)))]
+    #[command(mut_arg("until", |a| a.hide(true)))]
     Verbatim(Box<verbatim::VerbatimArgs>),
     /// An exact census: records, labels, tokens (deduplicated), tools, unknown shapes.
     Stats(Box<stats::StatsArgs>),
     /// The subagent tree of a session: lanes, kinds, states and returns.
+    #[command(mut_arg("no_subagents", |a| a.hide(true)))]
     Agents(Box<agents::AgentsArgs>),
     /// Detect what Claude Code lost from its transcripts (eaten text, missing files …).
     Audit(Box<audit::AuditArgs>),
     /// Claude Code hook arms that surface transcript loss in live sessions.
+    #[command(mut_arg("no_subagents", |a| a.hide(true)))]
+    #[command(mut_arg("since", |a| a.hide(true)))]
+    #[command(mut_arg("until", |a| a.hide(true)))]
     Guard(Box<guard::GuardArgs>),
     /// Print the calling Claude Code session (from CLAUDE_CODE_SESSION_ID).
+    #[command(mut_arg("no_subagents", |a| a.hide(true)))]
+    #[command(mut_arg("since", |a| a.hide(true)))]
+    #[command(mut_arg("until", |a| a.hide(true)))]
     Whoami(WhoamiArgs),
 }
 

@@ -113,3 +113,24 @@ pub fn human_bytes(n: u64) -> String {
         format!("{v:.1}{}", UNITS[u])
     }
 }
+
+/// The common flags a command that reads no window or lane set cannot honour:
+/// given, they are a usage error rather than silently ignored.
+pub fn not_applicable(cmd: &str, c: &crate::cli::Common) -> crate::error::Result<()> {
+    let given: Vec<&str> = [
+        (c.since.is_some(), "--since"),
+        (c.until.is_some(), "--until"),
+        (c.no_subagents, "--no-subagents"),
+    ]
+    .into_iter()
+    .filter_map(|(on, name)| on.then_some(name))
+    .collect();
+    if given.is_empty() {
+        return Ok(());
+    }
+    let verb = if given.len() == 1 { "does" } else { "do" };
+    Err(crate::error::Error::Usage(format!(
+        "{cmd} reads no time window or lane set: {} {verb} not apply",
+        given.join(", ")
+    )))
+}

@@ -29,6 +29,7 @@ struct Json<'a> {
 }
 
 pub fn run(args: &WhoamiArgs, out: &mut Out) -> Result<super::Exit> {
+    super::not_applicable("whoami", &args.common)?;
     let id = std::env::var(ENV).unwrap_or_default();
     if id.trim().is_empty() {
         return Err(Error::Usage(format!(

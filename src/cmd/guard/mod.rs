@@ -35,6 +35,7 @@ pub fn run(
     _started: Instant,
 ) -> anyhow::Result<Exit> {
     if args.print_settings {
+        super::not_applicable("guard", &args.common)?;
         print_settings(out, args.state_dir.as_deref())?;
         return Ok(Exit::Found);
     }
