@@ -476,6 +476,47 @@ fn a_moved_home_keeps_its_persisted_output_misc_002() {
         .code(0);
 }
 
+/// Records glued on one line are still records: a uuid one of them carries,
+/// repeated on a later line, is a duplicate-uuid finding beside the glued line's
+/// malformed-line finding (the public corpus's 130d7b7e…:128 and :131).
+#[test]
+fn a_glued_record_is_read_for_its_uuid() {
+    let home = Home::new();
+    let mut s = session();
+    s.user("go");
+    let uuid = s.text("msg_1", "all done");
+    let copy = s.lines.last().unwrap().clone();
+    let glued = format!(
+        "{}{}",
+        serde_json::to_string(&copy).unwrap(),
+        r#"{"type":"summary","summary":"x","leafUuid":"l1"}"#
+    );
+    s.lines.pop();
+    s.raw(Value::String(glued));
+    s.user("again");
+    s.raw(copy);
+    let mut bytes = Vec::new();
+    for v in &s.lines {
+        match v {
+            Value::String(raw) => bytes.extend_from_slice(raw.as_bytes()),
+            v => bytes.extend_from_slice(serde_json::to_string(v).unwrap().as_bytes()),
+        }
+        bytes.push(b'\n');
+    }
+    home.write_raw("-w-app", &s.file_name(), &bytes);
+    let (_, rows) = audit(
+        &home,
+        &["--kind", "duplicate-uuid", "--kind", "malformed-line"],
+    );
+    let dup = findings(&rows, "duplicate-uuid");
+    assert_eq!(dup.len(), 1, "{rows:?}");
+    assert_eq!(dup[0]["line"], 4);
+    let detail = dup[0]["detail"].as_str().unwrap();
+    assert!(detail.contains("first seen on line 2"), "{detail}");
+    assert!(detail.contains("byte-identical"), "{detail} ({uuid})");
+    assert_eq!(findings(&rows, "malformed-line").len(), 1);
+}
+
 fn write_result(s: &mut Session, id: &str, echo: Option<Value>, is_error: bool) {
     s.tool_use(
         &format!("msg_{id}"),
@@ -742,7 +783,16 @@ fn real_corpus_has_no_false_missing_echo() {
         .unwrap()
         .ends_with("130d7b7e-5801-4345-9bd6-f32fd9b8429b.jsonl"));
     assert_eq!(glued[0]["line"], 128);
-    assert!(findings(&rows, "duplicate-uuid").is_empty());
+    // The glued line's assistant record is repeated on line 131 (by a later
+    // version's resume): the corpus's one duplicate uuid.
+    let dup = findings(&rows, "duplicate-uuid");
+    assert_eq!(dup.len(), 1);
+    assert_eq!(dup[0]["file"], glued[0]["file"]);
+    assert_eq!(dup[0]["line"], 131);
+    assert!(dup[0]["detail"]
+        .as_str()
+        .unwrap()
+        .starts_with("uuid first seen on line 128"));
 }
 
 /// A malformed line in a lane file counts under SIDECHAIN (every lane record is

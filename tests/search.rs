@@ -509,6 +509,22 @@ fn glued_and_torn_lines_are_reported_and_the_rest_searched() {
         err.contains(":3: malformed line (torn-final-line)"),
         "{err}"
     );
+    // The glued line's records are still searched, under its line number.
+    let v = json_lines(
+        &home
+            .cmd()
+            .args(["search", "glued needle", "--format", "json"])
+            .output()
+            .unwrap()
+            .stdout,
+    );
+    let m = matches(&v);
+    assert_eq!(m.len(), 1, "{v:?}");
+    assert_eq!(
+        (m[0]["line"].as_u64(), m[0]["text"].as_str()),
+        (Some(2), Some("glued needle"))
+    );
+    assert_eq!(v.last().unwrap()["malformed_lines"], 2);
 }
 
 /// `-t agent.tool.use` skips candidate lines without a `tool_use"` needle

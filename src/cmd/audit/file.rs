@@ -263,9 +263,37 @@ impl Pass<'_> {
                 }
             }
             Err(Flaw::Blank) => {}
+            Err(Flaw::Glued) => {
+                self.malformed(&line, None, &buf[..pos]);
+                self.glued(buf, &line);
+            }
             Err(_) => self.malformed(&line, None, &buf[..pos]),
         }
         end
+    }
+
+    /// Records glued on one line (a write race) are still records: besides the
+    /// malformed-line finding, each is read as a line of its own under the
+    /// line's number, as stats counts them, so a uuid it repeats or a call it
+    /// makes is seen. (The survey script's `json.loads` skips the whole line.)
+    fn glued(&mut self, buf: &[u8], line: &Line<'_>) {
+        let b = line.bytes;
+        let mut i = crate::scan::json::ws(b, 0);
+        while b.get(i) == Some(&b'{') {
+            let Ok(end) = crate::scan::json::value_end(b, i) else {
+                break;
+            };
+            let sub = Line {
+                no: line.no,
+                offset: line.offset + i,
+                bytes: &b[i..end],
+                terminated: line.terminated,
+            };
+            if let Ok(top) = super::skim::skim(sub.bytes) {
+                self.line(buf, &sub, &top);
+            }
+            i = crate::scan::json::ws(b, end);
+        }
     }
 
     /// The eaten-text-only path: jump between `"assistant"` occurrences with one

@@ -13,7 +13,7 @@ use super::matcher::Matcher;
 use super::prefilter::Prefilter;
 use crate::classify::{classify, FileIndex, Label, LabelSet, Unit};
 use crate::discovery::Transcript;
-use crate::record::{parse_line, Malformed, Parsed, Record};
+use crate::record::{parse_line, Malformed, MalformedKind, Parsed, Record};
 use crate::scan::lines::{self, HitLines};
 use crate::scan::stream::{self, Prefiltered};
 use crate::scan::{Line, Lines, Source};
@@ -111,42 +111,64 @@ pub fn search(t: &Transcript, cfg: &Config) -> FileResult {
                 continue;
             }
         }
-        let r = match parse_line(&line) {
-            Parsed::Record(r) => r,
+        match parse_line(&line) {
+            Parsed::Record(r) => search_record(t, buf, &idx, &r, &line, cfg, &mut out),
             Parsed::Malformed(m) => {
+                let glued = m.kind == MalformedKind::Glued;
                 out.malformed.push(m);
-                continue;
-            }
-        };
-        if !cfg.window.is_open()
-            && !cfg
-                .window
-                .contains(r.timestamp.as_deref().and_then(timefmt::parse_ts))
-        {
-            continue;
-        }
-        if let Some(m) = &cfg.model {
-            if !r.model().is_some_and(|x| m.is_match(x)) {
-                continue;
-            }
-        }
-        if cfg.skip_attachments && r.kind() == "attachment" {
-            continue;
-        }
-        let mut units = Vec::new();
-        classify(&r, line.no, &idx, &mut units);
-        for u in &units {
-            // Selected by either label; reported by its primary one (its true leaf).
-            if !u.labels().any(|l| cfg.labels.contains(l)) {
-                continue;
-            }
-            let label = u.label;
-            if let Some(hit) = match_unit(t, buf, &idx, &r, u, label, &line, cfg, &mut out.notes) {
-                out.hits.push(hit);
+                // Records glued on one line (a write race) are still records:
+                // reported as malformed above, and searched one by one under
+                // the line's number, as stats counts them.
+                if glued {
+                    let stream =
+                        serde_json::Deserializer::from_slice(line.bytes).into_iter::<Record<'_>>();
+                    for r in stream.map_while(Result::ok) {
+                        search_record(t, buf, &idx, &r, &line, cfg, &mut out);
+                    }
+                }
             }
         }
     }
     out
+}
+
+/// Match one record's units and collect its hits.
+fn search_record(
+    t: &Transcript,
+    buf: &[u8],
+    idx: &FileIndex,
+    r: &Record<'_>,
+    line: &Line<'_>,
+    cfg: &Config,
+    out: &mut FileResult,
+) {
+    if !cfg.window.is_open()
+        && !cfg
+            .window
+            .contains(r.timestamp.as_deref().and_then(timefmt::parse_ts))
+    {
+        return;
+    }
+    if let Some(m) = &cfg.model {
+        if !r.model().is_some_and(|x| m.is_match(x)) {
+            return;
+        }
+    }
+    if cfg.skip_attachments && r.kind() == "attachment" {
+        return;
+    }
+    let mut units = Vec::new();
+    classify(r, line.no, idx, &mut units);
+    for u in &units {
+        // Selected by either label; reported by its primary one (its true leaf).
+        if !u.labels().any(|l| cfg.labels.contains(l)) {
+            continue;
+        }
+        let label = u.label;
+        if let Some(hit) = match_unit(t, buf, idx, r, u, label, line, cfg, &mut out.notes) {
+            out.hits.push(hit);
+        }
+    }
 }
 
 /// Lines the prefilter flags (every line when there is none), in file order.

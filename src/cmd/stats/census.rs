@@ -196,7 +196,8 @@ impl Scan {
     }
 
     /// A glued line's records (a write race): their types are listed apart and
-    /// their usage counts; they are not classified (search skips them too).
+    /// their usage counts, but they add no labels (search and audit read each
+    /// record under the line's number; a label census counts a line once).
     fn glued(&mut self, bytes: &[u8]) {
         let stream = serde_json::Deserializer::from_slice(bytes).into_iter::<Record<'_>>();
         for r in stream {
