@@ -582,3 +582,35 @@ fn an_unknown_block_type_is_said_not_skipped() {
     );
     assert_eq!(rows.last().unwrap()["units"], 1);
 }
+
+/// The public corpus's one glued line (130d7b7e…:128, an assistant reply and a
+/// summary written on one line) is reported and its records shown, under the
+/// line's number: by --line, by --turn (as search numbers it) and by --uuid,
+/// which finds the copy inside it as well as the later one on line 131.
+#[test]
+fn a_glued_line_shows_its_records() {
+    let Some(home) = corpus() else { return };
+    let f = "@130d7b7e-5801-4345-9bd6-f32fd9b8429b";
+    let rows = |args: &[&str]| -> Vec<Value> {
+        let mut a = vec![f];
+        a.extend_from_slice(args);
+        a.extend_from_slice(&["--format", "json"]);
+        json_lines(&show(&home, &a).success().get_output().stdout)
+    };
+    let v = rows(&["--line", "128"]);
+    let kinds: Vec<&str> = v.iter().map(|r| r["type"].as_str().unwrap()).collect();
+    assert_eq!(kinds, ["malformed", "unit", "line", "summary"], "{v:?}");
+    assert_eq!(v[1]["label"], "agent.message");
+    assert_eq!(v[2]["record_type"], "summary");
+    let u = v[1]["uuid"].as_str().unwrap();
+    let copies: Vec<u64> = rows(&["--uuid", u])
+        .iter()
+        .filter(|r| r["type"] == "unit")
+        .map(|r| r["line"].as_u64().unwrap())
+        .collect();
+    assert_eq!(copies, [128, 131]);
+    let turn = v[1]["turn"].as_u64().unwrap().to_string();
+    assert!(rows(&["--turn", &turn])
+        .iter()
+        .any(|r| r["type"] == "unit" && r["line"] == 128));
+}

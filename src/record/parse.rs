@@ -53,6 +53,27 @@ pub enum Parsed<'a> {
     Malformed(Malformed),
 }
 
+/// The whole objects of a glued line (records written on one line by a write
+/// race), each as a line of its own: the same number, its own offset and
+/// bytes. A torn or invalid tail ends the list.
+pub fn glued_records<'a>(line: &Line<'a>) -> Vec<Line<'a>> {
+    use crate::scan::json::{value_end, ws};
+    let b = line.bytes;
+    let mut out = Vec::new();
+    let mut i = ws(b, 0);
+    while b.get(i) == Some(&b'{') {
+        let Ok(end) = value_end(b, i) else { break };
+        out.push(Line {
+            no: line.no,
+            offset: line.offset + i,
+            bytes: &b[i..end],
+            terminated: line.terminated,
+        });
+        i = ws(b, end);
+    }
+    out
+}
+
 /// Parse `line` as a record, or say why it is not one.
 pub fn parse_line<'a>(line: &Line<'a>) -> Parsed<'a> {
     // serde reads a struct from a JSON array too; a record must be an object.

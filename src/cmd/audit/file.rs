@@ -277,22 +277,10 @@ impl Pass<'_> {
     /// line's number, as stats counts them, so a uuid it repeats or a call it
     /// makes is seen. (The survey script's `json.loads` skips the whole line.)
     fn glued(&mut self, buf: &[u8], line: &Line<'_>) {
-        let b = line.bytes;
-        let mut i = crate::scan::json::ws(b, 0);
-        while b.get(i) == Some(&b'{') {
-            let Ok(end) = crate::scan::json::value_end(b, i) else {
-                break;
-            };
-            let sub = Line {
-                no: line.no,
-                offset: line.offset + i,
-                bytes: &b[i..end],
-                terminated: line.terminated,
-            };
+        for sub in crate::record::glued_records(line) {
             if let Ok(top) = super::skim::skim(sub.bytes) {
                 self.line(buf, &sub, &top);
             }
-            i = crate::scan::json::ws(b, end);
         }
     }
 

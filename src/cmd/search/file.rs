@@ -13,7 +13,7 @@ use super::matcher::Matcher;
 use super::prefilter::Prefilter;
 use crate::classify::{classify, FileIndex, Label, LabelSet, Unit};
 use crate::discovery::Transcript;
-use crate::record::{parse_line, Malformed, MalformedKind, Parsed, Record};
+use crate::record::{glued_records, parse_line, Malformed, MalformedKind, Parsed, Record};
 use crate::scan::lines::{self, HitLines};
 use crate::scan::stream::{self, Prefiltered};
 use crate::scan::{Line, Lines, Source};
@@ -120,10 +120,10 @@ pub fn search(t: &Transcript, cfg: &Config) -> FileResult {
                 // reported as malformed above, and searched one by one under
                 // the line's number, as stats counts them.
                 if glued {
-                    let stream =
-                        serde_json::Deserializer::from_slice(line.bytes).into_iter::<Record<'_>>();
-                    for r in stream.map_while(Result::ok) {
-                        search_record(t, buf, &idx, &r, &line, cfg, &mut out);
+                    for sub in glued_records(&line) {
+                        if let Parsed::Record(r) = parse_line(&sub) {
+                            search_record(t, buf, &idx, &r, &sub, cfg, &mut out);
+                        }
                     }
                 }
             }

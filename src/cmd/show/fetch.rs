@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 
 use super::address::{self, Item};
 use crate::classify::FileIndex;
-use crate::record::{parse_line, Parsed};
+use crate::record::{glued_records, parse_line, MalformedKind, Parsed};
 use crate::scan::{lines, Line, Lines};
 
 /// What the user asked for (empty everywhere = the whole transcript).
@@ -53,6 +53,10 @@ pub fn raw_bytes<'a>(buf: &'a [u8], line: &Line<'a>) -> &'a [u8] {
     let from = line.offset.min(buf.len());
     let rest = &buf[from..];
     let len = memchr::memchr(b'\n', rest).unwrap_or(rest.len());
+    // A record glued inside a longer line: its own bytes only.
+    if line.bytes.len() + 1 < len {
+        return line.bytes;
+    }
     &rest[..len]
 }
 
@@ -65,8 +69,14 @@ fn turn_member(line: &Line<'_>, idx: &FileIndex, turns: &[(usize, usize)]) -> bo
     if !turns.iter().any(|&(a, b)| a <= t && t <= b) {
         return false;
     }
+    let member =
+        |r: &crate::record::Record<'_>| matches!(r.kind(), "user" | "assistant") && r.has_message();
     match parse_line(line) {
-        Parsed::Record(r) => matches!(r.kind(), "user" | "assistant") && r.has_message(),
+        Parsed::Record(r) => member(&r),
+        // A glued line holds records too (search finds them there).
+        Parsed::Malformed(m) if m.kind == MalformedKind::Glued => glued_records(line)
+            .iter()
+            .any(|sub| matches!(parse_line(sub), Parsed::Record(r) if member(&r))),
         Parsed::Malformed(_) => false,
     }
 }
@@ -87,10 +97,17 @@ pub fn uuid_lines<'a>(buf: &'a [u8], uuid: &str) -> Vec<Line<'a>> {
         no += memchr::memchr_iter(b'\n', &buf[counted_to..start]).count();
         counted_to = start;
         let line = lines::line_at(buf, start, no);
-        if let Parsed::Record(r) = parse_line(&line) {
-            if r.uuid.as_deref() == Some(uuid) {
-                out.push(line);
+        let own = |l: &Line<'_>| matches!(parse_line(l), Parsed::Record(r) if r.uuid.as_deref() == Some(uuid));
+        let found = match parse_line(&line) {
+            Parsed::Record(r) => r.uuid.as_deref() == Some(uuid),
+            // A copy inside a glued line is a copy too.
+            Parsed::Malformed(m) if m.kind == MalformedKind::Glued => {
+                glued_records(&line).iter().any(own)
             }
+            Parsed::Malformed(_) => false,
+        };
+        if found {
+            out.push(line);
         }
     }
     out

@@ -21,7 +21,7 @@ use crate::cmd::search::hit::UnitOut;
 use crate::discovery::Transcript;
 use crate::error::Error;
 use crate::output::{Format, Out};
-use crate::record::{parse_line, Parsed};
+use crate::record::{glued_records, parse_line, MalformedKind, Parsed, Record};
 use crate::scan::{lines, Source};
 use crate::timefmt::{self, Window};
 
@@ -242,38 +242,78 @@ fn print_line(
     let r = match parsed {
         Parsed::Record(r) => r,
         Parsed::Malformed(m) => {
+            // Records glued on one line (a write race) are still records, shown
+            // under the line's number after the line's own report, as search
+            // finds them.
+            if m.kind == MalformedKind::Glued {
+                if c.labels.is_none() {
+                    print_malformed(out, c, no, &file, &m)?;
+                    shown.records += 1;
+                }
+                for sub in glued_records(&line) {
+                    if let Parsed::Record(r) = parse_line(&sub) {
+                        print_record(out, c, &r, &sub, copy, shown)?;
+                    }
+                }
+                return Ok(());
+            }
             if c.labels.is_some() {
                 return Ok(());
             }
             shown.records += 1;
-            return match c.format {
-                Format::Json => Ok(out.json(&print::JsonMalformed {
-                    kind: "malformed",
-                    file: &file,
-                    line: no,
-                    malformed: m.kind.name(),
-                    detail: &m.detail,
-                })?),
-                Format::Human => {
-                    let st = out.style;
-                    writeln!(
-                        out,
-                        "{}── malformed line ({}) {}:{no}{}\n{}",
-                        st.warn,
-                        m.kind.name(),
-                        crate::output::sanitize::one_line(&file),
-                        st.reset,
-                        crate::output::sanitize::one_line(&m.detail)
-                    )?;
-                    Ok(())
-                }
-            };
+            return print_malformed(out, c, no, &file, &m);
         }
     };
+    print_record(out, c, &r, &line, copy, shown)
+}
+
+/// The report of a line that is not one record.
+fn print_malformed(
+    out: &mut Out,
+    c: &FileCtx<'_>,
+    no: usize,
+    file: &str,
+    m: &crate::record::Malformed,
+) -> anyhow::Result<()> {
+    match c.format {
+        Format::Json => Ok(out.json(&print::JsonMalformed {
+            kind: "malformed",
+            file,
+            line: no,
+            malformed: m.kind.name(),
+            detail: &m.detail,
+        })?),
+        Format::Human => {
+            let st = out.style;
+            writeln!(
+                out,
+                "{}── malformed line ({}) {}:{no}{}\n{}",
+                st.warn,
+                m.kind.name(),
+                crate::output::sanitize::one_line(file),
+                st.reset,
+                crate::output::sanitize::one_line(&m.detail)
+            )?;
+            Ok(())
+        }
+    }
+}
+
+/// One record's units (or, when it has none, a line saying what it is).
+fn print_record(
+    out: &mut Out,
+    c: &FileCtx<'_>,
+    r: &Record<'_>,
+    line: &crate::scan::Line<'_>,
+    copy: Option<&Copy>,
+    shown: &mut Shown,
+) -> anyhow::Result<()> {
+    let no = line.no;
+    let file = c.t.path.display().to_string();
     let empty = FileIndex::empty(c.t.is_lane());
     let idx = c.idx.unwrap_or(&empty);
     let mut units = Vec::new();
-    classify(&r, no, idx, &mut units);
+    classify(r, no, idx, &mut units);
     let turn = idx.turn(no);
     let mut printed = 0;
     for u in &units {
@@ -284,7 +324,7 @@ fn print_line(
                 None => continue,
             },
         };
-        let mut unit = UnitOut::new(c.t, &r, u, label, no, turn);
+        let mut unit = UnitOut::new(c.t, r, u, label, no, turn);
         if u.labels().any(|l| l == Label::AgentToolUse) {
             if let (Some(id), Some(name)) = (u.tool_use_id, u.tool_name) {
                 shown.tools.insert(id.to_string(), name.to_string());
@@ -317,7 +357,7 @@ fn print_line(
             })?,
             Format::Human => {
                 print::header(out, &unit, printed > 0, copy)?;
-                print::body(out, &render::unit_body(&r, u), c.no_truncate)?;
+                print::body(out, &render::unit_body(r, u), c.no_truncate)?;
             }
         }
         printed += 1;
@@ -398,13 +438,13 @@ fn print_line(
                 st.reset
             )?;
             // isMeta prose with no leaf of its own (R-U11) still reads as text.
-            match crate::classify::unit::user_text(&r).filter(|_| r.kind() == "user") {
+            match crate::classify::unit::user_text(r).filter(|_| r.kind() == "user") {
                 Some(text) => {
                     writeln!(out, "{}(unlabelled harness text){}", st.dim, st.reset)?;
                     print::body(out, &text, c.no_truncate)?;
                 }
                 None => {
-                    let raw = String::from_utf8_lossy(fetch::raw_bytes(c.buf, &line));
+                    let raw = String::from_utf8_lossy(fetch::raw_bytes(c.buf, line));
                     let one = crate::output::sanitize::one_line(&raw);
                     writeln!(
                         out,

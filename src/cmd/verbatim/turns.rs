@@ -13,7 +13,7 @@ use super::pack::Turn;
 use crate::classify::{classify, FileIndex, Label};
 use crate::cmd::show::render;
 use crate::output::sanitize::{clean, one_line};
-use crate::record::{parse_line, Parsed, Record};
+use crate::record::{glued_records, parse_line, MalformedKind, Parsed, Record};
 use crate::scan::Lines;
 use crate::timefmt;
 
@@ -82,15 +82,26 @@ impl Walker<'_> {
             if !may_be_message(line.bytes) {
                 continue;
             }
-            let Parsed::Record(r) = parse_line(&line) else {
-                continue;
+            // A glued line's records (a write race) are records too.
+            let parsed: Vec<Box<Record<'_>>> = match parse_line(&line) {
+                Parsed::Record(r) => vec![r],
+                Parsed::Malformed(m) if m.kind == MalformedKind::Glued => glued_records(&line)
+                    .iter()
+                    .filter_map(|sub| match parse_line(sub) {
+                        Parsed::Record(r) => Some(r),
+                        Parsed::Malformed(_) => None,
+                    })
+                    .collect(),
+                Parsed::Malformed(_) => continue,
             };
-            let member = matches!(r.kind(), "user" | "assistant")
-                && r.has_message()
-                && (self.opts.lane || !r.is_sidechain())
-                && self.idx.turn(line.no) == Some(n);
-            if member {
-                recs.push((line.no, r));
+            for r in parsed {
+                let member = matches!(r.kind(), "user" | "assistant")
+                    && r.has_message()
+                    && (self.opts.lane || !r.is_sidechain())
+                    && self.idx.turn(line.no) == Some(n);
+                if member {
+                    recs.push((line.no, r));
+                }
             }
         }
         // Later copies win: walking newest first, a uuid already seen is skipped.
