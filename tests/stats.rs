@@ -269,10 +269,14 @@ fn unknown_shapes_are_counted_and_listed_never_dropped() {
     );
     s.tool_result("t1", "zapped", true, Some(json!({"zeta": 1, "alpha": 2})));
     s.raw(json!({"type": "ai-title", "aiTitle": "t"}));
+    // A message.content that is neither a string nor an array.
+    s.push(json!({"type": "user", "message": {"role": "user", "content": 12345}}));
     home.write("-w-p", &s.file_name(), &s.lines);
     let v = run_json(&home, &[]);
     let row = &v[0];
     let u = &row["unknown"];
+    assert_eq!(u["content_shapes"], json!({"number": 1}));
+    assert_eq!(row["content_shapes"], json!({"number": 1}));
     assert_eq!(u["record_types"], json!({"hologram-state": 1}));
     assert_eq!(u["attachment_types"], json!({"brand_new_payload": 1}));
     assert_eq!(u["system_subtypes"], json!({"brand_new_subtype": 1}));
@@ -294,7 +298,9 @@ fn unknown_shapes_are_counted_and_listed_never_dropped() {
     assert_eq!(records, row["lines"].as_u64().unwrap());
     let text = String::from_utf8_lossy(&stats(&home).output().unwrap().stdout).to_string();
     assert!(
-        text.contains("hologram-state=1") && text.contains("brand_new_payload=1"),
+        text.contains("hologram-state=1")
+            && text.contains("brand_new_payload=1")
+            && text.contains("number=1"),
         "{text}"
     );
 }

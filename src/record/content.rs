@@ -15,8 +15,9 @@ use super::{opt_str, Raw, Str};
 pub enum Content<'a> {
     Text(Cow<'a, str>),
     Blocks(Vec<Block<'a>>),
-    /// Neither a string nor an array (counted as an unknown content shape).
-    Other,
+    /// Neither a string nor an array: the JSON type it was (`number`,
+    /// `boolean`, `object`, `null`), counted by stats as an unknown shape.
+    Other(&'static str),
 }
 
 impl<'de: 'a, 'a> Deserialize<'de> for Content<'a> {
@@ -48,22 +49,22 @@ impl<'de: 'a, 'a> Deserialize<'de> for Content<'a> {
                     .next_entry::<de::IgnoredAny, de::IgnoredAny>()?
                     .is_some()
                 {}
-                Ok(Content::Other)
+                Ok(Content::Other("object"))
             }
             fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
-                Ok(Content::Other)
+                Ok(Content::Other("null"))
             }
             fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
-                Ok(Content::Other)
+                Ok(Content::Other("boolean"))
             }
             fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
-                Ok(Content::Other)
+                Ok(Content::Other("number"))
             }
             fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
-                Ok(Content::Other)
+                Ok(Content::Other("number"))
             }
             fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
-                Ok(Content::Other)
+                Ok(Content::Other("number"))
             }
         }
         d.deserialize_any(V(std::marker::PhantomData))

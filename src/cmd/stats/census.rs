@@ -271,6 +271,11 @@ impl Scan {
             }
             _ => {}
         }
+        // A message.content that is neither a string nor an array is no shape
+        // Claude Code writes: counted (and listed as unknown), never dropped.
+        if let Some(crate::record::Content::Other(k)) = r.content() {
+            bump(&mut c.content_shapes, k, 1);
+        }
         for b in r.blocks() {
             let bk = match b.kind() {
                 "" => "(none)",

@@ -69,6 +69,8 @@ pub struct Census {
     pub system_subtypes: Counts,
     pub attachment_types: Counts,
     pub block_types: Counts,
+    /// `message.content` JSON types other than string and array.
+    pub content_shapes: Counts,
     pub result_shapes: Counts,
     pub units: u64,
     pub labels: Vec<u64>,
@@ -119,6 +121,7 @@ impl Census {
         add_counts(&mut self.system_subtypes, &o.system_subtypes);
         add_counts(&mut self.attachment_types, &o.attachment_types);
         add_counts(&mut self.block_types, &o.block_types);
+        add_counts(&mut self.content_shapes, &o.content_shapes);
         add_counts(&mut self.result_shapes, &o.result_shapes);
         self.units += o.units;
         for (a, b) in self.labels.iter_mut().zip(&o.labels) {
@@ -173,6 +176,9 @@ impl Census {
             pick(&self.attachment_types, known::ATTACHMENT_TYPES),
         );
         out.insert("block_types", pick(&self.block_types, known::BLOCK_TYPES));
+        // Claude Code writes a content string or array only: every other
+        // shape is unknown.
+        out.insert("content_shapes", self.content_shapes.clone());
         out.insert(
             "tool_use_result_shapes",
             pick(&self.result_shapes, known::RESULT_SHAPES),

@@ -51,6 +51,7 @@ fn fields(c: &Census) -> Map<String, Value> {
         ("system_subtypes", json!(c.system_subtypes)),
         ("attachment_types", json!(c.attachment_types)),
         ("block_types", json!(c.block_types)),
+        ("content_shapes", json!(c.content_shapes)),
         ("tool_use_result_shapes", json!(c.result_shapes)),
         ("units", json!(c.units)),
         ("labels", Value::Object(labels_map(&c.labels))),
@@ -282,18 +283,19 @@ fn total(out: &mut Out, r: &Report<'_>) -> io::Result<()> {
             n(c.outside_window)
         )?;
     }
-    let lines: [(&str, &Counts); 8] = [
+    let lines: [(&str, &Counts); 9] = [
         ("records", &c.record_types),
         ("system", &c.system_subtypes),
         ("attachments", &c.attachment_types),
         ("blocks", &c.block_types),
+        ("content", &c.content_shapes),
         ("results", &c.result_shapes),
         ("versions", &c.versions),
         ("models", &c.models),
         ("glued", &c.glued_records),
     ];
     for (name, m) in lines {
-        if name == "glued" && m.is_empty() {
+        if matches!(name, "glued" | "content") && m.is_empty() {
             continue;
         }
         writeln!(out, "  {name:<11} {}", counts_line(m, 12))?;
