@@ -271,12 +271,25 @@ fn unknown_shapes_are_counted_and_listed_never_dropped() {
     s.raw(json!({"type": "ai-title", "aiTitle": "t"}));
     // A message.content that is neither a string nor an array.
     s.push(json!({"type": "user", "message": {"role": "user", "content": 12345}}));
+    // REC-011: a tool_result's parts are text, image or tool_reference; a
+    // part of another type is listed, not dropped.
+    s.push(json!({"type": "user", "message": {"role": "user", "content": [
+        {"type": "tool_result", "tool_use_id": "t9", "content": [
+            {"type": "text", "text": "a"},
+            {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "AA=="}},
+            {"type": "hologram_part", "z": 1}]}]}}));
     home.write("-w-p", &s.file_name(), &s.lines);
     let v = run_json(&home, &[]);
     let row = &v[0];
     let u = &row["unknown"];
     assert_eq!(u["content_shapes"], json!({"number": 1}));
     assert_eq!(row["content_shapes"], json!({"number": 1}));
+    assert_eq!(
+        row["result_part_types"],
+        json!({"text": 1, "image": 1, "hologram_part": 1})
+    );
+    assert_eq!(u["result_part_types"], json!({"hologram_part": 1}));
+    assert_eq!(row["images"], 1);
     assert_eq!(u["record_types"], json!({"hologram-state": 1}));
     assert_eq!(u["attachment_types"], json!({"brand_new_payload": 1}));
     assert_eq!(u["system_subtypes"], json!({"brand_new_subtype": 1}));

@@ -162,19 +162,23 @@ impl<'a> Block<'a> {
         crate::scan::json::compact(self.input_json())
     }
 
-    /// Number of image parts inside a tool_result's content array.
-    pub fn result_images(&self) -> usize {
-        // Only an array can hold image parts; a string costs nothing to rule out.
-        match self
+    /// Call `f` with the type of each part of a tool_result's content array
+    /// (`text`, `image`, `tool_reference`, REC-011; `""` when a part names
+    /// none). A string content has no parts and costs nothing to rule out.
+    pub fn result_part_kinds(&self, mut f: impl FnMut(&str)) {
+        #[derive(Deserialize)]
+        struct Kind<'a> {
+            #[serde(rename = "type", borrow, default, deserialize_with = "opt_str")]
+            kind: Str<'a>,
+        }
+        let parts = self
             .content
             .filter(|r| r.get().starts_with('['))
-            .map(|r| serde_json::from_str::<Vec<Part<'_>>>(r.get()))
-        {
-            Some(Ok(parts)) => parts
-                .iter()
-                .filter(|p| p.kind.as_deref() == Some("image"))
-                .count(),
-            _ => 0,
+            .map(|r| serde_json::from_str::<Vec<Kind<'_>>>(r.get()));
+        if let Some(Ok(parts)) = parts {
+            for p in &parts {
+                f(p.kind.as_deref().unwrap_or(""));
+            }
         }
     }
 }

@@ -285,10 +285,21 @@ impl Scan {
             match bk {
                 "image" => c.images += 1,
                 "tool_result" => {
-                    // Only an array can hold image parts; asking a string content
-                    // builds (and formats) a serde error per result.
+                    // Only an array has parts (images among them, REC-011);
+                    // asking a string content would build a serde error per
+                    // result. Each part's type is counted, so one csift does
+                    // not model is listed, not dropped.
                     if b.content.is_some_and(|raw| raw.get().starts_with('[')) {
-                        c.images += b.result_images() as u64;
+                        b.result_part_kinds(|k| {
+                            if k == "image" {
+                                c.images += 1;
+                            }
+                            bump(
+                                &mut c.result_part_types,
+                                if k.is_empty() { "(none)" } else { k },
+                                1,
+                            );
+                        });
                     }
                     if let Some(a) = b
                         .tool_use_id

@@ -107,6 +107,9 @@ pub const ATTACHMENT_TYPES: &[&str] = &[
 /// Content block types csift models (defined with the record model).
 pub use crate::record::content::BLOCK_TYPES;
 
+/// Part types of a tool_result's content array (REC-011).
+pub const RESULT_PART_TYPES: &[&str] = &["text", "image", "tool_reference"];
+
 /// `toolUseResult` shape names the detector can return (spec §2 table).
 pub const RESULT_SHAPES: &[&str] = &[
     "error-string",

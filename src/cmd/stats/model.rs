@@ -71,6 +71,8 @@ pub struct Census {
     pub block_types: Counts,
     /// `message.content` JSON types other than string and array.
     pub content_shapes: Counts,
+    /// Part types inside tool_result content arrays (REC-011).
+    pub result_part_types: Counts,
     pub result_shapes: Counts,
     pub units: u64,
     pub labels: Vec<u64>,
@@ -122,6 +124,7 @@ impl Census {
         add_counts(&mut self.attachment_types, &o.attachment_types);
         add_counts(&mut self.block_types, &o.block_types);
         add_counts(&mut self.content_shapes, &o.content_shapes);
+        add_counts(&mut self.result_part_types, &o.result_part_types);
         add_counts(&mut self.result_shapes, &o.result_shapes);
         self.units += o.units;
         for (a, b) in self.labels.iter_mut().zip(&o.labels) {
@@ -179,6 +182,10 @@ impl Census {
         // Claude Code writes a content string or array only: every other
         // shape is unknown.
         out.insert("content_shapes", self.content_shapes.clone());
+        out.insert(
+            "result_part_types",
+            pick(&self.result_part_types, known::RESULT_PART_TYPES),
+        );
         out.insert(
             "tool_use_result_shapes",
             pick(&self.result_shapes, known::RESULT_SHAPES),

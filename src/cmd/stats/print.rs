@@ -52,6 +52,7 @@ fn fields(c: &Census) -> Map<String, Value> {
         ("attachment_types", json!(c.attachment_types)),
         ("block_types", json!(c.block_types)),
         ("content_shapes", json!(c.content_shapes)),
+        ("result_part_types", json!(c.result_part_types)),
         ("tool_use_result_shapes", json!(c.result_shapes)),
         ("units", json!(c.units)),
         ("labels", Value::Object(labels_map(&c.labels))),
@@ -283,19 +284,20 @@ fn total(out: &mut Out, r: &Report<'_>) -> io::Result<()> {
             n(c.outside_window)
         )?;
     }
-    let lines: [(&str, &Counts); 9] = [
+    let lines: [(&str, &Counts); 10] = [
         ("records", &c.record_types),
         ("system", &c.system_subtypes),
         ("attachments", &c.attachment_types),
         ("blocks", &c.block_types),
         ("content", &c.content_shapes),
+        ("parts", &c.result_part_types),
         ("results", &c.result_shapes),
         ("versions", &c.versions),
         ("models", &c.models),
         ("glued", &c.glued_records),
     ];
     for (name, m) in lines {
-        if matches!(name, "glued" | "content") && m.is_empty() {
+        if matches!(name, "glued" | "content" | "parts") && m.is_empty() {
             continue;
         }
         writeln!(out, "  {name:<11} {}", counts_line(m, 12))?;
