@@ -20,8 +20,10 @@ use super::Common;
     "read=\"whole\"|\"head-tail\" (head-tail: models, titles and malformed lines only from the\n",
     "windows), malformed_lines, malformed [{line (null in the tail window), offset, kind}]; then a\n",
     "summary line {type:\"summary\", rows, shown, dropped, untimed_left_out, bytes, read_whole,\n",
-    "read_head_tail, errors, elapsed_ms} (read_* count the rows shown; untimed_left_out: sessions a\n",
-    "--since/--until window left out because no record of theirs has a timestamp).\n\n",
+    "read_head_tail, errors, elapsed_ms} (read_* count the rows shown; bytes sums every row's file,\n",
+    "--max-count aside, so a session's lanes, counted in its lanes field, are not in it;\n",
+    "untimed_left_out: sessions a --since/--until window left out because no record of theirs has\n",
+    "a timestamp).\n\n",
     "Malformed lines here are the two kinds list looks for, glued records and a torn final\n",
     "line, even with --full; `csift audit -k malformed-line` judges every line's grammar.",
 ))]
