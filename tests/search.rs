@@ -788,3 +788,42 @@ fn count_by_session_folds_lanes_into_their_session() {
         .collect();
     assert_eq!(got, want);
 }
+
+/// A call glued on one line with another record still makes a complete
+/// exchange both ways: the call with its result after it, and the result with
+/// the call inside the glued line.
+#[test]
+fn a_glued_call_and_its_result_pair_up_both_ways() {
+    let mut s = Session::new("ee12cd34-0000-4000-8000-000000000001", "/w/proj");
+    s.user("run it");
+    s.tool_use("m1", "toolu_g", "Bash", json!({"command": "echo gluedcmd"}));
+    s.tool_result("toolu_g", "gluedout", false, None);
+    let home = Home::new();
+    let mut bytes = Vec::new();
+    for (i, v) in s.lines.iter().enumerate() {
+        bytes.extend_from_slice(serde_json::to_string(v).unwrap().as_bytes());
+        if i == 1 {
+            bytes.extend_from_slice(br#"{"type":"summary","summary":"s","leafUuid":"x"}"#);
+        }
+        bytes.push(b'\n');
+    }
+    home.write_raw("-w-proj", &s.file_name(), &bytes);
+    for (pattern, first, partner) in [
+        ("gluedcmd", "agent.tool.use", "agent.tool.result"),
+        ("gluedout", "agent.tool.result", "agent.tool.use"),
+    ] {
+        let v = json_lines(
+            &home
+                .cmd()
+                .args(["search", pattern, "--format", "json"])
+                .output()
+                .unwrap()
+                .stdout,
+        );
+        let m = matches(&v);
+        assert_eq!(m.len(), 1, "{pattern}: {v:?}");
+        assert_eq!(m[0]["label"], first);
+        assert_eq!(m[0]["exchange"][0]["label"], partner, "{pattern}: {v:?}");
+        assert_eq!(m[0]["tool_name"], "Bash");
+    }
+}

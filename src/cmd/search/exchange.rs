@@ -6,7 +6,7 @@
 
 use crate::classify::{classify, FileIndex, Label, Unit};
 use crate::discovery::Transcript;
-use crate::record::{parse_line, Parsed};
+use crate::record::{glued_records, parse_line, MalformedKind, Parsed};
 use crate::scan::{lines, lit, pair, Line, Lines};
 
 use super::hit::UnitOut;
@@ -34,8 +34,19 @@ where
     let start = lines::line_start(buf, offset);
     let no = lines::line_no_near(buf, start, near.offset, near.no);
     let line = lines::line_at(buf, start, no);
-    let Parsed::Record(r) = parse_line(&line) else {
-        return None;
+    let r = match parse_line(&line) {
+        Parsed::Record(r) => r,
+        // In a glued line, the record the offset falls in.
+        Parsed::Malformed(m) if m.kind == MalformedKind::Glued => {
+            let sub = glued_records(&line)
+                .into_iter()
+                .find(|s| s.offset <= offset && offset < s.offset + s.bytes.len())?;
+            match parse_line(&sub) {
+                Parsed::Record(r) => r,
+                Parsed::Malformed(_) => return None,
+            }
+        }
+        Parsed::Malformed(_) => return None,
     };
     let mut units = Vec::new();
     classify(&r, no, idx, &mut units);

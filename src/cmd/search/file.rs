@@ -118,11 +118,12 @@ pub fn search(t: &Transcript, cfg: &Config) -> FileResult {
                 out.malformed.push(m);
                 // Records glued on one line (a write race) are still records:
                 // reported as malformed above, and searched one by one under
-                // the line's number, as stats counts them.
+                // the line's number, as stats counts them. Each is matched as
+                // on the physical line, so exchanges look past its end.
                 if glued {
                     for sub in glued_records(&line) {
                         if let Parsed::Record(r) = parse_line(&sub) {
-                            search_record(t, buf, &idx, &r, &sub, cfg, &mut out);
+                            search_record(t, buf, &idx, &r, &line, cfg, &mut out);
                         }
                     }
                 }
