@@ -91,12 +91,10 @@ impl Eaten {
                 i
             }
         };
-        let slot = &mut self.pending[usize::from(side)];
         let g = &mut self.groups[i];
-        if k.first_thinking && *slot == Some(i) {
-            g.adjacent = true;
-        }
-        *slot = k.first_thinking.then_some(i);
+        // A replayed copy is the same record: it counts for neither rule and
+        // leaves adjacency as it was (the copy right after its original is no
+        // second thinking-first record).
         if k.thinking || k.text {
             if let Some(h) = uuid.filter(|u| !u.is_empty()).map(uuid_key) {
                 if g.seen.contains(&h) {
@@ -106,6 +104,11 @@ impl Eaten {
                 g.seen.push(h);
             }
         }
+        let slot = &mut self.pending[usize::from(side)];
+        if k.first_thinking && *slot == Some(i) {
+            g.adjacent = true;
+        }
+        *slot = k.first_thinking.then_some(i);
         g.thinking += u32::from(k.thinking);
         g.text += u32::from(k.text);
     }
@@ -116,7 +119,7 @@ impl Eaten {
         let mut offs: Vec<usize> = self
             .groups
             .iter()
-            .filter(|g| g.thinking >= 2)
+            .filter(|g| g.thinking >= 2 || g.adjacent)
             .map(|g| g.first.line)
             .collect();
         offs.sort_unstable();
@@ -243,6 +246,11 @@ mod tests {
             "{}",
             f[0].detail
         );
+        // A copy right after its original is not a second adjacent record.
+        let mut e = Eaten::default();
+        e.record("m", Some(b"\"u1\""), k(true, false, true), At::default());
+        e.record("m", Some(b"\"u1\""), k(true, false, true), At::default());
+        assert!(run(e).is_empty());
         assert!(f[0].detail.contains("1 replayed"), "{}", f[0].detail);
     }
 
