@@ -603,7 +603,10 @@ fn a_glued_line_shows_its_records() {
     assert_eq!(v[1]["label"], "agent.message");
     assert_eq!(v[2]["record_type"], "summary");
     let u = v[1]["uuid"].as_str().unwrap();
-    let copies: Vec<u64> = rows(&["--uuid", u])
+    let by_uuid = rows(&["--uuid", u]);
+    // Only that record, not the summary glued beside it.
+    assert!(!by_uuid.iter().any(|r| r["type"] == "line"), "{by_uuid:?}");
+    let copies: Vec<u64> = by_uuid
         .iter()
         .filter(|r| r["type"] == "unit")
         .map(|r| r["line"].as_u64().unwrap())

@@ -155,6 +155,7 @@ pub fn run(
             raw: args.raw,
             format: args.common.format,
             no_truncate: args.no_truncate,
+            uuids: &args.uuids,
         };
         for (no, offset, copy) in &f.picks {
             print_line(out, &ctx, *no, *offset, copy.as_ref(), &mut shown)?;
@@ -198,6 +199,8 @@ struct FileCtx<'a> {
     raw: bool,
     format: Format,
     no_truncate: bool,
+    /// The --uuid values: of a glued line they pick, only those records show.
+    uuids: &'a [String],
 }
 
 fn print_line(
@@ -250,9 +253,23 @@ fn print_line(
                     print_malformed(out, c, no, &file, &m)?;
                     shown.records += 1;
                 }
-                for sub in glued_records(&line) {
-                    if let Parsed::Record(r) = parse_line(&sub) {
-                        print_record(out, c, &r, &sub, copy, shown)?;
+                let records: Vec<_> = glued_records(&line)
+                    .into_iter()
+                    .filter_map(|sub| match parse_line(&sub) {
+                        Parsed::Record(r) => Some((sub, r)),
+                        Parsed::Malformed(_) => None,
+                    })
+                    .collect();
+                // Picked by --uuid: that record, not its neighbours on the line.
+                let own = |r: &Record<'_>| {
+                    r.uuid
+                        .as_deref()
+                        .is_some_and(|u| c.uuids.iter().any(|x| x == u))
+                };
+                let picked = records.iter().any(|(_, r)| own(r));
+                for (sub, r) in &records {
+                    if !picked || own(r) {
+                        print_record(out, c, r, sub, copy, shown)?;
                     }
                 }
                 return Ok(());
