@@ -430,8 +430,10 @@ fn missing_persisted_output_rec_015() {
 }
 
 /// MISC-002: the pointer is absolute on the machine that wrote it. A home that
-/// was copied or moved keeps the file in the session's own tool-results/, which
-/// audit reads as search --resolve-persisted does; the sample home is one.
+/// was copied or moved keeps the file in the session folder the pointer names
+/// (a clone's names its origin's, REC-091), else the session's own
+/// tool-results/, which audit reads as search --resolve-persisted does; the
+/// sample home is one.
 #[test]
 fn a_moved_home_keeps_its_persisted_output_misc_002() {
     let home = Home::new();
@@ -450,6 +452,22 @@ fn a_moved_home_keeps_its_persisted_output_misc_002() {
         &format!("<persisted-output>\nOutput too large (81.1KB). Full output saved to: {elsewhere}\n\nPreview (first 2KB):\nabc\n</persisted-output>"),
         false,
         Some(json!({"stdout": "", "persistedOutputPath": elsewhere, "persistedOutputSize": 10})),
+    );
+    // A clone's copied pointer names its origin's folder (REC-091).
+    let origin = "0a0a0a0a-0000-4000-8000-000000000000";
+    let theirs = home
+        .projects()
+        .join(format!("-w-app/{origin}/tool-results/b3.txt"));
+    std::fs::create_dir_all(theirs.parent().unwrap()).unwrap();
+    std::fs::write(&theirs, "0123456789").unwrap();
+    let cloned =
+        format!("/nonexistent-machine/.claude/projects/-w-app/{origin}/tool-results/b3.txt");
+    s.tool_use("msg_3", "toolu_3", "Bash", json!({"command": "big"}));
+    s.tool_result(
+        "toolu_3",
+        "x",
+        false,
+        Some(json!({"stdout": "", "persistedOutputPath": cloned, "persistedOutputSize": 10})),
     );
     s.tool_use("msg_2", "toolu_2", "Bash", json!({"command": "big"}));
     let gone = elsewhere.replace("b1.txt", "b2.txt");

@@ -89,16 +89,24 @@ impl Transcript {
     /// on the machine that wrote it, and a home that was copied, moved or
     /// reached through `CLAUDE_CONFIG_DIR` keeps the file in the session's own
     /// `tool-results/` folder.
+    /// The session folder the pointer names comes first: a clone copies its
+    /// origin's records, pointers included (REC-091), so they name the
+    /// origin's folder; then this transcript's own.
     pub fn local_persisted(&self, named: &Path) -> Option<PathBuf> {
         if named.exists() {
             return None;
         }
-        let local = self
-            .project_dir
-            .join(&self.session_id)
-            .join("tool-results")
-            .join(named.file_name()?);
-        local.exists().then_some(local)
+        let name = named.file_name()?;
+        let mut sessions = Vec::new();
+        let parent = named.parent();
+        if parent.and_then(Path::file_name) == Some(std::ffi::OsStr::new("tool-results")) {
+            sessions.extend(parent.and_then(Path::parent).and_then(Path::file_name));
+        }
+        sessions.push(std::ffi::OsStr::new(&self.session_id));
+        sessions
+            .into_iter()
+            .map(|s| self.project_dir.join(s).join("tool-results").join(name))
+            .find(|p| p.exists())
     }
 }
 
