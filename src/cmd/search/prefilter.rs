@@ -209,12 +209,15 @@ fn ascii_escaped(lit: &[u8], ci: bool) -> Option<String> {
             re.push_str(&regex::escape(&String::from_utf8_lossy(&esc)));
             continue;
         }
+        // With -i or smart case, every character the regex's simple case
+        // folding makes equal (`σ` also `ς` and `Σ`; `ω` also the Ohm sign).
         let mut variants = vec![c];
         if ci {
-            let lower: Vec<char> = c.to_lowercase().collect();
-            let upper: Vec<char> = c.to_uppercase().collect();
-            for v in [lower, upper] {
-                if let [v] = v[..] {
+            use regex_syntax::hir::{ClassUnicode, ClassUnicodeRange};
+            let mut class = ClassUnicode::new([ClassUnicodeRange::new(c, c)]);
+            class.case_fold_simple();
+            for r in class.iter() {
+                for v in r.start()..=r.end() {
                     if !variants.contains(&v) {
                         variants.push(v);
                     }
@@ -392,6 +395,9 @@ mod tests {
         assert!(re.is_match(br#"{"text":"d\u00e9j\u00e0"}"#));
         let re = pf("été", true).unwrap();
         assert!(re.is_match(br#"{"text":"\u00c9T\u00c9"}"#));
+        // The regex's simple case folding, not only upper and lower case.
+        assert!(pf("σ", true).unwrap().is_match(br#"["\u03c2"]"#));
+        assert!(pf("ω", true).unwrap().is_match(br#"["\u2126"]"#));
         assert!(re.is_match(br#"{"text":"\u00e9t\u00e9"}"#));
         // Past U+FFFF: a surrogate pair.
         let re = pf("ok 🚀", false).unwrap();
