@@ -170,24 +170,102 @@ fn score(r: &Req) -> usize {
 
 /// Every on-disk form of a decoded literal.
 fn forms_of(lit: &[u8]) -> Vec<Vec<u8>> {
-    let mut out = vec![lit.to_vec()];
-    let esc = json_escape(lit);
-    if esc != lit {
-        out.push(esc);
-    }
+    let mut bases = vec![lit.to_vec()];
     for (i, _) in lit.iter().enumerate().filter(|(_, &b)| b == b' ') {
         let piece = if i + 1 < lit.len() {
             &lit[i + 1..]
         } else {
             &lit[..i]
         };
-        out.push(piece.to_vec());
-        let e = json_escape(piece);
-        if e != piece {
-            out.push(e);
+        bases.push(piece.to_vec());
+    }
+    let mut out: Vec<Vec<u8>> = Vec::new();
+    for b in &bases {
+        for f in encodings(b) {
+            // A tool input matches as compact JSON; a line re-serialised with
+            // blanks after its colons and commas (REC-038) holds it spaced.
+            let spaced = json_spaced(&f);
+            for g in [Some(f), spaced].into_iter().flatten() {
+                if !out.contains(&g) {
+                    out.push(g);
+                }
+            }
         }
     }
     out
+}
+
+/// Most quotes in a literal whose escaped/unescaped mixes are all offered.
+const QUOTE_MIXES: usize = 4;
+
+/// The byte forms of one literal: as written (raw JSON text, a tool_use's
+/// input, REC-037), JSON-escaped (decoded text), and, since a match of a
+/// decoded tool input can run from a string's content over its closing quote
+/// into the JSON around it, every mix of escaped and raw quotes. Past
+/// [`QUOTE_MIXES`] quotes, the longest piece holding nothing JSON escapes
+/// stands for the mixes instead (less selective, never wrong).
+fn encodings(b: &[u8]) -> Vec<Vec<u8>> {
+    let mut out = vec![b.to_vec()];
+    let esc = json_escape(b);
+    if esc == b {
+        return out;
+    }
+    out.push(esc);
+    let quotes: Vec<usize> = (0..b.len()).filter(|&i| b[i] == b'"').collect();
+    if quotes.len() < 2 && quotes.len() == b.iter().filter(|&&c| escapes(c)).count() {
+        return out; // raw and escaped are every form
+    }
+    if quotes.len() > QUOTE_MIXES {
+        let piece = b
+            .split(|&c| escapes(c))
+            .max_by_key(|p| p.len())
+            .unwrap_or_default();
+        out.push(piece.to_vec());
+        return out;
+    }
+    for mask in 0..(1usize << quotes.len()) {
+        let mut f = Vec::with_capacity(b.len() * 2);
+        for (i, &c) in b.iter().enumerate() {
+            match quotes.iter().position(|&q| q == i) {
+                Some(k) if mask & (1 << k) == 0 => f.push(b'"'),
+                Some(_) => f.extend_from_slice(b"\\\""),
+                None => f.extend(json_escape(&[c])),
+            }
+        }
+        if !out.contains(&f) {
+            out.push(f);
+        }
+    }
+    out
+}
+
+/// A byte JSON escapes inside a string.
+fn escapes(c: u8) -> bool {
+    c == b'"' || c == b'\\' || c < 0x20
+}
+
+/// `f` with a blank after each colon and comma that may be JSON's, one
+/// followed by what starts a value or key (`"a":"b",1` as `"a": "b", 1`,
+/// Python's `json.dumps`), or `None` when it has none. A colon or comma in
+/// prose gets one too: an extra form costs candidates, never a hit.
+fn json_spaced(f: &[u8]) -> Option<Vec<u8>> {
+    let structural = |i: usize| {
+        matches!(f[i], b':' | b',')
+            && f.get(i + 1).is_some_and(|&n| {
+                matches!(n, b'"' | b'{' | b'[' | b'-') || n.is_ascii_alphanumeric()
+            })
+    };
+    if !(0..f.len()).any(structural) {
+        return None;
+    }
+    let mut out = Vec::with_capacity(f.len() + 8);
+    for (i, &c) in f.iter().enumerate() {
+        out.push(c);
+        if structural(i) {
+            out.push(b' ');
+        }
+    }
+    Some(out)
 }
 
 /// The form Python's `json.dumps` writes by default (`ensure_ascii`), as a
@@ -326,7 +404,7 @@ mod tests {
         );
         assert_eq!(
             minimal(forms_of(br#"say "hi""#), false),
-            vec![br#""hi""#.to_vec(), br#"\"hi\""#.to_vec()]
+            vec![br#""hi""#.to_vec(), br#""hi\""#.to_vec()]
         );
         assert_eq!(minimal(vec![b"Ab".to_vec(), b"aB".to_vec()], true).len(), 1);
         assert_eq!(
@@ -403,6 +481,23 @@ mod tests {
         let re = pf("ok 🚀", false).unwrap();
         assert!(re.is_match(br#"{"text":"ok \ud83d\ude80"}"#));
         assert!(pf("日本", false).unwrap().is_match(br#"["\u65e5\u672c"]"#));
+    }
+
+    /// A decoded tool input's match can run over a string's closing quote
+    /// (`"glob":"".gitignore""}` on disk is `"glob":"\".gitignore\""}`):
+    /// every mix of escaped and raw quotes is a form; a line re-spaced by
+    /// `json.dumps` (REC-038) holds `"a": "b", 1` for `"a":"b",1`.
+    #[test]
+    fn mixed_quotes_and_spaced_json_are_flagged_rec_037_rec_038() {
+        let re = pf(r#"re""}"#, false).unwrap();
+        assert!(re.is_match(br#""glob":"\".gitignore\""}"#));
+        let re = pf(r#""command":"git"#, false).unwrap();
+        assert!(re.is_match(br#"{"input": {"command": "git status"}}"#));
+        let re = pf(r#"false,"file_"#, false).unwrap();
+        assert!(re.is_match(br#"{"a": false, "file_path": "x"}"#));
+        // Past four quotes, the longest quote-free piece stands for the mixes.
+        let re = pf(r#""a"+"bcd"+"e""#, false).unwrap();
+        assert!(re.is_match(br#"x \"a\"+"bcd"+\"e\" y"#));
     }
 
     #[test]
