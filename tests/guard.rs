@@ -268,6 +268,33 @@ fn a_replayed_response_is_not_eaten_rec_091() {
     assert_eq!(l.post("p1").0, 2);
 }
 
+/// Two thinking records of one response glued on one line (a write race) are
+/// still two records, as audit reads them: the eaten response is surfaced.
+#[test]
+fn an_eaten_response_glued_on_one_line_is_surfaced() {
+    let mut l = Live::new();
+    l.s.user("go");
+    l.flush();
+    assert_eq!(l.post("p1").0, 0);
+    l.eaten("msg_01Glue", "toolu_1");
+    let n = l.s.lines.len();
+    let glued = format!(
+        "{}{}",
+        serde_json::to_string(&l.s.lines[n - 3]).unwrap(),
+        serde_json::to_string(&l.s.lines[n - 2]).unwrap()
+    );
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&l.path)
+        .unwrap();
+    writeln!(f, "{glued}").unwrap();
+    writeln!(f, "{}", serde_json::to_string(&l.s.lines[n - 1]).unwrap()).unwrap();
+    l.written = n;
+    let (code, err) = l.post("p1");
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("Glue"), "{err}");
+}
+
 #[test]
 fn straggler_in_the_final_response_is_collected_for_the_next_turn() {
     let mut l = Live::new();

@@ -61,7 +61,13 @@ pub fn scan(
     let body = &buf[..=last_nl];
     let mut groups: Vec<Group> = Vec::new();
     let mut index: HashMap<String, usize> = HashMap::new();
-    for raw in body.split(|&b| b == b'\n') {
+    // A glued line's records (a write race) are read one by one, as audit
+    // reads them.
+    let records = body.split(|&b| b == b'\n').flat_map(|raw| match skim(raw) {
+        Err(crate::scan::json::Flaw::Glued) => glued_objects(raw),
+        _ => vec![raw],
+    });
+    for raw in records {
         let Ok(top) = skim(raw) else { continue };
         if final_turn_only && top.is(b"user") && !top.is_sidechain && !top.is_meta {
             let typed = top
@@ -140,6 +146,20 @@ pub fn scan(
         new_offset: offset + last_nl as u64 + 1,
         carry: new_carry,
     })
+}
+
+/// The whole objects of a glued line, as byte slices.
+fn glued_objects(raw: &[u8]) -> Vec<&[u8]> {
+    let line = crate::scan::Line {
+        no: 0,
+        offset: 0,
+        bytes: raw,
+        terminated: true,
+    };
+    crate::record::glued_records(&line)
+        .into_iter()
+        .map(|l| l.bytes)
+        .collect()
 }
 
 /// FNV-1a (hex) of the transcript's first line, within its first 4,096 bytes: a
