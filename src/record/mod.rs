@@ -14,7 +14,9 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 pub use content::{Block, Content};
-pub use parse::{glued_records, parse_line, Malformed, MalformedKind, Parsed};
+pub use parse::{
+    glued_parsed, glued_records, line_records, parse_line, Malformed, MalformedKind, Parsed,
+};
 
 /// An optional string field, borrowed from the line unless it holds escapes.
 /// Every field of this type needs `deserialize_with = "opt_str"`:

@@ -74,6 +74,27 @@ pub fn glued_records<'a>(line: &Line<'a>) -> Vec<Line<'a>> {
     out
 }
 
+/// The records of a glued line that parse, each with its own framing.
+pub fn glued_parsed<'a>(line: &Line<'a>) -> Vec<(Line<'a>, Box<Record<'a>>)> {
+    glued_records(line)
+        .into_iter()
+        .filter_map(|sub| match parse_line(&sub) {
+            Parsed::Record(r) => Some((sub, r)),
+            Parsed::Malformed(_) => None,
+        })
+        .collect()
+}
+
+/// The records on a physical line, for a reader that needs no report of a bad
+/// line: the one it holds, or each record of a glued line; none otherwise.
+pub fn line_records<'a>(line: &Line<'a>) -> Vec<(Line<'a>, Box<Record<'a>>)> {
+    match parse_line(line) {
+        Parsed::Record(r) => vec![(*line, r)],
+        Parsed::Malformed(m) if m.kind == MalformedKind::Glued => glued_parsed(line),
+        Parsed::Malformed(_) => Vec::new(),
+    }
+}
+
 /// Parse `line` as a record, or say why it is not one.
 pub fn parse_line<'a>(line: &Line<'a>) -> Parsed<'a> {
     // serde reads a struct from a JSON array too; a record must be an object.

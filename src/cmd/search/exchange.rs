@@ -6,7 +6,7 @@
 
 use crate::classify::{classify, FileIndex, Label, Unit};
 use crate::discovery::Transcript;
-use crate::record::{glued_records, parse_line, MalformedKind, Parsed};
+use crate::record::{line_records, parse_line, Parsed};
 use crate::scan::{lines, lit, pair, Line, Lines};
 
 use super::hit::UnitOut;
@@ -34,20 +34,10 @@ where
     let start = lines::line_start(buf, offset);
     let no = lines::line_no_near(buf, start, near.offset, near.no);
     let line = lines::line_at(buf, start, no);
-    let r = match parse_line(&line) {
-        Parsed::Record(r) => r,
-        // In a glued line, the record the offset falls in.
-        Parsed::Malformed(m) if m.kind == MalformedKind::Glued => {
-            let sub = glued_records(&line)
-                .into_iter()
-                .find(|s| s.offset <= offset && offset < s.offset + s.bytes.len())?;
-            match parse_line(&sub) {
-                Parsed::Record(r) => r,
-                Parsed::Malformed(_) => return None,
-            }
-        }
-        Parsed::Malformed(_) => return None,
-    };
+    // The record the offset falls in (of a glued line, one of several).
+    let (_, r) = line_records(&line)
+        .into_iter()
+        .find(|(s, _)| s.offset <= offset && offset < s.offset + s.bytes.len())?;
     let mut units = Vec::new();
     classify(&r, no, idx, &mut units);
     units

@@ -13,7 +13,7 @@ use super::matcher::Matcher;
 use super::prefilter::Prefilter;
 use crate::classify::{classify, FileIndex, Label, LabelSet, Unit};
 use crate::discovery::Transcript;
-use crate::record::{glued_records, parse_line, Malformed, MalformedKind, Parsed, Record};
+use crate::record::{glued_parsed, parse_line, Malformed, MalformedKind, Parsed, Record};
 use crate::scan::lines::{self, HitLines};
 use crate::scan::stream::{self, Prefiltered};
 use crate::scan::{Line, Lines, Source};
@@ -121,10 +121,8 @@ pub fn search(t: &Transcript, cfg: &Config) -> FileResult {
                 // the line's number, as stats counts them. Each is matched as
                 // on the physical line, so exchanges look past its end.
                 if glued {
-                    for sub in glued_records(&line) {
-                        if let Parsed::Record(r) = parse_line(&sub) {
-                            search_record(t, buf, &idx, &r, &line, cfg, &mut out);
-                        }
+                    for (_, r) in glued_parsed(&line) {
+                        search_record(t, buf, &idx, &r, &line, cfg, &mut out);
                     }
                 }
             }

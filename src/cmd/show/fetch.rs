@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 
 use super::address::{self, Item};
 use crate::classify::FileIndex;
-use crate::record::{glued_records, parse_line, MalformedKind, Parsed};
+use crate::record::line_records;
 use crate::scan::{lines, Line, Lines};
 
 /// What the user asked for (empty everywhere = the whole transcript).
@@ -71,14 +71,8 @@ fn turn_member(line: &Line<'_>, idx: &FileIndex, turns: &[(usize, usize)]) -> bo
     }
     let member =
         |r: &crate::record::Record<'_>| matches!(r.kind(), "user" | "assistant") && r.has_message();
-    match parse_line(line) {
-        Parsed::Record(r) => member(&r),
-        // A glued line holds records too (search finds them there).
-        Parsed::Malformed(m) if m.kind == MalformedKind::Glued => glued_records(line)
-            .iter()
-            .any(|sub| matches!(parse_line(sub), Parsed::Record(r) if member(&r))),
-        Parsed::Malformed(_) => false,
-    }
+    // A glued line holds records too (search finds them there).
+    line_records(line).iter().any(|(_, r)| member(r))
 }
 
 /// Lines holding `uuid` as their record's own uuid, in file order.
@@ -97,15 +91,10 @@ pub fn uuid_lines<'a>(buf: &'a [u8], uuid: &str) -> Vec<Line<'a>> {
         no += memchr::memchr_iter(b'\n', &buf[counted_to..start]).count();
         counted_to = start;
         let line = lines::line_at(buf, start, no);
-        let own = |l: &Line<'_>| matches!(parse_line(l), Parsed::Record(r) if r.uuid.as_deref() == Some(uuid));
-        let found = match parse_line(&line) {
-            Parsed::Record(r) => r.uuid.as_deref() == Some(uuid),
-            // A copy inside a glued line is a copy too.
-            Parsed::Malformed(m) if m.kind == MalformedKind::Glued => {
-                glued_records(&line).iter().any(own)
-            }
-            Parsed::Malformed(_) => false,
-        };
+        // A copy inside a glued line is a copy too.
+        let found = line_records(&line)
+            .iter()
+            .any(|(_, r)| r.uuid.as_deref() == Some(uuid));
         if found {
             out.push(line);
         }

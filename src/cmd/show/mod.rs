@@ -21,7 +21,7 @@ use crate::cmd::search::hit::UnitOut;
 use crate::discovery::Transcript;
 use crate::error::Error;
 use crate::output::{Format, Out};
-use crate::record::{glued_records, parse_line, MalformedKind, Parsed, Record};
+use crate::record::{glued_parsed, parse_line, MalformedKind, Parsed, Record};
 use crate::scan::{lines, Source};
 use crate::timefmt::{self, Window};
 
@@ -253,13 +253,7 @@ fn print_line(
                     print_malformed(out, c, no, &file, &m)?;
                     shown.records += 1;
                 }
-                let records: Vec<_> = glued_records(&line)
-                    .into_iter()
-                    .filter_map(|sub| match parse_line(&sub) {
-                        Parsed::Record(r) => Some((sub, r)),
-                        Parsed::Malformed(_) => None,
-                    })
-                    .collect();
+                let records = glued_parsed(&line);
                 // Picked by --uuid: that record, not its neighbours on the line.
                 let own = |r: &Record<'_>| {
                     r.uuid

@@ -117,7 +117,7 @@ fn scan(buf: &[u8], a: usize, b: usize, first_no: usize, lane: bool, w: &Window)
             Parsed::Malformed(m) => {
                 s.c.malformed_lines += 1;
                 if m.kind == MalformedKind::Glued {
-                    s.glued(line.bytes);
+                    s.glued(&line);
                 }
                 if s.c.malformed.len() < MALFORMED_SHOWN {
                     s.c.malformed.push(MalformedOut {
@@ -198,10 +198,8 @@ impl Scan {
     /// A glued line's records (a write race): their types are listed apart and
     /// their usage counts, but they add no labels (search and audit read each
     /// record under the line's number; a label census counts a line once).
-    fn glued(&mut self, bytes: &[u8]) {
-        let stream = serde_json::Deserializer::from_slice(bytes).into_iter::<Record<'_>>();
-        for r in stream {
-            let Ok(r) = r else { break };
+    fn glued(&mut self, line: &Line<'_>) {
+        for (_, r) in crate::record::glued_parsed(line) {
             bump(&mut self.c.glued_records, kind_name(&r), 1);
             if r.kind() == "assistant" && r.has_message() {
                 let m = r.message.as_ref();

@@ -13,7 +13,7 @@ use super::pack::Turn;
 use crate::classify::{classify, FileIndex, Label};
 use crate::cmd::show::render;
 use crate::output::sanitize::{clean, one_line};
-use crate::record::{glued_records, parse_line, MalformedKind, Parsed, Record};
+use crate::record::{line_records, Record};
 use crate::scan::Lines;
 use crate::timefmt;
 
@@ -83,18 +83,7 @@ impl Walker<'_> {
                 continue;
             }
             // A glued line's records (a write race) are records too.
-            let parsed: Vec<Box<Record<'_>>> = match parse_line(&line) {
-                Parsed::Record(r) => vec![r],
-                Parsed::Malformed(m) if m.kind == MalformedKind::Glued => glued_records(&line)
-                    .iter()
-                    .filter_map(|sub| match parse_line(sub) {
-                        Parsed::Record(r) => Some(r),
-                        Parsed::Malformed(_) => None,
-                    })
-                    .collect(),
-                Parsed::Malformed(_) => continue,
-            };
-            for r in parsed {
+            for (_, r) in line_records(&line) {
                 let member = matches!(r.kind(), "user" | "assistant")
                     && r.has_message()
                     && (self.opts.lane || !r.is_sidechain())
