@@ -20,6 +20,17 @@ pub fn parse_bound(s: &str, now: Timestamp, end: bool) -> Result<Timestamp> {
     if let Ok(t) = s.parse::<Timestamp>() {
         return Ok(t);
     }
+    // jiff reads a date out of a date-and-time string by dropping the time, so
+    // a value with a time part must never reach the date branch.
+    let has_time = s.contains(['T', 't', ' ']);
+    if has_time {
+        if let Ok(dt) = s.parse::<jiff::civil::DateTime>() {
+            if let Ok(z) = dt.to_zoned(TimeZone::system()) {
+                return Ok(z.timestamp());
+            }
+        }
+        return Err(bad(s));
+    }
     if let Ok(d) = s.parse::<jiff::civil::Date>() {
         let day = if end { d.tomorrow().ok() } else { Some(d) };
         if let Some(z) = day.and_then(|d| d.to_zoned(TimeZone::system()).ok()) {
@@ -29,11 +40,6 @@ pub fn parse_bound(s: &str, now: Timestamp, end: bool) -> Result<Timestamp> {
             } else {
                 t
             });
-        }
-    }
-    if let Ok(dt) = s.parse::<jiff::civil::DateTime>() {
-        if let Ok(z) = dt.to_zoned(TimeZone::system()) {
-            return Ok(z.timestamp());
         }
     }
     let (num, unit) = s.split_at(s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len()));
@@ -51,7 +57,7 @@ pub fn parse_bound(s: &str, now: Timestamp, end: bool) -> Result<Timestamp> {
 
 fn bad(s: &str) -> Error {
     Error::Usage(format!(
-        "cannot read time `{s}`: use RFC 3339 (2026-09-01T12:00:00Z), a date (2026-09-01) or an age (90m, 12h, 2d, 3w)"
+        "cannot read time `{s}`: use RFC 3339 (2026-09-01T12:00:00Z), a local date and time (2026-09-01T12:00), a date (2026-09-01) or an age (90m, 12h, 2d, 3w)"
     ))
 }
 
@@ -216,6 +222,33 @@ mod tests {
             parse_bound("2d", now, true).unwrap(),
             parse_bound("2d", now, false).unwrap()
         );
+    }
+
+    #[test]
+    fn a_local_date_and_time_keeps_its_time() {
+        let now: Timestamp = "2026-09-10T00:00:00Z".parse().unwrap();
+        let day = parse_bound("2026-02-12", now, false).unwrap();
+        let expect = "2026-02-12T20:00:00"
+            .parse::<jiff::civil::DateTime>()
+            .unwrap()
+            .to_zoned(TimeZone::system())
+            .unwrap()
+            .timestamp();
+        for v in [
+            "2026-02-12T20:00:00",
+            "2026-02-12 20:00",
+            "2026-02-12t20:00",
+        ] {
+            for end in [false, true] {
+                let t = parse_bound(v, now, end).unwrap();
+                assert_eq!(t, expect, "{v} end={end}");
+                assert_ne!(t, day, "{v}: the time part was dropped");
+            }
+        }
+        // A reversed window written with local times is caught too.
+        let e = Window::parse(Some("2026-02-12T20:00:00"), Some("2026-02-12T19:00:00"));
+        assert!(e.is_err());
+        assert!(parse_bound("2026-02-12T25:00", now, false).is_err());
     }
 
     #[test]

@@ -95,11 +95,13 @@ pub struct Common {
     /// Leave subagent lanes out (a lane named directly by @id or file stays).
     #[arg(long, global = true)]
     pub no_subagents: bool,
-    /// Only records at or after this time: RFC 3339, a date, or an age like 2d, 12h.
+    /// Only records at or after this time: RFC 3339 (2026-09-01T12:00:00Z), a date or a
+    /// date and time in the local time zone ($TZ; 2026-09-01, 2026-09-01T12:00), or an
+    /// age like 2d, 12h. `list` keeps whole sessions with a record in the window.
     #[arg(long, value_name = "WHEN", global = true)]
     pub since: Option<String>,
-    /// Only records at or before this time (same forms as --since; a date means the
-    /// end of that day, so `--since D --until D` is the whole day).
+    /// Only records at or before this time (same forms as --since; a date alone means
+    /// the end of that day, so `--since D --until D` is the whole day).
     #[arg(long, value_name = "WHEN", global = true)]
     pub until: Option<String>,
     /// Output form: human (default) or json (JSON Lines).
