@@ -1002,3 +1002,44 @@ fn corpus_the_printed_lane_form_is_a_target() {
         "{err}"
     );
 }
+
+#[test]
+fn an_untimed_transcript_sorts_after_every_timed_one() {
+    let home = Home::new();
+    let mut a = Session::new(S1, "/w/app");
+    a.user("the timed session");
+    home.write("-w-app", &a.file_name(), &a.lines);
+    // Written later (newer file time), but holding no timestamp at all: a
+    // summary-only file, as the public corpus's ff71dbed.
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    home.write(
+        "-w-app",
+        &format!("{S2}.jsonl"),
+        &[json!({"type": "summary", "summary": "AI Music", "leafUuid": "u1"})],
+    );
+    let r = rows(
+        &home
+            .cmd()
+            .args(["list", "--format", "json"])
+            .output()
+            .unwrap()
+            .stdout,
+    );
+    let ids: Vec<&str> = r
+        .iter()
+        .map(|v| v["session_id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, [S1, S2]);
+    let one = rows(
+        &home
+            .cmd()
+            .args(["list", "-m", "1", "--format", "json"])
+            .output()
+            .unwrap()
+            .stdout,
+    );
+    assert_eq!(
+        one[0]["session_id"], S1,
+        "the newest session is the timed one"
+    );
+}

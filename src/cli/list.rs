@@ -12,6 +12,8 @@ use super::Common;
     "  csift list @3f2a                # one session and its subagent lanes\n",
     "  csift list --since 2d --format json\n",
     "  csift list --full               # exact turns: reads every line of every file\n\n",
+    "Rows are newest first by their last record's time; a transcript with no timestamp at all\n",
+    "comes after every timed one.\n\n",
     "Each file is read as a head and a tail window unless it is small, --full is given or one\n",
     "session is listed; then it is read whole.\n\n",
     "JSON fields (one object per line): type=\"session\"|\"lane\", session_id, agent_id, shape, file,\n",

@@ -103,12 +103,19 @@ pub struct Row {
 }
 
 impl Row {
-    pub fn sort_key(&self) -> Option<Timestamp> {
-        self.summary.last_activity.or_else(|| {
-            self.transcript
-                .mtime
-                .and_then(|m| Timestamp::try_from(m).ok())
-        })
+    /// Newest first by the last record time; a transcript with no timestamp
+    /// at all sorts after every timed one, by file time among its kind (a copied
+    /// home's file times say nothing of the session).
+    pub fn sort_key(&self) -> (bool, Option<Timestamp>) {
+        match self.summary.last_activity {
+            Some(t) => (true, Some(t)),
+            None => (
+                false,
+                self.transcript
+                    .mtime
+                    .and_then(|m| Timestamp::try_from(m).ok()),
+            ),
+        }
     }
 }
 
