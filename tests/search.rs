@@ -159,6 +159,51 @@ fn corpus_tool_uses_come_with_their_results_and_back() {
     );
 }
 
+/// A unit printed as an exchange partner carries what it carries as a match:
+/// its own label (a Task spawn is agent.communication.sent, not its second
+/// label agent.tool.use) and, for a result that opens a turn (a rejection or
+/// an answer), the name of the tool it answers.
+#[test]
+fn a_partner_unit_is_labelled_and_named_as_its_match() {
+    let Some(home) = corpus() else { return };
+    let out = common::csift()
+        .args(["search", "the", "--format", "json", "--claude-home"])
+        .arg(&home)
+        .output()
+        .unwrap();
+    let all = json_lines(&out.stdout);
+    let hits = matches(&all);
+    let key = |v: &Value| {
+        (
+            v["file"].as_str().unwrap().to_string(),
+            v["line"].as_u64().unwrap(),
+            v["block"].as_u64(),
+        )
+    };
+    let as_match: BTreeMap<_, (Value, Value)> = hits
+        .iter()
+        .map(|h| (key(h), (h["label"].clone(), h["tool_name"].clone())))
+        .collect();
+    let (mut compared, mut named_results) = (0, 0);
+    for h in &hits {
+        for e in h["exchange"].as_array().unwrap() {
+            if e["label"] == "user.rejection" || e["label"] == "user.answer" {
+                assert!(e["tool_name"].is_string(), "unnamed partner {e}");
+                named_results += 1;
+            }
+            if let Some((label, tool)) = as_match.get(&key(e)) {
+                assert_eq!(&e["label"], label, "partner {e}");
+                assert_eq!(&e["tool_name"], tool, "partner {e}");
+                compared += 1;
+            }
+        }
+    }
+    assert!(
+        compared > 1000 && named_results > 50,
+        "{compared} {named_results}"
+    );
+}
+
 #[test]
 fn prefilter_never_loses_a_hit_on_the_corpus() {
     let Some(home) = corpus() else { return };

@@ -57,9 +57,11 @@ pub fn tool_use_for(
     const KEY: &[u8] = b"\"id\"";
     let before = near.offset;
     let needle = format!("\"{id}\"");
+    // The call under its own label, as a match of it is printed: a Task spawn
+    // is agent.communication.sent, not its secondary agent.tool.use.
     let is_use = |u: &crate::classify::Unit<'_>| {
         (u.tool_use_id == Some(id) && u.labels().any(|l| l == Label::AgentToolUse))
-            .then_some(Label::AgentToolUse)
+            .then_some(u.label)
     };
     let finder = memchr::memmem::FinderRev::new(needle.as_bytes());
     let mut end = before.min(buf.len());
@@ -123,9 +125,18 @@ pub fn tool_result_for(
 }
 
 /// The record that opened turn `turn`, as its first unit.
+/// An opener that is a tool result (an answered question, a typed rejection)
+/// names its tool through the call it answers, as a match of it does.
 pub fn turn_prompt(t: &Transcript, buf: &[u8], idx: &FileIndex, turn: usize) -> Option<UnitOut> {
     let (no, offset) = idx.turn_opener(turn)?;
-    unit_at(t, buf, idx, offset, Near { offset, no }, |u| Some(u.label))
+    let near = Near { offset, no };
+    let mut out = unit_at(t, buf, idx, offset, near, |u| Some(u.label))?;
+    if out.tool_name.is_none() {
+        if let Some(id) = out.tool_use_id.clone() {
+            out.tool_name = tool_use_for(t, buf, idx, &id, near).and_then(|p| p.tool_name);
+        }
+    }
+    Some(out)
 }
 
 /// The agent's last text in the hit's turn, scanning from `from_offset` (line
