@@ -220,6 +220,11 @@ fn prefilter_never_loses_a_hit_on_the_corpus() {
         r"\bgo test\b",
         "diff --git",
         "レビュー",
+        // Across the `\n` that joins two text blocks (1b3e6441:3), and a
+        // turn_duration's text as written on disk.
+        "file>\ncreate",
+        "ide_opened_file>\n",
+        r#"durationMs":\d{5}"#,
     ] {
         let run = |extra: &[&str]| {
             let out = common::csift()
@@ -870,5 +875,39 @@ fn a_glued_call_and_its_result_pair_up_both_ways() {
         assert_eq!(m[0]["label"], first);
         assert_eq!(m[0]["exchange"][0]["label"], partner, "{pattern}: {v:?}");
         assert_eq!(m[0]["tool_name"], "Bash");
+    }
+}
+
+/// The text csift builds around decoded pieces (a `[image]` placeholder for a
+/// tool-result part with no text, the newline joining parts, a turn_duration's
+/// duration) is found by the same patterns with the prefilter on as off.
+#[test]
+fn text_built_around_decoded_pieces_is_found_through_the_prefilter() {
+    let home = Home::new();
+    let mut s = Session::new("33333333-cccc-4000-8000-000000000003", "/w/app");
+    s.user("take a screenshot");
+    s.tool_use("m1", "toolu_01", "Screenshot", json!({}));
+    s.push(json!({"type": "user", "message": {"role": "user", "content": [
+        {"type": "tool_result", "tool_use_id": "toolu_01", "content": [
+            {"type": "text", "text": "caption"},
+            {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0K"}}
+        ]}]}}));
+    s.system("turn_duration", json!({"durationMs": 264098}));
+    home.write("-w-app", &s.file_name(), &s.lines);
+    for (pat, label) in [
+        (r"\[image\]", "agent.tool.result"),
+        (r"caption\n\[image", "agent.tool.result"),
+        (r#"durationMs":264098"#, "harness.meta.turn"),
+    ] {
+        for extra in [None, Some("--no-prefilter")] {
+            let mut cmd = home.cmd();
+            cmd.args(["search", "-t", "agent.*,harness.*", "--format", "json", pat]);
+            cmd.args(extra);
+            let out = cmd.output().unwrap();
+            let all = json_lines(&out.stdout);
+            let m = matches(&all);
+            assert_eq!(m.len(), 1, "{pat} {extra:?}");
+            assert_eq!(m[0]["label"], label, "{pat}");
+        }
     }
 }

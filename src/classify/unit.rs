@@ -435,14 +435,16 @@ fn classify_other<'r>(r: &'r Record<'_>, out: &mut Vec<Unit<'r>>) {
     }
 }
 
-/// A system record's text: its string content, else its subtype and any duration.
+/// A system record's text: its string content, else its subtype and any
+/// duration, written as on disk (`turn_duration "durationMs":264098`) so that
+/// the raw-byte prefilter finds what the text holds.
 fn system_text<'r>(r: &'r Record<'_>) -> Cow<'r, str> {
     if let Some(t) = r.system_text() {
         return Cow::Owned(t.into_owned());
     }
     let mut s = r.subtype().to_string();
     if let Some(d) = r.duration_ms {
-        s.push_str(&format!(" durationMs={d}"));
+        s.push_str(&format!(" \"durationMs\":{d}"));
     }
     if let Some(m) = r.compact_metadata {
         s.push(' ');

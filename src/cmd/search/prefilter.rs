@@ -11,7 +11,10 @@
 //!   writes by default, for a transcript re-serialised by it (REC-038);
 //! - for a literal containing a space, the piece after each space, because a
 //!   tool_use unit's text joins the tool name and the input JSON with a space
-//!   that is not on disk.
+//!   that is not on disk;
+//! - for a literal containing a newline or brackets, only its piece that must
+//!   be on disk ([`on_disk_piece`]): text blocks and tool-result parts are
+//!   joined by a newline, and a part with no text reads `[image]`.
 //!
 //! When no required literal exists (`.*`, `\w+`), there is no prefilter and every
 //! line is a candidate: slower, never wrong.
@@ -58,7 +61,9 @@ pub fn build(patterns: &[String], case_insensitive: bool) -> Option<Prefilter> {
     let mut all: Req = Vec::new();
     for p in patterns {
         let hir = regex_syntax::ParserBuilder::new().build().parse(p).ok()?;
-        all.extend(required(&hir)?);
+        for lit in required(&hir)? {
+            all.push(on_disk_piece(&lit)?.to_vec());
+        }
     }
     let mut forms: Vec<Vec<u8>> = Vec::new();
     for lit in &all {
@@ -161,6 +166,26 @@ fn required(hir: &Hir) -> Option<Req> {
         }
         _ => None,
     }
+}
+
+/// The part of a required literal that a line holding a match holds, or
+/// `None` when no part is sure to be. A unit's text joins decoded pieces with
+/// glue that is not on disk: `\n` between text blocks, tool-result parts and
+/// hook strings, and `[kind]` for a part with no text, whose kind is on disk as
+/// its `type`. A match that crosses a `\n` join holds the literal's part before
+/// its first newline in one piece and the part after its last in another, so
+/// the longer of the two is on disk either way; a match inside a placeholder
+/// holds the literal without its brackets. (A tool call's `name input` and a
+/// system record's `subtype detail` are joined by a space: [`forms_of`].)
+fn on_disk_piece(lit: &[u8]) -> Option<&[u8]> {
+    let mut piece = lit;
+    if let (Some(first), Some(last)) = (memchr::memchr(b'\n', lit), memchr::memrchr(b'\n', lit)) {
+        let (pre, suf) = (&lit[..first], &lit[last + 1..]);
+        piece = if suf.len() > pre.len() { suf } else { pre };
+    }
+    let piece = piece.strip_prefix(b"[").unwrap_or(piece);
+    let piece = piece.strip_suffix(b"]").unwrap_or(piece);
+    (!piece.is_empty()).then_some(piece)
 }
 
 /// A set is as selective as its shortest member.
@@ -354,6 +379,24 @@ mod tests {
 
     fn pf(p: &str, ci: bool) -> Option<Prefilter> {
         build(&[p.to_string()], ci)
+    }
+
+    #[test]
+    fn a_literal_across_a_join_is_looked_for_by_its_piece_on_disk() {
+        // Text blocks and tool-result parts are joined by a newline that is
+        // not on disk: the longer side of the literal's newlines stands for it.
+        assert_eq!(on_disk_piece(b"file>\ncreate me"), Some(&b"create me"[..]));
+        assert_eq!(on_disk_piece(b"ab\nx\nc"), Some(&b"ab"[..]));
+        assert_eq!(on_disk_piece(b"\n"), None);
+        // A part with no text reads `[image]`; its kind is on disk as its type.
+        assert_eq!(on_disk_piece(b"[image]"), Some(&b"image"[..]));
+        assert_eq!(on_disk_piece(b"caption\n[image]"), Some(&b"caption"[..]));
+        assert_eq!(on_disk_piece(b"[]"), None);
+        assert_eq!(on_disk_piece(b"plain"), Some(&b"plain"[..]));
+        // A literal with no piece sure to be on disk means no prefilter.
+        assert!(build(&[r"\\n".into()], false).is_some());
+        assert!(build(&[r"\n".into()], false).is_none());
+        assert!(build(&[r"a|\[\]".into()], false).is_none());
     }
 
     #[test]
