@@ -75,7 +75,8 @@ pub struct SearchArgs {
     /// Case-sensitive (default is smart case).
     #[arg(short = 's', long)]
     pub case_sensitive: bool,
-    /// Match whole words only.
+    /// Match whole words only: no word character right before or after a match (as
+    /// ripgrep 14), so `-w '\.go'` finds `*.go` but not `state.go`.
     #[arg(short = 'w', long)]
     pub word: bool,
     /// Let `.` match newlines (`^`/`$` match at every line of a unit either way).

@@ -41,8 +41,11 @@ impl Matcher {
             .iter()
             .map(|p| {
                 let p = if o.fixed { regex::escape(p) } else { p.clone() };
+                // As ripgrep 14: no word character right before or after the
+                // match, so `-w '\.go'` finds `*.go` and not `state.go` (a
+                // plain `\b` needs a word character on the far side).
                 if o.word {
-                    format!(r"\b(?:{p})\b")
+                    format!(r"\b{{start-half}}(?:{p})\b{{end-half}}")
                 } else {
                     p
                 }
@@ -215,6 +218,30 @@ mod tests {
         )
         .unwrap();
         assert_eq!(m.find_all("concat cat").0, vec![(7, 10)]);
+    }
+
+    #[test]
+    fn a_word_starting_or_ending_in_punctuation_is_whole_as_in_ripgrep() {
+        let word = |p: &str, fixed: bool| {
+            Matcher::new(
+                &[p.into()],
+                &Options {
+                    word: true,
+                    fixed,
+                    ..opts()
+                },
+            )
+            .unwrap()
+        };
+        let m = word(r"\.go", false);
+        assert_eq!(m.find_all("x *.go y").0, vec![(3, 6)]);
+        assert!(m.find_all("state.go").0.is_empty());
+        let m = word(".go", true);
+        assert_eq!(m.find_all("cli/*.go").0, vec![(5, 8)]);
+        assert!(m.find_all(r#"state.go""#).0.is_empty());
+        let m = word(r"main\.", false);
+        assert_eq!(m.find_all("and main. end").0, vec![(4, 9)]);
+        assert!(m.find_all("main.rs").0.is_empty());
     }
 
     #[test]
