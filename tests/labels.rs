@@ -264,3 +264,52 @@ fn labels_doc_matches_list_labels() {
     let json_names: Vec<&str> = rows.iter().map(|r| r["label"].as_str().unwrap()).collect();
     assert_eq!(names, json_names);
 }
+
+/// stats' labels are the units search matches: on the public corpus every
+/// leaf's count is the same both ways, including the records of the glued line
+/// 130d7b7e…:128 and an old subtype-less system notice (f0b4ca22:108, QT-SYS-001).
+#[test]
+fn stats_labels_are_the_units_search_matches_on_the_corpus() {
+    let Some(home) = common::corpus() else { return };
+    let stats = common::first_json(
+        common::csift()
+            .args(["stats", "--format", "json", "--claude-home"])
+            .arg(&home),
+        "total",
+    );
+    let out = common::csift()
+        .args([
+            "search",
+            "",
+            "-t",
+            "user.*,agent.*,harness.*",
+            "--count-by",
+            "label",
+            "--format",
+            "json",
+            "--claude-home",
+        ])
+        .arg(&home)
+        .output()
+        .unwrap();
+    let searched: std::collections::BTreeMap<String, u64> = common::json_lines(&out.stdout)
+        .iter()
+        .filter(|v| v["type"] == "count")
+        .map(|v| {
+            (
+                v["key"].as_str().unwrap().to_string(),
+                v["hits"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    let counted: std::collections::BTreeMap<String, u64> = stats["labels"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .map(|(k, v)| (k.clone(), v.as_u64().unwrap()))
+        .filter(|(_, n)| *n > 0)
+        .collect();
+    assert_eq!(counted, searched);
+    assert!(searched["harness.meta.system"] > 0);
+    assert_eq!(searched.values().sum::<u64>(), 5320);
+}

@@ -65,7 +65,7 @@ labels! {
     HarnessMetaLoop = "harness.meta.loop", true, "an isMeta autonomous-loop driver tick (`# Autonomous loop tick`)";
     HarnessMetaSnapshot = "harness.meta.snapshot", false, "file-history-snapshot / file-history-delta lines (CLS-025)";
     HarnessMetaStop = "harness.meta.stop", false, "system stop_hook_summary records";
-    HarnessMetaSystem = "harness.meta.system", false, "any other system subtype (local_command, api_error, informational, scheduled_task_fire …)";
+    HarnessMetaSystem = "harness.meta.system", false, "any other system subtype, or none (local_command, api_error, informational …)";
     HarnessMetaTurn = "harness.meta.turn", false, "system turn_duration records (durationMs, messageCount)";
 }
 

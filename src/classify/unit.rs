@@ -399,7 +399,8 @@ fn classify_other<'r>(r: &'r Record<'_>, out: &mut Vec<Unit<'r>>) {
     match r.kind() {
         "system" => {
             let label = match r.subtype() {
-                "" => return,
+                // No subtype (older Claude Code's notices: `"content": "Claude
+                // Opus 4 limit reached…"`) is one more system notice (QT-SYS-001).
                 "compact_boundary" => Label::HarnessCompactionBoundary,
                 "turn_duration" => Label::HarnessMetaTurn,
                 "away_summary" => Label::HarnessMetaAway,

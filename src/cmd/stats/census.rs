@@ -117,7 +117,7 @@ fn scan(buf: &[u8], a: usize, b: usize, first_no: usize, lane: bool, w: &Window)
             Parsed::Malformed(m) => {
                 s.c.malformed_lines += 1;
                 if m.kind == MalformedKind::Glued {
-                    s.glued(&line);
+                    s.glued(&line, idx, w);
                 }
                 if s.c.malformed.len() < MALFORMED_SHOWN {
                     s.c.malformed.push(MalformedOut {
@@ -143,24 +143,7 @@ fn scan(buf: &[u8], a: usize, b: usize, first_no: usize, lane: bool, w: &Window)
                 s.c.first_ts = min_opt(s.c.first_ts, ts);
                 s.c.last_ts = max_opt(s.c.last_ts, ts);
                 s.record(&r, line.bytes, line.no);
-                if r.kind() == "attachment" {
-                    // Same unit classify gives (one per object payload), without
-                    // its text: see `attachment_label`.
-                    if let Some(l) = attachment_label(&r) {
-                        s.c.units += 1;
-                        s.c.labels[l as usize] += 1;
-                    }
-                } else {
-                    let mut units = Vec::new();
-                    classify_labels(&r, line.no, idx, &mut units);
-                    s.c.units += units.len() as u64;
-                    for u in &units {
-                        s.c.labels[u.label as usize] += 1;
-                        if let Some(x) = u.also {
-                            s.c.labels_secondary[x as usize] += 1;
-                        }
-                    }
-                }
+                s.labels(&r, line.no, idx);
             }
         }
     }
@@ -195,16 +178,41 @@ impl Scan {
         }
     }
 
-    /// A glued line's records (a write race): their types are listed apart and
-    /// their usage counts, but they add no labels (search and audit read each
-    /// record under the line's number; a label census counts a line once).
-    fn glued(&mut self, line: &Line<'_>) {
+    /// A glued line's records (a write race): their types are listed apart,
+    /// and their usage and labels count, as search matches each of them under
+    /// the line's number (the public corpus's 130d7b7e…:128).
+    fn glued(&mut self, line: &Line<'_>, idx: &FileIndex, w: &Window) {
         for (_, r) in crate::record::glued_parsed(line) {
             bump(&mut self.c.glued_records, kind_name(&r), 1);
             if r.kind() == "assistant" && r.has_message() {
                 let m = r.message.as_ref();
                 self.book
                     .admit(r.model(), r.message_id(), m.and_then(|m| m.usage));
+            }
+            if w.is_open() || w.contains(r.timestamp.as_deref().and_then(parse_ts)) {
+                self.labels(&r, line.no, idx);
+            }
+        }
+    }
+
+    /// The units classify gives a record, counted by label.
+    fn labels(&mut self, r: &Record<'_>, no: usize, idx: &FileIndex) {
+        if r.kind() == "attachment" {
+            // Same unit classify gives (one per object payload), without
+            // its text: see `attachment_label`.
+            if let Some(l) = attachment_label(r) {
+                self.c.units += 1;
+                self.c.labels[l as usize] += 1;
+            }
+            return;
+        }
+        let mut units = Vec::new();
+        classify_labels(r, no, idx, &mut units);
+        self.c.units += units.len() as u64;
+        for u in &units {
+            self.c.labels[u.label as usize] += 1;
+            if let Some(x) = u.also {
+                self.c.labels_secondary[x as usize] += 1;
             }
         }
     }
