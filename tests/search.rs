@@ -911,3 +911,48 @@ fn text_built_around_decoded_pieces_is_found_through_the_prefilter() {
         }
     }
 }
+
+/// A hit printed inside another hit's exchange (a tool_use and its result both
+/// matching `error`) is marked and highlighted there: its own exchange is the
+/// same one and is not printed again (44 such hits on the corpus went unmarked).
+#[test]
+fn every_hit_printed_in_an_exchange_is_marked() {
+    let Some(home) = corpus() else { return };
+    let run = |format: &str| {
+        common::csift()
+            .args(["search", "error", "--color", "never", "--format", format])
+            .arg("--claude-home")
+            .arg(&home)
+            .output()
+            .unwrap()
+            .stdout
+    };
+    let all = json_lines(&run("json"));
+    let paired: BTreeSet<(String, u64)> = matches(&all)
+        .iter()
+        .filter(|h| !h["exchange"].as_array().unwrap().is_empty())
+        .map(|h| {
+            (
+                h["file"].as_str().unwrap().to_string(),
+                h["line"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    let human = String::from_utf8(run("human")).unwrap();
+    let marked: BTreeSet<(String, u64)> = human
+        .lines()
+        .filter_map(|l| l.strip_suffix(" [match]"))
+        .filter_map(|l| {
+            let addr = l.rsplit(' ').next()?;
+            let (file, line) = addr.rsplit_once(':')?;
+            Some((file.to_string(), line.parse().ok()?))
+        })
+        .collect();
+    assert!(paired.len() > 400, "{}", paired.len());
+    let unmarked: Vec<_> = paired.difference(&marked).collect();
+    assert!(
+        unmarked.is_empty(),
+        "{} unmarked: {unmarked:?}",
+        unmarked.len()
+    );
+}

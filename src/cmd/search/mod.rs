@@ -9,7 +9,7 @@ pub mod matcher;
 pub mod prefilter;
 pub mod print;
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io::Write;
 use std::time::Instant;
 
@@ -238,6 +238,10 @@ pub fn run(
         };
         let mut seen: HashSet<(usize, Vec<hit::UnitKey>)> = HashSet::new();
         for (fi, r) in results.iter().enumerate() {
+            // A partner that is a hit of its own is printed as one: marked,
+            // with its matches (its own exchange is this one, not printed again).
+            let own: HashMap<hit::UnitKey, &hit::UnitOut> =
+                r.hits.iter().map(|h| (h.unit.key(), &h.unit)).collect();
             for h in &r.hits {
                 let fresh = seen.insert((fi, h.exchange_key()));
                 if fresh {
@@ -250,7 +254,7 @@ pub fn run(
                 match args.common.format {
                     Format::Json => print::json_hit(out, h)?,
                     Format::Human if fresh => {
-                        print::exchange(out, h, &cut)?;
+                        print::exchange(out, h, &own, &cut)?;
                     }
                     Format::Human => {}
                 }

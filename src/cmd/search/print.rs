@@ -3,9 +3,10 @@
 //! is sanitised before it reaches a terminal; long bodies are cut around the match
 //! with an explicit count of what was left out.
 
+use std::collections::HashMap;
 use std::io::{self, Write};
 
-use super::hit::{Hit, JsonHit, Sub, UnitOut};
+use super::hit::{Hit, JsonHit, Sub, UnitKey, UnitOut};
 use crate::output::{sanitize, Out};
 use crate::timefmt;
 
@@ -60,8 +61,22 @@ pub fn header(out: &mut Out, u: &UnitOut, arrow: bool, mark: bool) -> io::Result
     )
 }
 
-pub fn exchange(out: &mut Out, h: &Hit, cut: &Cut) -> io::Result<()> {
-    let mut units: Vec<(&UnitOut, bool)> = h.exchange.iter().map(|u| (u, false)).collect();
+/// An exchange: the hit and its partners in file order; a partner that is
+/// itself a hit of this file (`hits`, by unit key) is printed as that hit.
+pub fn exchange(
+    out: &mut Out,
+    h: &Hit,
+    hits: &HashMap<UnitKey, &UnitOut>,
+    cut: &Cut,
+) -> io::Result<()> {
+    let mut units: Vec<(&UnitOut, bool)> = h
+        .exchange
+        .iter()
+        .map(|u| match hits.get(&u.key()) {
+            Some(hit) => (*hit, true),
+            None => (u, false),
+        })
+        .collect();
     units.insert(h.position.min(units.len()), (&h.unit, true));
     let paired = units.len() > 1;
     for (i, (u, matched)) in units.iter().enumerate() {
