@@ -454,7 +454,7 @@ fn old_flat_lane_belongs_to_the_session_its_records_name() {
     let l = by_label(&rows(&h, &[&format!("@{T}")]));
     assert_eq!(l.len(), 1);
     let r = &l["a5a5a5a"];
-    assert_eq!(r["shape"], "flat-legacy");
+    assert_eq!(r["shape"], "flat");
     assert_eq!(r["session_id"], T);
     assert_eq!(r["kind"], "task");
     assert_eq!(r["parent_id"], "main");
@@ -488,7 +488,7 @@ fn target_naming_several_sessions_is_an_error_listing_them() {
 #[test]
 fn shape_depth_and_returns_filters() {
     let h = fixture();
-    let tm = rows(&h, &[&format!("@{S}"), "--shape", "teammate"]);
+    let tm = rows(&h, &[&format!("@{S}"), "--kind", "teammate"]);
     assert_eq!(tm.len(), 1);
     assert_eq!(tm[0]["kind"], "teammate");
     let shallow = rows(&h, &[&format!("@{S}"), "--depth", "1"]);
@@ -755,4 +755,44 @@ fn a_lane_spans_its_earliest_to_latest_time_rec_089() {
     let r = &l["a1111111"];
     assert_eq!(r["started"], second.as_str());
     assert_eq!(r["last_activity"], "2099-01-01T00:00:00.000Z");
+}
+
+/// A lane's `shape` is the same word in agents as in list and stats (a2898e3 was
+/// "builtin" here and "subagent" there); --shape still reads as --kind.
+#[test]
+fn a_lane_shape_is_named_as_list_names_it() {
+    let Some(home) = common::corpus() else { return };
+    let run = |args: &[&str]| {
+        common::json_lines(
+            &common::csift()
+                .args(args)
+                .args(["--format", "json", "--claude-home"])
+                .arg(&home)
+                .output()
+                .unwrap()
+                .stdout,
+        )
+    };
+    let lanes: Vec<Value> = run(&["agents"])
+        .into_iter()
+        .filter(|v| v["type"] == "lane" && v["file"].is_string() && v["line"].is_null())
+        .collect();
+    let mut listed = std::collections::BTreeMap::new();
+    for l in &lanes {
+        let target = format!("@{}", l["session_id"].as_str().unwrap());
+        for v in run(&["list", &target]) {
+            if v["type"] == "lane" {
+                listed.insert(v["file"].as_str().unwrap().to_string(), v["shape"].clone());
+            }
+        }
+    }
+    assert!(lanes.len() >= 3, "{}", lanes.len());
+    for l in &lanes {
+        let file = l["file"].as_str().unwrap();
+        assert_eq!(Some(&l["shape"]), listed.get(file), "{file}");
+    }
+    let compact = run(&["agents", "@4d5611e5", "--shape", "compact"]);
+    assert!(compact
+        .iter()
+        .any(|v| v["kind"] == "compact" && v["shape"] == "compact"));
 }

@@ -216,7 +216,7 @@ fn matrix() -> Vec<Vec<&'static str>> {
         "verbatim --hook-json",
         "agents",
         "agents @S --returns parent --width 0",
-        "agents --shape task --depth 1",
+        "agents --kind task --depth 1",
         "whoami",
     ]
     .iter()

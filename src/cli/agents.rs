@@ -3,7 +3,7 @@
 use clap::{Args, ValueEnum};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ShapeFilter {
+pub enum KindFilter {
     /// Task/Agent subagents: kinds task, agent and async-agent.
     Task,
     Teammate,
@@ -30,7 +30,7 @@ pub enum ReturnsArg {
     "  csift agents @4d5611e5                 # the tree of one session\n",
     "  csift agents @a2898e3                  # the session that lane belongs to\n",
     "  csift agents                           # every session that has subagents\n",
-    "  csift agents . --shape teammate        # teammates of this directory's session\n",
+    "  csift agents . --kind teammate         # teammates of this directory's session\n",
     "  csift agents @4d56 --depth 1 --returns parent\n",
     "  csift agents @4d56 --format json | jq 'select(.state==\"pending\")'\n",
     "  csift show @a2898e3                    # lane ids work as targets\n\n",
@@ -60,6 +60,8 @@ pub enum ReturnsArg {
     "  {\"type\":\"run\",\"session_id\",\"workflow_id\",\"parent_id\",\"spawn_tool_use_id\",\"task_id\",\n",
     "   \"workflow_name\",\"manifest_present\",\"status\",\"manifest_agent_count\",\"lanes\",\n",
     "   \"journal_present\",\"journal_started\",\"journal_results\",\"journal_failed\",\"depth\"}\n",
+    "  shape is the lane file's, as list and stats name it (subagent, compact, workflow, flat,\n",
+    "  lane), or inline-sidechain or no-lane-file; --kind selects on kind.\n",
     "  parent_id is \"main\", a parent agent id, or null (orphan). returned_message and\n",
     "  child_final_text are present as --returns selects. Tokens count each message.id once.\n\n",
     "Exit status: 0 lanes found, 1 none, 2 an error.",
@@ -68,9 +70,9 @@ pub struct AgentsArgs {
     /// What to read (see TARGETS in `csift --help`); must resolve to one session.
     #[arg(value_name = "TARGET")]
     pub targets: Vec<String>,
-    /// Only lanes of this shape (their ancestors stay as context in the tree).
-    #[arg(long, value_enum, value_name = "SHAPE")]
-    pub shape: Option<ShapeFilter>,
+    /// Only lanes of this kind (their ancestors stay as context in the tree).
+    #[arg(long, alias = "shape", value_enum, value_name = "KIND")]
+    pub kind: Option<KindFilter>,
     /// Only lanes at most N spawns below the session (1 = spawned by main).
     #[arg(long, value_name = "N")]
     pub depth: Option<usize>,

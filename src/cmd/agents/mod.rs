@@ -18,7 +18,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 use std::time::Instant;
 
-use crate::cli::agents::{AgentsArgs, ReturnsArg, ShapeFilter};
+use crate::cli::agents::{AgentsArgs, KindFilter, ReturnsArg};
 use crate::discovery::target::could_hold;
 use crate::discovery::{walk, Transcript};
 use crate::error::Error;
@@ -53,7 +53,7 @@ pub fn run(
     // ignoring it would show the lanes it asked to leave out.
     if args.common.no_subagents {
         return Err(crate::error::Error::Usage(
-            "agents shows subagent lanes: --no-subagents does not apply (use --depth or --shape to narrow the tree)".into(),
+            "agents shows subagent lanes: --no-subagents does not apply (use --depth or --kind to narrow the tree)".into(),
         )
         .into());
     }
@@ -92,13 +92,13 @@ pub fn run(
 }
 
 fn keeps(args: &AgentsArgs, window: &Window, r: &row::LaneRow) -> bool {
-    let shape_ok = match args.shape {
+    let shape_ok = match args.kind {
         None => true,
-        Some(ShapeFilter::Task) => matches!(r.kind, "task" | "agent" | "async-agent"),
-        Some(ShapeFilter::Teammate) => r.kind == "teammate",
-        Some(ShapeFilter::Workflow) => r.kind == "workflow",
-        Some(ShapeFilter::Fork) => r.kind == "fork",
-        Some(ShapeFilter::Compact) => r.kind == "compact",
+        Some(KindFilter::Task) => matches!(r.kind, "task" | "agent" | "async-agent"),
+        Some(KindFilter::Teammate) => r.kind == "teammate",
+        Some(KindFilter::Workflow) => r.kind == "workflow",
+        Some(KindFilter::Fork) => r.kind == "fork",
+        Some(KindFilter::Compact) => r.kind == "compact",
     };
     let first = r
         .spawn_utc

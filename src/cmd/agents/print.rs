@@ -337,7 +337,7 @@ pub fn footer(
     }
     let left_out = match all - shown {
         0 => String::new(),
-        n => format!(" ({n} left out by --shape/--depth/--since/--until)"),
+        n => format!(" ({n} left out by --kind/--depth/--since/--until)"),
     };
     writeln!(
         out,

@@ -57,12 +57,12 @@ pub struct Tree {
     pub problems: Vec<(PathBuf, String)>,
 }
 
+/// A lane file's shape under the name list and stats give it, and its
+/// workflow run.
 fn shape_of(t: &Transcript) -> (&'static str, Option<String>) {
     match &t.shape {
-        Shape::Workflow { run } => ("workflow", Some(run.clone())),
-        Shape::Flat => ("flat-legacy", None),
-        Shape::OtherLane => ("nested", None),
-        _ => ("builtin", None),
+        Shape::Workflow { run } => (t.shape.name(), Some(run.clone())),
+        s => (s.name(), None),
     }
 }
 
