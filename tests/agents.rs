@@ -796,3 +796,32 @@ fn a_lane_shape_is_named_as_list_names_it() {
         .iter()
         .any(|v| v["kind"] == "compact" && v["shape"] == "compact"));
 }
+
+/// An inline sidechain's id from agents (`inline:<uuid>`) has no file to
+/// select: a target naming it says how to read it instead of "no id starts".
+#[test]
+fn an_inline_sidechain_id_as_a_target_says_where_to_read_it() {
+    let Some(home) = corpus() else { return };
+    let lanes = json_lines(
+        &common::csift()
+            .args(["agents", "@a4e5b271", "--format", "json", "--claude-home"])
+            .arg(&home)
+            .output()
+            .unwrap()
+            .stdout,
+    );
+    let inline = lanes
+        .iter()
+        .find(|v| v["shape"] == "inline-sidechain")
+        .expect("a4e5b271 has an inline sidechain");
+    let id = inline["agent_id"].as_str().unwrap();
+    assert!(id.starts_with("inline:"), "{id}");
+    let out = common::csift()
+        .args(["show", &format!("@a4e5b271@{id}"), "--claude-home"])
+        .arg(&home)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("csift show @a4e5b271 --line N"), "{err}");
+}

@@ -113,6 +113,20 @@ pub fn resolve(home: &ClaudeHome, targets: &[String], lanes: bool) -> Result<Sel
 /// `@id`: exact session or agent id first, else a unique prefix. A session selects
 /// its main file and every lane; an agent id selects that lane alone.
 fn by_id(all: &Walk, raw: &str) -> Result<Vec<Transcript>> {
+    // `agents` names an inline sidechain `inline:<uuid>`: it has no file of its
+    // own, so say where it is read instead of "no id starts with".
+    if let Some(at) = raw.find("inline:") {
+        let session = raw[..at].trim_end_matches('@');
+        let session = if session.is_empty() {
+            "<session>"
+        } else {
+            session
+        };
+        return Err(Error::Target(format!(
+            "@{raw}: an inline sidechain has no lane file; its records are in the session's \
+             main file from the line `agents` prints: csift show @{session} --line N"
+        )));
+    }
     if let Some((s, a)) = raw.split_once('@') {
         return by_lane(all, raw, s, a);
     }
