@@ -426,3 +426,36 @@ fn slice_zero_and_a_window_without_slices_are_errors_eli_025() {
     let (code, text) = verbatim(&f, &["--slices", "4", "--slice", "5"]);
     assert_eq!((code, text.as_str()), (0, ""));
 }
+
+/// A budget too small for any turn, even cut, keeps none and says so: at
+/// --budget 10 every turn of 4d5611e5 was a kept row with empty text.
+#[test]
+fn a_budget_that_holds_no_turn_keeps_none_and_says_so() {
+    let Some(home) = common::corpus() else { return };
+    let run = |format: &str| {
+        common::csift()
+            .args([
+                "verbatim",
+                "@4d5611e5",
+                "--budget",
+                "10",
+                "--format",
+                format,
+            ])
+            .arg("--claude-home")
+            .arg(&home)
+            .output()
+            .unwrap()
+    };
+    let out = run("json");
+    assert_eq!(out.status.code(), Some(1));
+    let rows = common::json_lines(&out.stdout);
+    assert_eq!(rows.len(), 1, "{rows:?}");
+    assert_eq!(rows[0]["type"], "summary");
+    assert_eq!(rows[0]["turns"], 0);
+    assert_eq!(rows[0]["turns_total"], 4);
+    let out = run("human");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no turn of 4 fits the 10-char budget"));
+}

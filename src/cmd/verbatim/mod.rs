@@ -180,6 +180,13 @@ pub fn run(
             // Older turns the budget left out are said (on stderr, so the text
             // stays within its budget and the slices still join up exactly).
             let oldest = windows.iter().flatten().map(|p| p.turn.n).min();
+            if oldest.is_none() && idx.turns() > 0 && args.slice.is_none() {
+                eprintln!(
+                    "csift: verbatim: no turn of {} fits the {}-char budget, not even cut; raise --budget",
+                    idx.turns(),
+                    lim.budget
+                );
+            }
             if let Some(n) = oldest.filter(|&n| n > 1 && args.slice.is_none()) {
                 eprintln!(
                     "csift: verbatim: turns {n}–{} of {} kept; turns before {n} left out (turn {} does not fit the {}-char budget; raise --budget)",

@@ -111,6 +111,11 @@ pub fn select(turns: impl Iterator<Item = Turn>, lim: Limits) -> Vec<Vec<Piece>>
         if windows.is_empty() {
             let text = cut(&turn.text, cap_first);
             let used = units(&text);
+            if used == 0 {
+                // Not even a cut marker fits: no turn is kept, and the older
+                // ones end the walk as they would past the budget.
+                break;
+            }
             let cut = used < len;
             windows.push(vec![Piece {
                 turn: Turn { text, ..turn },
@@ -133,6 +138,9 @@ pub fn select(turns: impl Iterator<Item = Turn>, lim: Limits) -> Vec<Vec<Piece>>
         }
         let text = cut(&turn.text, lim.window);
         let used = units(&text);
+        if used == 0 {
+            break;
+        }
         room -= used.min(room);
         total += used;
         let cut = used < len;
@@ -254,6 +262,18 @@ mod tests {
         assert_eq!(cut(&s, 60), "[… csift verbatim: 5000 characters cut …]\n");
         assert_eq!(cut(&s, 10), "");
         assert_eq!(cut(&s, 0), "");
+    }
+
+    /// A budget that holds no turn keeps none (it printed every turn as an
+    /// empty cut piece at --budget 10).
+    #[test]
+    fn a_budget_too_small_for_any_marker_keeps_no_turn() {
+        let lim = Limits {
+            windows: 1,
+            window: 10,
+            budget: 10,
+        };
+        assert!(select(newest_first(&[500, 400, 300]), lim).is_empty());
     }
 
     #[test]
