@@ -339,6 +339,18 @@ fn missing_transcripts_and_lanes() {
             .any(|t| t.contains(&format!("{orphan}.jsonl does not exist"))),
         "{d:?}"
     );
+    // A finding about a folder has no line: null, never the placeholder 0.
+    let gone = f
+        .iter()
+        .find(|f| {
+            f["detail"]
+                .as_str()
+                .unwrap()
+                .contains(&format!("{orphan}.jsonl does not exist"))
+        })
+        .unwrap();
+    assert!(gone["line"].is_null(), "{gone}");
+    assert!(f.iter().all(|f| f["line"] != 0), "{f:?}");
     assert!(
         d.iter()
             .any(|t| t.contains("lane metadata without its transcript")),

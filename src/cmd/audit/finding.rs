@@ -6,7 +6,7 @@ use serde::Serialize;
 use crate::cli::audit::Kind;
 
 /// One detected loss or anomaly. `line` is 1-based; 0 when the finding is about
-/// a file or folder rather than a line.
+/// a file or folder rather than a line, written `null` in JSON (no line 0 exists).
 #[derive(Debug, Clone, Serialize)]
 pub struct Finding {
     #[serde(rename = "type")]
@@ -14,6 +14,7 @@ pub struct Finding {
     #[serde(serialize_with = "kind_name")]
     pub kind: Kind,
     pub file: String,
+    #[serde(serialize_with = "line_or_null")]
     pub line: usize,
     pub session_id: String,
     pub message_id: Option<String>,
@@ -25,6 +26,13 @@ pub struct Finding {
 
 fn kind_name<S: serde::Serializer>(k: &Kind, s: S) -> Result<S::Ok, S::Error> {
     s.serialize_str(k.name())
+}
+
+fn line_or_null<S: serde::Serializer>(line: &usize, s: S) -> Result<S::Ok, S::Error> {
+    match line {
+        0 => s.serialize_none(),
+        n => s.serialize_u64(*n as u64),
+    }
 }
 
 /// Where a record sits and what its envelope says; detectors copy it into findings.
