@@ -459,3 +459,35 @@ fn a_budget_that_holds_no_turn_keeps_none_and_says_so() {
     assert!(out.stdout.is_empty());
     assert!(String::from_utf8_lossy(&out.stderr).contains("no turn of 4 fits the 10-char budget"));
 }
+
+/// A cut turn's JSON row says how much was cut, as its marker does.
+#[test]
+fn a_cut_turn_row_counts_what_was_cut() {
+    let Some(home) = common::corpus() else { return };
+    let out = common::csift()
+        .args([
+            "verbatim",
+            "@4d5611e5",
+            "--budget",
+            "200",
+            "--format",
+            "json",
+        ])
+        .arg("--claude-home")
+        .arg(&home)
+        .output()
+        .unwrap();
+    let rows = common::json_lines(&out.stdout);
+    let cut: Vec<&Value> = rows.iter().filter(|r| r["cut"] == true).collect();
+    assert!(!cut.is_empty());
+    for r in cut {
+        let n = r["cut_chars"].as_u64().unwrap();
+        assert!(n > 0);
+        let said = format!("verbatim: {n} characters of this turn cut");
+        assert!(r["text"].as_str().unwrap().contains(&said), "{r}");
+    }
+    assert!(rows
+        .iter()
+        .filter(|r| r["type"] == "turn" && r["cut"] == false)
+        .all(|r| r["cut_chars"] == 0));
+}

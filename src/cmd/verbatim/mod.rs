@@ -64,6 +64,8 @@ struct TurnRow<'a> {
     last_line: usize,
     chars: usize,
     cut: bool,
+    /// Characters of the turn's text the cut left out (0 when whole).
+    cut_chars: usize,
     slice: Option<usize>,
     compaction_summaries: &'a [usize],
     text: &'a str,
@@ -207,6 +209,7 @@ pub fn run(
                         last_line: p.turn.last_line,
                         chars: pack::units(&p.turn.text),
                         cut: p.cut,
+                        cut_chars: p.omitted,
                         slice: args.slices.map(|_| *i),
                         compaction_summaries: &p.turn.summaries,
                         text: &p.turn.text,

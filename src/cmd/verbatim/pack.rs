@@ -26,6 +26,8 @@ pub struct Turn {
 pub struct Piece {
     pub turn: Turn,
     pub cut: bool,
+    /// Characters (UTF-16 units) of the turn's text the cut left out.
+    pub omitted: usize,
 }
 
 /// Packing limits: `windows` windows of `window` units each, `budget` in total.
@@ -65,10 +67,16 @@ fn tail_at(s: &str, n: usize) -> usize {
 }
 
 /// `text` cut to at most `limit` units: head, marker, tail; ends with a newline.
+#[cfg(test)]
 pub fn cut(text: &str, limit: usize) -> String {
+    cut_counted(text, limit).0
+}
+
+/// [`cut`], and how many units of `text` it left out (0: whole).
+pub fn cut_counted(text: &str, limit: usize) -> (String, usize) {
     let total = units(text);
     if total <= limit {
-        return text.to_string();
+        return (text.to_string(), 0);
     }
     let marker = |omitted: usize| {
         format!("\n[… csift verbatim: {omitted} characters of this turn cut to fit a {limit}-character window …]\n")
@@ -92,8 +100,9 @@ pub fn cut(text: &str, limit: usize) -> String {
         } else {
             String::new()
         };
+        return (out, total);
     }
-    out
+    (out, omitted)
 }
 
 /// Select turns newest first (`turns` yields newest first) and pack them.
@@ -109,7 +118,7 @@ pub fn select(turns: impl Iterator<Item = Turn>, lim: Limits) -> Vec<Vec<Piece>>
             continue;
         }
         if windows.is_empty() {
-            let text = cut(&turn.text, cap_first);
+            let (text, omitted) = cut_counted(&turn.text, cap_first);
             let used = units(&text);
             if used == 0 {
                 // Not even a cut marker fits: no turn is kept, and the older
@@ -120,6 +129,7 @@ pub fn select(turns: impl Iterator<Item = Turn>, lim: Limits) -> Vec<Vec<Piece>>
             windows.push(vec![Piece {
                 turn: Turn { text, ..turn },
                 cut,
+                omitted,
             }]);
             room = lim.window - used.min(lim.window);
             total = used;
@@ -136,7 +146,7 @@ pub fn select(turns: impl Iterator<Item = Turn>, lim: Limits) -> Vec<Vec<Piece>>
             windows.push(Vec::new());
             room = lim.window;
         }
-        let text = cut(&turn.text, lim.window);
+        let (text, omitted) = cut_counted(&turn.text, lim.window);
         let used = units(&text);
         if used == 0 {
             break;
@@ -148,6 +158,7 @@ pub fn select(turns: impl Iterator<Item = Turn>, lim: Limits) -> Vec<Vec<Piece>>
             w.push(Piece {
                 turn: Turn { text, ..turn },
                 cut,
+                omitted,
             });
         }
     }
@@ -210,6 +221,12 @@ mod tests {
         let w = select(newest_first(&[10, 1000]), lim);
         assert_eq!(shape(&w), vec![vec![1]]);
         assert!(w[0][0].cut);
+        let said = format!("verbatim: {} characters of this turn cut", w[0][0].omitted);
+        assert!(
+            w[0][0].turn.text.contains(&said),
+            "the count the marker says"
+        );
+        assert!(w[0][0].omitted > 600);
         assert!(units(&w[0][0].turn.text) <= 300);
         assert!(w[0][0]
             .turn
