@@ -481,7 +481,7 @@ fn branch_points_count_conversation_children_only_misc_006_rec_033() {
     s.push(json!({"type": "assistant", "parentUuid": root, "timestamp": "2026-01-01T01:00:00.000Z",
         "message": {"role": "assistant", "id": "m2", "content": [{"type": "text", "text": "take one"}]}}));
     s.push(json!({"type": "assistant", "parentUuid": root, "timestamp": "2026-01-01T01:01:00.000Z",
-        "message": {"role": "assistant", "id": "m3", "content": [{"type": "text", "text": "take two"}]}}));
+        "message": {"role": "assistant", "id": "m3", "content": [{"type": "text", "text": format!("take two {}", "z".repeat(300))}]}}));
     home.write("-w-s", &s.file_name(), &s.lines);
     let out = run(&home, &["@44444444", "--branch-points", "--format", "json"]).success();
     let rows = json_lines(&out.get_output().stdout);
@@ -498,12 +498,19 @@ fn branch_points_count_conversation_children_only_misc_006_rec_033() {
         .map(|c| c["line"].as_u64().unwrap())
         .collect();
     assert_eq!(lines, vec![2, 5, 6]);
+    // A long child is previewed, and the row says how long it is.
+    let long = &r["children"][2];
+    assert_eq!(long["text_chars"], 309);
+    assert_eq!(long["text"].as_str().unwrap().chars().count(), 121);
+    assert_eq!(r["children"][1]["text_chars"], 8);
     assert!(r["widest_gap_seconds"].as_i64().unwrap() >= 60);
     assert!(r.get("live").is_none(), "no branch is called live");
     let out = run(&home, &["@44444444", "--branch-points"]).success();
     let text = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
     assert!(
-        text.contains("branch point") && text.contains("take two"),
+        text.contains("branch point")
+            && text.contains("take two")
+            && text.contains("z… [+189 chars]"),
         "{text}"
     );
 }

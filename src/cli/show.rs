@@ -39,7 +39,9 @@ use clap::Args;
     "   block of a type csift does not model (--raw prints it)\n",
     "  then {\"type\":\"summary\",\"files\",\"records\",\"units\",\"errors\",\"elapsed_ms\"}.\n",
     "  --branch-points: {\"type\":\"branch-point\",\"session_id\",\"agent_id\",\"file\",\"uuid\",\"line\",\n",
-    "   \"widest_gap_seconds\",\"children\":[{\"uuid\",\"line\",\"record_type\",\"timestamp\",\"text\"}]}\n\n",
+    "   \"widest_gap_seconds\",\"children\":[{\"uuid\",\"line\",\"record_type\",\"timestamp\",\"text\",\n",
+    "   \"text_chars\"}]} (text: a one-line preview of at most 120 characters, then …; text_chars:\n",
+    "   the length of the whole line; show --line reads the child whole)\n\n",
     "Exit status: 0 something shown, 1 nothing shown, 2 an error or a missed address.",
 ))]
 pub struct ShowArgs {

@@ -26,8 +26,14 @@ pub struct Child {
     pub line: usize,
     pub record_type: String,
     pub timestamp: Option<String>,
+    /// A one-line preview, cut at [`PREVIEW_CHARS`] with `…`.
     pub text: String,
+    /// Characters of the whole one-line text the preview was cut from.
+    pub text_chars: usize,
 }
+
+/// Characters of a child's text the preview keeps.
+const PREVIEW_CHARS: usize = 120;
 
 #[derive(Debug, Clone, Serialize)]
 pub struct BranchPoint {
@@ -51,7 +57,8 @@ fn is_conversation_child(r: &Record<'_>) -> bool {
         && !r.blocks().iter().any(|b| b.kind() == "tool_result")
 }
 
-fn preview(r: &Record<'_>) -> String {
+/// A child's one-line preview and the length of the whole line.
+fn preview(r: &Record<'_>) -> (String, usize) {
     let text = if r.kind() == "user" {
         user_text(r).map(|s| s.into_owned())
     } else {
@@ -67,7 +74,9 @@ fn preview(r: &Record<'_>) -> String {
             })
         })
     };
-    super::render::cut_chars(&sanitize::one_line(&text.unwrap_or_default()), 120)
+    let line = sanitize::one_line(&text.unwrap_or_default());
+    let chars = line.chars().count();
+    (super::render::cut_chars(&line, PREVIEW_CHARS), chars)
 }
 
 /// Branch points of one transcript, widest gap first.
@@ -95,12 +104,14 @@ pub fn find(t: &Transcript, buf: &[u8]) -> Vec<BranchPoint> {
         if kids.iter().any(|k| k.uuid == uuid) {
             continue;
         }
+        let (text, text_chars) = preview(&r);
         kids.push(Child {
             uuid: uuid.to_string(),
             line: line.no,
             record_type: r.kind().to_string(),
             timestamp: r.timestamp.as_deref().map(str::to_string),
-            text: preview(&r),
+            text,
+            text_chars,
         });
     }
     let mut out: Vec<BranchPoint> = children
@@ -182,9 +193,13 @@ fn human(out: &mut Out, p: &BranchPoint) -> std::io::Result<()> {
         st.reset
     )?;
     for k in &p.children {
+        let more = match k.text_chars.saturating_sub(PREVIEW_CHARS) {
+            0 => String::new(),
+            n => format!(" [+{n} chars]"),
+        };
         writeln!(
             out,
-            "  ↳ L{} {} {} {}",
+            "  ↳ L{} {} {} {}{more}",
             k.line,
             crate::output::sanitize::one_line(&k.record_type),
             super::print::when(k.timestamp.as_deref()),
