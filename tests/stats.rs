@@ -380,8 +380,12 @@ fn max_count_leaves_rows_out_but_the_total_covers_all() {
     assert_eq!(v.len(), 2);
     let t = total(&v);
     assert_eq!(
-        (t["rows_left_out"].as_u64(), t["transcripts"].as_u64()),
+        (t["dropped"].as_u64(), t["transcripts"].as_u64()),
         (Some(2), Some(3))
+    );
+    assert_eq!(
+        (t["rows"].as_u64(), t["shown"].as_u64()),
+        (Some(3), Some(1))
     );
     assert_eq!(t["tokens"]["claude-opus-4-5-20251101"]["messages"], 3);
     let text = String::from_utf8_lossy(&stats(&home).args(["-m", "1"]).output().unwrap().stdout)

@@ -61,11 +61,13 @@ pub enum GroupBy {
     "   \"assistant_without_usage\",\"progress_embedded_ids\"},\n",
     "   \"tools\":{<name>:{\"calls\",\"errors\",\"unanswered\",\"unanswered_at_tail\"}},\"orphan_results\"}\n",
     "  then, with --by, {\"type\":\"group\",\"key\",\"transcripts\",…same fields} per group, then\n",
-    "  {\"type\":\"total\",\"transcripts\",\"rows_left_out\",\"shared_ids_across_files\",\n",
+    "  {\"type\":\"total\",\"transcripts\",\"rows\",\"shown\",\"dropped\",\"shared_ids_across_files\",\n",
     "   \"tokens_sum_of_rows\":{…},\"errors\",\"elapsed_ms\",…same fields summed; tokens deduped\n",
     "   across files} (errors: files or targets that could not be read, said on stderr; exit 2).\n",
     "  A malformed line is counted, never dropped; a glued line's records are listed in\n",
-    "  glued_records (their usage counts), so record_types sum to lines - malformed_lines.\n\n",
+    "  glued_records (their usage and labels count), so record_types sum to lines -\n",
+    "  malformed_lines. rows, shown, dropped: as list's summary (rows in all, printed, left out\n",
+    "  by --max-count).\n\n",
     "Exit status: 0 something was counted, 1 no transcript, 2 an error (other files still count).",
 ))]
 pub struct StatsArgs {

@@ -111,8 +111,10 @@ pub fn json(out: &mut Out, r: &Report<'_>) -> io::Result<()> {
     let mut m = Map::new();
     m.insert("type".into(), json!("total"));
     m.insert("transcripts".into(), json!(t.transcripts));
-    m.insert("rows".into(), json!(r.rows.len()));
-    m.insert("rows_left_out".into(), json!(r.rows_left_out));
+    // As list's summary: rows in all, those shown, those --max-count dropped.
+    m.insert("rows".into(), json!(r.rows.len() + r.rows_left_out));
+    m.insert("shown".into(), json!(r.rows.len()));
+    m.insert("dropped".into(), json!(r.rows_left_out));
     m.insert("shared_ids_across_files".into(), json!(t.shared_ids));
     m.insert("progress_only_ids".into(), json!(t.progress_only_ids));
     m.insert("tokens_sum_of_rows".into(), json!(t.tokens_sum_of_rows));
