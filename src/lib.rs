@@ -73,7 +73,10 @@ pub fn run(cli: Cli) -> anyhow::Result<Exit> {
                 Format::Human => cmd::list_print::human(&mut out, &listing)?,
             }
             out.flush()?;
-            Ok(Exit::from(!listing.rows.is_empty(), problems.count()))
+            // Found means sessions matched, shown or not (as search and stats:
+            // `-m 0` counts without printing).
+            let found = listing.rows.len() + listing.dropped > 0;
+            Ok(Exit::from(found, problems.count()))
         }
         Command::Search(args) => {
             let mut out = Out::stdout(args.common.color);

@@ -1043,3 +1043,32 @@ fn an_untimed_transcript_sorts_after_every_timed_one() {
         "the newest session is the timed one"
     );
 }
+
+/// `-m 0` counts without printing: sessions were found, so exit 0, as search
+/// and stats do (list alone exited 1).
+#[test]
+fn max_count_zero_still_finds() {
+    let home = Home::new();
+    let mut a = Session::new(S1, "/w/app");
+    a.user("one");
+    home.write("-w-app", &a.file_name(), &a.lines);
+    let out = home
+        .cmd()
+        .args(["list", "-m", "0", "--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let summary = json_lines(&out.stdout).pop().unwrap();
+    assert_eq!(
+        (
+            summary["rows"].as_u64(),
+            summary["shown"].as_u64(),
+            summary["dropped"].as_u64()
+        ),
+        (Some(1), Some(0), Some(1))
+    );
+    let empty = Home::new();
+    std::fs::create_dir_all(empty.projects()).unwrap();
+    let out = empty.cmd().args(["list", "-m", "0"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+}

@@ -27,7 +27,8 @@ use super::Common;
     "untimed_left_out: sessions a --since/--until window left out because no record of theirs has\n",
     "a timestamp).\n\n",
     "Malformed lines here are the two kinds list looks for, glued records and a torn final\n",
-    "line, even with --full; `csift audit -k malformed-line` judges every line's grammar.",
+    "line, even with --full; `csift audit -k malformed-line` judges every line's grammar.\n\n",
+    "Exit status: 0 sessions found (shown or not: -m 0 only counts), 1 none, 2 an error.",
 ))]
 pub struct ListArgs {
     /// What to list (see TARGETS in `csift --help`).
