@@ -274,7 +274,17 @@ fn rows(h: &Home, args: &[&str]) -> Vec<Value> {
         "stderr: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    json_lines(&out.stdout)
+    let mut all = json_lines(&out.stdout);
+    // Every JSON output ends with its summary, which counts the lanes above.
+    let summary = all.pop().unwrap();
+    assert_eq!(summary["type"], "summary", "{summary}");
+    let lanes = all.iter().filter(|v| v["type"] == "lane").count();
+    assert_eq!(summary["shown"], lanes, "{summary}");
+    assert_eq!(
+        summary["lanes"].as_u64().unwrap(),
+        summary["shown"].as_u64().unwrap() + summary["dropped"].as_u64().unwrap()
+    );
+    all
 }
 
 fn by_label(rows: &[Value]) -> HashMap<String, Value> {

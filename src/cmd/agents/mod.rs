@@ -85,8 +85,9 @@ pub fn run(
         }
         keeps_all.push(keep);
     }
-    if args.common.format == Format::Human {
-        print::footer(out, &trees, &keeps_all, started)?;
+    match args.common.format {
+        Format::Human => print::footer(out, &trees, &keeps_all, started)?,
+        Format::Json => print::json_summary(out, &trees, &keeps_all, problems.count(), started)?,
     }
     Ok(Exit::from(shown > 0, problems.count()))
 }

@@ -309,6 +309,66 @@ fn lane(
 
 /// The counts of what was shown (the lanes `keeps` kept), and how many lanes
 /// the filters left out.
+/// What the footer and the JSON summary count over the lanes shown.
+struct Tally {
+    all: usize,
+    shown: usize,
+    sessions: usize,
+    orphans: usize,
+    laneless: usize,
+    teammates: bool,
+}
+
+fn tally(trees: &[Tree], keeps: &[Vec<bool>]) -> Tally {
+    let lanes = trees
+        .iter()
+        .zip(keeps)
+        .flat_map(|(t, k)| t.lanes.iter().zip(k).filter(|(_, k)| **k).map(|(r, _)| r));
+    Tally {
+        all: trees.iter().map(|t| t.lanes.len()).sum::<usize>(),
+        shown: lanes.clone().count(),
+        sessions: keeps.iter().filter(|k| k.iter().any(|k| *k)).count(),
+        orphans: lanes.clone().filter(|r| r.parent_id.is_none()).count(),
+        laneless: lanes.clone().filter(|r| r.path.is_none()).count(),
+        teammates: lanes.clone().any(|r| r.kind == "teammate"),
+    }
+}
+
+/// The JSON summary line, as the other commands end theirs.
+pub fn json_summary(
+    out: &mut Out,
+    trees: &[Tree],
+    keeps: &[Vec<bool>],
+    errors: usize,
+    started: Instant,
+) -> std::io::Result<()> {
+    #[derive(serde::Serialize)]
+    struct Summary {
+        #[serde(rename = "type")]
+        kind: &'static str,
+        sessions: usize,
+        lanes: usize,
+        shown: usize,
+        dropped: usize,
+        orphans: usize,
+        lane_less_spawns: usize,
+        errors: usize,
+        elapsed_ms: u128,
+    }
+    let t = tally(trees, keeps);
+    out.json(&Summary {
+        kind: "summary",
+        sessions: t.sessions,
+        lanes: t.all,
+        shown: t.shown,
+        dropped: t.all - t.shown,
+        orphans: t.orphans,
+        lane_less_spawns: t.laneless,
+        errors,
+        elapsed_ms: started.elapsed().as_millis(),
+    })
+}
+
 pub fn footer(
     out: &mut Out,
     trees: &[Tree],
@@ -316,16 +376,14 @@ pub fn footer(
     started: Instant,
 ) -> std::io::Result<()> {
     let st = out.style;
-    let all = trees.iter().map(|t| t.lanes.len()).sum::<usize>();
-    let lanes = trees
-        .iter()
-        .zip(keeps)
-        .flat_map(|(t, k)| t.lanes.iter().zip(k).filter(|(_, k)| **k).map(|(r, _)| r));
-    let shown = lanes.clone().count();
-    let sessions = keeps.iter().filter(|k| k.iter().any(|k| *k)).count();
-    let orphans = lanes.clone().filter(|r| r.parent_id.is_none()).count();
-    let laneless = lanes.clone().filter(|r| r.path.is_none()).count();
-    let teammates = lanes.clone().any(|r| r.kind == "teammate");
+    let Tally {
+        all,
+        shown,
+        sessions,
+        orphans,
+        laneless,
+        teammates,
+    } = tally(trees, keeps);
     if teammates {
         writeln!(
             out,
