@@ -520,6 +520,15 @@ fn print_settings_names_this_binary() {
     );
     assert!(post.ends_with("guard --post") && stop.ends_with("guard --stop"));
     assert_eq!(v["hooks"]["Stop"][0]["hooks"][0]["timeout"], 10);
+    // With --format json: the same object on one line (JSON Lines).
+    let out = csift()
+        .args(["guard", "--print-settings", "--format", "json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(text.lines().count(), 1, "{text}");
+    assert_eq!(serde_json::from_str::<Value>(&text).unwrap(), v);
 }
 
 /// A hook runs whatever its settings say: a typo or a flag from a newer csift

@@ -36,7 +36,8 @@ pub fn run(
 ) -> anyhow::Result<Exit> {
     if args.print_settings {
         super::not_applicable("guard", &args.common)?;
-        print_settings(out, args.state_dir.as_deref())?;
+        let json = args.common.format == crate::output::Format::Json;
+        print_settings(out, args.state_dir.as_deref(), json)?;
         return Ok(Exit::Found);
     }
     if !args.post && !args.stop {
@@ -179,7 +180,9 @@ fn shell_word(s: &str) -> String {
     }
 }
 
-fn print_settings(out: &mut Out, state_dir: Option<&Path>) -> anyhow::Result<()> {
+/// The settings block to paste: indented for a person, one line with
+/// `--format json` (JSON Lines, as every command's JSON).
+fn print_settings(out: &mut Out, state_dir: Option<&Path>, json: bool) -> anyhow::Result<()> {
     let exe = std::env::current_exe().context("locate the running csift binary")?;
     let exe = std::fs::canonicalize(&exe).unwrap_or(exe);
     let mut base = format!("{} guard", shell_word(&exe.to_string_lossy()));
@@ -198,6 +201,10 @@ fn print_settings(out: &mut Out, state_dir: Option<&Path>) -> anyhow::Result<()>
                 {"type": "command", "command": format!("{base} --stop"), "timeout": 10}]}]
         }
     });
-    writeln!(out, "{}", serde_json::to_string_pretty(&v)?)?;
+    if json {
+        out.json(&v)?;
+    } else {
+        writeln!(out, "{}", serde_json::to_string_pretty(&v)?)?;
+    }
     Ok(())
 }
