@@ -519,6 +519,14 @@ fn branch_points_count_conversation_children_only_misc_006_rec_033() {
 fn bad_address_syntax_is_a_usage_error() {
     let (home, _, _) = sample_session();
     run(&home, &["@11111111", "--line", "abc"]).code(2);
+    // Raw bytes are not JSON Lines: --raw with --format json is refused.
+    let out = run(
+        &home,
+        &["@11111111", "--line", "1", "--raw", "--format", "json"],
+    )
+    .code(2);
+    assert!(String::from_utf8_lossy(&out.get_output().stderr).contains("choose one"));
+    run(&home, &["@11111111", "--line", "1", "--raw"]).success();
 }
 
 /// A tool result's error flag is in the JSON form too (the human header said

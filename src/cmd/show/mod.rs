@@ -94,6 +94,14 @@ pub fn run(
     problems: &Problems,
     started: Instant,
 ) -> anyhow::Result<Exit> {
+    if args.raw && args.common.format == crate::output::Format::Json {
+        // The raw bytes are not JSON Lines (a glued line holds two objects);
+        // JSON already carries each record whole.
+        return Err(Error::Usage(
+            "--raw prints the lines' exact bytes and --format json prints records as JSON: choose one".into(),
+        )
+        .into());
+    }
     let labels = match args.labels.is_empty() {
         true => None,
         false => Some(LabelSet::parse(&args.labels).map_err(Error::Usage)?),
