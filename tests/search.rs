@@ -956,3 +956,39 @@ fn every_hit_printed_in_an_exchange_is_marked() {
         unmarked.len()
     );
 }
+
+/// --count-by keys a hit with no such value as JSON null, not a `-` that
+/// could be a tool's name; the human form prints `-`.
+#[test]
+fn count_by_keys_a_missing_value_as_null() {
+    let Some(home) = corpus() else { return };
+    let run = |format: &str| {
+        common::csift()
+            .args([
+                "search",
+                "the",
+                "--count-by",
+                "tool",
+                "--format",
+                format,
+                "--claude-home",
+            ])
+            .arg(&home)
+            .output()
+            .unwrap()
+            .stdout
+    };
+    let rows = json_lines(&run("json"));
+    let none: Vec<&Value> = rows
+        .iter()
+        .filter(|r| r["type"] == "count" && r["key"].is_null())
+        .collect();
+    assert_eq!(none.len(), 1, "{rows:?}");
+    assert!(!rows.iter().any(|r| r["key"] == "-"));
+    let n = none[0]["hits"].as_u64().unwrap();
+    let human = String::from_utf8(run("human")).unwrap();
+    assert!(
+        human.lines().any(|l| l.trim_start() == format!("{n}  -")),
+        "{human}"
+    );
+}

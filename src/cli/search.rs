@@ -47,8 +47,9 @@ pub enum CountBy {
     "  start/end are byte offsets into text; past 10,000 matches in one unit the rest are\n",
     "  counted in \"submatches_omitted\" instead of listed.\n",
     "  With -c or -l, one {\"type\":\"count\",\"session_id\",\"agent_id\",\"file\",\"hits\"} per file\n",
-    "  with hits; with --count-by, one {\"type\":\"count\",\"key\",\"hits\"} per key, most hits first;\n",
-    "  then the summary (its exchanges is 0: none were built).\n\n",
+    "  with hits; with --count-by, one {\"type\":\"count\",\"key\",\"hits\"} per key, most hits first\n",
+    "  (key null for hits with no tool, model, version or time; `-` in the human form); then the\n",
+    "  summary (its exchanges is 0: none were built).\n\n",
     "Exit status: 0 a match, 1 no match, 2 an error (other files are still searched).",
 ))]
 pub struct SearchArgs {

@@ -215,20 +215,25 @@ pub fn run(
             }
         }
     } else if let Some(key) = args.count_by {
-        let mut table: BTreeMap<String, usize> = BTreeMap::new();
+        let mut table: BTreeMap<Option<String>, usize> = BTreeMap::new();
         for (t, r) in transcripts.iter().zip(&results) {
             for h in &r.hits {
                 *table.entry(count_key(key, t, h)).or_default() += 1;
             }
         }
-        let mut rows: Vec<(String, usize)> = table.into_iter().collect();
+        let mut rows: Vec<(Option<String>, usize)> = table.into_iter().collect();
         rows.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
         for (k, n) in &rows {
             match args.common.format {
+                // No tool, model, version or time: key null, not a placeholder.
                 Format::Json => {
                     out.json(&serde_json::json!({"type": "count", "key": k, "hits": n}))?
                 }
-                Format::Human => writeln!(out, "{n:>8}  {}", crate::output::sanitize::one_line(k))?,
+                Format::Human => writeln!(
+                    out,
+                    "{n:>8}  {}",
+                    crate::output::sanitize::one_line(k.as_deref().unwrap_or("-"))
+                )?,
             }
         }
     } else {
@@ -286,22 +291,22 @@ pub fn run(
     Ok(Exit::from(total_hits > 0, errors))
 }
 
-fn count_key(key: CountBy, t: &crate::discovery::Transcript, h: &Hit) -> String {
+/// A hit's row key; `None` when the hit has no such value (printed `-`).
+fn count_key(key: CountBy, t: &crate::discovery::Transcript, h: &Hit) -> Option<String> {
     let u = &h.unit;
     match key {
-        CountBy::Label => u.label.to_string(),
+        CountBy::Label => Some(u.label.to_string()),
         // A lane's hits count toward the session it belongs to; -c counts per
         // file, lanes apart.
-        CountBy::Session => t.session_id.clone(),
-        CountBy::Project => t.project_name(),
-        CountBy::Tool => u.tool_name.clone().unwrap_or_else(|| "-".into()),
-        CountBy::Model => u.model.clone().unwrap_or_else(|| "-".into()),
-        CountBy::Version => u.version.clone().unwrap_or_else(|| "-".into()),
+        CountBy::Session => Some(t.session_id.clone()),
+        CountBy::Project => Some(t.project_name()),
+        CountBy::Tool => u.tool_name.clone(),
+        CountBy::Model => u.model.clone(),
+        CountBy::Version => u.version.clone(),
         CountBy::Month => u
             .timestamp
             .as_deref()
             .and_then(timefmt::parse_ts)
-            .map(|ts| ts.strftime("%Y-%m").to_string())
-            .unwrap_or_else(|| "-".into()),
+            .map(|ts| ts.strftime("%Y-%m").to_string()),
     }
 }
