@@ -491,3 +491,38 @@ fn a_cut_turn_row_counts_what_was_cut() {
         .filter(|r| r["type"] == "turn" && r["cut"] == false)
         .all(|r| r["cut_chars"] == 0));
 }
+
+/// With --slice, the summary counts that slice: its turns and characters add
+/// up over the slices to the whole fleet's (turns counted all slices while
+/// chars counted one).
+#[test]
+fn a_slice_summary_counts_that_slice() {
+    let Some(home) = common::corpus() else { return };
+    let summary = |extra: &[&str]| {
+        let out = common::csift()
+            .args(["verbatim", "@4d5611e5", "--slices", "4", "--format", "json"])
+            .args(extra)
+            .arg("--claude-home")
+            .arg(&home)
+            .output()
+            .unwrap();
+        common::json_lines(&out.stdout).pop().unwrap()
+    };
+    let whole = summary(&[]);
+    let used = whole["slices_used"].as_u64().unwrap();
+    assert!(used >= 2, "{whole}");
+    let (mut turns, mut chars) = (0, 0);
+    for i in 1..=used {
+        let s = summary(&["--slice", &i.to_string()]);
+        assert_eq!(s["slices_used"], used);
+        turns += s["turns"].as_u64().unwrap();
+        chars += s["chars"].as_u64().unwrap();
+    }
+    assert_eq!(
+        (turns, chars),
+        (
+            whole["turns"].as_u64().unwrap(),
+            whole["chars"].as_u64().unwrap()
+        )
+    );
+}

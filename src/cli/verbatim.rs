@@ -53,7 +53,9 @@ pub enum Tools {
     "\"errors\",\"elapsed_ms\"} (errors: files or targets that could not be read; exit 2).\n",
     "\"turns\" counts the kept turns, turn 0 (what precedes the first prompt, e.g. a session\n",
     "opened by a slash command without arguments) included; \"turns_total\" counts the file's\n",
-    "turns from 1, so a session with no prompt has turns 1 and turns_total 0.\n\n",
+    "turns from 1, so a session with no prompt has turns 1 and turns_total 0. With --slice,\n",
+    "turns, chars and compaction_summaries_spanned count that slice; slices_used counts the\n",
+    "slices the turns fill.\n\n",
     "Exit status: 0 printed (or an empty slice), 1 nothing to print, 2 an error.",
 ))]
 pub struct VerbatimArgs {

@@ -216,7 +216,8 @@ pub fn run(
                     })?;
                 }
             }
-            let all = windows.iter().flatten();
+            // What was printed: with --slice, that slice (slices_used counts all).
+            let all = shown.iter().flat_map(|(_, w)| w.iter());
             out.json(&Summary {
                 kind: "summary",
                 file: t.path.display().to_string(),
