@@ -20,6 +20,14 @@ pub fn parse_bound(s: &str, now: Timestamp, end: bool) -> Result<Timestamp> {
     if let Ok(t) = s.parse::<Timestamp>() {
         return Ok(t);
     }
+    // A time zone named in brackets (`2026-02-12T20:00[Europe/Paris]`): a civil
+    // parse would drop the annotation and read the time in $TZ.
+    if s.contains('[') {
+        return s
+            .parse::<jiff::Zoned>()
+            .map(|z| z.timestamp())
+            .map_err(|_| bad(s));
+    }
     // jiff reads a date out of a date-and-time string by dropping the time, so
     // a value with a time part must never reach the date branch.
     let has_time = s.contains(['T', 't', ' ']);
@@ -245,6 +253,10 @@ mod tests {
                 assert_ne!(t, day, "{v}: the time part was dropped");
             }
         }
+        // A bracketed zone is that zone's time, not $TZ's.
+        let paris = parse_bound("2026-02-12T20:00[Europe/Paris]", now, false).unwrap();
+        assert_eq!(paris, "2026-02-12T19:00:00Z".parse::<Timestamp>().unwrap());
+        assert!(parse_bound("2026-02-12T20:00[No/Such_Zone]", now, false).is_err());
         // A reversed window written with local times is caught too.
         let e = Window::parse(Some("2026-02-12T20:00:00"), Some("2026-02-12T19:00:00"));
         assert!(e.is_err());
