@@ -120,9 +120,9 @@ pub fn select(turns: impl Iterator<Item = Turn>, lim: Limits) -> Vec<Vec<Piece>>
         if windows.is_empty() {
             let (text, omitted) = cut_counted(&turn.text, cap_first);
             let used = units(&text);
-            if used == 0 {
-                // Not even a cut marker fits: no turn is kept, and the older
-                // ones end the walk as they would past the budget.
+            if omitted >= len {
+                // No character of the turn fits beside its cut marker: no turn
+                // is kept, and the older ones end the walk as past the budget.
                 break;
             }
             let cut = used < len;
@@ -148,7 +148,7 @@ pub fn select(turns: impl Iterator<Item = Turn>, lim: Limits) -> Vec<Vec<Piece>>
         }
         let (text, omitted) = cut_counted(&turn.text, lim.window);
         let used = units(&text);
-        if used == 0 {
+        if omitted >= len {
             break;
         }
         room -= used.min(room);
@@ -291,6 +291,15 @@ mod tests {
             budget: 10,
         };
         assert!(select(newest_first(&[500, 400, 300]), lim).is_empty());
+        // A marker alone (no character of the turn) is not a kept turn either.
+        for budget in [60, 80] {
+            let lim = Limits {
+                windows: 1,
+                window: budget,
+                budget,
+            };
+            assert!(select(newest_first(&[3000]), lim).is_empty(), "{budget}");
+        }
     }
 
     #[test]
