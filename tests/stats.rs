@@ -842,3 +842,32 @@ fn malformed_lines_past_the_list_are_counted_as_omitted() {
     assert_eq!(total["malformed_omitted"], 2);
     assert_eq!(rows[0]["malformed_omitted"], 2);
 }
+
+/// `--by` puts transcripts with no such value (no model, no timestamp) in a
+/// group keyed null in JSON, not a "(none)" string a script cannot tell from a
+/// value; the human form prints (none).
+#[test]
+fn by_keys_a_missing_value_as_null() {
+    let Some(home) = common::corpus() else { return };
+    for by in ["model", "month", "version"] {
+        let out = common::csift()
+            .args(["stats", "--by", by, "--format", "json", "--claude-home"])
+            .arg(&home)
+            .output()
+            .unwrap();
+        let groups: Vec<Value> = common::json_lines(&out.stdout)
+            .into_iter()
+            .filter(|v| v["type"] == "group")
+            .collect();
+        assert!(
+            groups.iter().filter(|g| g["key"].is_null()).count() == 1,
+            "{by}"
+        );
+        assert!(!groups.iter().any(|g| g["key"] == "(none)"), "{by}");
+        let sum: u64 = groups
+            .iter()
+            .map(|g| g["transcripts"].as_u64().unwrap())
+            .sum();
+        assert_eq!(sum, 59, "{by}");
+    }
+}

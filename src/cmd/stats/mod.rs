@@ -29,6 +29,7 @@ use total::{Acc, Finished};
 /// One printed row: a transcript or a group.
 pub struct RowOut<'a> {
     pub transcript: Option<&'a Transcript>,
+    /// A group's key (`None`: the group of transcripts with no such value).
     pub key: Option<String>,
     pub census: Census,
     pub transcripts: u64,
@@ -48,7 +49,8 @@ pub struct Report<'a> {
 #[derive(Default)]
 struct Folds {
     total: Acc,
-    groups: BTreeMap<String, Acc>,
+    /// Groups by key; `None`: transcripts with no such value.
+    groups: BTreeMap<Option<String>, Acc>,
     /// Records of transcripts the window left out whole: still counted in
     /// the total's `outside_window`, so records + outside_window add up.
     outside_whole: u64,
@@ -139,7 +141,7 @@ pub fn run(
                 let f = acc.finish();
                 RowOut {
                     transcript: None,
-                    key: Some(k),
+                    key: k,
                     census: f.census,
                     transcripts: f.transcripts,
                 }
@@ -166,14 +168,15 @@ pub fn run(
     Ok(Exit::from(report.total.transcripts > 0, problems.count()))
 }
 
-fn group_key(by: GroupBy, t: &Transcript, c: &Census) -> String {
-    let none = || "(none)".to_string();
+/// A transcript's group; `None` when it has no such value (no timestamp, no
+/// model, no version): JSON key null, printed `(none)`.
+fn group_key(by: GroupBy, t: &Transcript, c: &Census) -> Option<String> {
     match by {
-        GroupBy::Project => t.project_name(),
-        GroupBy::Day => c.first_ts.map_or_else(none, |ts| local_fmt(ts, "%Y-%m-%d")),
-        GroupBy::Month => c.first_ts.map_or_else(none, |ts| local_fmt(ts, "%Y-%m")),
-        GroupBy::Model => c.dominant_model().map_or_else(none, str::to_string),
-        GroupBy::Version => c.dominant_version().map_or_else(none, str::to_string),
+        GroupBy::Project => Some(t.project_name()),
+        GroupBy::Day => c.first_ts.map(|ts| local_fmt(ts, "%Y-%m-%d")),
+        GroupBy::Month => c.first_ts.map(|ts| local_fmt(ts, "%Y-%m")),
+        GroupBy::Model => c.dominant_model().map(str::to_string),
+        GroupBy::Version => c.dominant_version().map(str::to_string),
     }
 }
 

@@ -178,7 +178,7 @@ fn row_name(row: &RowOut<'_>) -> String {
             ),
         },
         (None, Some(k)) => format!("{} ({} files)", one_line(k), row.transcripts),
-        (None, None) => String::new(),
+        (None, None) => format!("(none) ({} files)", row.transcripts),
     }
 }
 
