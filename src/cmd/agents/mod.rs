@@ -93,7 +93,7 @@ pub fn run(
 }
 
 fn keeps(args: &AgentsArgs, window: &Window, r: &row::LaneRow) -> bool {
-    let shape_ok = match args.kind {
+    let kind_ok = match args.kind {
         None => true,
         Some(KindFilter::Task) => matches!(r.kind, "task" | "agent" | "async-agent"),
         Some(KindFilter::Teammate) => r.kind == "teammate",
@@ -108,7 +108,7 @@ fn keeps(args: &AgentsArgs, window: &Window, r: &row::LaneRow) -> bool {
         .and_then(timefmt::parse_ts);
     let last = r.last_utc.as_deref().and_then(timefmt::parse_ts).or(first);
     // An orphan's depth is unknown (0 in its row), but it is a lane: at least 1.
-    shape_ok && args.depth.is_none_or(|d| r.depth.max(1) <= d) && window.overlaps(first, last)
+    kind_ok && args.depth.is_none_or(|d| r.depth.max(1) <= d) && window.overlaps(first, last)
 }
 
 /// Group the selected transcripts by session, then re-walk each session's project

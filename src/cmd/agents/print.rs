@@ -307,8 +307,6 @@ fn lane(
     Ok(())
 }
 
-/// The counts of what was shown (the lanes `keeps` kept), and how many lanes
-/// the filters left out.
 /// What the footer and the JSON summary count over the lanes shown.
 struct Tally {
     all: usize,
@@ -369,6 +367,8 @@ pub fn json_summary(
     })
 }
 
+/// The counts of what was shown (the lanes `keeps` kept), and how many lanes
+/// the filters left out.
 pub fn footer(
     out: &mut Out,
     trees: &[Tree],
