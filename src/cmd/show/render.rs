@@ -9,6 +9,7 @@ use std::borrow::Cow;
 use std::fmt::Write as _;
 
 use serde::Deserialize;
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use crate::classify::{Label, Unit};
@@ -17,33 +18,66 @@ use crate::record::{opt_str, Block, Record};
 /// A tool call's input, readable: `$ command` for Bash, else one `key: value` per
 /// field (multi-line strings under their key).
 pub fn tool_input(name: &str, input: &str) -> String {
-    let Ok(map) = serde_json::from_str::<Map<String, Value>>(input) else {
+    let Ok(Fields(fields)) = serde_json::from_str::<Fields<'_>>(input) else {
         return input.to_string();
     };
+    let string = |v: &RawValue| serde_json::from_str::<String>(v.get()).ok();
     let mut out = String::new();
     if name == "Bash" {
-        if let Some(Value::String(c)) = map.get("command") {
+        if let Some(c) = fields
+            .iter()
+            .find(|(k, _)| k == "command")
+            .and_then(|(_, v)| string(v))
+        {
             let _ = writeln!(out, "$ {c}");
         }
     }
-    for (k, v) in &map {
+    // Fields in the order Claude Code wrote them (old_string before
+    // new_string), nested values as their compact JSON, in order too.
+    for (k, v) in &fields {
         if name == "Bash" && k == "command" {
             continue;
         }
-        match v {
-            Value::String(s) if s.contains('\n') => {
+        match string(v) {
+            Some(s) if s.contains('\n') => {
                 let _ = writeln!(out, "{k}:\n{s}");
             }
-            Value::String(s) => {
+            Some(s) => {
                 let _ = writeln!(out, "{k}: {s}");
             }
-            other => {
-                let _ = writeln!(out, "{k}: {other}");
+            None => {
+                let _ = writeln!(out, "{k}: {}", crate::scan::json::compact(v.get()));
             }
         }
     }
     out.truncate(out.trim_end().len());
     out
+}
+
+/// A JSON object's fields in file order (serde_json's `Map` sorts them).
+struct Fields<'a>(Vec<(String, &'a RawValue)>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for Fields<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> serde::de::Visitor<'de> for V<'a> {
+            type Value = Fields<'a>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut m: A,
+            ) -> Result<Fields<'a>, A::Error> {
+                let mut out = Vec::new();
+                while let Some((k, v)) = m.next_entry::<String, &'de RawValue>()? {
+                    out.push((k, v));
+                }
+                Ok(Fields(out))
+            }
+        }
+        d.deserialize_map(V(std::marker::PhantomData))
+    }
 }
 
 /// A tool call in one line: `Bash $ cargo test`, `Read src/main.rs`, `Grep "foo"`.
@@ -200,7 +234,9 @@ pub fn tool_result(text: &str, echo: Option<&str>) -> String {
     } else {
         return text.to_string();
     }
-    out.truncate(out.trim_end().len());
+    // Only the newlines the render added: a patch's last line can be a blank
+    // context line (" "), and a body can end in spaces of its own.
+    out.truncate(out.trim_end_matches('\n').len());
     // What the model saw can hold more than the echo: a Read's echo is the raw
     // file with no `<system-reminder>` (REC-044), while its text can end with one
     // (a malware caution, or before 2.1.206 the truncation banner, FH-028), and
@@ -315,6 +351,31 @@ mod tests {
             tool_result("x", Some(echo)),
             "/a.rs\n@@ -1,1 +1,1 @@\n-a\n+b"
         );
+        // A hunk ending in a blank context line keeps it (50 of the corpus's
+        // 267 patches lost it, so the hunk header no longer matched).
+        let echo = r#"{"filePath":"/a.rs","structuredPatch":[{"oldStart":1,"oldLines":2,"newStart":1,"newLines":2,"lines":["-a","+b"," "]}]}"#;
+        assert_eq!(
+            tool_result("x", Some(echo)),
+            "/a.rs\n@@ -1,2 +1,2 @@\n-a\n+b\n "
+        );
+    }
+
+    /// Fields print in the order Claude Code wrote them, nested ones too
+    /// (serde_json's map sorted them: new_string before old_string).
+    #[test]
+    fn tool_input_keeps_the_written_field_order() {
+        let i = r#"{"file_path":"/a","old_string":"x","new_string":"y"}"#;
+        assert_eq!(
+            tool_input("Edit", i),
+            "file_path: /a\nold_string: x\nnew_string: y"
+        );
+        let i = r#"{"todos":[{"content":"c","status":"s","activeForm":"a"}]}"#;
+        assert_eq!(
+            tool_input("TodoWrite", i),
+            r#"todos: [{"content":"c","status":"s","activeForm":"a"}]"#
+        );
+        let i = r#"{"description":"d","command":"ls -la"}"#;
+        assert_eq!(tool_input("Bash", i), "$ ls -la\ndescription: d");
     }
 
     #[test]
