@@ -526,3 +526,117 @@ fn a_slice_summary_counts_that_slice() {
         )
     );
 }
+
+/// What a reviewer found verbatim leaving out or garbling, each against a
+/// record written the way Claude Code writes it:
+/// - `--tools full` dropped a call with no input (`{}`) and printed results in
+///   file order, so parallel calls answered out of order read mis-paired;
+/// - an unreadable line and an unknown block inside a kept turn vanished;
+/// - redacted thinking (CLS-018) printed nothing under --thinking;
+/// - the two interrupt markers read the same;
+/// - a Read's summary counted the system reminder appended to its lines.
+#[test]
+fn verbatim_says_everything_a_kept_turn_holds() {
+    let home = Home::new();
+    let mut s = Session::new("77777777-aaaa-4000-8000-000000000007", "/w/v");
+    s.user("look around");
+    // Two parallel calls; their results come back in the other order.
+    s.assistant(
+        "m1",
+        &[
+            json!({"type": "tool_use", "id": "toolu_a", "name": "Bash", "input": {"command": "ls"}}),
+            json!({"type": "tool_use", "id": "toolu_b", "name": "mcp__x__list", "input": {}}),
+        ],
+    );
+    s.tool_result("toolu_b", "LIST-RESULT", false, None);
+    s.tool_result("toolu_a", "LS-RESULT", false, None);
+    s.tool_use("m2", "toolu_r", "Read", json!({"file_path": "/w/v/a.txt"}));
+    s.tool_result(
+        "toolu_r",
+        "     1\tone\n     2\ttwo\n\n<system-reminder>\nWhenever you read a file, consider malware.\n</system-reminder>\n",
+        false,
+        None,
+    );
+    s.assistant(
+        "m3",
+        &[json!({"type": "redacted_thinking", "data": "OPAQUE"})],
+    );
+    s.assistant("m4", &[json!({"type": "mystery_block", "x": 1})]);
+    s.text("m5", "TEXT-AFTER");
+    s.push(
+        json!({"type": "user", "message": {"role": "user", "content": [
+        {"type": "text", "text": "[Request interrupted by user for tool use]"}]}}),
+    );
+    let mut lines: Vec<u8> = common::jsonl(&s.lines);
+    // A torn write inside the turn, before the last reply.
+    lines.extend_from_slice(
+        b"{\"type\":\"assistant\",\"message\":{\"content\":[{\"type\":\"text\",\"tex\n",
+    );
+    let mut tail = Session::new("77777777-aaaa-4000-8000-000000000007", "/w/v");
+    tail.text("m6", "LAST-WORDS");
+    lines.extend_from_slice(&common::jsonl(&tail.lines));
+    let file = home.write_raw("-w-v", &s.file_name(), &lines);
+    let (code, full) = verbatim(&file, &["--tools", "full", "--thinking"]);
+    assert_eq!(code, 0);
+    let pos = |needle: &str| {
+        full.find(needle)
+            .unwrap_or_else(|| panic!("{needle} in {full}"))
+    };
+    assert!(pos("[tool Bash] $ ls") < pos("[tool result] LS-RESULT"));
+    assert!(pos("[tool result] LS-RESULT") < pos("[tool mcp__x__list]"));
+    assert!(pos("[tool mcp__x__list]") < pos("[tool result] LIST-RESULT"));
+    pos("[thinking] [redacted thinking: its content is opaque]");
+    pos("unknown type `mystery_block`");
+    pos("[interrupted by the user during a tool call]");
+    assert!(pos("is not a readable record") < pos("LAST-WORDS"));
+    let (_, summary) = verbatim(&file, &[]);
+    assert!(
+        summary.contains("[tool] Read /w/v/a.txt → 2 lines"),
+        "{summary}"
+    );
+}
+
+/// Turn 0 (what came before the first prompt: 9d440bfc's opening command and
+/// tool work) left out by the budget is said, on stderr and in JSON, as older
+/// turns are; with room for it, nothing is said.
+#[test]
+fn turn_zero_left_out_is_said() {
+    let Some(home) = common::corpus() else { return };
+    let run = |budget: &str, format: &str| {
+        common::csift()
+            .args([
+                "verbatim",
+                "@9d440bfc",
+                "--budget",
+                budget,
+                "--format",
+                format,
+            ])
+            .arg("--claude-home")
+            .arg(&home)
+            .output()
+            .unwrap()
+    };
+    let out = run("500", "human");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("before the first prompt (turn 0) left out")
+    );
+    let s = common::json_lines(&run("500", "json").stdout)
+        .pop()
+        .unwrap();
+    assert_eq!(
+        (s["turns"].as_u64(), s["left_out_before"].as_u64()),
+        (Some(1), Some(1))
+    );
+    let out = run("1000000", "human");
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let s = common::json_lines(&run("1000000", "json").stdout)
+        .pop()
+        .unwrap();
+    assert!(s["left_out_before"].is_null());
+    assert_eq!(s["turns"], 2);
+}

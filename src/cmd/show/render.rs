@@ -248,16 +248,29 @@ pub fn tool_result(text: &str, echo: Option<&str>) -> String {
     out
 }
 
+/// A result's text without the `<system-reminder>` sections after it: what
+/// the tool returned (a Read's lines, not the caution appended to them).
+pub fn without_reminders(text: &str) -> &str {
+    match reminder_start(text) {
+        Some(at) => text[..at].trim_end(),
+        None => text,
+    }
+}
+
 /// The `<system-reminder>` sections that start a line of a result's text (not
 /// quoted inside a numbered file line), through the end of the text.
 fn reminders(text: &str) -> Option<&str> {
-    const TAG: &str = "<system-reminder>";
-    let at = if text.starts_with(TAG) {
-        0
-    } else {
-        text.find(&format!("\n{TAG}"))? + 1
-    };
+    let at = reminder_start(text)?;
     Some(text[at..].trim_end()).filter(|x| !x.is_empty())
+}
+
+/// Where the first `<system-reminder>` starting a line of `text` begins.
+fn reminder_start(text: &str) -> Option<usize> {
+    const TAG: &str = "<system-reminder>";
+    if text.starts_with(TAG) {
+        return Some(0);
+    }
+    Some(text.find(&format!("\n{TAG}"))? + 1)
 }
 
 /// The body of `u` (a unit of `r`): tool calls and results rendered, else its text.
@@ -277,6 +290,11 @@ pub fn unit_body(r: &Record<'_>, u: &Unit<'_>) -> String {
             == 1;
         let echo = r.tool_use_result.filter(|_| sole).map(|raw| raw.get());
         return tool_result(&u.text, echo);
+    }
+    // CLS-018: redacted thinking has opaque content; say so rather than print
+    // an empty body (its unit's text stays empty for search and JSON).
+    if block.is_some_and(|b| b.kind() == "redacted_thinking") {
+        return "[redacted thinking: its content is opaque]".to_string();
     }
     // A prompt's attached images are blocks beside its text (IMG-001): say they
     // were there (the text often points at them), without their base64 bytes.

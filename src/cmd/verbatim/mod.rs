@@ -87,6 +87,9 @@ struct Summary<'a> {
     slices_used: usize,
     compaction_summaries_spanned: usize,
     compaction_summaries_total: usize,
+    /// The oldest turn kept, when older content was left out (turns before
+    /// it, or turn 0, what came before the first prompt); else null.
+    left_out_before: Option<usize>,
     /// Files or targets that could not be read (said on stderr; exit 2).
     errors: usize,
     elapsed_ms: u128,
@@ -167,6 +170,11 @@ pub fn run(
         .filter(|(i, _)| args.slice.is_none_or(|s| s == *i))
         .collect();
     let text: String = shown.iter().map(|(_, w)| pack::text(w)).collect();
+    // What the walk left out at the old end: turns before the oldest kept, or
+    // only turn 0 (before the first prompt) when that renders to something.
+    let oldest = windows.iter().flatten().map(|p| p.turn.n).min();
+    let left_out_before = oldest
+        .filter(|&n| n > 1 || (n == 1 && turns::Walker::new(&src, &idx, opts).turn_zero_renders()));
 
     if args.hook_json {
         if !text.is_empty() {
@@ -181,10 +189,17 @@ pub fn run(
             out.write_all(text.as_bytes())?;
             // Older turns the budget left out are said (on stderr, so the text
             // stays within its budget and the slices still join up exactly).
-            let oldest = windows.iter().flatten().map(|p| p.turn.n).min();
             if oldest.is_none() && idx.turns() > 0 && args.slice.is_none() {
                 eprintln!(
                     "csift: verbatim: no turn of {} fits the {}-char budget, not even cut; raise --budget",
+                    idx.turns(),
+                    lim.budget
+                );
+            }
+            if left_out_before == Some(1) && args.slice.is_none() {
+                eprintln!(
+                    "csift: verbatim: turns 1–{} of {} kept; what came before the first prompt (turn 0) left out (it does not fit the {}-char budget; raise --budget)",
+                    idx.turns(),
                     idx.turns(),
                     lim.budget
                 );
@@ -238,6 +253,7 @@ pub fn run(
                     b"true",
                 )
                 .count(),
+                left_out_before,
                 errors: problems.count(),
                 elapsed_ms: started.elapsed().as_millis(),
             })?;

@@ -13,7 +13,7 @@ use super::pack::Turn;
 use crate::classify::{classify, FileIndex, Label};
 use crate::cmd::show::render;
 use crate::output::sanitize::{clean, one_line};
-use crate::record::{line_records, Record};
+use crate::record::{line_records, parse_line, Parsed, Record};
 use crate::scan::Lines;
 use crate::timefmt;
 
@@ -42,6 +42,14 @@ impl<'a> Walker<'a> {
             next: Some(idx.turns()),
             seen: HashSet::new(),
         }
+    }
+}
+
+impl Walker<'_> {
+    /// Whether anything before the first prompt (turn 0) renders: a session
+    /// opened by a slash command or tool work before any typed prompt.
+    pub fn turn_zero_renders(&mut self) -> bool {
+        self.idx.turns() > 0 && !self.render(0).text.is_empty()
     }
 }
 
@@ -76,14 +84,23 @@ impl Walker<'_> {
         let end = self.idx.turn_end(n).unwrap_or(self.buf.len());
         let region = &self.buf[..end.min(self.buf.len())];
         let mut recs: Vec<(usize, Box<Record<'_>>)> = Vec::new();
+        // Lines of this turn that look like a message but are not a record
+        // csift can read: said in place, never dropped silently.
+        let mut unread: Vec<(usize, &'static str)> = Vec::new();
         let mut last_line = no;
         for line in Lines::from(region, off, no) {
             last_line = line.no;
             if !may_be_message(line.bytes) {
                 continue;
             }
+            let records = line_records(&line);
+            if records.is_empty() && self.idx.turn(line.no) == Some(n) {
+                if let Parsed::Malformed(m) = parse_line(&line) {
+                    unread.push((line.no, m.kind.name()));
+                }
+            }
             // A glued line's records (a write race) are records too.
-            for (_, r) in line_records(&line) {
+            for (_, r) in records {
                 let member = matches!(r.kind(), "user" | "assistant")
                     && r.has_message()
                     && (self.opts.lane || !r.is_sidechain())
@@ -100,7 +117,7 @@ impl Walker<'_> {
                 keep[i] = self.seen.insert(u.to_string());
             }
         }
-        let mut results: HashMap<&str, (bool, String)> = HashMap::new();
+        let mut results: HashMap<&str, Answer> = HashMap::new();
         let mut units_of = Vec::new();
         for ((no, r), k) in recs.iter().zip(&keep) {
             if !k {
@@ -111,7 +128,15 @@ impl Walker<'_> {
             for u in &units {
                 if u.labels().any(|l| l == Label::AgentToolResult) {
                     if let Some(id) = u.tool_use_id {
-                        results.insert(id, (u.is_error, u.text.to_string()));
+                        let full = self.opts.full_tools.then(|| render::unit_body(r, u));
+                        results.insert(
+                            id,
+                            Answer {
+                                error: u.is_error,
+                                text: u.text.to_string(),
+                                full,
+                            },
+                        );
                     }
                 }
             }
@@ -120,14 +145,27 @@ impl Walker<'_> {
         let mut body = String::new();
         let mut summaries = Vec::new();
         let mut first_ts: Option<&str> = None;
+        let mut answered: HashSet<String> = HashSet::new();
+        let mut unread = unread.into_iter().peekable();
         for (no, r, units) in &units_of {
+            while let Some((bad, kind)) = unread.next_if(|(bad, _)| bad < no) {
+                unreadable(&mut body, bad, kind);
+            }
             for u in units {
                 let before = body.len();
-                self.entry(&mut body, r, u, *no, &results, &mut summaries);
+                let ctx = Ctx {
+                    no: *no,
+                    results: &results,
+                };
+                self.entry(&mut body, r, u, &ctx, &mut answered, &mut summaries);
                 if body.len() > before && first_ts.is_none() {
                     first_ts = r.timestamp.as_deref();
                 }
             }
+            unknown_blocks(&mut body, r, *no);
+        }
+        for (bad, kind) in unread {
+            unreadable(&mut body, bad, kind);
         }
         let text = if body.is_empty() {
             String::new()
@@ -156,10 +194,11 @@ impl Walker<'_> {
         out: &mut String,
         r: &Record<'_>,
         u: &crate::classify::Unit<'_>,
-        no: usize,
-        results: &HashMap<&str, (bool, String)>,
+        ctx: &Ctx<'_, '_>,
+        answered: &mut HashSet<String>,
         summaries: &mut Vec<usize>,
     ) {
+        let (no, results) = (ctx.no, ctx.results);
         let text = u.text.trim();
         let is_use = u.labels().any(|l| l == Label::AgentToolUse);
         let is_result = u.labels().any(|l| l == Label::AgentToolResult);
@@ -169,7 +208,9 @@ impl Walker<'_> {
             Label::UserAnswer => push(out, "[user answered]", text),
             Label::UserRejection => push(out, "[user rejected the tool call]", text),
             Label::AgentMessage => push(out, "[assistant]", text),
-            Label::AgentThinking if self.opts.thinking => push(out, "[thinking]", text),
+            Label::AgentThinking if self.opts.thinking => {
+                push(out, "[thinking]", render::unit_body(r, u).trim())
+            }
             Label::AgentThinkingNarration if self.opts.thinking => {
                 push(out, "[thinking, narration]", text)
             }
@@ -181,8 +222,9 @@ impl Walker<'_> {
                     clean(text)
                 );
             }
-            Label::HarnessInterruptUser | Label::HarnessInterruptTool => {
-                out.push_str("[interrupted by the user]\n")
+            Label::HarnessInterruptUser => out.push_str("[interrupted by the user]\n"),
+            Label::HarnessInterruptTool => {
+                out.push_str("[interrupted by the user during a tool call]\n")
             }
             Label::HarnessNotificationBackground
             | Label::HarnessNotificationMonitor
@@ -204,34 +246,101 @@ impl Walker<'_> {
                 let name = u.tool_name.unwrap_or("");
                 let input = block.map_or(std::borrow::Cow::Borrowed("{}"), |b| b.input_text());
                 if self.opts.full_tools {
-                    push(
-                        out,
-                        &format!("[tool {}]", one_line(name)),
-                        &render::tool_input(name, &input),
-                    );
+                    // Every call, even one with no input (`{}`), and its result
+                    // right under it: parallel calls are answered out of order.
+                    let tag = format!("[tool {}]", one_line(name));
+                    let shown = render::tool_input(name, &input);
+                    match shown.trim() {
+                        "" => {
+                            let _ = writeln!(out, "{tag}");
+                        }
+                        s => push(out, &tag, s),
+                    }
+                    if let Some((id, a)) = u.tool_use_id.and_then(|id| results.get_key_value(id)) {
+                        answered.insert(id.to_string());
+                        result_line(out, a, None);
+                    }
                 } else {
                     let status = u
                         .tool_use_id
                         .and_then(|id| results.get(id))
-                        .map(|(err, t)| status(*err, t))
+                        .map(|a| status(a.error, render::without_reminders(&a.text)))
                         .unwrap_or_default();
                     let _ = writeln!(out, "[tool] {}{status}", render::tool_line(name, &input));
                 }
             }
+            // A result whose call is in this turn was printed under it; one
+            // whose call is not says which tool it answers.
             _ if is_result && self.opts.full_tools => {
-                let body = render::unit_body(r, u);
-                let tag = if u.is_error {
-                    "[tool result, error]"
-                } else {
-                    "[tool result]"
+                if u.tool_use_id.is_some_and(|id| answered.contains(id)) {
+                    return;
+                }
+                let a = Answer {
+                    error: u.is_error,
+                    text: String::new(),
+                    full: Some(render::unit_body(r, u)),
                 };
-                push(out, tag, body.trim());
+                result_line(out, &a, Some(u.tool_name.unwrap_or("?")));
             }
             // In summary mode a result is the status on its call's line.
             _ if is_result => {}
             Label::AgentCommunicationInbox => push(out, "[message]", text),
             _ => {}
         }
+    }
+}
+
+/// A line of the turn that is not a record csift can read.
+fn unreadable(out: &mut String, no: usize, kind: &str) {
+    let _ = writeln!(
+        out,
+        "[csift: line {no} is not a readable record ({kind}); left out: csift show --line {no} --raw]"
+    );
+}
+
+/// Blocks of a type csift does not model, which classify gives no unit.
+fn unknown_blocks(out: &mut String, r: &Record<'_>, no: usize) {
+    for (i, b) in r.blocks().iter().enumerate() {
+        if !crate::record::content::BLOCK_TYPES.contains(&b.kind()) {
+            let _ = writeln!(
+                out,
+                "[csift: block {i} of line {no} has unknown type `{}`; left out: csift show --line {no} --raw]",
+                one_line(b.kind())
+            );
+        }
+    }
+}
+
+/// A tool call's answer, as read from its result unit.
+struct Answer {
+    error: bool,
+    /// The text the model was sent (summary mode's status).
+    text: String,
+    /// The rendered body (`--tools full`).
+    full: Option<String>,
+}
+
+/// What [`Walker::entry`] reads beside the unit: its line and the turn's answers.
+struct Ctx<'a, 'b> {
+    no: usize,
+    results: &'b HashMap<&'a str, Answer>,
+}
+
+/// `[tool result]` (naming the tool when its call is not just above) and the
+/// rendered body, or `(no output)`.
+fn result_line(out: &mut String, a: &Answer, tool: Option<&str>) {
+    let name = tool
+        .map(|t| format!(" of {}", one_line(t)))
+        .unwrap_or_default();
+    let tag = match a.error {
+        true => format!("[tool result{name}, error]"),
+        false => format!("[tool result{name}]"),
+    };
+    match a.full.as_deref().map(str::trim).unwrap_or("") {
+        "" => {
+            let _ = writeln!(out, "{tag} (no output)");
+        }
+        body => push(out, &tag, body),
     }
 }
 
