@@ -124,6 +124,9 @@ struct Echo<'a> {
     stderr: Option<Cow<'a, str>>,
     #[serde(default)]
     interrupted: Option<bool>,
+    /// Bash's reading of a non-zero exit (`No matches found` for grep's 1).
+    #[serde(borrow, default, deserialize_with = "opt_str")]
+    return_code_interpretation: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     file: Option<FileView<'a>>,
     #[serde(borrow, default, deserialize_with = "opt_str")]
@@ -188,23 +191,30 @@ pub fn tool_result(text: &str, echo: Option<&str>) -> String {
             let _ = writeln!(out, "stderr:\n{}", se.trim_end_matches('\n'));
         }
         if so.is_empty() && se.is_empty() {
-            out.push_str(if text.trim().is_empty() {
-                "(no output)\n"
-            } else {
-                text
-            });
+            match e.return_code_interpretation.as_deref() {
+                _ if !text.trim().is_empty() => out.push_str(text),
+                Some(why) if !why.trim().is_empty() => {
+                    let _ = writeln!(out, "(no output: {why})");
+                }
+                _ => out.push_str("(no output)\n"),
+            }
         }
         if e.interrupted == Some(true) {
             out.push_str("[interrupted]\n");
         }
     } else if let Some(f) = e.file.as_ref().filter(|f| f.content.is_some()) {
         let from = f.start_line.unwrap_or(1);
-        let to = from + f.num_lines.unwrap_or(0).saturating_sub(1);
-        let _ = write!(
-            out,
-            "{} (lines {from}..{to}",
-            f.file_path.as_deref().unwrap_or("?")
-        );
+        let path = f.file_path.as_deref().unwrap_or("?");
+        match f.num_lines {
+            // An empty file (or a window past its end) holds no line.
+            Some(0) => {
+                let _ = write!(out, "{path} (no lines");
+            }
+            n => {
+                let to = from + n.unwrap_or(0).saturating_sub(1);
+                let _ = write!(out, "{path} (lines {from}..{to}");
+            }
+        }
         if let Some(t) = f.total_lines {
             let _ = write!(out, " of {t}");
         }
@@ -394,6 +404,14 @@ mod tests {
         );
         let i = r#"{"description":"d","command":"ls -la"}"#;
         assert_eq!(tool_input("Bash", i), "$ ls -la\ndescription: d");
+    }
+
+    #[test]
+    fn an_empty_read_and_a_quiet_grep_say_what_they_are() {
+        let echo = r#"{"type":"text","file":{"filePath":"/e.txt","content":"","numLines":0,"startLine":1,"totalLines":0}}"#;
+        assert_eq!(tool_result("", Some(echo)), "/e.txt (no lines of 0)");
+        let echo = r#"{"stdout":"","stderr":"","interrupted":false,"returnCodeInterpretation":"No matches found"}"#;
+        assert_eq!(tool_result("", Some(echo)), "(no output: No matches found)");
     }
 
     #[test]

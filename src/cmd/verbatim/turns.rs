@@ -336,11 +336,14 @@ fn result_line(out: &mut String, a: &Answer, tool: Option<&str>) {
         true => format!("[tool result{name}, error]"),
         false => format!("[tool result{name}]"),
     };
-    match a.full.as_deref().map(str::trim).unwrap_or("") {
-        "" => {
+    // Leading blank lines go, a first line's indentation stays (a numbered
+    // Read line, indented code).
+    let body = a.full.as_deref().unwrap_or("");
+    match body.trim_end().trim_start_matches(['\n', '\r']) {
+        b if b.trim().is_empty() => {
             let _ = writeln!(out, "{tag} (no output)");
         }
-        body => push(out, &tag, body),
+        b => push(out, &tag, b),
     }
 }
 
