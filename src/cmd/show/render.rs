@@ -9,7 +9,6 @@ use std::borrow::Cow;
 use std::fmt::Write as _;
 
 use serde::Deserialize;
-use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use crate::classify::{Label, Unit};
@@ -18,10 +17,13 @@ use crate::record::{opt_str, Block, Record};
 /// A tool call's input, readable: `$ command` for Bash, else one `key: value` per
 /// field (multi-line strings under their key).
 pub fn tool_input(name: &str, input: &str) -> String {
-    let Ok(Fields(fields)) = serde_json::from_str::<Fields<'_>>(input) else {
+    // Fields in the order Claude Code wrote them (old_string before
+    // new_string; serde_json's map sorts them), by the skim's field walk,
+    // nested values as their compact JSON, in order too.
+    let Some(fields) = ordered_fields(input) else {
         return input.to_string();
     };
-    let string = |v: &RawValue| serde_json::from_str::<String>(v.get()).ok();
+    let string = |v: &str| serde_json::from_str::<String>(v).ok();
     let mut out = String::new();
     if name == "Bash" {
         if let Some(c) = fields
@@ -32,8 +34,6 @@ pub fn tool_input(name: &str, input: &str) -> String {
             let _ = writeln!(out, "$ {c}");
         }
     }
-    // Fields in the order Claude Code wrote them (old_string before
-    // new_string), nested values as their compact JSON, in order too.
     for (k, v) in &fields {
         if name == "Bash" && k == "command" {
             continue;
@@ -46,7 +46,7 @@ pub fn tool_input(name: &str, input: &str) -> String {
                 let _ = writeln!(out, "{k}: {s}");
             }
             None => {
-                let _ = writeln!(out, "{k}: {}", crate::scan::json::compact(v.get()));
+                let _ = writeln!(out, "{k}: {}", crate::scan::json::compact(v));
             }
         }
     }
@@ -54,30 +54,19 @@ pub fn tool_input(name: &str, input: &str) -> String {
     out
 }
 
-/// A JSON object's fields in file order (serde_json's `Map` sorts them).
-struct Fields<'a>(Vec<(String, &'a RawValue)>);
-
-impl<'de: 'a, 'a> Deserialize<'de> for Fields<'a> {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V<'a>(std::marker::PhantomData<&'a ()>);
-        impl<'de: 'a, 'a> serde::de::Visitor<'de> for V<'a> {
-            type Value = Fields<'a>;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("a JSON object")
-            }
-            fn visit_map<A: serde::de::MapAccess<'de>>(
-                self,
-                mut m: A,
-            ) -> Result<Fields<'a>, A::Error> {
-                let mut out = Vec::new();
-                while let Some((k, v)) = m.next_entry::<String, &'de RawValue>()? {
-                    out.push((k, v));
-                }
-                Ok(Fields(out))
-            }
-        }
-        d.deserialize_map(V(std::marker::PhantomData))
+/// A JSON object's top-level fields in file order: decoded keys and raw
+/// values; `None` unless `input` is one valid object.
+fn ordered_fields(input: &str) -> Option<Vec<(String, &str)>> {
+    serde_json::from_str::<serde::de::IgnoredAny>(input).ok()?;
+    let b = input.as_bytes();
+    let start = b.iter().position(|c| !c.is_ascii_whitespace())?;
+    let mut out = Vec::new();
+    for kv in crate::scan::json::Fields::new(b, start) {
+        let (k, v) = kv.ok()?;
+        let key = serde_json::from_slice::<String>(&[b"\"", k, b"\""].concat()).ok()?;
+        out.push((key, std::str::from_utf8(v).ok()?));
     }
+    Some(out)
 }
 
 /// A tool call in one line: `Bash $ cargo test`, `Read src/main.rs`, `Grep "foo"`.
