@@ -484,7 +484,12 @@ fn branch_points_count_conversation_children_only_misc_006_rec_033() {
         "message": {"role": "assistant", "id": "m3", "content": [{"type": "text", "text": format!("take two {}", "z".repeat(300))}]}}));
     home.write("-w-s", &s.file_name(), &s.lines);
     let out = run(&home, &["@44444444", "--branch-points", "--format", "json"]).success();
-    let rows = json_lines(&out.get_output().stdout);
+    let mut rows = json_lines(&out.get_output().stdout);
+    let summary = rows.pop().unwrap();
+    assert_eq!(
+        (summary["type"].as_str(), summary["branch_points"].as_u64()),
+        (Some("summary"), Some(1))
+    );
     assert_eq!(rows.len(), 1, "{rows:?}");
     let r = &rows[0];
     assert_eq!(r["type"], "branch-point");

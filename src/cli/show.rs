@@ -41,7 +41,8 @@ use clap::Args;
     "  --branch-points: {\"type\":\"branch-point\",\"session_id\",\"agent_id\",\"file\",\"uuid\",\"line\",\n",
     "   \"widest_gap_seconds\",\"children\":[{\"uuid\",\"line\",\"record_type\",\"timestamp\",\"text\",\n",
     "   \"text_chars\"}]} (text: a one-line preview of at most 120 characters, then …; text_chars:\n",
-    "   the length of the whole line; show --line reads the child whole)\n\n",
+    "   the length of the whole line; show --line reads the child whole), then\n",
+    "   {\"type\":\"summary\",\"files\",\"branch_points\",\"errors\",\"elapsed_ms\"}\n\n",
     "Exit status: 0 something shown, 1 nothing shown, 2 an error or a missed address.",
 ))]
 pub struct ShowArgs {

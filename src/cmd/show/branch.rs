@@ -49,6 +49,18 @@ pub struct BranchPoint {
     pub children: Vec<Child>,
 }
 
+/// The last JSON line of `--branch-points`.
+#[derive(Serialize)]
+struct Summary {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    files: usize,
+    branch_points: usize,
+    /// Files that could not be read (said on stderr; exit 2).
+    errors: usize,
+    elapsed_ms: u128,
+}
+
 fn is_conversation_child(r: &Record<'_>) -> bool {
     matches!(r.kind(), "user" | "assistant")
         && r.has_message()
@@ -151,6 +163,7 @@ pub fn run(
     out: &mut Out,
     format: Format,
     problems: &Problems,
+    started: std::time::Instant,
 ) -> anyhow::Result<Exit> {
     let found: Vec<Result<Vec<BranchPoint>, String>> = crate::scan::par_map(ts, |t| {
         let src = Source::open(&t.path).map_err(|e| e.to_string())?;
@@ -173,8 +186,20 @@ pub fn run(
             }
         }
     }
-    if format == Format::Human && total == 0 {
-        eprintln!("csift: no branch points (no record has two conversation children)");
+    match format {
+        Format::Human if total == 0 => {
+            eprintln!("csift: no branch points (no record has two conversation children)")
+        }
+        Format::Human => {}
+        // As every JSON output ends: a summary, so an empty answer is not
+        // an empty stdout.
+        Format::Json => out.json(&Summary {
+            kind: "summary",
+            files: ts.len(),
+            branch_points: total,
+            errors: problems.count(),
+            elapsed_ms: started.elapsed().as_millis(),
+        })?,
     }
     Ok(Exit::from(total > 0, problems.count()))
 }

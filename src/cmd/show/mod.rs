@@ -114,7 +114,7 @@ pub fn run(
     let window = Window::parse(args.common.since.as_deref(), args.common.until.as_deref())?;
     let mut ts = super::select(&args.common, &args.targets, problems)?;
     if args.branch_points {
-        return branch::run(&ts, out, args.common.format, problems);
+        return branch::run(&ts, out, args.common.format, problems, started);
     }
     if !want.lines.is_empty() || !want.turns.is_empty() {
         ts = owning(ts)?;
