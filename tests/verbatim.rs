@@ -525,6 +525,12 @@ fn a_slice_summary_counts_that_slice() {
             whole["chars"].as_u64().unwrap()
         )
     );
+    // Past the last slice: nothing printed, and JSON still says so (ELI-025).
+    let past = summary(&["--slice", "9"]);
+    assert_eq!(
+        (past["type"].as_str(), past["turns"].as_u64()),
+        (Some("summary"), Some(0))
+    );
 }
 
 /// What a reviewer found verbatim leaving out or garbling, each against a

@@ -134,9 +134,10 @@ pub fn run(
         _ => args.targets.clone(),
     };
     let t = one_transcript(super::select(&args.common, &targets, problems)?)?;
-    // ELI-025: a slice beyond the fleet prints nothing and succeeds.
+    // ELI-025: a slice beyond the fleet prints nothing and succeeds (JSON
+    // still ends with its summary, which says no turn was printed).
     if let (Some(n), Some(i)) = (args.slices, args.slice) {
-        if i == 0 || i > n {
+        if (i == 0 || i > n) && args.common.format != Format::Json {
             return Ok(Exit::Found);
         }
     }
