@@ -992,3 +992,31 @@ fn count_by_keys_a_missing_value_as_null() {
         "{human}"
     );
 }
+
+/// A turn_duration's text quotes durationMs as written, so what it holds is
+/// on disk: `2.5e3` was reprinted `2500`, which the prefilter could not find.
+#[test]
+fn a_duration_is_searched_as_written() {
+    let home = Home::new();
+    let line = br#"{"type":"system","subtype":"turn_duration","durationMs":2.5e3,"isMeta":false,"uuid":"u1","timestamp":"2026-01-01T00:00:00.000Z","sessionId":"44444444-dddd-4000-8000-000000000004"}
+"#;
+    home.write_raw("-w-d", "44444444-dddd-4000-8000-000000000004.jsonl", line);
+    for extra in [None, Some("--no-prefilter")] {
+        let mut cmd = home.cmd();
+        cmd.args([
+            "search",
+            "-t",
+            "harness.meta.turn",
+            "--format",
+            "json",
+            r#"durationMs":2\.5e3"#,
+        ]);
+        cmd.args(extra);
+        let all = json_lines(&cmd.output().unwrap().stdout);
+        let m = matches(&all);
+        assert_eq!(m.len(), 1, "{extra:?}");
+        assert_eq!(m[0]["text"], r#"turn_duration "durationMs":2.5e3"#);
+    }
+    let stats = common::first_json(home.cmd().args(["stats", "--format", "json"]), "total");
+    assert_eq!(stats["turn_duration_ms"], 2500);
+}

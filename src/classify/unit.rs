@@ -444,8 +444,9 @@ fn system_text<'r>(r: &'r Record<'_>) -> Cow<'r, str> {
         return Cow::Owned(t.into_owned());
     }
     let mut s = r.subtype().to_string();
-    if let Some(d) = r.duration_ms {
-        s.push_str(&format!(" \"durationMs\":{d}"));
+    // The number as written (`2.5e3` stays `2.5e3`), so it is on disk as read.
+    if let Some(d) = r.duration_ms_raw.filter(|_| r.duration_ms().is_some()) {
+        s.push_str(&format!(" \"durationMs\":{}", d.get()));
     }
     if let Some(m) = r.compact_metadata {
         s.push(' ');

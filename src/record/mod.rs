@@ -95,8 +95,10 @@ pub struct Record<'a> {
     pub content: Raw<'a>,
     #[serde(borrow, default)]
     pub compact_metadata: Raw<'a>,
-    #[serde(default)]
-    pub duration_ms: Option<f64>,
+    /// `durationMs` as written (a turn_duration's text quotes it as on disk);
+    /// [`Record::duration_ms`] reads its number.
+    #[serde(borrow, default, rename = "durationMs")]
+    pub duration_ms_raw: Raw<'a>,
     #[serde(borrow, default, rename = "toolUseID", deserialize_with = "opt_str")]
     pub tool_use_id: Str<'a>,
     #[serde(
@@ -154,6 +156,12 @@ impl<'a> Record<'a> {
     /// Top-level `type`, or `""` when absent.
     pub fn kind(&self) -> &str {
         self.kind.as_deref().unwrap_or("")
+    }
+
+    /// `durationMs` as a number; `None` when absent or not a number.
+    pub fn duration_ms(&self) -> Option<f64> {
+        self.duration_ms_raw
+            .and_then(|r| r.get().parse::<f64>().ok())
     }
 
     pub fn subtype(&self) -> &str {
