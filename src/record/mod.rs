@@ -207,6 +207,16 @@ impl<'a> Record<'a> {
         }
     }
 
+    /// Blocks of a type csift does not model ([`content::BLOCK_TYPES`]), with
+    /// their index: classify gives them no unit, so a printer says they are
+    /// there rather than drop them silently.
+    pub fn unknown_blocks(&self) -> impl Iterator<Item = (usize, &Block<'a>)> {
+        self.blocks()
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| !content::BLOCK_TYPES.contains(&b.kind()))
+    }
+
     /// String content, when the message content is a plain string.
     pub fn text_content(&self) -> Option<&str> {
         match self.content() {

@@ -386,12 +386,7 @@ fn print_record(
     // reported, never dropped silently).
     let mut blocks_said = 0;
     if c.labels.is_none() {
-        let unknown = r
-            .blocks()
-            .iter()
-            .enumerate()
-            .filter(|(_, b)| !crate::record::content::BLOCK_TYPES.contains(&b.kind()));
-        for (i, b) in unknown {
+        for (i, b) in r.unknown_blocks() {
             match c.format {
                 Format::Json => out.json(&print::JsonUnknownBlock {
                     kind: "unknown-block",

@@ -300,14 +300,12 @@ fn unreadable(out: &mut String, no: usize, kind: &str) {
 
 /// Blocks of a type csift does not model, which classify gives no unit.
 fn unknown_blocks(out: &mut String, r: &Record<'_>, no: usize) {
-    for (i, b) in r.blocks().iter().enumerate() {
-        if !crate::record::content::BLOCK_TYPES.contains(&b.kind()) {
-            let _ = writeln!(
-                out,
-                "[csift: block {i} of line {no} has unknown type `{}`; left out: csift show --line {no} --raw]",
-                one_line(b.kind())
-            );
-        }
+    for (i, b) in r.unknown_blocks() {
+        let _ = writeln!(
+            out,
+            "[csift: block {i} of line {no} has unknown type `{}`; left out: csift show --line {no} --raw]",
+            one_line(b.kind())
+        );
     }
 }
 
