@@ -269,7 +269,7 @@ fn labels_doc_matches_list_labels() {
 /// leaf's count is the same both ways, including the records of the glued line
 /// 130d7b7e…:128 and an old subtype-less system notice (f0b4ca22:108, QT-SYS-001).
 #[test]
-fn stats_labels_are_the_units_search_matches_on_the_corpus() {
+fn stats_labels_are_the_units_search_matches_on_the_corpus_qt_sys_001() {
     let Some(home) = common::corpus() else { return };
     let stats = common::first_json(
         common::csift()

@@ -496,7 +496,7 @@ fn a_cut_turn_row_counts_what_was_cut() {
 /// up over the slices to the whole fleet's (turns counted all slices while
 /// chars counted one).
 #[test]
-fn a_slice_summary_counts_that_slice() {
+fn a_slice_summary_counts_that_slice_eli_025() {
     let Some(home) = common::corpus() else { return };
     let summary = |extra: &[&str]| {
         let out = common::csift()

@@ -403,6 +403,35 @@ mod tests {
         assert_eq!(tool_result("", Some(echo)), "(no output: No matches found)");
     }
 
+    /// CLS-018: redacted thinking is thinking with opaque content; its body
+    /// says so instead of printing `(empty)`.
+    #[test]
+    fn redacted_thinking_says_its_content_is_opaque_cls_018() {
+        let line = r#"{"type":"assistant","uuid":"u","message":{"role":"assistant","content":[{"type":"redacted_thinking","data":"OPAQUE"}]}}"#;
+        let l = crate::scan::Line {
+            no: 1,
+            offset: 0,
+            bytes: line.as_bytes(),
+            terminated: true,
+        };
+        let crate::record::Parsed::Record(r) = crate::record::parse_line(&l) else {
+            panic!("not a record")
+        };
+        let idx = crate::classify::FileIndex::empty(false);
+        let mut units = Vec::new();
+        crate::classify::classify(&r, 1, &idx, &mut units);
+        assert_eq!(units.len(), 1);
+        assert_eq!(units[0].label, Label::AgentThinking);
+        assert!(
+            units[0].text.is_empty(),
+            "search and JSON keep the empty text"
+        );
+        assert_eq!(
+            unit_body(&r, &units[0]),
+            "[redacted thinking: its content is opaque]"
+        );
+    }
+
     #[test]
     fn unknown_echo_falls_back_to_text() {
         assert_eq!(tool_result("plain", Some(r#"{"answers":{}}"#)), "plain");
