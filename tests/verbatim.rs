@@ -427,26 +427,23 @@ fn slice_zero_and_a_window_without_slices_are_errors_eli_025() {
     assert_eq!((code, text.as_str()), (0, ""));
 }
 
+/// `csift verbatim ARGS --claude-home <public corpus>`.
+fn on_corpus(home: &Path, args: &[&str]) -> std::process::Output {
+    csift()
+        .arg("verbatim")
+        .args(args)
+        .arg("--claude-home")
+        .arg(home)
+        .output()
+        .unwrap()
+}
+
 /// A budget too small for any turn, even cut, keeps none and says so: at
 /// --budget 10 every turn of 4d5611e5 was a kept row with empty text.
 #[test]
 fn a_budget_that_holds_no_turn_keeps_none_and_says_so() {
     let Some(home) = common::corpus() else { return };
-    let run = |format: &str| {
-        common::csift()
-            .args([
-                "verbatim",
-                "@4d5611e5",
-                "--budget",
-                "10",
-                "--format",
-                format,
-            ])
-            .arg("--claude-home")
-            .arg(&home)
-            .output()
-            .unwrap()
-    };
+    let run = |format: &str| on_corpus(&home, &["@4d5611e5", "--budget", "10", "--format", format]);
     let out = run("json");
     assert_eq!(out.status.code(), Some(1));
     let rows = common::json_lines(&out.stdout);
@@ -464,19 +461,7 @@ fn a_budget_that_holds_no_turn_keeps_none_and_says_so() {
 #[test]
 fn a_cut_turn_row_counts_what_was_cut() {
     let Some(home) = common::corpus() else { return };
-    let out = common::csift()
-        .args([
-            "verbatim",
-            "@4d5611e5",
-            "--budget",
-            "200",
-            "--format",
-            "json",
-        ])
-        .arg("--claude-home")
-        .arg(&home)
-        .output()
-        .unwrap();
+    let out = on_corpus(&home, &["@4d5611e5", "--budget", "200", "--format", "json"]);
     let rows = common::json_lines(&out.stdout);
     let cut: Vec<&Value> = rows.iter().filter(|r| r["cut"] == true).collect();
     assert!(!cut.is_empty());
@@ -499,13 +484,12 @@ fn a_cut_turn_row_counts_what_was_cut() {
 fn a_slice_summary_counts_that_slice_eli_025() {
     let Some(home) = common::corpus() else { return };
     let summary = |extra: &[&str]| {
-        let out = common::csift()
-            .args(["verbatim", "@4d5611e5", "--slices", "4", "--format", "json"])
-            .args(extra)
-            .arg("--claude-home")
-            .arg(&home)
-            .output()
-            .unwrap();
+        let args = [
+            &["@4d5611e5", "--slices", "4", "--format", "json"][..],
+            extra,
+        ]
+        .concat();
+        let out = on_corpus(&home, &args);
         common::json_lines(&out.stdout).pop().unwrap()
     };
     let whole = summary(&[]);
@@ -609,19 +593,10 @@ fn verbatim_says_everything_a_kept_turn_holds() {
 fn turn_zero_left_out_is_said() {
     let Some(home) = common::corpus() else { return };
     let run = |budget: &str, format: &str| {
-        common::csift()
-            .args([
-                "verbatim",
-                "@9d440bfc",
-                "--budget",
-                budget,
-                "--format",
-                format,
-            ])
-            .arg("--claude-home")
-            .arg(&home)
-            .output()
-            .unwrap()
+        on_corpus(
+            &home,
+            &["@9d440bfc", "--budget", budget, "--format", format],
+        )
     };
     let out = run("500", "human");
     assert!(
