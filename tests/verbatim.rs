@@ -521,7 +521,8 @@ fn a_slice_summary_counts_that_slice_eli_025() {
 /// record written the way Claude Code writes it:
 /// - `--tools full` dropped a call with no input (`{}`) and printed results in
 ///   file order, so parallel calls answered out of order read mis-paired;
-/// - an unreadable line and an unknown block inside a kept turn vanished;
+/// - an unreadable line, an unknown block and object content inside a kept
+///   turn vanished;
 /// - redacted thinking (CLS-018) printed nothing under --thinking;
 /// - the two interrupt markers read the same;
 /// - a Read's summary counted the system reminder appended to its lines.
@@ -552,6 +553,11 @@ fn verbatim_says_everything_a_kept_turn_holds() {
         &[json!({"type": "redacted_thinking", "data": "OPAQUE"})],
     );
     s.assistant("m4", &[json!({"type": "mystery_block", "x": 1})]);
+    // Content that is neither a string nor blocks.
+    s.push(
+        json!({"type": "assistant", "message": {"id": "m4b", "role": "assistant",
+        "content": {"type": "text", "text": "OBJECT-CONTENT"}}}),
+    );
     s.text("m5", "TEXT-AFTER");
     s.push(
         json!({"type": "user", "message": {"role": "user", "content": [
@@ -577,6 +583,7 @@ fn verbatim_says_everything_a_kept_turn_holds() {
     assert!(pos("[tool mcp__x__list]") < pos("[tool result] LIST-RESULT"));
     pos("[thinking] [redacted thinking: its content is opaque]");
     pos("unknown type `mystery_block`");
+    assert!(pos("JSON type `object`, neither text nor blocks") < pos("TEXT-AFTER"));
     pos("[interrupted by the user during a tool call]");
     assert!(pos("is not a readable record") < pos("LAST-WORDS"));
     let (_, summary) = verbatim(&file, &[]);

@@ -298,8 +298,15 @@ fn unreadable(out: &mut String, no: usize, kind: &str) {
     );
 }
 
-/// Blocks of a type csift does not model, which classify gives no unit.
+/// Blocks of a type csift does not model, which classify gives no unit, and
+/// message content that is neither text nor blocks (an object, a number …).
 fn unknown_blocks(out: &mut String, r: &Record<'_>, no: usize) {
+    if let Some(crate::record::Content::Other(k)) = r.content() {
+        let _ = writeln!(
+            out,
+            "[csift: line {no} has message content of JSON type `{k}`, neither text nor blocks; left out: csift show --line {no} --raw]"
+        );
+    }
     for (i, b) in r.unknown_blocks() {
         let _ = writeln!(
             out,
