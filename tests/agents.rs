@@ -835,3 +835,33 @@ fn an_inline_sidechain_id_as_a_target_says_where_to_read_it() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("csift show @a4e5b271 --line N"), "{err}");
 }
+
+/// A spawn whose lane file was never written (agents: `no-lane-file`) still has
+/// an id: used as a target, the error names the session and the line of its
+/// spawn result (the session's own echo, not a progress record nesting the
+/// subagent's results), in both target forms.
+#[test]
+fn a_lane_less_spawn_id_as_a_target_says_where_its_result_is() {
+    let Some(home) = corpus() else { return };
+    for target in ["@ae66507", "@70c88cff@ae66"] {
+        let out = common::csift()
+            .args(["show", target, "--claude-home"])
+            .arg(&home)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("subagent `ae66507`"), "{err}");
+        assert!(err.contains("no-lane-file"), "{err}");
+        assert!(err.contains("csift show @70c88cff --line 128"), "{err}");
+    }
+    let file = std::fs::read_dir(home.join("projects/-Users-alex-workspace-cli"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.to_string_lossy().contains("70c88cff"))
+        .unwrap();
+    let text = std::fs::read_to_string(file).unwrap();
+    let line: Value = serde_json::from_str(text.lines().nth(127).unwrap()).unwrap();
+    assert_eq!(line["type"], "user");
+    assert_eq!(line["toolUseResult"]["agentId"], "ae66507");
+}

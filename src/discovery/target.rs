@@ -163,9 +163,12 @@ fn by_id(all: &Walk, raw: &str) -> Result<Vec<Transcript>> {
         }
     }
     match cands.len() {
-        0 => Err(Error::Target(format!(
-            "@{raw}: no session or subagent id starts with `{id}` (try `csift list` to see ids)"
-        ))),
+        0 => Err(Error::Target(match spawned_without_lane(all, "", id) {
+            Some(hint) => format!("@{raw}: {hint}"),
+            None => format!(
+                "@{raw}: no session or subagent id starts with `{id}` (try `csift list` to see ids)"
+            ),
+        })),
         1 => {
             let (found, kind) = cands.into_iter().next().unwrap_or_default();
             Ok(if kind == "session" {
@@ -195,6 +198,73 @@ fn by_id(all: &Walk, raw: &str) -> Result<Vec<Transcript>> {
             )))
         }
     }
+}
+
+/// An id no lane file carries may still name a subagent a session spawned: its
+/// spawn result records the id (`toolUseResult.agentId`, or the `agentId: <id>`
+/// footer of the result text) while the lane file was never written or is gone
+/// (`agents` shows it as `no-lane-file`). Only on this error path are the main
+/// transcripts of sessions starting with `session` read, for the first such
+/// mention, so the error can say where the spawn and its answer are.
+fn spawned_without_lane(all: &Walk, session: &str, id: &str) -> Option<String> {
+    let keys = [
+        format!("\"agentId\":\"{id}"),
+        format!("\"agentId\": \"{id}"),
+        format!("agentId: {id}"),
+    ];
+    for t in &all.transcripts {
+        if t.is_lane() || !t.session_id.starts_with(session) {
+            continue;
+        }
+        let Ok(buf) = crate::scan::source::Source::open(&t.path) else {
+            continue;
+        };
+        // The first mention, and the first on a line carrying a tool result's
+        // echo (the spawn result); `agent_progress` records name it first.
+        let mut first: Option<(usize, usize)> = None;
+        let mut result: Option<usize> = None;
+        for k in &keys {
+            for at in memchr::memmem::find_iter(&buf, k.as_bytes()) {
+                let s = crate::scan::lines::line_start(&buf, at);
+                let e = memchr::memchr(b'\n', &buf[at..]).map_or(buf.len(), |n| at + n);
+                if first.is_none_or(|(f, _)| at < f) {
+                    first = Some((at, at + k.len() - id.len()));
+                }
+                // Its own echo: a subagent's progress records nest results too.
+                let line = &buf[s..e];
+                if crate::scan::json::field(line, b"type") == Some(&b"\"user\""[..])
+                    && memchr::memmem::find(line, b"\"toolUseResult\"").is_some()
+                {
+                    result = Some(result.map_or(at, |r| r.min(at)));
+                    break;
+                }
+            }
+        }
+        let Some((at, start)) = first else { continue };
+        let full: String = buf[start..]
+            .iter()
+            .take_while(|b| b.is_ascii_alphanumeric() || **b == b'-')
+            .map(|&b| b as char)
+            .collect();
+        let sid = t.session_id.get(..8).unwrap_or(&t.session_id);
+        let no = |at| crate::scan::lines::line_no_at(&buf, at);
+        let whereabouts = match result {
+            Some(r) => format!(
+                "its spawn result, with what it returned, is line {n} of the session: \
+                 csift show @{sid} --line {n}",
+                n = no(r)
+            ),
+            None => format!(
+                "the session first names it on line {n}: csift show @{sid} --line {n}",
+                n = no(at)
+            ),
+        };
+        return Some(format!(
+            "subagent `{full}` was spawned in session {sid} but has no lane file of its own \
+             (`csift agents @{sid}` shows it as no-lane-file); {whereabouts}"
+        ));
+    }
+    None
 }
 
 /// Whether a walk problem at `path` can matter to a command naming `ids`: a
@@ -231,9 +301,12 @@ fn by_lane(all: &Walk, raw: &str, s: &str, a: &str) -> Result<Vec<Transcript>> {
         .filter(|t| t.agent_id.as_deref().is_some_and(|x| x.starts_with(a)))
         .collect();
     match hits.as_slice() {
-        [] => Err(Error::Target(format!(
-            "@{raw}: no lane of a session starting with `{s}` has an agent id starting with `{a}` (try `csift list @{s}`)"
-        ))),
+        [] => Err(Error::Target(match spawned_without_lane(all, s, a) {
+            Some(hint) => format!("@{raw}: {hint}"),
+            None => format!(
+                "@{raw}: no lane of a session starting with `{s}` has an agent id starting with `{a}` (try `csift list @{s}`)"
+            ),
+        })),
         [one] => Ok(vec![(*one).clone()]),
         many => {
             let list: Vec<String> = many
