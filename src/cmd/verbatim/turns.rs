@@ -359,15 +359,79 @@ fn push(out: &mut String, tag: &str, text: &str) {
     let _ = writeln!(out, "{tag} {}", clean(text));
 }
 
+/// The line that says what went wrong: the first, unless it is Bash's bare
+/// `Exit code N`, which is then followed by the first line that reads as an
+/// error (`fatal: …`, `Error: …`), else by the output's last line.
+fn error_line(text: &str) -> String {
+    let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty());
+    let first = lines.next().unwrap_or("");
+    let bare_exit = first
+        .strip_prefix("Exit code ")
+        .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+    if !bare_exit {
+        return one_line(first);
+    }
+    let rest: Vec<&str> = lines.collect();
+    let says_error = |l: &&&str| {
+        let l = l.to_ascii_lowercase();
+        [
+            "error",
+            "fatal",
+            "fail",
+            "panic",
+            "exception",
+            "denied",
+            "not found",
+            "no such",
+        ]
+        .iter()
+        .any(|w| l.contains(w))
+    };
+    match rest.iter().find(says_error).or(rest.last()) {
+        Some(why) => format!("{first} · {}", one_line(why)),
+        None => one_line(first),
+    }
+}
+
 /// ` → 12 lines` or ` → error: first line` for a tool call's one-line summary.
 fn status(err: bool, text: &str) -> String {
     if err {
-        let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
-        return format!(" → error: {}", render::cut_chars(&one_line(first), 120));
+        return format!(" → error: {}", render::cut_chars(&error_line(text), 160));
     }
     match text.lines().count() {
         0 => " → (no output)".to_string(),
         1 => format!(" → {}", render::cut_chars(&one_line(text), 120)),
         n => format!(" → {n} lines"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::error_line;
+
+    /// Shapes of 22 failed Bash results in the public corpus, whose first line
+    /// is a bare `Exit code N`: the summary carries the line that says why.
+    #[test]
+    fn a_bare_exit_code_is_followed_by_the_reason() {
+        let git = "Exit code 128\nfatal: 'main' is already used by worktree at '/w'\n\nNo local changes to save";
+        assert_eq!(
+            error_line(git),
+            "Exit code 128 · fatal: 'main' is already used by worktree at '/w'"
+        );
+        let usage = "Exit code 2\nUsage: erk exec setup-impl [OPTIONS]\nTry --help.\n\nError: No such option: --json";
+        assert_eq!(
+            error_line(usage),
+            "Exit code 2 · Error: No such option: --json"
+        );
+        let quiet = "Exit code 1\naccepts at most 1 arg(s), received 3";
+        assert_eq!(
+            error_line(quiet),
+            "Exit code 1 · accepts at most 1 arg(s), received 3"
+        );
+        assert_eq!(error_line("Exit code 1"), "Exit code 1");
+        assert_eq!(
+            error_line("\nFile does not exist.\nmore"),
+            "File does not exist."
+        );
     }
 }
