@@ -735,6 +735,12 @@ fn filters_tool_model_since_and_attachments() {
         lines(&["--tool", "Re*", "-t", "agent.tool.result"]).len(),
         1
     );
+    // Several tools, in each form an agent tries first: the same four hits.
+    let both = lines(&["--tool", "Bash", "--tool", "Read"]);
+    assert_eq!(both.len(), 4, "{both:?}");
+    for list in ["Bash,Read", "Bash|Read", "{Bash,Read}"] {
+        assert_eq!(lines(&["--tool", list]), both, "{list}");
+    }
     // --model keeps only assistant units of matching models.
     assert!(lines(&["--model", "claude-opus-*"])
         .iter()

@@ -93,13 +93,14 @@ pub struct SearchArgs {
     #[arg(long)]
     pub list_labels: bool,
     /// Only tool units whose tool name (or the name of the call a result answers)
-    /// matches this glob, e.g. `Bash`, `mcp__*`.
+    /// matches this glob, e.g. `Bash`, `mcp__*`. Repeatable; several globs may
+    /// also be given as `Write,Edit`, `Write|Edit` or `{Write,Edit}`.
     #[arg(long, value_name = "GLOB")]
-    pub tool: Option<String>,
+    pub tool: Vec<String>,
     /// Only units of assistant records whose `message.model` matches this glob
-    /// (e.g. `claude-opus-*`, `<synthetic>`).
+    /// (e.g. `claude-opus-*`, `<synthetic>`); repeatable or comma-separated, as --tool.
     #[arg(long, value_name = "GLOB")]
-    pub model: Option<String>,
+    pub model: Vec<String>,
     /// Also search attachment records (hook-injected additionalContext and other
     /// payloads, MISC-001, REC-018). Without -t they are skipped: they dominate line
     /// counts and repeat the same hook text. With -t the labels decide: an explicit

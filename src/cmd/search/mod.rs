@@ -25,18 +25,42 @@ use super::{Exit, Problems};
 use file::{Config, FileResult};
 use hit::Hit;
 
-/// A `--tool`/`--model` glob as an anchored regex (`*` any run, `?` one char).
-pub fn glob(g: &str) -> Result<regex::Regex, Error> {
-    let mut re = String::from("^(?:");
-    for c in g.chars() {
-        match c {
-            '*' => re.push_str(".*"),
-            '?' => re.push('.'),
-            c => re.push_str(&regex::escape(&c.to_string())),
+/// One anchored matcher (`*` any run, `?` one char) for the globs of a repeatable flag (`--tool`, `--model`): each
+/// value may list alternatives as `a,b`, `a|b` or `{a,b}` (no tool or model
+/// name holds those characters), so the forms an agent tries first do not
+/// silently match nothing. `None` when no glob was given.
+pub fn globs(given: &[String]) -> Result<Option<regex::Regex>, Error> {
+    let mut alts: Vec<String> = Vec::new();
+    for g in given {
+        let g = g.trim();
+        let g = match g.strip_prefix('{').and_then(|x| x.strip_suffix('}')) {
+            Some(inner) => inner,
+            None => g,
+        };
+        for part in g.split([',', '|']).map(str::trim) {
+            if part.is_empty() {
+                return Err(Error::Usage(format!(
+                    "bad glob list `{g}`: an empty alternative (write e.g. Write,Edit)"
+                )));
+            }
+            let mut re = String::new();
+            for c in part.chars() {
+                match c {
+                    '*' => re.push_str(".*"),
+                    '?' => re.push('.'),
+                    c => re.push_str(&regex::escape(&c.to_string())),
+                }
+            }
+            alts.push(re);
         }
     }
-    re.push_str(")$");
-    regex::Regex::new(&re).map_err(|e| Error::Usage(format!("bad glob `{g}`: {e}")))
+    if alts.is_empty() {
+        return Ok(None);
+    }
+    let re = format!("^(?:{})$", alts.join("|"));
+    regex::Regex::new(&re)
+        .map(Some)
+        .map_err(|e| Error::Usage(format!("bad glob `{}`: {e}", given.join(","))))
 }
 
 /// The taxonomy, one label a line; with `--format json`, one
@@ -149,8 +173,8 @@ pub fn run(
         labels,
         needles: crate::classify::needles::of_set(labels),
         skip_attachments: args.labels.is_empty() && !args.attachments,
-        tool: args.tool.as_deref().map(glob).transpose()?,
-        model: args.model.as_deref().map(glob).transpose()?,
+        tool: globs(&args.tool)?,
+        model: globs(&args.model)?,
         window: Window::parse(args.common.since.as_deref(), args.common.until.as_deref())?,
         resolve_persisted: args.resolve_persisted,
         exchanges: !args.no_exchange
