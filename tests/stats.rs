@@ -788,6 +788,38 @@ fn a_task_notification_opens_a_turn_but_is_no_genuine_user_turn_turn_018() {
     assert_eq!(t["labels"]["user.message"], 2, "{t}");
 }
 
+/// A lane's seed prompt opens its one turn, but the parent agent (or the
+/// compaction harness) wrote it, and it is labelled agent.communication.inbox
+/// (REC-031): no genuine user turn. 4d5611e5's two lanes each had 1.
+#[test]
+fn corpus_a_lane_seed_is_no_genuine_user_turn_rec_031() {
+    let Some((rows, total)) = corpus_rows() else {
+        return;
+    };
+    let lanes: Vec<&Value> = rows
+        .iter()
+        .filter(|r| {
+            r["session_id"]
+                .as_str()
+                .unwrap_or("")
+                .starts_with("4d5611e5")
+        })
+        .filter(|r| !r["agent_id"].is_null())
+        .collect();
+    assert_eq!(lanes.len(), 2);
+    for l in lanes {
+        assert_eq!(l["turns"], 1, "{l}");
+        assert_eq!(l["genuine_user_turns"], 0, "{l}");
+        assert_eq!(l["labels"]["agent.communication.inbox"], 1, "{l}");
+    }
+    // Every genuine user turn opens with a user.message unit.
+    let g = total["genuine_user_turns"].as_u64().unwrap();
+    assert!(
+        g <= total["labels"]["user.message"].as_u64().unwrap(),
+        "{total}"
+    );
+}
+
 /// A record with no time of its own takes the time before it, and one before
 /// the file's first time takes that first time: a window that covers the
 /// session counts its leading summary too. Records a window leaves out are

@@ -119,7 +119,10 @@ pub fn apply(c: &mut Census, buf: &[u8], idx: &FileIndex, lane: bool, cands: &[C
             if let Some(n) = idx.turn(cand.no).filter(|&n| n > 0) {
                 if idx.turn_start(n) == Some(cand.no) {
                     c.turns += 1;
-                    c.genuine_user_turns += u64::from(turns::is_operator_prose(&r));
+                    // A lane's seed is its spawn prompt (REC-031), labelled
+                    // agent.communication.inbox: the parent wrote it, not the operator.
+                    let seed = idx.is_seed(cand.no) || idx.is_legacy_seed(&r);
+                    c.genuine_user_turns += u64::from(!seed && turns::is_operator_prose(&r));
                 }
             }
         }
