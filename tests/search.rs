@@ -1026,3 +1026,61 @@ fn a_duration_is_searched_as_written() {
     let stats = common::first_json(home.cmd().args(["stats", "--format", "json"]), "total");
     assert_eq!(stats["turn_duration_ms"], 2500);
 }
+
+/// A window selects the same records in search, show and stats: a record
+/// with no time of its own (a file-history-snapshot, a summary) stands at the
+/// time before it. Before, any window, even one covering all time, hid the
+/// corpus's 245 snapshots from search (5,075 units against stats' 5,320) and
+/// `show --line 1` of 9d440bfc printed nothing.
+#[test]
+fn corpus_a_window_selects_untimed_records_as_stats_does() {
+    let Some(home) = corpus() else { return };
+    let run = |args: &[&str]| {
+        common::csift()
+            .args(args)
+            .arg("--claude-home")
+            .arg(&home)
+            .args(["--format", "json"])
+            .output()
+            .unwrap()
+    };
+    let labels: Vec<String> = json_lines(&run(&["search", "--list-labels"]).stdout)
+        .iter()
+        .map(|v| v["label"].as_str().unwrap().to_string())
+        .collect();
+    let all = labels.join(",");
+    for window in [
+        &["--since", "2000-01-01"][..],
+        &["--since", "2026-02-01", "--until", "2026-02-15"],
+    ] {
+        let mut args = vec!["search", "", "-t", &all, "--count-by", "label"];
+        args.extend_from_slice(window);
+        let searched: BTreeMap<String, u64> = json_lines(&run(&args).stdout)
+            .iter()
+            .filter(|v| v["type"] == "count")
+            .map(|v| {
+                (
+                    v["key"].as_str().unwrap().to_string(),
+                    v["hits"].as_u64().unwrap(),
+                )
+            })
+            .collect();
+        let mut args = vec!["stats"];
+        args.extend_from_slice(window);
+        let total = json_lines(&run(&args).stdout).pop().unwrap();
+        let counted: BTreeMap<String, u64> = total["labels"]
+            .as_object()
+            .unwrap()
+            .iter()
+            .map(|(k, v)| (k.clone(), v.as_u64().unwrap()))
+            .filter(|(_, v)| *v > 0)
+            .collect();
+        assert_eq!(searched, counted, "{window:?}");
+        assert!(searched
+            .get("harness.meta.snapshot")
+            .is_some_and(|&n| n > 0));
+    }
+    let out = run(&["show", "@9d440bfc", "--line", "1", "--since", "2000-01-01"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("file-history-snapshot"));
+}

@@ -97,8 +97,9 @@ pub struct Common {
     pub no_subagents: bool,
     /// Only records at or after this time: RFC 3339 (2026-09-01T12:00:00Z), a date or a
     /// date and time in the local time zone ($TZ; 2026-09-01, 2026-09-01T12:00) or a
-    /// named one (2026-09-01T12:00[Europe/Paris]), or an age like 2d, 12h. `list` keeps
-    /// whole sessions whose first-to-last span overlaps the window.
+    /// named one (2026-09-01T12:00[Europe/Paris]), or an age like 2d, 12h. A record with
+    /// no time of its own (a snapshot, a summary) stands at the time before it in its
+    /// file. `list` keeps whole sessions whose first-to-last span overlaps the window.
     #[arg(long, value_name = "WHEN", global = true)]
     pub since: Option<String>,
     /// Only records at or before this time (same forms as --since; a date alone means

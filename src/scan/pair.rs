@@ -86,6 +86,26 @@ pub fn first_plain_str<'a>(b: &'a [u8], key: &Finder<'_>) -> Option<&'a [u8]> {
     })
 }
 
+/// The time an untimed record (a snapshot, a summary, a session-state line)
+/// stands at, by the rule `stats` counts windows with: the top-level
+/// `timestamp` of the nearest record before the line starting at `start`, else
+/// (before the file's first time) the first `timestamp` of the file.
+pub fn time_before(buf: &[u8], start: usize) -> Option<&[u8]> {
+    let key = crate::scan::lit!(b"\"timestamp\"");
+    let mut end = start.min(buf.len());
+    while let Some(at) = memchr::memmem::rfind(&buf[..end], key.needle()) {
+        let s = crate::scan::lines::line_start(buf, at);
+        let e = memchr::memchr(b'\n', &buf[at..]).map_or(buf.len(), |n| at + n);
+        if let Some(v) = crate::scan::json::field(&buf[s..e], b"timestamp") {
+            if let Some(t) = v.strip_prefix(b"\"").and_then(|v| v.strip_suffix(b"\"")) {
+                return Some(t);
+            }
+        }
+        end = s;
+    }
+    first_plain_str(buf, key)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -160,5 +180,26 @@ mod tests {
             None
         );
         assert_eq!(first_plain_str(br#"{"model""#, lit!(b"\"model\"")), None);
+    }
+
+    /// An untimed line takes the nearest top-level time before it (a nested
+    /// or quoted "timestamp" is not one), else the file's first time.
+    #[test]
+    fn an_untimed_line_takes_the_time_before_it() {
+        let buf = br#"{"type":"summary","summary":"s"}
+{"type":"user","timestamp":"2026-01-01T00:00:00Z"}
+{"type":"assistant","timestamp":"2026-01-02T00:00:00Z"}
+{"type":"file-history-snapshot","snapshot":{"timestamp":"2026-03-03T00:00:00Z"},"x":""timestamp":"1999""}
+{"type":"summary","summary":"t"}
+"#;
+        let at = |n: usize| {
+            buf.split(|&b| b == b'\n')
+                .take(n - 1)
+                .map(|l| l.len() + 1)
+                .sum::<usize>()
+        };
+        assert_eq!(time_before(buf, at(5)), Some(&b"2026-01-02T00:00:00Z"[..]));
+        assert_eq!(time_before(buf, at(4)), Some(&b"2026-01-02T00:00:00Z"[..]));
+        assert_eq!(time_before(buf, at(1)), Some(&b"2026-01-01T00:00:00Z"[..]));
     }
 }

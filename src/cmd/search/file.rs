@@ -141,12 +141,17 @@ fn search_record(
     cfg: &Config,
     out: &mut FileResult,
 ) {
-    if !cfg.window.is_open()
-        && !cfg
-            .window
-            .contains(r.timestamp.as_deref().and_then(timefmt::parse_ts))
-    {
-        return;
+    if !cfg.window.is_open() {
+        // An untimed record stands at the time before it, as stats counts it.
+        let ts = match r.timestamp.as_deref() {
+            Some(ts) => timefmt::parse_ts(ts),
+            None => crate::scan::pair::time_before(buf, line.offset)
+                .and_then(|t| std::str::from_utf8(t).ok())
+                .and_then(timefmt::parse_ts),
+        };
+        if !cfg.window.contains(ts) {
+            return;
+        }
     }
     if let Some(m) = &cfg.model {
         if !r.model().is_some_and(|x| m.is_match(x)) {

@@ -222,9 +222,17 @@ fn print_line(
     let line = lines::line_at(c.buf, offset, no);
     let parsed = parse_line(&line);
     if !c.window.is_open() {
-        let ts = match &parsed {
-            Parsed::Record(r) => r.timestamp.as_deref().and_then(timefmt::parse_ts),
+        // A line with no time of its own (a snapshot, a summary, a torn
+        // line) stands at the time before it, as stats counts it.
+        let own = match &parsed {
+            Parsed::Record(r) => r.timestamp.as_deref(),
             Parsed::Malformed(_) => None,
+        };
+        let ts = match own {
+            Some(ts) => timefmt::parse_ts(ts),
+            None => crate::scan::pair::time_before(c.buf, offset)
+                .and_then(|t| std::str::from_utf8(t).ok())
+                .and_then(timefmt::parse_ts),
         };
         if !c.window.contains(ts) {
             return Ok(());
