@@ -622,6 +622,18 @@ fn a_glued_line_shows_its_records() {
     assert_eq!(kinds, ["malformed", "unit", "line", "summary"], "{v:?}");
     assert_eq!(v[1]["label"], "agent.message");
     assert_eq!(v[2]["record_type"], "summary");
+    // The summary counts the line's two records and the malformed line apart.
+    assert_eq!(
+        (&v[3]["records"], &v[3]["malformed"]),
+        (&json!(2), &json!(1))
+    );
+    let whole = rows(&[]);
+    let sum = whole.last().unwrap();
+    // 169 parseable lines and the 2 records of the glued one (stats: 169 + 2).
+    assert_eq!(
+        (&sum["records"], &sum["malformed"]),
+        (&json!(171), &json!(1))
+    );
     let u = v[1]["uuid"].as_str().unwrap();
     let by_uuid = rows(&["--uuid", u]);
     // Only that record, not the summary glued beside it.

@@ -182,17 +182,24 @@ pub fn run(
             kind: "summary",
             files: ts.len(),
             records: shown.records,
+            malformed: shown.malformed,
             units: shown.units,
             errors: problems.count(),
             elapsed_ms: started.elapsed().as_millis(),
         })?;
     }
-    Ok(Exit::from(shown.records > 0, problems.count()))
+    Ok(Exit::from(
+        shown.records + shown.malformed > 0,
+        problems.count(),
+    ))
 }
 
 #[derive(Default)]
 struct Shown {
+    /// Records shown (a glued line's each count), never a malformed line.
     records: usize,
+    /// Malformed lines shown (reported, with --raw printed as written).
+    malformed: usize,
     units: usize,
     /// tool_use id -> tool name, from the calls printed so far.
     tools: HashMap<String, String>,
@@ -254,7 +261,14 @@ fn print_line(
         }
         out.write_all(fetch::raw_bytes(c.buf, &line))?;
         out.write_all(b"\n")?;
-        shown.records += 1;
+        match &parsed {
+            Parsed::Record(_) => shown.records += 1,
+            Parsed::Malformed(m) if m.kind == MalformedKind::Glued => {
+                shown.malformed += 1;
+                shown.records += glued_parsed(&line).len();
+            }
+            Parsed::Malformed(_) => shown.malformed += 1,
+        }
         return Ok(());
     }
     let file = c.t.path.display().to_string();
@@ -267,7 +281,7 @@ fn print_line(
             if m.kind == MalformedKind::Glued {
                 if c.labels.is_none() {
                     print_malformed(out, c, no, &file, &m)?;
-                    shown.records += 1;
+                    shown.malformed += 1;
                 }
                 let records = glued_parsed(&line);
                 // Picked by --uuid: that record, not its neighbours on the line.
@@ -287,7 +301,7 @@ fn print_line(
             if c.labels.is_some() {
                 return Ok(());
             }
-            shown.records += 1;
+            shown.malformed += 1;
             return print_malformed(out, c, no, &file, &m);
         }
     };

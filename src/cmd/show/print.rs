@@ -152,6 +152,7 @@ pub struct Summary {
     pub kind: &'static str,
     pub files: usize,
     pub records: usize,
+    pub malformed: usize,
     pub units: usize,
     /// Files or targets that could not be read (said on stderr; exit 2).
     pub errors: usize,
