@@ -649,3 +649,21 @@ fn a_glued_line_shows_its_records() {
         .iter()
         .any(|r| r["type"] == "unit" && r["line"] == 128));
 }
+
+/// A slash command renders as typed, `/name args` (TURN-008), in either tag
+/// order (TURN-007), in show and verbatim: e001dcdc:2 printed its wrapper XML.
+#[test]
+fn corpus_a_slash_command_renders_as_typed_turn_007_turn_008() {
+    let Some(home) = corpus() else { return };
+    let out = show(&home, &["@e001dcdc", "--line", "2"]).success();
+    let text = String::from_utf8_lossy(&out.get_output().stdout).to_string();
+    assert!(text.contains("\n/erk:plan-implement 8230\n"), "{text}");
+    assert!(!text.contains("<command-args>"), "{text}");
+    let out = csift()
+        .args(["verbatim", "@5c0375b4", "--claude-home"])
+        .arg(&home)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(text.contains("[user] /orchestrator @CLAUDE.md"), "{text}");
+}

@@ -173,6 +173,20 @@ pub fn slash_args(s: &str) -> Option<&str> {
         .filter(|a| !a.is_empty())
 }
 
+/// A slash-command wrapper as the user typed it: `/name args` (TURN-007 either
+/// tag order, TURN-008), or `None` when `s` is no wrapper.
+pub fn slash_typed(s: &str) -> Option<String> {
+    let t = s.trim_start();
+    if !SLASH_PREFIXES.iter().any(|p| t.starts_with(p)) {
+        return None;
+    }
+    let name = xml_tag(t, "command-name")?.trim();
+    Some(match slash_args(t) {
+        Some(args) => format!("{name} {args}"),
+        None => name.to_string(),
+    })
+}
+
 /// The stopped-agents notice, singular or plural template (CLS-008, TURN-019).
 pub fn agents_stopped(s: &str) -> bool {
     let t = s.trim_start();
@@ -239,6 +253,21 @@ mod tests {
             "3 background agents were stopped by the user."
         ));
         assert!(!agents_stopped("background agents were stopped"));
+    }
+
+    #[test]
+    fn slash_typed_reads_both_tag_orders_turn_007_turn_008() {
+        let new = "<command-message>erk:plan-implement is running…</command-message>\n<command-name>/erk:plan-implement</command-name>\n<command-args>8230</command-args>";
+        assert_eq!(
+            slash_typed(new).as_deref(),
+            Some("/erk:plan-implement 8230")
+        );
+        let old = "<command-name>/clear</command-name>\n<command-message>clear</command-message>\n<command-args></command-args>";
+        assert_eq!(slash_typed(old).as_deref(), Some("/clear"));
+        assert_eq!(
+            slash_typed("please run <command-name>/x</command-name>"),
+            None
+        );
     }
 
     #[test]

@@ -304,10 +304,19 @@ pub fn unit_body(r: &Record<'_>, u: &Unit<'_>) -> String {
     } else {
         0
     };
+    // A slash command reads as typed, `/name args`, not as its wrapper XML
+    // (TURN-008); search's text stays the wrapper, as written on disk.
+    let text = match u.label {
+        Label::UserMessage | Label::HarnessCommandInvocation => {
+            crate::classify::markers::slash_typed(&u.text)
+        }
+        _ => None,
+    }
+    .unwrap_or_else(|| u.text.to_string());
     match images {
-        0 => u.text.to_string(),
-        1 => format!("{}\n[1 image attached]", u.text),
-        n => format!("{}\n[{n} images attached]", u.text),
+        0 => text,
+        1 => format!("{text}\n[1 image attached]"),
+        n => format!("{text}\n[{n} images attached]"),
     }
 }
 

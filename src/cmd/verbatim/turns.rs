@@ -237,7 +237,11 @@ impl Walker<'_> {
             // The isMeta prompt a command or skill expands to is not re-injected
             // (meta lines never are, as --help says): the invocation line is.
             Label::HarnessCommandInvocation if r.is_meta() => {}
-            Label::HarnessCommandInvocation => push(out, "[command]", &one_line(text)),
+            Label::HarnessCommandInvocation => push(
+                out,
+                "[command]",
+                &one_line(&crate::classify::markers::slash_typed(text).unwrap_or(text.into())),
+            ),
             Label::HarnessCommandStdout => {
                 push(out, "[command output]", &render::cut_chars(text, 500))
             }
