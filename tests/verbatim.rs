@@ -356,10 +356,8 @@ fn command_expansions_stay_out_and_images_are_noted_img_001() {
             .output()
             .unwrap();
         let s = String::from_utf8_lossy(&out.stdout);
-        assert!(
-            s.contains("[command] <command-message>erk:plan-implement"),
-            "{s}"
-        );
+        // As typed (TURN-008), not the wrapper XML.
+        assert!(s.contains("[command] /erk:plan-implement\n"), "{s}");
         assert!(!s.contains("# /erk:plan-implement"), "{s}");
     }
     let sample = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample/claude-home");
