@@ -52,15 +52,19 @@ pub fn parse_bound(s: &str, now: Timestamp, end: bool) -> Result<Timestamp> {
     }
     let (num, unit) = s.split_at(s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len()));
     let n: i64 = num.parse().map_err(|_| bad(s))?;
-    let secs = match unit {
-        "s" => n,
-        "m" | "min" => n * 60,
-        "h" => n * 3600,
-        "d" => n * 86_400,
-        "w" => n * 7 * 86_400,
+    let per = match unit {
+        "s" => 1,
+        "m" | "min" => 60,
+        "h" => 3600,
+        "d" => 86_400,
+        "w" => 7 * 86_400,
         _ => return Err(bad(s)),
     };
-    now.checked_sub(secs.seconds()).map_err(|_| bad(s))
+    // An age past what a time can hold is an error, never a wrap or a panic
+    // (a Span of over 631 billion seconds panics; a SignedDuration does not).
+    let secs = n.checked_mul(per).ok_or_else(|| bad(s))?;
+    now.checked_sub(jiff::SignedDuration::from_secs(secs))
+        .map_err(|_| bad(s))
 }
 
 fn bad(s: &str) -> Error {
@@ -186,6 +190,23 @@ mod tests {
             utc_exact(parse_ts("2026-03-01T10:00:00.123456Z").unwrap()),
             "2026-03-01T10:00:00.123456Z"
         );
+    }
+
+    /// An age too large for a time is a usage error: `7305000d` panicked in
+    /// jiff's Span, `9223372036854775807d` wrapped to a day in the future.
+    #[test]
+    fn an_age_past_any_time_is_an_error() {
+        let now: Timestamp = "2026-09-10T00:00:00Z".parse().unwrap();
+        for age in [
+            "7305000d",
+            "9999999999h",
+            "99999999999m",
+            "9223372036854775807d",
+            "99999999999999999999s",
+        ] {
+            assert!(parse_bound(age, now, false).is_err(), "{age}");
+        }
+        assert!(parse_bound("7000d", now, false).is_ok());
     }
 
     #[test]
