@@ -51,6 +51,25 @@ fn asst(s: &mut Session, id: &str, block: Value, u: Value, model: &str) -> Strin
     )
 }
 
+/// A corrupt count near u64::MAX saturates the sums; it never wraps to a
+/// small number (u64::MAX + 2 printed as 1).
+#[test]
+fn token_sums_saturate_never_wrap() {
+    let home = Home::new();
+    let mut s = Session::new("11111111-1111-4111-8111-111111111112", "/w/p");
+    s.user("hello");
+    let m = "claude-opus-4-5-20251101";
+    let t = json!({"type": "text", "text": "hi"});
+    asst(&mut s, "msg_a", t.clone(), usage(u64::MAX, 0), m);
+    asst(&mut s, "msg_b", t, usage(2, 0), m);
+    home.write("-w-p", &s.file_name(), &s.lines);
+    let v = run_json(&home, &[]);
+    let t = total(&v);
+    let m = "claude-opus-4-5-20251101";
+    assert_eq!(t["tokens"][m]["output"], json!(u64::MAX), "{t}");
+    assert_eq!(v[0]["tokens"][m]["output"], json!(u64::MAX), "{}", v[0]);
+}
+
 #[test]
 fn per_block_copies_count_once_rec_020_qt_040() {
     let home = Home::new();

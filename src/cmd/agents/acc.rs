@@ -27,14 +27,17 @@ impl Tokens {
     }
 
     fn add(&mut self, o: &Tokens) {
-        self.input += o.input;
-        self.output += o.output;
-        self.cache_read += o.cache_read;
-        self.cache_creation += o.cache_creation;
+        // Saturating: a corrupt count near u64::MAX must not wrap to a small one.
+        self.input = self.input.saturating_add(o.input);
+        self.output = self.output.saturating_add(o.output);
+        self.cache_read = self.cache_read.saturating_add(o.cache_read);
+        self.cache_creation = self.cache_creation.saturating_add(o.cache_creation);
     }
 
     pub fn total(&self) -> u64 {
-        self.input + self.output + self.cache_read + self.cache_creation
+        [self.output, self.cache_read, self.cache_creation]
+            .iter()
+            .fold(self.input, |a, b| a.saturating_add(*b))
     }
 }
 

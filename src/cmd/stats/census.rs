@@ -261,8 +261,9 @@ impl Scan {
                 bump(&mut c.system_subtypes, st, 1);
                 if st == "turn_duration" {
                     c.turn_durations += 1;
-                    c.turn_duration_ms +=
-                        r.duration_ms().filter(|d| *d > 0.0).unwrap_or(0.0) as u64;
+                    c.turn_duration_ms = c
+                        .turn_duration_ms
+                        .saturating_add(r.duration_ms().filter(|d| *d > 0.0).unwrap_or(0.0) as u64);
                 } else if st == "compact_boundary" {
                     c.compactions += 1;
                 }

@@ -139,7 +139,7 @@ impl Census {
         self.first_ts = min_opt(self.first_ts, o.first_ts);
         self.last_ts = max_opt(self.last_ts, o.last_ts);
         self.turn_durations += o.turn_durations;
-        self.turn_duration_ms += o.turn_duration_ms;
+        self.turn_duration_ms = self.turn_duration_ms.saturating_add(o.turn_duration_ms);
         self.spawns += o.spawns;
         self.images += o.images;
         self.lanes += o.lanes;

@@ -56,8 +56,9 @@ impl Vals {
     }
 
     pub fn add(&mut self, mut o: Vals) {
+        // Saturating: a corrupt count near u64::MAX must not wrap to a small one.
         for (a, b) in self.fields().into_iter().zip(o.fields()) {
-            *a += *b;
+            *a = a.saturating_add(*b);
         }
     }
 }
@@ -74,8 +75,8 @@ pub struct Row {
 
 impl Row {
     pub fn add(&mut self, o: &Row) {
-        self.messages += o.messages;
-        self.records += o.records;
+        self.messages = self.messages.saturating_add(o.messages);
+        self.records = self.records.saturating_add(o.records);
         self.vals.add(o.vals);
     }
 }
@@ -182,7 +183,7 @@ pub fn copy_values(raw: &RawValue) -> Option<(Vals, bool)> {
         cache_creation: if cache_flat > 0 {
             cache_flat
         } else {
-            cc_5m + cc_1h
+            cc_5m.saturating_add(cc_1h)
         },
         cc_5m,
         cc_1h,
@@ -201,7 +202,7 @@ pub fn copy_values(raw: &RawValue) -> Option<(Vals, bool)> {
             let mut s = [0u64; 4];
             for it in &its {
                 for (a, b) in s.iter_mut().zip(it.four()) {
-                    *a += b;
+                    *a = a.saturating_add(b);
                 }
             }
             if s != [0; 4] {
