@@ -687,6 +687,57 @@ fn persisted_output_is_followed_or_said_gone_misc_002() {
     assert!(err.contains("toolu_2.txt is gone"), "{err}");
 }
 
+/// A persisted-output pointer is transcript text: one naming a FIFO (which
+/// blocked search forever), `/dev/zero` (read until memory ran out) or a file
+/// outside a tool-results folder (printed whole) is not followed, and says so.
+#[cfg(unix)]
+#[test]
+fn a_hostile_persisted_pointer_is_not_followed_misc_002() {
+    let sid = "ee12cd34-0000-4000-8000-000000000002";
+    let home = Home::new();
+    let fifo_dir = home.path().join("elsewhere/tool-results");
+    std::fs::create_dir_all(&fifo_dir).unwrap();
+    let fifo = fifo_dir.join("pipe.txt");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    if !made.is_ok_and(|s| s.success()) {
+        return;
+    }
+    let secret = home.path().join("secret.txt");
+    std::fs::write(&secret, "SECRET_NEEDLE\n").unwrap();
+    let mut s = Session::new(sid, "/w/proj");
+    s.user("run it");
+    for (i, target) in [fifo.as_path(), Path::new("/dev/zero"), secret.as_path()]
+        .iter()
+        .enumerate()
+    {
+        let id = format!("toolu_{i}");
+        s.tool_use(&format!("m{i}"), &id, "Bash", json!({"command": "x"}));
+        let text = format!("<persisted-output>\nOutput too large (73KB). Full output saved to: {}\n\nPreview (first 2KB):\nPNEEDLE\n</persisted-output>", target.display());
+        s.tool_result(&id, &text, false, None);
+    }
+    home.write("-w-proj", &s.file_name(), &s.lines);
+    let out = home
+        .cmd()
+        .args(["search", "PNEEDLE|SECRET_NEEDLE", "--resolve-persisted"])
+        .args(["--format", "json", "-t", "agent.tool.result"])
+        .timeout(std::time::Duration::from_secs(20))
+        .output()
+        .unwrap();
+    let hits = json_lines(&out.stdout);
+    let m = matches(&hits);
+    assert_eq!(m.len(), 3, "{hits:?}");
+    assert!(m
+        .iter()
+        .all(|h| !h["text"].as_str().unwrap().contains("SECRET_NEEDLE")));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("not a regular file"), "{err}");
+    assert_eq!(
+        err.matches("not in a tool-results folder").count(),
+        2,
+        "{err}"
+    );
+}
+
 #[test]
 fn filters_tool_model_since_and_attachments() {
     let mut s = Session::new("ff12cd34-0000-4000-8000-000000000001", "/w/proj");

@@ -108,7 +108,8 @@ pub struct SearchArgs {
     /// --attachments adds nothing to a -t that names neither.
     #[arg(long)]
     pub attachments: bool,
-    /// Follow <persisted-output> pointers into tool-results/ files.
+    /// Follow <persisted-output> pointers into tool-results/ files (only a regular
+    /// file in a tool-results folder, up to 64 MB; anything else is said on stderr).
     #[arg(long)]
     pub resolve_persisted: bool,
     /// Print hit counts per transcript file instead of exchanges, as `rg -c`

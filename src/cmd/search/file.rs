@@ -341,27 +341,66 @@ fn resolve_persisted(
     // The pointer is absolute on the machine that wrote it; a home that was
     // copied or moved still holds the file in the session's own tool-results/.
     let local = t.local_persisted(Path::new(path));
-    let found = std::fs::read(path)
+    let found = read_persisted(Path::new(path))
         .map(|b| (b, path.to_string()))
         .or_else(|e| match &local {
-            Some(l) => std::fs::read(l)
+            Some(l) => read_persisted(l)
                 .map(|b| (b, l.display().to_string()))
                 .map_err(|_| e),
             None => Err(e),
         });
     match found {
-        Ok((bytes, from)) => Some(format!(
-            "{text}\n[persisted output from {from}]\n{}",
-            String::from_utf8_lossy(&bytes)
-        )),
+        Ok(((bytes, left), from)) => {
+            let cut = match left {
+                0 => String::new(),
+                n => format!("\n[csift: {n} more bytes of the persisted output were not read]"),
+            };
+            Some(format!(
+                "{text}\n[persisted output from {from}]\n{}{cut}",
+                String::from_utf8_lossy(&bytes)
+            ))
+        }
         Err(e) => {
+            let why = match e.kind() {
+                std::io::ErrorKind::NotFound => format!("is gone ({e})"),
+                _ => format!("is not read ({e})"),
+            };
             notes.push(format!(
-                "{}:{line}: persisted output {path} is gone ({e}); only the preview was searched",
+                "{}:{line}: persisted output {path} {why}; only the preview was searched",
                 t.path.display()
             ));
             None
         }
     }
+}
+
+/// Most of a persisted output csift reads (a tool's output is persisted past
+/// tens of KB; MISC-002, REC-015).
+const PERSISTED_MAX: u64 = 64 << 20;
+
+/// A persisted output is Claude Code's own file: a regular file in a
+/// `tool-results/` folder (MISC-002). The pointer is transcript text, so one
+/// naming anything else (a FIFO, which would block, `/dev/zero`, which never
+/// ends, `/etc/passwd`) is not followed. Returns the bytes read, at most
+/// [`PERSISTED_MAX`], and how many were left unread.
+fn read_persisted(p: &Path) -> std::io::Result<(Vec<u8>, u64)> {
+    use std::io::{Error, ErrorKind, Read};
+    if p.parent().and_then(Path::file_name) != Some(std::ffi::OsStr::new("tool-results")) {
+        return Err(Error::new(
+            ErrorKind::InvalidInput,
+            "not in a tool-results folder",
+        ));
+    }
+    let meta = std::fs::metadata(p)?;
+    if !meta.is_file() {
+        return Err(Error::new(ErrorKind::InvalidInput, "not a regular file"));
+    }
+    let mut buf = Vec::new();
+    std::fs::File::open(p)?
+        .take(PERSISTED_MAX)
+        .read_to_end(&mut buf)?;
+    let left = meta.len().saturating_sub(buf.len() as u64);
+    Ok((buf, left))
 }
 
 /// A call's text (`<name> <input JSON>`) with the input's strings decoded, or
