@@ -865,3 +865,42 @@ fn a_lane_less_spawn_id_as_a_target_says_where_its_result_is() {
     assert_eq!(line["type"], "user");
     assert_eq!(line["toolUseResult"]["agentId"], "ae66507");
 }
+
+/// An agent id in two sessions (a copied or forked home) is ambiguous, by
+/// its full id or a prefix: the error lists each as @<session>@<agent>, and
+/// that form selects one. Before, every command silently used the first.
+#[test]
+fn an_agent_id_in_two_sessions_is_ambiguous_not_picked() {
+    let h = Home::new();
+    let sids = [
+        "11111111-0000-4000-8000-0000000000aa",
+        "22222222-0000-4000-8000-0000000000bb",
+    ];
+    for sid in sids {
+        let mut m = Session::new(sid, CWD);
+        m.user("start");
+        m.text("m0", "ok");
+        h.write(P, &m.file_name(), &m.lines);
+        let mut l = Session::lane(sid, CWD, "aabbcc1");
+        l.user(&format!("seed of {sid}"));
+        l.text("m1", "done");
+        h.write(P, &format!("{sid}/subagents/agent-aabbcc1.jsonl"), &l.lines);
+    }
+    for target in ["@aabbcc1", "@aabb"] {
+        let out = h.cmd().args(["show", target]).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{target}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("ambiguous"), "{err}");
+        assert!(
+            err.contains("@11111111@aabbcc1") && err.contains("@22222222@aabbcc1"),
+            "{err}"
+        );
+    }
+    let out = h
+        .cmd()
+        .args(["show", "@22222222@aabbcc1"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("seed of 22222222"));
+}

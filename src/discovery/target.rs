@@ -146,12 +146,13 @@ fn by_id(all: &Walk, raw: &str) -> Result<Vec<Transcript>> {
     if all.transcripts.iter().any(|t| t.session_id == id) {
         return Ok(session(id));
     }
-    if let Some(t) = all
+    let exact: Vec<&Transcript> = all
         .transcripts
         .iter()
-        .find(|t| t.agent_id.as_deref() == Some(id))
-    {
-        return Ok(vec![t.clone()]);
+        .filter(|t| t.agent_id.as_deref() == Some(id))
+        .collect();
+    if !exact.is_empty() {
+        return one_lane(raw, exact);
     }
     let mut cands: BTreeSet<(String, &'static str)> = BTreeSet::new();
     for t in &all.transcripts {
@@ -171,15 +172,16 @@ fn by_id(all: &Walk, raw: &str) -> Result<Vec<Transcript>> {
         })),
         1 => {
             let (found, kind) = cands.into_iter().next().unwrap_or_default();
-            Ok(if kind == "session" {
-                session(&found)
-            } else {
+            if kind == "session" {
+                return Ok(session(&found));
+            }
+            one_lane(
+                raw,
                 all.transcripts
                     .iter()
                     .filter(|t| t.agent_id.as_deref() == Some(&found))
-                    .cloned()
-                    .collect()
-            })
+                    .collect(),
+            )
         }
         n => {
             let list: Vec<String> = cands
@@ -282,6 +284,38 @@ pub fn could_hold(path: &Path, ids: &[&str]) -> bool {
         let c = c.strip_prefix("agent-").unwrap_or(c);
         ids.iter().any(|id| c.starts_with(id))
     })
+}
+
+/// The lane an agent id names, or an error listing each session's lane when
+/// the id is in several (a copied or forked home reuses agent ids): never a
+/// silent pick of one.
+fn one_lane(raw: &str, lanes: Vec<&Transcript>) -> Result<Vec<Transcript>> {
+    match lanes.as_slice() {
+        [one] => Ok(vec![(*one).clone()]),
+        many => {
+            let list: Vec<String> = many
+                .iter()
+                .take(20)
+                .map(|t| {
+                    format!(
+                        "  @{}@{}",
+                        super::short(&t.session_id),
+                        t.agent_id.as_deref().unwrap_or("")
+                    )
+                })
+                .collect();
+            let more = match many.len() {
+                n if n > 20 => format!("\n  … and {} more", n - 20),
+                _ => String::new(),
+            };
+            Err(Error::Target(format!(
+                "@{raw} is ambiguous: {} sessions have a lane with this agent id; name one as \
+                 @<session>@<agent>:\n{}{more}",
+                many.len(),
+                list.join("\n")
+            )))
+        }
+    }
 }
 
 /// `@<session>@<agent>`, the form search and show print a lane unit under: the
