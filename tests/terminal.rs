@@ -212,7 +212,8 @@ fn no_command_lets_transcript_bytes_reach_the_terminal() {
     }
 }
 
-/// JSON output is exact: the hostile strings come back byte for byte.
+/// JSON output is exact: the hostile strings come back byte for byte as values,
+/// with what a terminal would obey written as `\uXXXX` escapes.
 #[test]
 fn json_output_is_exact() {
     let p = poisoned();
@@ -243,6 +244,15 @@ fn json_output_is_exact() {
             "`{}`: JSON must escape ESC as \\u001b",
             r.label
         );
+        // serde writes these raw; a terminal obeys them (C1 CSI, DEL, RLO).
+        let out = &r.out.stdout;
+        for bad in [&[0xc2, 0x9b][..], &[0x7f], &[0xe2, 0x80, 0xae]] {
+            assert!(
+                !out.windows(bad.len()).any(|w| w == bad),
+                "`{}`: JSON must escape {bad:x?}",
+                r.label
+            );
+        }
     }
 }
 

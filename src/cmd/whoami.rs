@@ -66,8 +66,13 @@ pub fn run(args: &WhoamiArgs, out: &mut Out) -> Result<super::Exit> {
             parent_session_id: None,
         })?,
         Format::Human if args.path => {
+            // Exact for `$(csift whoami --path)`; a terminal gets it cleaned
+            // (a project folder's name is as untrusted as transcript text).
             for f in &files {
-                writeln!(out, "{f}")?;
+                match out.tty {
+                    true => writeln!(out, "{}", crate::output::sanitize::one_line(f))?,
+                    false => writeln!(out, "{f}")?,
+                }
             }
         }
         Format::Human => writeln!(out, "{shown}")?,

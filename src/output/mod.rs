@@ -78,11 +78,14 @@ impl Out {
         }
     }
 
-    /// Write one JSON Lines record.
+    /// Write one JSON Lines record. Characters JSON may carry raw but a terminal
+    /// obeys (DEL, the C1 controls such as CSI 0x9b, bidi overrides) are written
+    /// as `\uXXXX` escapes: the same JSON value, safe to `cat`.
     pub fn json<T: Serialize>(&mut self, v: &T) -> io::Result<()> {
         // `From` hands back serde_json's underlying io::Error (a broken pipe stays
         // a broken pipe, exit 0); only a serialisation failure becomes `Other`.
-        serde_json::to_writer(&mut self.w, v).map_err(io::Error::from)?;
+        let text = serde_json::to_string(v).map_err(io::Error::from)?;
+        sanitize::write_json_escaped(&mut self.w, &text)?;
         self.w.write_all(b"\n")
     }
 

@@ -2,7 +2,8 @@
 //! form came from arbitrary tool output, so escape sequences (CSI, OSC, DCS, …),
 //! C0/C1 control characters other than newline and tab, and bidi overrides are
 //! removed before they reach the screen. `--raw` and `--format json` are exact and
-//! never pass through here.
+//! never pass through [`clean`]; JSON escapes DEL, C1 controls and bidi overrides
+//! as `\uXXXX` ([`write_json_escaped`]), which keeps its values exact.
 
 use std::borrow::Cow;
 
@@ -53,6 +54,27 @@ pub fn path(p: &std::path::Path) -> String {
     one_line(&p.to_string_lossy())
 }
 
+/// Serialised JSON with each character a terminal would obey escaped as
+/// `\uXXXX`. Outside strings JSON is ASCII punctuation, so every such
+/// character is inside a string, where the escape is the same value.
+pub fn write_json_escaped(w: &mut impl std::io::Write, json: &str) -> std::io::Result<()> {
+    let unsafe_char =
+        |c: char| c == '\u{7f}' || ('\u{80}'..='\u{9f}').contains(&c) || (needs_work(c) && c > '~');
+    // Fast path: every such character starts with one of these bytes.
+    if memchr::memchr3(0x7f, 0xc2, 0xe2, json.as_bytes()).is_none() {
+        return w.write_all(json.as_bytes());
+    }
+    let mut last = 0;
+    for (i, c) in json.char_indices() {
+        if unsafe_char(c) {
+            w.write_all(&json.as_bytes()[last..i])?;
+            write!(w, "\\u{:04x}", c as u32)?;
+            last = i + c.len_utf8();
+        }
+    }
+    w.write_all(&json.as_bytes()[last..])
+}
+
 fn needs_work(c: char) -> bool {
     (c.is_control() && c != '\n' && c != '\t')
         || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}')
@@ -96,6 +118,23 @@ fn skip_string(it: &mut std::iter::Peekable<std::str::Chars<'_>>) {
 
 #[cfg(test)]
 mod tests {
+
+    /// JSON keeps its value and loses what a terminal would obey: serde writes
+    /// C1 controls, DEL and bidi overrides raw.
+    #[test]
+    fn json_escapes_what_a_terminal_obeys() {
+        let v = serde_json::json!({"t": "c1 \u{9b}2J \u{9d}0;PWN\u{7} \u{7f} \u{202e}é→✅"});
+        let raw = serde_json::to_string(&v).unwrap();
+        let mut out = Vec::new();
+        write_json_escaped(&mut out, &raw).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert_eq!(
+            text,
+            r#"{"t":"c1 \u009b2J \u009d0;PWN\u0007 \u007f \u202eé→✅"}"#
+        );
+        let back: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(back, v);
+    }
     use super::*;
 
     #[test]
