@@ -25,10 +25,11 @@ use super::{Exit, Problems};
 use file::{Config, FileResult};
 use hit::Hit;
 
-/// One anchored matcher (`*` any run, `?` one char) for the globs of a repeatable flag (`--tool`, `--model`): each
-/// value may list alternatives as `a,b`, `a|b` or `{a,b}` (no tool or model
-/// name holds those characters), so the forms an agent tries first do not
-/// silently match nothing. `None` when no glob was given.
+/// One anchored matcher (`*` any run, `?` one char) for the globs of a
+/// repeatable flag (`--tool`, `--model`): each value may list alternatives as
+/// `a,b`, `a|b` or `{a,b}` (no tool or model name holds those characters), so
+/// the forms an agent tries first do not silently match nothing. `None` when
+/// no glob was given.
 pub fn globs(given: &[String]) -> Result<Option<regex::Regex>, Error> {
     let mut alts: Vec<String> = Vec::new();
     for g in given {
