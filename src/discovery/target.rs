@@ -292,30 +292,33 @@ pub fn could_hold(path: &Path, ids: &[&str]) -> bool {
 fn one_lane(raw: &str, lanes: Vec<&Transcript>) -> Result<Vec<Transcript>> {
     match lanes.as_slice() {
         [one] => Ok(vec![(*one).clone()]),
-        many => {
-            let list: Vec<String> = many
-                .iter()
-                .take(20)
-                .map(|t| {
-                    format!(
-                        "  @{}@{}",
-                        super::short(&t.session_id),
-                        t.agent_id.as_deref().unwrap_or("")
-                    )
-                })
-                .collect();
-            let more = match many.len() {
-                n if n > 20 => format!("\n  … and {} more", n - 20),
-                _ => String::new(),
-            };
-            Err(Error::Target(format!(
-                "@{raw} is ambiguous: {} sessions have a lane with this agent id; name one as \
-                 @<session>@<agent>:\n{}{more}",
-                many.len(),
-                list.join("\n")
-            )))
-        }
+        many => Err(Error::Target(format!(
+            "@{raw} is ambiguous: {} sessions have a lane with this agent id; name one as \
+             @<session>@<agent>:\n{}",
+            many.len(),
+            lane_list(many)
+        ))),
     }
+}
+
+/// Candidate lanes as `@<session>@<agent>` lines, the first 20 and a count of
+/// the rest.
+fn lane_list(many: &[&Transcript]) -> String {
+    let mut list: Vec<String> = many
+        .iter()
+        .take(20)
+        .map(|t| {
+            format!(
+                "  @{}@{}",
+                super::short(&t.session_id),
+                t.agent_id.as_deref().unwrap_or("")
+            )
+        })
+        .collect();
+    if many.len() > 20 {
+        list.push(format!("  … and {} more", many.len() - 20));
+    }
+    list.join("\n")
 }
 
 /// `@<session>@<agent>`, the form search and show print a lane unit under: the
@@ -342,24 +345,11 @@ fn by_lane(all: &Walk, raw: &str, s: &str, a: &str) -> Result<Vec<Transcript>> {
             ),
         })),
         [one] => Ok(vec![(*one).clone()]),
-        many => {
-            let list: Vec<String> = many
-                .iter()
-                .take(20)
-                .map(|t| {
-                    format!(
-                        "  @{}@{}",
-                        super::short(&t.session_id),
-                        t.agent_id.as_deref().unwrap_or("")
-                    )
-                })
-                .collect();
-            Err(Error::Target(format!(
-                "@{raw} is ambiguous: {} lanes match; use longer prefixes:\n{}",
-                many.len(),
-                list.join("\n")
-            )))
-        }
+        many => Err(Error::Target(format!(
+            "@{raw} is ambiguous: {} lanes match; use longer prefixes:\n{}",
+            many.len(),
+            lane_list(many)
+        ))),
     }
 }
 
