@@ -841,7 +841,7 @@ fn an_inline_sidechain_id_as_a_target_says_where_to_read_it() {
 /// spawn result (the session's own echo, not a progress record nesting the
 /// subagent's results), in both target forms.
 #[test]
-fn a_lane_less_spawn_id_as_a_target_says_where_its_result_is() {
+fn a_lane_less_spawn_id_as_a_target_says_where_its_result_is_bg_004() {
     let Some(home) = corpus() else { return };
     for target in ["@ae66507", "@70c88cff@ae66"] {
         let out = common::csift()

@@ -292,23 +292,8 @@ fn stats_labels_are_the_units_search_matches_on_the_corpus_qt_sys_001() {
         .arg(&home)
         .output()
         .unwrap();
-    let searched: std::collections::BTreeMap<String, u64> = common::json_lines(&out.stdout)
-        .iter()
-        .filter(|v| v["type"] == "count")
-        .map(|v| {
-            (
-                v["key"].as_str().unwrap().to_string(),
-                v["hits"].as_u64().unwrap(),
-            )
-        })
-        .collect();
-    let counted: std::collections::BTreeMap<String, u64> = stats["labels"]
-        .as_object()
-        .unwrap()
-        .iter()
-        .map(|(k, v)| (k.clone(), v.as_u64().unwrap()))
-        .filter(|(_, n)| *n > 0)
-        .collect();
+    let searched = common::searched_labels(&common::json_lines(&out.stdout));
+    let counted = common::counted_labels(&stats);
     assert_eq!(counted, searched);
     assert!(searched["harness.meta.system"] > 0);
     assert_eq!(searched.values().sum::<u64>(), 5320);

@@ -1079,12 +1079,12 @@ fn a_duration_is_searched_as_written() {
 }
 
 /// A window selects the same records in search, show and stats: a record
-/// with no time of its own (a file-history-snapshot, a summary) stands at the
-/// time before it. Before, any window, even one covering all time, hid the
+/// with no time of its own (a file-history-snapshot, a summary; REC-024 for the
+/// session-state lines) stands at the time before it. Before, any window, even one covering all time, hid the
 /// corpus's 245 snapshots from search (5,075 units against stats' 5,320) and
 /// `show --line 1` of 9d440bfc printed nothing.
 #[test]
-fn corpus_a_window_selects_untimed_records_as_stats_does() {
+fn corpus_a_window_selects_untimed_records_as_stats_does_rec_024() {
     let Some(home) = corpus() else { return };
     let run = |args: &[&str]| {
         common::csift()
@@ -1095,37 +1095,18 @@ fn corpus_a_window_selects_untimed_records_as_stats_does() {
             .output()
             .unwrap()
     };
-    let labels: Vec<String> = json_lines(&run(&["search", "--list-labels"]).stdout)
-        .iter()
-        .map(|v| v["label"].as_str().unwrap().to_string())
-        .collect();
-    let all = labels.join(",");
+    let all = "user.*,agent.*,harness.*";
     for window in [
         &["--since", "2000-01-01"][..],
         &["--since", "2026-02-01", "--until", "2026-02-15"],
     ] {
-        let mut args = vec!["search", "", "-t", &all, "--count-by", "label"];
+        let mut args = vec!["search", "", "-t", all, "--count-by", "label"];
         args.extend_from_slice(window);
-        let searched: BTreeMap<String, u64> = json_lines(&run(&args).stdout)
-            .iter()
-            .filter(|v| v["type"] == "count")
-            .map(|v| {
-                (
-                    v["key"].as_str().unwrap().to_string(),
-                    v["hits"].as_u64().unwrap(),
-                )
-            })
-            .collect();
+        let searched = common::searched_labels(&json_lines(&run(&args).stdout));
         let mut args = vec!["stats"];
         args.extend_from_slice(window);
         let total = json_lines(&run(&args).stdout).pop().unwrap();
-        let counted: BTreeMap<String, u64> = total["labels"]
-            .as_object()
-            .unwrap()
-            .iter()
-            .map(|(k, v)| (k.clone(), v.as_u64().unwrap()))
-            .filter(|(_, v)| *v > 0)
-            .collect();
+        let counted = common::counted_labels(&total);
         assert_eq!(searched, counted, "{window:?}");
         assert!(searched
             .get("harness.meta.snapshot")

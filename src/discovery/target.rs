@@ -203,8 +203,8 @@ fn by_id(all: &Walk, raw: &str) -> Result<Vec<Transcript>> {
 }
 
 /// An id no lane file carries may still name a subagent a session spawned: its
-/// spawn result records the id (`toolUseResult.agentId`, or the `agentId: <id>`
-/// footer of the result text) while the lane file was never written or is gone
+/// spawn result records the id (`toolUseResult.agentId`, BG-004, or the
+/// `agentId: <id>` footer of the result text, SUB-019) while the lane file was never written or is gone
 /// (`agents` shows it as `no-lane-file`). Only on this error path are the main
 /// transcripts of sessions starting with `session` read, for the first such
 /// mention, so the error can say where the spawn and its answer are.

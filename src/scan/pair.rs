@@ -86,8 +86,8 @@ pub fn first_plain_str<'a>(b: &'a [u8], key: &Finder<'_>) -> Option<&'a [u8]> {
     })
 }
 
-/// The time an untimed record (a snapshot, a summary, a session-state line)
-/// stands at, by the rule `stats` counts windows with: the top-level
+/// The time an untimed record (a snapshot, a summary, a session-state line,
+/// which carries no timestamp: REC-024) stands at, by the rule `stats` counts windows with: the top-level
 /// `timestamp` of the nearest record before the line starting at `start`, else
 /// (before the file's first time) the first `timestamp` of the file.
 pub fn time_before(buf: &[u8], start: usize) -> Option<&[u8]> {
@@ -185,7 +185,7 @@ mod tests {
     /// An untimed line takes the nearest top-level time before it (a nested
     /// or quoted "timestamp" is not one), else the file's first time.
     #[test]
-    fn an_untimed_line_takes_the_time_before_it() {
+    fn an_untimed_line_takes_the_time_before_it_rec_024() {
         let buf = br#"{"type":"summary","summary":"s"}
 {"type":"user","timestamp":"2026-01-01T00:00:00Z"}
 {"type":"assistant","timestamp":"2026-01-02T00:00:00Z"}

@@ -102,6 +102,31 @@ pub fn json_lines(stdout: &[u8]) -> Vec<Value> {
         .collect()
 }
 
+/// `label -> hits` from the JSON of `search --count-by label`.
+pub fn searched_labels(lines: &[Value]) -> std::collections::BTreeMap<String, u64> {
+    lines
+        .iter()
+        .filter(|v| v["type"] == "count")
+        .map(|v| {
+            (
+                v["key"].as_str().unwrap().to_string(),
+                v["hits"].as_u64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+/// `label -> units` from a stats JSON row or total, the labels it counted.
+pub fn counted_labels(row: &Value) -> std::collections::BTreeMap<String, u64> {
+    row["labels"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .map(|(k, v)| (k.clone(), v.as_u64().unwrap()))
+        .filter(|(_, n)| *n > 0)
+        .collect()
+}
+
 /// Run `cmd`, require exit 0 (its stderr in the failure), and return its JSON lines.
 pub fn ok_json(cmd: &mut Command) -> Vec<Value> {
     let out = cmd.output().unwrap();
