@@ -80,14 +80,19 @@ fn planted_needles_are_found_exactly_per_leaf() {
     }
 }
 
-/// Independent count: tool_result ids present in a file.
+/// Independent count: tool_result ids present in a file, in its own records
+/// and in the subagent records its agent_progress records nest.
 fn result_ids(file: &Path) -> BTreeSet<String> {
     let mut ids = BTreeSet::new();
     for line in std::fs::read_to_string(file).unwrap_or_default().lines() {
         let Ok(v) = serde_json::from_str::<Value>(line) else {
             continue;
         };
-        if let Some(blocks) = v["message"]["content"].as_array() {
+        let nested = &v["data"]["message"]["message"]["content"];
+        for blocks in [v["message"]["content"].as_array(), nested.as_array()]
+            .into_iter()
+            .flatten()
+        {
             for b in blocks {
                 if b["type"] == "tool_result" {
                     ids.insert(b["tool_use_id"].as_str().unwrap_or("").to_string());

@@ -509,6 +509,27 @@ fn records_of(path: &str) -> Vec<Value> {
         .collect()
 }
 
+/// A file's records, and the subagent records its agent_progress records nest
+/// where that agent has no lane file in the session's folder (the lane file
+/// holds them then): the records whose units stats counts.
+fn unit_records_of(path: &str) -> Vec<Value> {
+    let lanes = std::path::Path::new(path)
+        .with_extension("")
+        .join("subagents");
+    let mut out = Vec::new();
+    for r in records_of(path) {
+        let d = &r["data"];
+        if r["type"] == "progress" && d["type"] == "agent_progress" && d["message"].is_object() {
+            let agent = d["agentId"].as_str().unwrap_or("");
+            if !lanes.join(format!("agent-{agent}.jsonl")).exists() {
+                out.push(d["message"].clone());
+            }
+        }
+        out.push(r);
+    }
+    out
+}
+
 fn blocks(r: &Value) -> &[Value] {
     r["message"]["content"]
         .as_array()
@@ -539,7 +560,7 @@ fn corpus_labels_sum_to_units_and_match_independent_block_counts() {
             "{file}: one primary label per unit"
         );
         let (mut uses, mut results, mut thinking, mut summaries, mut boundaries) = (0, 0, 0, 0, 0);
-        for r in records_of(file) {
+        for r in unit_records_of(file) {
             let kind = r["type"].as_str().unwrap_or("");
             for b in blocks(&r) {
                 let bt = b["type"].as_str().unwrap_or("");

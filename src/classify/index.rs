@@ -6,7 +6,7 @@
 //! speed; search builds it only for files that have a candidate hit.
 
 use std::collections::{HashMap, HashSet};
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use regex::bytes::Regex;
 
@@ -32,6 +32,10 @@ pub struct FileIndex {
     spawn_ids: HashSet<String>,
     wakeup_prompts: HashSet<String>,
     tool_names: HashMap<String, String>,
+    /// Whether `agent_progress` records yield their subagent's units, and the
+    /// agents left out because their lane file holds the same records
+    /// ([`crate::record::embedded`]). `None`: progress records yield nothing.
+    embeds: Option<Arc<crate::discovery::LaneFiles>>,
 }
 
 /// Single literals, so each pass runs at memmem speed (an alternation sharing the
@@ -377,6 +381,23 @@ impl FileIndex {
 
     pub fn drafts(&self) -> usize {
         self.drafts.len()
+    }
+
+    /// Classify the subagent records nested in `agent_progress` records, except
+    /// those of agents in `lane_files` (whose lane file is searched instead).
+    pub fn with_embeds(mut self, lane_files: Arc<crate::discovery::LaneFiles>) -> FileIndex {
+        self.embeds = Some(lane_files);
+        self
+    }
+
+    /// Whether any agent's nested records are units (before reading any).
+    pub fn embeds_any(&self) -> bool {
+        self.embeds.is_some()
+    }
+
+    /// Whether agent `agent`'s records nested in progress records are units.
+    pub fn embeds(&self, agent: &str) -> bool {
+        self.embeds.as_ref().is_some_and(|l| !l.contains(agent))
     }
 
     pub fn is_seed(&self, line: usize) -> bool {

@@ -23,6 +23,9 @@ pub struct Unit<'r> {
     /// tool_use id (for a use) or the id a result answers.
     pub tool_use_id: Option<&'r str>,
     pub is_error: bool,
+    /// The subagent whose record, nested in an `agent_progress` record of this
+    /// file, the unit is ([`crate::record::embedded`]); `None` for the file's own.
+    pub via: Option<&'r str>,
 }
 
 impl<'r> Unit<'r> {
@@ -35,6 +38,7 @@ impl<'r> Unit<'r> {
             tool_name: None,
             tool_use_id: None,
             is_error: false,
+            via: None,
         }
     }
 
@@ -75,7 +79,45 @@ fn classify_with<'r>(
     match r.kind() {
         "user" if r.has_message() => classify_user(r, line, idx, text, out),
         "assistant" if r.has_message() => classify_assistant(r, idx, out),
+        "progress" => classify_embedded(r, line, idx, text, out),
         _ => classify_other(r, out),
+    }
+}
+
+/// The units of the subagent record an `agent_progress` record nests, when
+/// the index wants them: classified as the lane record it copies, with its
+/// spawn prompt as the lane's seed (inbox, REC-031).
+fn classify_embedded<'r>(
+    r: &'r Record<'_>,
+    line: usize,
+    idx: &'r FileIndex,
+    text: bool,
+    out: &mut Vec<Unit<'r>>,
+) {
+    if !idx.embeds_any() {
+        return;
+    }
+    let Some((e, agent)) = r
+        .embedded()
+        .and_then(|e| Some((e, e.agent_id.as_deref()?)))
+        .filter(|(_, a)| !a.is_empty() && idx.embeds(a))
+    else {
+        return;
+    };
+    let n = e.record.kind();
+    if !e.record.has_message() || !matches!(n, "user" | "assistant") {
+        return;
+    }
+    let from = out.len();
+    match user_text(&e.record).filter(|t| e.is_seed(t)) {
+        Some(t) if e.record.blocks().iter().all(|b| b.kind() != "tool_result") => {
+            out.push(Unit::new(Label::AgentCommunicationInbox, t));
+        }
+        _ if n == "user" => classify_user(&e.record, line, idx, text, out),
+        _ => classify_assistant(&e.record, idx, out),
+    }
+    for u in &mut out[from..] {
+        u.via = Some(agent);
     }
 }
 
@@ -324,6 +366,7 @@ fn carrier_units<'r>(
             tool_name: id.and_then(|id| idx.tool_name(id)),
             tool_use_id: id,
             is_error: b.is_error(),
+            via: None,
         });
     }
 }
@@ -380,6 +423,7 @@ fn classify_assistant<'r>(r: &'r Record<'_>, idx: &FileIndex, out: &mut Vec<Unit
                     tool_name: Some(name),
                     tool_use_id: b.id.as_deref(),
                     is_error: false,
+                    via: None,
                 }
             }
             k if k == "mcp_tool_result" || k.ends_with("_tool_result") => Unit {

@@ -31,7 +31,7 @@ use clap::Args;
     "updated …\"), which --raw and --format json print and which `search` matches.\n\n",
     "JSON (--format json), one object per line:\n",
     "  {\"type\":\"unit\",\"session_id\",\"agent_id\",\"file\",\"line\",\"uuid\",\"label\",\"turn\",\"timestamp\",\n",
-    "   \"tool_name\",\"tool_use_id\",\"is_error\"?,\"text\",\"block\",\"copy\"?,\"copies\"?}\n",
+    "   \"tool_name\",\"tool_use_id\",\"is_error\"?,\"via\"?,\"text\",\"block\",\"copy\"?,\"copies\"?}\n",
     "   (the fields of a search match)\n",
     "  {\"type\":\"line\",\"file\",\"line\",\"uuid\",\"record_type\",\"subtype\",\"turn\"}  a record with no unit\n",
     "  {\"type\":\"malformed\",\"file\",\"line\",\"kind\",\"detail\"}\n",

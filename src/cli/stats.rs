@@ -50,6 +50,7 @@ pub enum GroupBy {
     "   \"malformed_omitted\" (the rest, counted),\"glued_records\":{type:n},\n",
     "   \"records\",\"outside_window\",\"record_types\":{…},\"system_subtypes\":{…},\"attachment_types\":{…},\n",
     "   \"block_types\":{…},\"content_shapes\":{…},\"tool_use_result_shapes\":{…},\"units\",\n",
+    "   \"units_embedded\" (of units, those of subagent records nested in agent_progress records),\n",
     "   \"result_part_types\":{…},\"labels\":{…},\"labels_secondary\":{…},\n",
     "   \"turns\",\"genuine_user_turns\",\"compactions\",\"first_timestamp\",\"last_timestamp\",\n",
     "   \"turn_durations\",\"turn_duration_ms\",\"lanes\",\"spawns\",\"images\",\"versions\":{…},\"models\":{…},\n",

@@ -84,6 +84,17 @@ impl Transcript {
         file_name(&self.project_dir)
     }
 
+    /// This session's lane files, listed when first asked: a subagent whose
+    /// lane file exists is searched there, not in its parent's
+    /// `agent_progress` copies.
+    pub fn lane_files(&self) -> LaneFiles {
+        LaneFiles {
+            project: self.project_dir.clone(),
+            session: self.session_id.clone(),
+            ids: std::sync::OnceLock::new(),
+        }
+    }
+
     /// Where a persisted tool output (MISC-002) sits in this home when the
     /// absolute path the record names does not exist: the pointer is absolute
     /// on the machine that wrote it, and a home that was copied, moved or
@@ -107,6 +118,24 @@ impl Transcript {
             .into_iter()
             .map(|s| self.project_dir.join(s).join("tool-results").join(name))
             .find(|p| p.exists())
+    }
+}
+
+/// The agent ids of one session's lane files, read from disk on first use
+/// (most files never ask: only an `agent_progress` record does).
+#[derive(Debug)]
+pub struct LaneFiles {
+    project: PathBuf,
+    session: String,
+    ids: std::sync::OnceLock<std::collections::HashSet<String>>,
+}
+
+impl LaneFiles {
+    /// Whether agent `id` has a lane file in the session.
+    pub fn contains(&self, id: &str) -> bool {
+        self.ids
+            .get_or_init(|| walk::lane_ids(&self.project, &self.session))
+            .contains(id)
     }
 }
 

@@ -201,6 +201,18 @@ fn walk_lanes(project: &Path, dir: &Path, session: &str, depth: usize, walk: &mu
     }
 }
 
+/// The agent ids of session `session`'s lane files under `project`, as the
+/// walk names them (what a problem stops it reading is left out, as the walk
+/// leaves it out).
+pub fn lane_ids(project: &Path, session: &str) -> std::collections::HashSet<String> {
+    let mut walk = Walk::default();
+    walk_session_dir(project, &project.join(session), session, &mut walk);
+    walk.transcripts
+        .into_iter()
+        .filter_map(|t| t.agent_id)
+        .collect()
+}
+
 /// Shape of a file found under `<session>/subagents/` (SUB-001, SUB-002).
 pub fn lane_shape(path: &Path, id: &str) -> Shape {
     let parent = path.parent().map(super::file_name).unwrap_or_default();

@@ -6,6 +6,7 @@
 //! census can count them (REC-001, CLS-020).
 
 pub mod content;
+pub mod embedded;
 pub mod parse;
 
 use std::borrow::Cow;
@@ -14,6 +15,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 pub use content::{Block, Content};
+pub use embedded::Embedded;
 pub use parse::{
     glued_parsed, glued_records, line_records, parse_line, Malformed, MalformedKind, Parsed,
 };
@@ -134,6 +136,12 @@ pub struct Record<'a> {
     pub last_prompt: Str<'a>,
     #[serde(borrow, default, deserialize_with = "opt_str")]
     pub level: Str<'a>,
+    /// A progress record's payload; an `agent_progress` one nests a subagent
+    /// record ([`Record::embedded`]).
+    #[serde(borrow, default)]
+    pub data: Raw<'a>,
+    #[serde(skip)]
+    embedded: std::cell::OnceCell<Option<Box<Embedded<'a>>>>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -238,6 +246,16 @@ impl<'a> Record<'a> {
     pub fn system_text(&self) -> Option<Cow<'a, str>> {
         let raw = self.content?;
         serde_json::from_str::<Cow<'a, str>>(raw.get()).ok()
+    }
+
+    /// The subagent record an `agent_progress` record nests, read once.
+    pub fn embedded(&self) -> Option<&Embedded<'a>> {
+        self.embedded
+            .get_or_init(|| {
+                let data = self.data.filter(|_| self.kind() == "progress")?;
+                embedded::read(data).map(Box::new)
+            })
+            .as_deref()
     }
 
     /// Whether the record carries a `message{}` at all: the one measured

@@ -36,6 +36,9 @@ pub struct Config {
     /// Name each tool result by the call it answers (printed hits and
     /// `--count-by tool`; counts and file lists need no name).
     pub tool_names: bool,
+    /// Search subagent records nested in `agent_progress` records (whose
+    /// agent has no lane file); off with --no-subagents.
+    pub embeds: bool,
 }
 
 #[derive(Default)]
@@ -97,7 +100,10 @@ pub fn search(t: &Transcript, cfg: &Config) -> FileResult {
     if candidates.is_empty() {
         return out;
     }
-    let idx = FileIndex::build(buf, t.is_lane());
+    let mut idx = FileIndex::build(buf, t.is_lane());
+    if cfg.embeds {
+        idx = idx.with_embeds(std::sync::Arc::new(t.lane_files()));
+    }
     for line in candidates {
         if let Some(needles) = &cfg.needles {
             if !crate::classify::needles::line_has(line.bytes, needles) {
@@ -154,7 +160,11 @@ fn search_record(
         }
     }
     if let Some(m) = &cfg.model {
-        if !r.model().is_some_and(|x| m.is_match(x)) {
+        // A subagent record nested in a progress record has its own model.
+        let model = r
+            .model()
+            .or_else(|| r.embedded().and_then(|e| e.record.model()));
+        if !model.is_some_and(|x| m.is_match(x)) {
             return;
         }
     }

@@ -47,6 +47,11 @@ pub struct UnitOut {
     /// JSON, and the submatches point into it. Only written when true.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub input_decoded: bool,
+    /// `"agent_progress"` when the unit is a subagent's record nested in an
+    /// `agent_progress` record on `line` (`agent_id` is then that subagent's,
+    /// and `uuid` the progress record's). Only written when set.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub via: Option<&'static str>,
     #[serde(skip)]
     pub model: Option<String>,
     #[serde(skip)]
@@ -64,9 +69,12 @@ impl UnitOut {
         line: usize,
         turn: Option<usize>,
     ) -> UnitOut {
+        // A nested subagent record speaks for its own model and version.
+        let nested = u.via.and_then(|_| r.embedded()).map(|e| &e.record);
+        let own = nested.unwrap_or(r);
         UnitOut {
             session_id: t.session_id.clone(),
-            agent_id: t.agent_id.clone(),
+            agent_id: u.via.map(str::to_string).or_else(|| t.agent_id.clone()),
             file: t.path.display().to_string(),
             line,
             uuid: r.uuid.as_deref().map(str::to_string),
@@ -81,7 +89,8 @@ impl UnitOut {
             tool_use_id: u.tool_use_id.map(str::to_string),
             is_error: u.is_error,
             input_decoded: false,
-            model: r.model().map(str::to_string),
+            via: u.via.map(|_| "agent_progress"),
+            model: own.model().map(str::to_string),
             version: r.version.as_deref().map(str::to_string),
             sidechain: r.is_sidechain(),
         }

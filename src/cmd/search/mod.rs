@@ -185,6 +185,7 @@ pub fn run(
         tool_names: !args.count
             && !args.files_with_matches
             && args.count_by.is_none_or(|k| k == CountBy::Tool),
+        embeds: !args.common.no_subagents,
     };
     let transcripts = super::select(&args.common, &targets, problems)?;
     let results: Vec<FileResult> = crate::scan::par_map(&transcripts, |t| file::search(t, &cfg));

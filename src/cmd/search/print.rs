@@ -48,9 +48,10 @@ pub fn header(out: &mut Out, u: &UnitOut, arrow: bool, mark: bool) -> io::Result
     let err = if u.is_error { " error" } else { "" };
     let lead = if arrow { "  ↳" } else { "──" };
     let mark = if mark { " [match]" } else { "" };
+    let via = u.via.map(|v| format!(" via {v}")).unwrap_or_default();
     writeln!(
         out,
-        "{}{lead} {who} {turn} {}{}{}{tool}{err} {when} {}:{}{mark}{}",
+        "{}{lead} {who} {turn} {}{}{}{tool}{err}{via} {when} {}:{}{mark}{}",
         st.head,
         st.label,
         u.label,

@@ -60,8 +60,10 @@ pub fn raw_bytes<'a>(buf: &'a [u8], line: &Line<'a>) -> &'a [u8] {
     &rest[..len]
 }
 
-/// Whether a turn fetch admits this line: a user or assistant record (QT-024)
-/// whose turn, by the index, lies in `turns`.
+/// Whether a turn fetch admits this line: a user or assistant record (QT-024),
+/// or a subagent's record nested in an agent_progress record when the index
+/// classifies it (search numbers it by that turn), whose turn, by the index,
+/// lies in `turns`.
 fn turn_member(line: &Line<'_>, idx: &FileIndex, turns: &[(usize, usize)]) -> bool {
     let Some(t) = idx.turn(line.no) else {
         return false;
@@ -69,8 +71,13 @@ fn turn_member(line: &Line<'_>, idx: &FileIndex, turns: &[(usize, usize)]) -> bo
     if !turns.iter().any(|&(a, b)| a <= t && t <= b) {
         return false;
     }
-    let member =
-        |r: &crate::record::Record<'_>| matches!(r.kind(), "user" | "assistant") && r.has_message();
+    let member = |r: &crate::record::Record<'_>| {
+        (matches!(r.kind(), "user" | "assistant") && r.has_message())
+            || (idx.embeds_any()
+                && r.embedded()
+                    .and_then(|e| e.agent_id.as_deref())
+                    .is_some_and(|a| idx.embeds(a)))
+    };
     // A glued line holds records too (search finds them there).
     line_records(line).iter().any(|(_, r)| member(r))
 }

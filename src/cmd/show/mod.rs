@@ -56,7 +56,7 @@ struct Resolved {
     error: Option<String>,
 }
 
-fn resolve(t: &Transcript, want: &Want, need_index: bool) -> Resolved {
+fn resolve(t: &Transcript, want: &Want, need_index: bool, embeds: bool) -> Resolved {
     let src = match Source::open(&t.path) {
         Ok(s) => s,
         Err(e) => {
@@ -69,7 +69,15 @@ fn resolve(t: &Transcript, want: &Want, need_index: bool) -> Resolved {
             }
         }
     };
-    let idx = need_index.then(|| FileIndex::build(&src, t.is_lane()));
+    let idx = need_index.then(|| {
+        let idx = FileIndex::build(&src, t.is_lane());
+        // A subagent's records nested in agent_progress records show as its
+        // units, as search finds them (unless its lane file holds them).
+        match embeds {
+            true => idx.with_embeds(std::sync::Arc::new(t.lane_files())),
+            false => idx,
+        }
+    });
     let (picks, misses) = {
         let picked = fetch::pick(&src, want, idx.as_ref());
         let picks = picked
@@ -120,7 +128,9 @@ pub fn run(
         ts = owning(ts)?;
     }
     let need_index = !want.turns.is_empty() || !args.raw || labels.is_some();
-    let files: Vec<Resolved> = crate::scan::par_map(&ts, |t| resolve(t, &want, need_index));
+    let files: Vec<Resolved> = crate::scan::par_map(&ts, |t| {
+        resolve(t, &want, need_index, !args.common.no_subagents)
+    });
 
     // A uuid misses only when no selected transcript holds it; other misses are
     // per-file and the address was narrowed to one file.

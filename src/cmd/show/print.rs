@@ -51,9 +51,10 @@ pub fn header(out: &mut Out, u: &UnitOut, arrow: bool, copy: Option<&Copy>) -> i
         .unwrap_or_default();
     let err = if u.is_error { " error" } else { "" };
     let lead = if arrow { "  ↳" } else { "──" };
+    let via = u.via.map(|v| format!(" via {v}")).unwrap_or_default();
     writeln!(
         out,
-        "{}{lead} {} {turn} {}{}{}{tool}{err} {} {}:{}{}{}{}",
+        "{}{lead} {} {turn} {}{}{}{tool}{err}{via} {} {}:{}{}{}{}",
         st.head,
         who(&u.session_id, u.agent_id.as_deref()),
         st.label,

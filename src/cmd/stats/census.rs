@@ -6,12 +6,10 @@
 //! line-aligned chunks scanned in parallel and merged in order; every piece of
 //! state here merges that way (sums, min/max, set unions, MAX for tokens).
 
-use std::borrow::Cow;
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use jiff::Timestamp;
-use serde::Deserialize;
-use serde_json::value::RawValue;
 
 use super::known;
 pub use super::model::{add_counts, bump, Census, Counts, MalformedOut, ToolRow, MALFORMED_SHOWN};
@@ -22,7 +20,7 @@ use crate::classify::index::{self, Piece};
 use crate::classify::markers::SPAWN_TOOLS;
 use crate::classify::{classify_labels, FileIndex, Label};
 use crate::discovery::Transcript;
-use crate::record::{opt_str, parse_line, MalformedKind, Parsed, Record};
+use crate::record::{parse_line, MalformedKind, Parsed, Record};
 use crate::scan::{Line, Lines, Source};
 use crate::timefmt::{parse_ts, Window};
 
@@ -56,9 +54,13 @@ struct Scan {
 
 /// Census one transcript. Returns its census and its token book (for the
 /// cross-file dedupe of totals), or the error that stopped it from being read.
-pub fn census(t: &Transcript, window: &Window) -> Result<(Census, Book), String> {
+/// With `embeds`, the subagent records nested in `agent_progress` records are
+/// counted under their labels, as search finds them (unless the agent's lane
+/// file holds them).
+pub fn census(t: &Transcript, window: &Window, embeds: bool) -> Result<(Census, Book), String> {
     let src = Source::open(&t.path).map_err(|e| e.to_string())?;
-    let (mut c, book) = census_buf(&src, t.is_lane(), window, CHUNK);
+    let embeds = embeds.then(|| Arc::new(t.lane_files()));
+    let (mut c, book) = census_buf(&src, t.is_lane(), window, CHUNK, embeds);
     for m in &mut c.malformed {
         m.file = t.path.display().to_string();
     }
@@ -66,7 +68,13 @@ pub fn census(t: &Transcript, window: &Window) -> Result<(Census, Book), String>
 }
 
 /// Census a transcript's bytes, scanning chunks of about `chunk` bytes in parallel.
-fn census_buf(buf: &[u8], lane: bool, window: &Window, chunk: usize) -> (Census, Book) {
+fn census_buf(
+    buf: &[u8],
+    lane: bool,
+    window: &Window,
+    chunk: usize,
+    embeds: Embeds,
+) -> (Census, Book) {
     // A window needs file order to carry timestamps forward onto untimed lines.
     let chunks = if window.is_open() {
         crate::scan::chunks(buf, chunk)
@@ -78,7 +86,15 @@ fn census_buf(buf: &[u8], lane: bool, window: &Window, chunk: usize) -> (Census,
         }]
     };
     let parts = crate::scan::par_map(&chunks, |c| {
-        scan(buf, c.start, c.end, c.first_no, lane, window)
+        scan(
+            buf,
+            c.start,
+            c.end,
+            c.first_no,
+            lane,
+            window,
+            embeds.clone(),
+        )
     });
     let mut it = parts.into_iter();
     let mut s = it.next().unwrap_or_else(|| Scan::new(lane));
@@ -92,10 +108,27 @@ fn census_buf(buf: &[u8], lane: bool, window: &Window, chunk: usize) -> (Census,
     s.finish(&idx)
 }
 
-fn scan(buf: &[u8], a: usize, b: usize, first_no: usize, lane: bool, w: &Window) -> Scan {
+/// Agents whose nested records count (all but those with a lane file), or
+/// `None` when nested records do not count.
+type Embeds = Option<Arc<crate::discovery::LaneFiles>>;
+
+fn scan(
+    buf: &[u8],
+    a: usize,
+    b: usize,
+    first_no: usize,
+    lane: bool,
+    w: &Window,
+    embeds: Embeds,
+) -> Scan {
     let mut s = Scan::new(lane);
-    // Classified first against no index; `revisit` settles what the index changes.
-    let idx = &FileIndex::empty(lane);
+    // Classified first against no index; `revisit` settles what the index
+    // changes (user records only: a progress record's nested units stay).
+    let mut idx = FileIndex::empty(lane);
+    if let Some(e) = embeds {
+        idx = idx.with_embeds(e);
+    }
+    let idx = &idx;
     // An untimed record takes the time before it; those before the file's
     // first time take that one (a leading snapshot or summary belongs to the
     // session's start). A window scans the file as one chunk, in order.
@@ -142,28 +175,12 @@ fn scan(buf: &[u8], a: usize, b: usize, first_no: usize, lane: bool, w: &Window)
                 }
                 s.c.first_ts = min_opt(s.c.first_ts, ts);
                 s.c.last_ts = max_opt(s.c.last_ts, ts);
-                s.record(&r, line.bytes, line.no);
+                s.record(&r, line.no);
                 s.labels(&r, line.no, idx);
             }
         }
     }
     s
-}
-
-#[derive(Deserialize)]
-struct Progress<'a> {
-    #[serde(borrow, default)]
-    data: Option<ProgressData<'a>>,
-}
-
-#[derive(Deserialize)]
-struct ProgressData<'a> {
-    #[serde(borrow, default)]
-    message: Option<Box<ProgressData<'a>>>,
-    #[serde(borrow, default, deserialize_with = "opt_str")]
-    id: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
-    usage: Option<&'a RawValue>,
 }
 
 impl Scan {
@@ -210,6 +227,9 @@ impl Scan {
         classify_labels(r, no, idx, &mut units);
         self.c.units += units.len() as u64;
         for u in &units {
+            if u.via.is_some() {
+                self.c.units_embedded += 1;
+            }
             self.c.labels[u.label as usize] += 1;
             if let Some(x) = u.also {
                 self.c.labels_secondary[x as usize] += 1;
@@ -245,7 +265,7 @@ impl Scan {
         }
     }
 
-    fn record(&mut self, r: &Record<'_>, bytes: &[u8], line: usize) {
+    fn record(&mut self, r: &Record<'_>, line: usize) {
         let c = &mut self.c;
         let kind = kind_name(r);
         bump(&mut c.record_types, kind, 1);
@@ -272,8 +292,8 @@ impl Scan {
                 let k = r.attachment_kind();
                 bump(&mut c.attachment_types, k.as_deref().unwrap_or("(none)"), 1);
             }
-            "progress" if crate::scan::lit!(b"agent_progress").find(bytes).is_some() => {
-                if let Some(id) = progress_usage_id(bytes) {
+            "progress" => {
+                if let Some(id) = progress_usage_id(r) {
                     self.book.progress_ids.push(id);
                 }
             }
@@ -425,11 +445,10 @@ fn kind_name<'r>(r: &'r Record<'_>) -> &'r str {
 }
 
 /// The id of an agent_progress record's embedded usage-bearing message.
-fn progress_usage_id(bytes: &[u8]) -> Option<String> {
-    let p: Progress<'_> = serde_json::from_slice(bytes).ok()?;
-    let inner = p.data?.message?.message?;
+fn progress_usage_id(r: &Record<'_>) -> Option<String> {
+    let inner = r.embedded()?.record.message.as_ref()?;
     inner.usage.filter(|u| u.get().starts_with('{'))?;
-    inner.id.map(Cow::into_owned)
+    inner.id.as_deref().map(str::to_string)
 }
 
 #[cfg(test)]
@@ -475,7 +494,7 @@ mod tests {
         assert!(want.labels[Label::AgentCommunicationInbox as usize] >= 2);
         let w = Window::parse(None, None).unwrap();
         for size in 1..buf.len() + 1 {
-            let (c, _) = census_buf(buf.as_bytes(), true, &w, size);
+            let (c, _) = census_buf(buf.as_bytes(), true, &w, size, None);
             assert_eq!(c.labels, want.labels, "chunk size {size}");
             assert_eq!(
                 c.labels_secondary, want.labels_secondary,
@@ -534,14 +553,14 @@ mod tests {
         ];
         let buf = lines.join("\n") + "\n";
         let w = Window::default();
-        let (one, book) = census_buf(buf.as_bytes(), false, &w, usize::MAX);
+        let (one, book) = census_buf(buf.as_bytes(), false, &w, usize::MAX, None);
         assert_eq!(one.lines, 8);
         assert_eq!(one.malformed_lines, 1);
         assert_eq!(one.tools["Bash"].errors, 1);
         assert_eq!(one.tools["Read"].unanswered, 1);
         assert_eq!(book.rows()["x"].vals.output, 53);
         for size in 1..buf.len() {
-            let (c, b) = census_buf(buf.as_bytes(), false, &w, size);
+            let (c, b) = census_buf(buf.as_bytes(), false, &w, size, None);
             assert_eq!(format!("{c:?}"), format!("{one:?}"), "chunk size {size}");
             assert_eq!(b.rows(), book.rows(), "chunk size {size}");
             assert_eq!(b.differing(), book.differing());

@@ -87,7 +87,7 @@ pub fn run(
     let results = crate::scan::par_map(
         &items,
         |&(i, t)| -> Result<Option<Option<Census>>, String> {
-            let (mut c, book) = census::census(t, &window)?;
+            let (mut c, book) = census::census(t, &window, !args.common.no_subagents)?;
             if !window.is_open() && c.lines == c.outside_window + c.malformed_lines {
                 if let Ok(mut f) = folds.lock() {
                     f.outside_whole += c.outside_window;

@@ -75,6 +75,9 @@ pub struct Census {
     pub result_part_types: Counts,
     pub result_shapes: Counts,
     pub units: u64,
+    /// Of `units`, those of subagent records nested in agent_progress records
+    /// (agents with no lane file; [`crate::record::embedded`]).
+    pub units_embedded: u64,
     pub labels: Vec<u64>,
     pub labels_secondary: Vec<u64>,
     pub turns: u64,
@@ -127,6 +130,7 @@ impl Census {
         add_counts(&mut self.result_part_types, &o.result_part_types);
         add_counts(&mut self.result_shapes, &o.result_shapes);
         self.units += o.units;
+        self.units_embedded += o.units_embedded;
         for (a, b) in self.labels.iter_mut().zip(&o.labels) {
             *a += b;
         }

@@ -55,6 +55,7 @@ fn fields(c: &Census) -> Map<String, Value> {
         ("result_part_types", json!(c.result_part_types)),
         ("tool_use_result_shapes", json!(c.result_shapes)),
         ("units", json!(c.units)),
+        ("units_embedded", json!(c.units_embedded)),
         ("labels", Value::Object(labels_map(&c.labels))),
         (
             "labels_secondary",
@@ -310,9 +311,16 @@ fn total(out: &mut Out, r: &Report<'_>) -> io::Result<()> {
         .filter(|(_, &v)| v > 0)
         .map(|(l, &v)| (l.name().to_string(), v))
         .collect();
+    let embedded = match c.units_embedded {
+        0 => String::new(),
+        e => format!(
+            " ({} from subagent records in agent_progress records)",
+            n(e)
+        ),
+    };
     writeln!(
         out,
-        "  labels      {} units: {}",
+        "  labels      {} units{embedded}: {}",
         n(c.units),
         counts_line(&labels, 40)
     )?;

@@ -1,0 +1,104 @@
+//! Subagent records embedded in a parent's `progress` records. While a
+//! synchronous Task/Agent subagent works, Claude Code writes each of its
+//! messages into the parent transcript as a `type:"progress"` record whose
+//! `data` is `{"message": <record>, "type": "agent_progress", "prompt",
+//! "agentId", "normalizedMessages"}`; the nested record has the lane record's
+//! shape (`type`, `message`, `uuid`, `timestamp`, at times `toolUseResult`).
+//!
+//! Measured on the public corpus (no claim covers it yet): 402 such records in
+//! 12 sessions, every one with a nested `message`: 16 spawn prompts (user text
+//! equal to `data.prompt`), 193 assistant tool_use records and 193 user
+//! tool_result carriers; no assistant text or thinking. In 11 of the 12
+//! sessions no lane file exists for that agent, so these records are the only
+//! copy of the subagent's work. In the one session that has the lane file
+//! (4d5611e5), all 67 nested uuids are records of that lane file.
+
+use serde::Deserialize;
+
+use super::{opt_str, Record, Str};
+
+/// The subagent record inside an `agent_progress` record.
+#[derive(Debug)]
+pub struct Embedded<'a> {
+    /// `data.agentId`: the subagent whose work this is (every one of the
+    /// corpus's 402 has it).
+    pub agent_id: Str<'a>,
+    /// `data.prompt`: the spawn prompt (the nested seed repeats it).
+    pub prompt: Str<'a>,
+    /// `data.message`, read as a record of its own.
+    pub record: Record<'a>,
+}
+
+impl Embedded<'_> {
+    /// Whether the nested record is the spawn prompt delivered to the child:
+    /// a user text equal to `data.prompt` (16 of 16 in the corpus).
+    pub fn is_seed(&self, text: &str) -> bool {
+        self.record.kind() == "user" && self.prompt.as_deref().is_some_and(|p| p == text)
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Data<'a> {
+    #[serde(rename = "type", borrow, default, deserialize_with = "opt_str")]
+    kind: Str<'a>,
+    /// Read in the same walk as `data` (a message that is no object fails it).
+    #[serde(borrow, default)]
+    message: Option<Record<'a>>,
+    #[serde(borrow, default, deserialize_with = "opt_str")]
+    agent_id: Str<'a>,
+    #[serde(borrow, default, deserialize_with = "opt_str")]
+    prompt: Str<'a>,
+}
+
+/// Read `data` of a progress record as an embedded subagent record; `None`
+/// for any other progress (`bash_progress`, `hook_progress` …) or a `data`
+/// whose message is missing or no record.
+pub fn read<'a>(data: &'a serde_json::value::RawValue) -> Option<Embedded<'a>> {
+    let raw = data.get();
+    // Most progress records are hook and shell progress: skip them unparsed.
+    crate::scan::lit!(b"agent_progress").find(raw.as_bytes())?;
+    let d: Data<'a> = serde_json::from_str(raw).ok()?;
+    if d.kind.as_deref() != Some("agent_progress") {
+        return None;
+    }
+    Some(Embedded {
+        agent_id: d.agent_id,
+        prompt: d.prompt,
+        record: d.message?,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The shape of the public corpus's 4cdef911…:277, cut down.
+    const LINE: &str = r#"{"type":"progress","data":{"message":{"type":"assistant","message":{"role":"assistant","model":"claude-x","content":[{"type":"tool_use","id":"toolu_1","name":"Bash","input":{"command":"uv run pytest"}}]},"uuid":"n-1","timestamp":"2026-02-24T16:47:16.000Z"},"normalizedMessages":[],"type":"agent_progress","prompt":"Run the tests","agentId":"af7659ef33663ab14"},"toolUseID":"agent_msg_1","parentToolUseID":"toolu_0","uuid":"e-1","timestamp":"2026-02-24T16:47:16.001Z"}"#;
+
+    #[test]
+    fn an_agent_progress_record_carries_the_subagent_record() {
+        let r: Record<'_> = serde_json::from_str(LINE).unwrap();
+        let e = r.embedded().unwrap();
+        assert_eq!(e.agent_id.as_deref(), Some("af7659ef33663ab14"));
+        assert_eq!(e.record.kind(), "assistant");
+        assert_eq!(e.record.uuid.as_deref(), Some("n-1"));
+        assert_eq!(e.record.model(), Some("claude-x"));
+        assert_eq!(e.record.blocks()[0].name.as_deref(), Some("Bash"));
+        // The envelope stays the record on the line.
+        assert_eq!(r.uuid.as_deref(), Some("e-1"));
+    }
+
+    #[test]
+    fn other_progress_and_other_records_embed_nothing() {
+        for line in [
+            r#"{"type":"progress","data":{"type":"bash_progress","output":"agent_progress"}}"#,
+            r#"{"type":"progress","data":{"type":"agent_progress","agentId":"a1","message":"x"}}"#,
+            r#"{"type":"progress","data":{"type":"agent_progress","agentId":"a1"}}"#,
+            r#"{"type":"user","data":{"type":"agent_progress","agentId":"a1","message":{"type":"user"}}}"#,
+        ] {
+            let r: Record<'_> = serde_json::from_str(line).unwrap();
+            assert!(r.embedded().is_none(), "{line}");
+        }
+    }
+}

@@ -1,0 +1,274 @@
+//! Subagent records nested in the parent's `agent_progress` records: searched,
+//! shown and counted as that subagent's units, and skipped where the agent's
+//! lane file holds the same records (measured on the public corpus: 67 of 67
+//! nested uuids of 4d5611e5 are records of its lane file).
+
+mod common;
+
+use common::{json_lines, Home, Session};
+use serde_json::{json, Value};
+
+const AGENT: &str = "a1b2c3d4e5f6a7b8c";
+
+/// The subagent's three records: its seed prompt, a Bash call, its result.
+fn lane_records(s: &mut Session) -> Vec<Value> {
+    let prompt = "Run the tests and report";
+    let mut lane = Session::lane(&s.id, &s.cwd, AGENT);
+    lane.user(prompt);
+    lane.tool_use(
+        "msg_sub",
+        "toolu_sub1",
+        "Bash",
+        json!({"command": "cargo test EMB_NEEDLE"}),
+    );
+    lane.tool_result(
+        "toolu_sub1",
+        "test result: ok. EMB_NEEDLE passed",
+        false,
+        None,
+    );
+    lane.lines
+}
+
+/// A parent session that spawns the subagent and nests each of its records in
+/// an agent_progress record, as Claude Code 2.1.x writes them (4cdef911…:277).
+fn parent(id: &str, lane: &[Value]) -> Session {
+    let mut s = Session::new(id, "/work/p");
+    s.user("please run the tests");
+    s.tool_use(
+        "msg_1",
+        "toolu_task",
+        "Task",
+        json!({"description": "tests", "prompt": "Run the tests and report", "subagent_type": "general-purpose"}),
+    );
+    for r in lane {
+        let nested = json!({
+            "type": r["type"], "message": r["message"], "uuid": r["uuid"], "timestamp": r["timestamp"],
+        });
+        s.push(json!({"type": "progress", "data": {
+            "message": nested, "normalizedMessages": [], "type": "agent_progress",
+            "prompt": "Run the tests and report", "agentId": AGENT},
+            "toolUseID": "agent_msg_1", "parentToolUseID": "toolu_task"}));
+    }
+    s.tool_result(
+        "toolu_task",
+        "All tests passed.",
+        false,
+        Some(json!({"status": "completed", "agentId": AGENT})),
+    );
+    s.text("msg_2", "Done: the tests pass.");
+    s
+}
+
+/// Two sessions: `…0001` has no lane file, `…0002` has one holding the records.
+fn home() -> Home {
+    let h = Home::new();
+    let mut a = parent("00000000-0000-4000-8000-000000000001", &[]);
+    let lane = lane_records(&mut a);
+    let a = parent(&a.id, &lane);
+    h.write("-work-p", &a.file_name(), &a.lines);
+    let b = parent("00000000-0000-4000-8000-000000000002", &lane);
+    h.write("-work-p", &b.file_name(), &b.lines);
+    let lane_name = format!("{}/subagents/agent-{AGENT}.jsonl", b.id);
+    let lane_lines: Vec<Value> = lane
+        .iter()
+        .map(|r| {
+            let mut r = r.clone();
+            r["sessionId"] = json!(b.id);
+            r
+        })
+        .collect();
+    h.write("-work-p", &lane_name, &lane_lines);
+    h
+}
+
+fn matches(out: &[u8]) -> Vec<Value> {
+    json_lines(out)
+        .into_iter()
+        .filter(|v| v["type"] == "match")
+        .collect()
+}
+
+#[test]
+fn a_nested_call_is_found_with_its_nested_result() {
+    let h = home();
+    let out = h
+        .cmd()
+        .args([
+            "search",
+            "-t",
+            "agent.tool.use",
+            "EMB_NEEDLE",
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    let hits = matches(&out.stdout);
+    // One from session 1's progress records, one from session 2's lane file.
+    assert_eq!(hits.len(), 2, "{hits:#?}");
+    let nested = hits.iter().find(|h| h["via"] == "agent_progress").unwrap();
+    assert_eq!(nested["session_id"], "00000000-0000-4000-8000-000000000001");
+    assert_eq!(nested["agent_id"], AGENT);
+    assert_eq!(nested["tool_name"], "Bash");
+    assert_eq!(nested["line"], 4);
+    assert!(nested["file"]
+        .as_str()
+        .unwrap()
+        .ends_with("000000000001.jsonl"));
+    let ex = nested["exchange"].as_array().unwrap();
+    assert_eq!(ex.len(), 1);
+    assert_eq!(ex[0]["label"], "agent.tool.result");
+    assert_eq!(ex[0]["line"], 5);
+    assert_eq!(ex[0]["via"], "agent_progress");
+    assert!(ex[0]["text"].as_str().unwrap().contains("passed"));
+    let lane = hits.iter().find(|h| h["via"].is_null()).unwrap();
+    assert!(lane["file"].as_str().unwrap().contains("/subagents/"));
+
+    // The human header says where the unit lives.
+    let out = h
+        .cmd()
+        .args(["search", "-t", "agent.tool.use", "EMB_NEEDLE"])
+        .arg("@00000000-0000-4000-8000-000000000001")
+        .output();
+    let human = String::from_utf8(out.unwrap().stdout).unwrap();
+    assert!(
+        human.contains(&format!(
+            "── 00000000@{AGENT} ·t1 agent.tool.use Bash via agent_progress "
+        )),
+        "{human}"
+    );
+}
+
+#[test]
+fn no_subagents_leaves_nested_records_out() {
+    let h = home();
+    let out = h
+        .cmd()
+        .args(["search", "EMB_NEEDLE", "--no-subagents", "--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{:?}", matches(&out.stdout));
+    let stats = common::first_json(
+        h.cmd()
+            .args(["stats", "--no-subagents", "--format", "json"]),
+        "total",
+    );
+    assert_eq!(stats["units_embedded"], 0);
+}
+
+/// Nested units count in stats as search finds them: the seed, the call and
+/// the result of session 1; none of session 2, whose lane file counts them.
+#[test]
+fn stats_counts_the_nested_units_search_finds() {
+    let h = home();
+    let rows = common::ok_json(h.cmd().args(["stats", "--format", "json"]));
+    let row = |end: &str| {
+        rows.iter()
+            .find(|r| r["type"] == "transcript" && r["file"].as_str().unwrap().ends_with(end))
+            .unwrap()
+            .clone()
+    };
+    assert_eq!(row("000000000001.jsonl")["units_embedded"], 3);
+    assert_eq!(row("000000000002.jsonl")["units_embedded"], 0);
+    let one = row("000000000001.jsonl");
+    assert_eq!(one["labels"]["agent.communication.inbox"], 2); // seed + Task result
+    let total = rows.iter().find(|r| r["type"] == "total").unwrap();
+    let out = h
+        .cmd()
+        .args(["search", "", "-t", "user.*,agent.*,harness.*"])
+        .args(["--count-by", "label", "--format", "json"])
+        .output()
+        .unwrap();
+    let searched = common::searched_labels(&json_lines(&out.stdout));
+    assert_eq!(common::counted_labels(total), searched);
+    let human = String::from_utf8(h.cmd().arg("stats").output().unwrap().stdout).unwrap();
+    assert!(
+        human.contains("units (3 from subagent records in agent_progress records)"),
+        "{human}"
+    );
+}
+
+#[test]
+fn show_prints_a_progress_line_as_the_subagent_unit() {
+    let h = home();
+    let v = common::ok_json(h.cmd().args([
+        "show",
+        "@00000000-0000-4000-8000-000000000001",
+        "--line",
+        "3..5",
+        "--format",
+        "json",
+    ]));
+    let units: Vec<&Value> = v.iter().filter(|u| u["type"] == "unit").collect();
+    let labels: Vec<&str> = units.iter().map(|u| u["label"].as_str().unwrap()).collect();
+    assert_eq!(
+        labels,
+        [
+            "agent.communication.inbox",
+            "agent.tool.use",
+            "agent.tool.result"
+        ]
+    );
+    assert!(units
+        .iter()
+        .all(|u| u["via"] == "agent_progress" && u["agent_id"] == AGENT));
+    // A turn fetch holds them: search numbers them by the parent's turn.
+    let v = common::ok_json(h.cmd().args([
+        "show",
+        "@00000000-0000-4000-8000-000000000001",
+        "--turn",
+        "1",
+        "--format",
+        "json",
+    ]));
+    let nested = v.iter().filter(|u| u["via"] == "agent_progress").count();
+    assert_eq!(nested, 3);
+}
+
+/// The public corpus's 4cdef911: a devrun subagent with no lane file ran
+/// pytest; its call and result exist only in agent_progress records.
+#[test]
+fn corpus_subagent_work_without_a_lane_file_is_searchable() {
+    let Some(home) = common::corpus() else { return };
+    let out = common::csift()
+        .args(["search", "-t", "agent.tool.use", "uv run pytest tests/ -v"])
+        .args(["--format", "json", "--claude-home"])
+        .arg(&home)
+        .output()
+        .unwrap();
+    // The Task call that spawned it quotes the command too.
+    let hits = matches(&out.stdout);
+    assert_eq!(hits.len(), 2, "{hits:#?}");
+    assert_eq!(hits[0]["label"], "agent.communication.sent");
+    let h = &hits[1];
+    assert_eq!(h["agent_id"], "af7659ef33663ab14");
+    assert_eq!(h["via"], "agent_progress");
+    assert_eq!(h["line"], 278);
+    assert_eq!(h["exchange"][0]["line"], 279);
+    assert!(h["exchange"][0]["text"]
+        .as_str()
+        .unwrap()
+        .contains("23 passed"));
+    // 4d5611e5's nested records are its lane file's: found there, once.
+    let out = common::csift()
+        .args([
+            "search",
+            "",
+            "-t",
+            "agent.*",
+            "@4d5611e5",
+            "--format",
+            "json",
+        ])
+        .arg("--claude-home")
+        .arg(&home)
+        .output()
+        .unwrap();
+    let hits = matches(&out.stdout);
+    assert!(hits.len() > 60, "{}", hits.len());
+    assert!(hits.iter().all(|h| h["via"].is_null()));
+    assert!(hits
+        .iter()
+        .any(|h| h["file"].as_str().unwrap().contains("agent-a2898e3")));
+}
