@@ -272,3 +272,78 @@ fn corpus_subagent_work_without_a_lane_file_is_searchable() {
         .iter()
         .any(|h| h["file"].as_str().unwrap().contains("agent-a2898e3")));
 }
+
+/// agents counts a lane-less subagent's nested records, and leaves its
+/// tokens at 0: a nested usage copy is written as the reply starts streaming.
+#[test]
+fn agents_counts_a_lane_less_subagents_nested_records() {
+    let h = home();
+    let rows = common::ok_json(h.cmd().args([
+        "agents",
+        "@00000000-0000-4000-8000-000000000001",
+        "--format",
+        "json",
+    ]));
+    let lane = rows.iter().find(|r| r["type"] == "lane").unwrap();
+    assert_eq!(lane["shape"], "no-lane-file");
+    assert_eq!(lane["nested_records"], true);
+    assert_eq!(lane["records"], 3);
+    assert_eq!(lane["tool_calls"], 1);
+    assert_eq!(lane["tokens"]["output"], 0);
+    assert!(lane["started"].is_string());
+    let out = h
+        .cmd()
+        .args(["agents", "@00000000-0000-4000-8000-000000000001"])
+        .output()
+        .unwrap();
+    let human = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        human.contains("(no lane file; its records are in agent_progress records)"),
+        "{human}"
+    );
+    assert!(
+        human.contains("3 records · 1 tool calls (nested"),
+        "{human}"
+    );
+    // Where the lane file exists, the row is the lane file's.
+    let rows = common::ok_json(h.cmd().args([
+        "agents",
+        "@00000000-0000-4000-8000-000000000002",
+        "--format",
+        "json",
+    ]));
+    let lane = rows.iter().find(|r| r["type"] == "lane").unwrap();
+    assert!(lane["file"].is_string());
+    assert!(lane.get("nested_records").is_none());
+}
+
+/// The corpus's b82405ba: two dev subagents with no lane file; their counts
+/// match a count of the agent_progress records by agentId (53 and 43
+/// records, 26 and 21 distinct tool_use ids).
+#[test]
+fn corpus_lane_less_subagents_count_their_nested_records() {
+    let Some(home) = common::corpus() else { return };
+    let rows = common::ok_json(
+        common::csift()
+            .args(["agents", "@b82405ba", "--format", "json", "--claude-home"])
+            .arg(&home),
+    );
+    let got: Vec<(String, u64, u64)> = rows
+        .iter()
+        .filter(|r| r["type"] == "lane")
+        .map(|r| {
+            (
+                r["agent_id"].as_str().unwrap().to_string(),
+                r["records"].as_u64().unwrap(),
+                r["tool_calls"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("a333efa".to_string(), 53, 26),
+            ("a888d4d".to_string(), 43, 21)
+        ]
+    );
+}

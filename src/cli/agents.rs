@@ -51,7 +51,7 @@ pub enum ReturnsArg {
     "   \"kind\",\"kind_basis\",\"agent_type\",\"description\",\"parent_id\",\"spawn_tool_use_id\",\"spawn_tool\",\n",
     "   \"join_rule\",\"join_agree\",\"unresolved_reason\",\"depth\",\"spawned\",\"started\",\"last_activity\",\n",
     "   \"completed\",\"records\",\"tool_calls\",\"tokens\":{\"input\",\"output\",\"cache_read\",\n",
-    "   \"cache_creation\"},\"malformed_lines\",\"state\",\"carrier\",\"state_evidence\",\n",
+    "   \"cache_creation\"},\"nested_records\"?,\"malformed_lines\",\"state\",\"carrier\",\"state_evidence\",\n",
     "   \"pending_classification\",\"pending_tool_name\",\"pending_since\",\"generating\",\n",
     "   \"last_stop_reason\",\"returned_message_source\",\"returned_message\",\"footer\",\n",
     "   \"child_final_text\",\"returns_differ\",\"fork_parent_last_uuid\",\"fork_context_length\",\n",
@@ -67,7 +67,11 @@ pub enum ReturnsArg {
     "   dropped: those --kind, --depth or a window left out; sessions, orphans, lane_less_spawns:\n",
     "   among those shown; errors: files that could not be read, said on stderr; exit 2).\n",
     "  parent_id is \"main\", a parent agent id, or null (orphan). returned_message and\n",
-    "  child_final_text are present as --returns selects. Tokens count each message.id once.\n\n",
+    "  child_final_text are present as --returns selects. Tokens count each message.id once.\n",
+    "  nested_records: true on a lane-less subagent whose records sit in the parent's\n",
+    "  agent_progress records (search finds them `via agent_progress`): records, tool_calls,\n",
+    "  started and last_activity count them; tokens stay 0, as each nested usage copy is\n",
+    "  written when its reply starts streaming (the footer has the total).\n\n",
     "Exit status: 0 lanes found, 1 none, 2 an error.",
 ))]
 pub struct AgentsArgs {

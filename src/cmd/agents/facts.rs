@@ -116,6 +116,10 @@ pub struct FileFacts {
     pub results: HashMap<String, SpawnResult>,
     /// (child agentId, parentToolUseID) from `agent_progress` records.
     pub progress: Vec<(String, String)>,
+    /// What the subagent records nested in this file's `agent_progress`
+    /// records add up to, per child agent id ([`crate::record::embedded`]):
+    /// for a subagent with no lane file, the only count of its work.
+    pub nested: HashMap<String, LaneStats>,
     pub task_outputs: Vec<TaskOutput>,
     pub notifications: Vec<Notification>,
     pub stop_notices: Vec<String>,
@@ -218,6 +222,7 @@ pub fn scan(
     let mut chains: Vec<LaneAcc> = Vec::new();
     let mut chain_of: HashMap<String, usize> = HashMap::new();
     let mut spawn_ids: HashSet<String> = HashSet::new();
+    let mut nested: HashMap<String, LaneAcc> = HashMap::new();
     for line in Lines::new(&src) {
         if line.bytes.is_empty() {
             continue;
@@ -277,6 +282,14 @@ pub fn scan(
                         }
                     }
                 }
+                if let Some(e) = rec.embedded() {
+                    if let Some(a) = e.agent_id.as_deref().filter(|a| !a.is_empty()) {
+                        nested
+                            .entry(a.to_string())
+                            .or_insert_with(|| LaneAcc::new(a, n))
+                            .feed(&e.record, n);
+                    }
+                }
             }
             "queue-operation" if is_main && rec.operation.as_deref() == Some("enqueue") => {
                 if let Some(t) = rec.system_text() {
@@ -313,6 +326,10 @@ pub fn scan(
             _ => {}
         }
     }
+    f.nested = nested
+        .into_iter()
+        .map(|(a, acc)| (a, acc.finish()))
+        .collect();
     f.lanes.push(own.finish());
     f.lanes.extend(chains.into_iter().map(LaneAcc::finish));
     Ok(f)

@@ -157,8 +157,11 @@ fn lane(
     if let Some(d) = &r.description {
         head.push_str(&format!("  \"{}\"", short_text(d, 80)));
     }
-    if r.path.is_none() {
-        head.push_str("  (no lane file)");
+    if r.path.is_none() && r.line.is_none() {
+        head.push_str(match r.nested_records {
+            true => "  (no lane file; its records are in agent_progress records)",
+            false => "  (no lane file)",
+        });
     }
     writeln!(out, "{head}{reset}")?;
     if !full {
@@ -197,6 +200,17 @@ fn lane(
     if let Some(n) = r.line {
         // An inline sidechain has no file of its own: where it starts in the main one.
         facts.push(format!("in the main file from line {n}"));
+    }
+    if r.nested_records {
+        facts.push(format!(
+            "{} records · {} tool calls (nested in agent_progress records; tokens: the footer's)",
+            r.records, r.tool_calls
+        ));
+        facts.push(format!(
+            "{} → {}",
+            one_line(r.started_utc.as_deref().unwrap_or("?")),
+            one_line(r.last_utc.as_deref().unwrap_or("?"))
+        ));
     }
     if r.path.is_some() {
         facts.push(format!(

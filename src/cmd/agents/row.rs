@@ -66,6 +66,13 @@ pub struct LaneRow {
     pub records: usize,
     pub tool_calls: usize,
     pub tokens: Tokens,
+    /// A lane-less subagent whose records, tool calls and span come from its
+    /// records nested in the parent's agent_progress records; `tokens` stay 0,
+    /// as a nested usage copy holds the output count of a reply's first
+    /// streamed chunk (the footer, where there is one, has the total). Only
+    /// written when true.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub nested_records: bool,
     pub malformed_lines: usize,
     pub state: &'static str,
     pub carrier: Option<&'static str>,

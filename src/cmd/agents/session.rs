@@ -296,6 +296,23 @@ impl Ctx<'_> {
         r.shape = "no-lane-file";
         r.parent_id = Some(sp.lane.clone());
         r.join_rule = Some("spawn-without-lane");
+        // Its records nested in the parent's agent_progress records, if any.
+        let nested = agent.as_deref().and_then(|a| {
+            self.files
+                .iter()
+                .find(|f| f.lane == sp.lane)
+                .and_then(|f| f.nested.get(a))
+        });
+        if let Some(n) = nested {
+            r.nested_records = true;
+            r.started_utc = n.started.clone();
+            r.last_utc = n.last.clone();
+            r.records = n.records;
+            r.tool_calls = n.tool_calls;
+            // Not its tokens: a nested usage copy is written as the reply
+            // starts streaming (output_tokens 1 to 26 in the corpus's 193).
+            r.last_stop_reason = n.last_stop_reason.clone();
+        }
         self.fill(&mut r, &e, None);
         r
     }
