@@ -31,9 +31,10 @@ pub enum CountBy {
     "Smart case: all-lowercase patterns match case-insensitively unless -s. `^` and `$` match\n",
     "at each line of a unit's text, as in ripgrep; a pattern that matches only the empty string\n",
     "in a unit (`^`, `\\b`) still makes it a hit.\n\n",
-    "Output: each exchange in file order, one header line per unit (`──` first, `↳` partners:\n",
-    "session ·turn label [tool] time file:line); the unit that matched ends its header with\n",
-    "`[match]` when the exchange has partners.\n\n",
+    "Output: each exchange in path order (project folder, session file, line; not by time),\n",
+    "one header line per unit (`──` first, `↳` partners: session ·turn label [tool] time\n",
+    "file:line); the unit that matched ends its header with `[match]` when the exchange has\n",
+    "partners.\n\n",
     "Subagents: a lane file is searched as its own transcript (session@agent in the header).\n",
     "A subagent with no lane file may still have its records in the parent: Claude Code nests\n",
     "each record of a synchronous Task/Agent subagent in an agent_progress record. Those are\n",
@@ -131,7 +132,10 @@ pub struct SearchArgs {
     /// Print a table of hit counts grouped by KEY.
     #[arg(long, value_enum, value_name = "KEY")]
     pub count_by: Option<CountBy>,
-    /// Stop after N exchanges (the output says how many were left out).
+    /// Stop after N exchanges (the output says how many were left out). Exchanges
+    /// come in path order (project folder, session file, line), as ripgrep
+    /// orders files, so these are the first N in that order, not the newest:
+    /// narrow with --since 2d or a target (`.`, `@id`) for recent ones.
     #[arg(short = 'm', long, value_name = "N")]
     pub max_count: Option<usize>,
     /// Show whole bodies instead of cutting around the match.
