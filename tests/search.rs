@@ -1121,3 +1121,52 @@ fn corpus_a_window_selects_untimed_records_as_stats_does_rec_024() {
     assert_eq!(out.status.code(), Some(0));
     assert!(String::from_utf8_lossy(&out.stdout).contains("file-history-snapshot"));
 }
+
+/// A matched call that nothing in its file answers says so, in JSON and in
+/// the human form; on the corpus these are exactly the calls stats counts as
+/// unanswered (Bash 11, Read 2).
+#[test]
+fn corpus_unanswered_calls_are_marked_as_stats_counts_them() {
+    let Some(home) = corpus() else { return };
+    let run = |format: &str| {
+        common::csift()
+            .args(["search", "", "-t", "agent.tool.use", "--format", format])
+            .args(["--color", "never", "--claude-home"])
+            .arg(&home)
+            .output()
+            .unwrap()
+            .stdout
+    };
+    let all = json_lines(&run("json"));
+    let marked: Vec<&Value> = matches(&all)
+        .into_iter()
+        .filter(|h| h["unanswered"] == true)
+        .collect();
+    let stats = common::first_json(
+        common::csift()
+            .args(["stats", "--format", "json", "--claude-home"])
+            .arg(&home),
+        "total",
+    );
+    let counted: u64 = stats["tools"]
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|t| t["unanswered"].as_u64().unwrap())
+        .sum();
+    assert_eq!(marked.len() as u64, counted);
+    assert_eq!(counted, 13);
+    for h in &marked {
+        assert!(h["exchange"].as_array().unwrap().is_empty(), "{h}");
+        let id = h["tool_use_id"].as_str().unwrap();
+        let file = h["file"].as_str().unwrap();
+        assert!(!result_ids(Path::new(file)).contains(id), "{file} {id}");
+    }
+    let human = String::from_utf8(run("human")).unwrap();
+    assert_eq!(
+        human
+            .matches("↳ (no tool_result in this file answers this call)")
+            .count(),
+        13
+    );
+}

@@ -282,6 +282,7 @@ fn match_unit(
         unit,
         exchange: Vec::new(),
         position: 0,
+        unanswered: false,
     };
     if !cfg.exchanges {
         return Some(hit);
@@ -293,6 +294,7 @@ fn match_unit(
     if is_use {
         if let Some(id) = u.tool_use_id {
             let results = exchange::tool_result_for(t, buf, idx, id, line_end, near);
+            hit.unanswered = results.is_none();
             hit.exchange.extend(results.into_iter().map(|mut res| {
                 res.tool_name = res.tool_name.or_else(|| hit.unit.tool_name.clone());
                 res

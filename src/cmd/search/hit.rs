@@ -109,6 +109,9 @@ pub struct Hit {
     pub exchange: Vec<UnitOut>,
     /// Where the matched unit sits in the printed exchange (0 = first).
     pub position: usize,
+    /// A matched call that no tool_result in its file answers (still running,
+    /// interrupted, or never answered: the file cannot tell which).
+    pub unanswered: bool,
 }
 
 impl Hit {
@@ -133,6 +136,8 @@ pub struct JsonHit<'a> {
     #[serde(flatten)]
     pub unit: &'a UnitOut,
     pub exchange: &'a [UnitOut],
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub unanswered: bool,
 }
 
 fn is_zero(n: &usize) -> bool {

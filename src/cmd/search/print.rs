@@ -92,6 +92,14 @@ pub fn exchange(
             )?;
         }
     }
+    if h.unanswered {
+        let st = out.style;
+        writeln!(
+            out,
+            "{}  ↳ (no tool_result in this file answers this call){}",
+            st.dim, st.reset
+        )?;
+    }
     Ok(())
 }
 
@@ -312,5 +320,6 @@ pub fn json_hit(out: &mut Out, h: &Hit) -> io::Result<()> {
         kind: "match",
         unit: &h.unit,
         exchange: &h.exchange,
+        unanswered: h.unanswered,
     })
 }
