@@ -347,3 +347,118 @@ fn corpus_lane_less_subagents_count_their_nested_records() {
         ]
     );
 }
+
+/// A parent whose nested records hold a user text that is not the spawn
+/// prompt, an agent text, and a call in a record with no agent id.
+fn odd_home() -> Home {
+    let h = Home::new();
+    let mut s = Session::new("00000000-0000-4000-8000-000000000003", "/work/p");
+    s.user("please spawn the helper");
+    let nest = |s: &mut Session, agent: Option<&str>, r: Value| {
+        let mut data = json!({"message": r, "normalizedMessages": [],
+            "type": "agent_progress", "prompt": "the spawn prompt"});
+        if let Some(a) = agent {
+            data["agentId"] = json!(a);
+        }
+        s.push(json!({"type": "progress", "data": data, "parentToolUseID": "toolu_task"}));
+    };
+    nest(
+        &mut s,
+        Some(AGENT),
+        json!({"type": "user", "uuid": "n-1", "timestamp": "2026-01-01T00:00:30.000Z",
+            "message": {"role": "user", "content": "ODD_NOT_THE_SEED"}}),
+    );
+    nest(
+        &mut s,
+        Some(AGENT),
+        json!({"type": "assistant", "uuid": "n-2", "timestamp": "2026-01-01T00:00:31.000Z",
+            "message": {"role": "assistant", "model": "claude-haiku-4-5", "content": [
+                {"type": "text", "text": "ODD_NESTED_REPLY"}]}}),
+    );
+    nest(
+        &mut s,
+        None,
+        json!({"type": "assistant", "uuid": "n-3", "timestamp": "2026-01-01T00:00:32.000Z",
+            "message": {"role": "assistant", "content": [
+                {"type": "tool_use", "id": "toolu_x", "name": "Read", "input": {"file_path": "/ODD_NOAGENT"}}]}}),
+    );
+    s.text("msg_2", "the parent's own reply");
+    h.write("-work-p", &s.file_name(), &s.lines);
+    h
+}
+
+#[test]
+fn nested_user_text_is_inbox_and_nested_units_keep_to_their_own_exchange() {
+    let h = odd_home();
+    let out = h
+        .cmd()
+        .args(["search", "ODD_", "-t", "user.*,agent.*", "--format", "json"])
+        .output()
+        .unwrap();
+    let hits = matches(&out.stdout);
+    let labels: Vec<&str> = hits.iter().map(|h| h["label"].as_str().unwrap()).collect();
+    // Not user.message: the human never typed it.
+    assert_eq!(
+        labels,
+        [
+            "agent.communication.inbox",
+            "agent.message",
+            "agent.tool.use"
+        ]
+    );
+    // The nested reply is not paired with the parent's prompt, and the
+    // nested text is not taken as the parent's turn prompt with its reply.
+    for h in &hits[..2] {
+        assert!(h["exchange"].as_array().unwrap().is_empty(), "{h}");
+    }
+    // A record with no agent id is still found, naming no agent.
+    assert_eq!(hits[2]["via"], "agent_progress");
+    assert!(hits[2]["agent_id"].is_null());
+    assert_eq!(hits[2]["unanswered"], true);
+    // Its own model, not the (absent) envelope's.
+    let out = h
+        .cmd()
+        .args(["search", "ODD_", "--model", "claude-haiku*", "-c"])
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&out.stdout).ends_with(":1\n"));
+}
+
+#[test]
+fn show_finds_a_nested_record_by_its_own_uuid() {
+    let h = odd_home();
+    let v = common::ok_json(h.cmd().args([
+        "show",
+        "@00000000-0000-4000-8000-000000000003",
+        "--uuid",
+        "n-2",
+        "--format",
+        "json",
+    ]));
+    let u = v.iter().find(|u| u["type"] == "unit").unwrap();
+    assert_eq!(u["text"], "ODD_NESTED_REPLY");
+    assert_eq!(u["line"], 3);
+}
+
+/// `@session@agent` of a subagent with no lane file is no target, and the
+/// error says where its nested records are and how to read them.
+#[test]
+fn a_lane_less_target_points_at_its_nested_records() {
+    let h = home();
+    let out = h
+        .cmd()
+        .args([
+            "show",
+            &format!("@00000000-0000-4000-8000-000000000001@{AGENT}"),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains(
+            "its 3 records are nested in the session's agent_progress records, lines 3..5"
+        ) && err.contains("csift show @00000000 --line 3..5"),
+        "{err}"
+    );
+}

@@ -86,7 +86,10 @@ fn classify_with<'r>(
 
 /// The units of the subagent record an `agent_progress` record nests, when
 /// the index wants them: classified as the lane record it copies, with its
-/// spawn prompt as the lane's seed (inbox, REC-031).
+/// spawn prompt as the lane's seed (inbox, REC-031). A user text there is
+/// never the human's: what the parent or harness sent the child is inbox. A
+/// nested record with no agent id is still the work of a subagent, of one
+/// the record does not name.
 fn classify_embedded<'r>(
     r: &'r Record<'_>,
     line: usize,
@@ -97,26 +100,29 @@ fn classify_embedded<'r>(
     if !idx.embeds_any() {
         return;
     }
-    let Some((e, agent)) = r
-        .embedded()
-        .and_then(|e| Some((e, e.agent_id.as_deref()?)))
-        .filter(|(_, a)| !a.is_empty() && idx.embeds(a))
-    else {
-        return;
-    };
-    let n = e.record.kind();
-    if !e.record.has_message() || !matches!(n, "user" | "assistant") {
+    let Some(e) = r.embedded() else { return };
+    let agent = e.agent_id.as_deref().unwrap_or("");
+    if !idx.embeds(agent) {
         return;
     }
+    let n = &e.record;
     let from = out.len();
-    match user_text(&e.record).filter(|t| e.is_seed(t)) {
-        Some(t) if e.record.blocks().iter().all(|b| b.kind() != "tool_result") => {
-            out.push(Unit::new(Label::AgentCommunicationInbox, t));
-        }
-        _ if n == "user" => classify_user(&e.record, line, idx, text, out),
-        _ => classify_assistant(&e.record, idx, out),
+    match n.kind() {
+        "user" if n.has_message() => match user_text(n).filter(|t| e.is_seed(t)) {
+            Some(t) if n.blocks().iter().all(|b| b.kind() != "tool_result") => {
+                out.push(Unit::new(Label::AgentCommunicationInbox, t));
+            }
+            _ => classify_user(n, line, idx, text, out),
+        },
+        "assistant" if n.has_message() => classify_assistant(n, idx, out),
+        // A subagent's own progress would nest again: not followed.
+        "progress" => {}
+        _ => classify_other(n, out),
     }
     for u in &mut out[from..] {
+        if u.label == Label::UserMessage {
+            u.label = Label::AgentCommunicationInbox;
+        }
         u.via = Some(agent);
     }
 }

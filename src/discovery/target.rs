@@ -225,15 +225,28 @@ fn spawned_without_lane(all: &Walk, session: &str, id: &str) -> Option<String> {
         // echo (the spawn result); `agent_progress` records name it first.
         let mut first: Option<(usize, usize)> = None;
         let mut result: Option<usize> = None;
+        // Its records nested in agent_progress records: first, last, count.
+        let mut nested: Option<(usize, usize, usize)> = None;
         for k in &keys {
+            let mut last_line = usize::MAX;
             for at in memchr::memmem::find_iter(&buf, k.as_bytes()) {
                 let s = crate::scan::lines::line_start(&buf, at);
                 let e = memchr::memchr(b'\n', &buf[at..]).map_or(buf.len(), |n| at + n);
                 if first.is_none_or(|(f, _)| at < f) {
                     first = Some((at, at + k.len() - id.len()));
                 }
-                // Its own echo: a subagent's progress records nest results too.
                 let line = &buf[s..e];
+                if s != last_line
+                    && crate::scan::json::field(line, b"type") == Some(&b"\"progress\""[..])
+                    && memchr::memmem::find(line, b"\"agent_progress\"").is_some()
+                {
+                    last_line = s;
+                    nested = Some(match nested {
+                        None => (s, s, 1),
+                        Some((a, b, n)) => (a.min(s), b.max(s), n + 1),
+                    });
+                }
+                // Its own echo: a subagent's progress records nest results too.
                 if crate::scan::json::field(line, b"type") == Some(&b"\"user\""[..])
                     && memchr::memmem::find(line, b"\"toolUseResult\"").is_some()
                 {
@@ -261,9 +274,22 @@ fn spawned_without_lane(all: &Walk, session: &str, id: &str) -> Option<String> {
                 n = no(at)
             ),
         };
+        // Where its own records are, when the parent nests them.
+        let records = match nested {
+            Some((a, b, n)) => format!(
+                "; its {n} records are nested in the session's agent_progress records, \
+                 lines {}..{}: csift search PATTERN @{sid} finds them (read \
+                 `{sid}@{full} via agent_progress`), csift show @{sid} --line {}..{} prints them",
+                no(a),
+                no(b),
+                no(a),
+                no(b)
+            ),
+            None => String::new(),
+        };
         return Some(format!(
             "subagent `{full}` was spawned in session {sid} but has no lane file of its own \
-             (`csift agents @{sid}` shows it as no-lane-file); {whereabouts}"
+             (`csift agents @{sid}` shows it as no-lane-file); {whereabouts}{records}"
         ));
     }
     None

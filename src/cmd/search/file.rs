@@ -287,6 +287,9 @@ fn match_unit(
     if !cfg.exchanges {
         return Some(hit);
     }
+    // A subagent's nested unit pairs only with its own call or result: the
+    // parent's turn prompt and reply are not its exchange.
+    let turn = turn.filter(|_| u.via.is_none());
     let line_end = line.offset + line.bytes.len();
     let opens_turn = turn.is_some() && idx.is_opener(line.no);
     // The agent's last words in this hit's turn.

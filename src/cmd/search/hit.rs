@@ -74,7 +74,11 @@ impl UnitOut {
         let own = nested.unwrap_or(r);
         UnitOut {
             session_id: t.session_id.clone(),
-            agent_id: u.via.map(str::to_string).or_else(|| t.agent_id.clone()),
+            agent_id: match u.via {
+                // A nested record with no agent id names no subagent.
+                Some(a) => Some(a.to_string()).filter(|a| !a.is_empty()),
+                None => t.agent_id.clone(),
+            },
             file: t.path.display().to_string(),
             line,
             uuid: r.uuid.as_deref().map(str::to_string),

@@ -82,7 +82,8 @@ fn turn_member(line: &Line<'_>, idx: &FileIndex, turns: &[(usize, usize)]) -> bo
     line_records(line).iter().any(|(_, r)| member(r))
 }
 
-/// Lines holding `uuid` as their record's own uuid, in file order.
+/// Lines holding `uuid` as their record's own uuid (or its nested subagent
+/// record's), in file order.
 pub fn uuid_lines<'a>(buf: &'a [u8], uuid: &str) -> Vec<Line<'a>> {
     let mut out: Vec<Line<'a>> = Vec::new();
     if uuid.is_empty() {
@@ -99,9 +100,13 @@ pub fn uuid_lines<'a>(buf: &'a [u8], uuid: &str) -> Vec<Line<'a>> {
         counted_to = start;
         let line = lines::line_at(buf, start, no);
         // A copy inside a glued line is a copy too.
-        let found = line_records(&line)
-            .iter()
-            .any(|(_, r)| r.uuid.as_deref() == Some(uuid));
+        // A subagent record nested in an agent_progress record is found by
+        // its own uuid too (the one its lane file, where there is one, uses).
+        let found = line_records(&line).iter().any(|(_, r)| {
+            r.uuid.as_deref() == Some(uuid)
+                || r.embedded()
+                    .is_some_and(|e| e.record.uuid.as_deref() == Some(uuid))
+        });
         if found {
             out.push(line);
         }
