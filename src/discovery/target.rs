@@ -236,7 +236,9 @@ fn spawned_without_lane(all: &Walk, session: &str, id: &str) -> Option<String> {
                     first = Some((at, at + k.len() - id.len()));
                 }
                 let line = &buf[s..e];
+                // The record's own agentId key, not a result text's footer.
                 if s != last_line
+                    && k.starts_with('"')
                     && crate::scan::json::field(line, b"type") == Some(&b"\"progress\""[..])
                     && memchr::memmem::find(line, b"\"agent_progress\"").is_some()
                 {

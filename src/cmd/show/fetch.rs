@@ -75,8 +75,7 @@ fn turn_member(line: &Line<'_>, idx: &FileIndex, turns: &[(usize, usize)]) -> bo
         (matches!(r.kind(), "user" | "assistant") && r.has_message())
             || (idx.embeds_any()
                 && r.embedded()
-                    .and_then(|e| e.agent_id.as_deref())
-                    .is_some_and(|a| idx.embeds(a)))
+                    .is_some_and(|e| idx.embeds(e.agent_id.as_deref().unwrap_or(""))))
     };
     // A glued line holds records too (search finds them there).
     line_records(line).iter().any(|(_, r)| member(r))
