@@ -9,6 +9,20 @@ use common::{json_lines, Home, Session};
 use serde_json::{json, Value};
 
 const AGENT: &str = "a1b2c3d4e5f6a7b8c";
+/// The parent with no lane file, the parent with one, and `odd_home`'s parent.
+const S1: &str = "00000000-0000-4000-8000-000000000001";
+const S2: &str = "00000000-0000-4000-8000-000000000002";
+const S3: &str = "00000000-0000-4000-8000-000000000003";
+
+/// `csift <args> --format json` on home `h`, asserted to succeed.
+fn json_of(h: &Home, args: &[&str]) -> Vec<Value> {
+    common::ok_json(h.cmd().args(args).args(["--format", "json"]))
+}
+
+/// `@<session>`.
+fn at(id: &str) -> String {
+    format!("@{id}")
+}
 
 /// The subagent's three records: its seed prompt, a Bash call, its result.
 fn lane_records(s: &mut Session) -> Vec<Value> {
@@ -63,11 +77,11 @@ fn parent(id: &str, lane: &[Value]) -> Session {
 /// Two sessions: `…0001` has no lane file, `…0002` has one holding the records.
 fn home() -> Home {
     let h = Home::new();
-    let mut a = parent("00000000-0000-4000-8000-000000000001", &[]);
+    let mut a = parent(S1, &[]);
     let lane = lane_records(&mut a);
     let a = parent(&a.id, &lane);
     h.write("-work-p", &a.file_name(), &a.lines);
-    let b = parent("00000000-0000-4000-8000-000000000002", &lane);
+    let b = parent(S2, &lane);
     h.write("-work-p", &b.file_name(), &b.lines);
     let lane_name = format!("{}/subagents/agent-{AGENT}.jsonl", b.id);
     let lane_lines: Vec<Value> = lane
@@ -108,7 +122,7 @@ fn a_nested_call_is_found_with_its_nested_result() {
     // One from session 1's progress records, one from session 2's lane file.
     assert_eq!(hits.len(), 2, "{hits:#?}");
     let nested = hits.iter().find(|h| h["via"] == "agent_progress").unwrap();
-    assert_eq!(nested["session_id"], "00000000-0000-4000-8000-000000000001");
+    assert_eq!(nested["session_id"], S1);
     assert_eq!(nested["agent_id"], AGENT);
     assert_eq!(nested["tool_name"], "Bash");
     assert_eq!(nested["line"], 4);
@@ -129,7 +143,7 @@ fn a_nested_call_is_found_with_its_nested_result() {
     let out = h
         .cmd()
         .args(["search", "-t", "agent.tool.use", "EMB_NEEDLE"])
-        .arg("@00000000-0000-4000-8000-000000000001")
+        .arg(at(S1))
         .output();
     let human = String::from_utf8(out.unwrap().stdout).unwrap();
     assert!(
@@ -162,7 +176,7 @@ fn no_subagents_leaves_nested_records_out() {
 #[test]
 fn stats_counts_the_nested_units_search_finds() {
     let h = home();
-    let rows = common::ok_json(h.cmd().args(["stats", "--format", "json"]));
+    let rows = json_of(&h, &["stats"]);
     let row = |end: &str| {
         rows.iter()
             .find(|r| r["type"] == "transcript" && r["file"].as_str().unwrap().ends_with(end))
@@ -192,14 +206,7 @@ fn stats_counts_the_nested_units_search_finds() {
 #[test]
 fn show_prints_a_progress_line_as_the_subagent_unit() {
     let h = home();
-    let v = common::ok_json(h.cmd().args([
-        "show",
-        "@00000000-0000-4000-8000-000000000001",
-        "--line",
-        "3..5",
-        "--format",
-        "json",
-    ]));
+    let v = json_of(&h, &["show", &at(S1), "--line", "3..5"]);
     let units: Vec<&Value> = v.iter().filter(|u| u["type"] == "unit").collect();
     let labels: Vec<&str> = units.iter().map(|u| u["label"].as_str().unwrap()).collect();
     assert_eq!(
@@ -214,14 +221,7 @@ fn show_prints_a_progress_line_as_the_subagent_unit() {
         .iter()
         .all(|u| u["via"] == "agent_progress" && u["agent_id"] == AGENT));
     // A turn fetch holds them: search numbers them by the parent's turn.
-    let v = common::ok_json(h.cmd().args([
-        "show",
-        "@00000000-0000-4000-8000-000000000001",
-        "--turn",
-        "1",
-        "--format",
-        "json",
-    ]));
+    let v = json_of(&h, &["show", &at(S1), "--turn", "1"]);
     let nested = v.iter().filter(|u| u["via"] == "agent_progress").count();
     assert_eq!(nested, 3);
 }
@@ -278,12 +278,7 @@ fn corpus_subagent_work_without_a_lane_file_is_searchable() {
 #[test]
 fn agents_counts_a_lane_less_subagents_nested_records() {
     let h = home();
-    let rows = common::ok_json(h.cmd().args([
-        "agents",
-        "@00000000-0000-4000-8000-000000000001",
-        "--format",
-        "json",
-    ]));
+    let rows = json_of(&h, &["agents", &at(S1)]);
     let lane = rows.iter().find(|r| r["type"] == "lane").unwrap();
     assert_eq!(lane["shape"], "no-lane-file");
     assert_eq!(lane["nested_records"], true);
@@ -291,11 +286,7 @@ fn agents_counts_a_lane_less_subagents_nested_records() {
     assert_eq!(lane["tool_calls"], 1);
     assert_eq!(lane["tokens"]["output"], 0);
     assert!(lane["started"].is_string());
-    let out = h
-        .cmd()
-        .args(["agents", "@00000000-0000-4000-8000-000000000001"])
-        .output()
-        .unwrap();
+    let out = h.cmd().args(["agents", &at(S1)]).output().unwrap();
     let human = String::from_utf8(out.stdout).unwrap();
     assert!(
         human.contains("(no lane file; its records are in agent_progress records)"),
@@ -306,12 +297,7 @@ fn agents_counts_a_lane_less_subagents_nested_records() {
         "{human}"
     );
     // Where the lane file exists, the row is the lane file's.
-    let rows = common::ok_json(h.cmd().args([
-        "agents",
-        "@00000000-0000-4000-8000-000000000002",
-        "--format",
-        "json",
-    ]));
+    let rows = json_of(&h, &["agents", &at(S2)]);
     let lane = rows.iter().find(|r| r["type"] == "lane").unwrap();
     assert!(lane["file"].is_string());
     assert!(lane.get("nested_records").is_none());
@@ -352,7 +338,7 @@ fn corpus_lane_less_subagents_count_their_nested_records() {
 /// prompt, an agent text, and a call in a record with no agent id.
 fn odd_home() -> Home {
     let h = Home::new();
-    let mut s = Session::new("00000000-0000-4000-8000-000000000003", "/work/p");
+    let mut s = Session::new(S3, "/work/p");
     s.user("please spawn the helper");
     let nest = |s: &mut Session, agent: Option<&str>, r: Value| {
         let mut data = json!({"message": r, "normalizedMessages": [],
@@ -427,14 +413,7 @@ fn nested_user_text_is_inbox_and_nested_units_keep_to_their_own_exchange() {
 #[test]
 fn show_finds_a_nested_record_by_its_own_uuid() {
     let h = odd_home();
-    let v = common::ok_json(h.cmd().args([
-        "show",
-        "@00000000-0000-4000-8000-000000000003",
-        "--uuid",
-        "n-2",
-        "--format",
-        "json",
-    ]));
+    let v = json_of(&h, &["show", &at(S3), "--uuid", "n-2"]);
     let u = v.iter().find(|u| u["type"] == "unit").unwrap();
     assert_eq!(u["text"], "ODD_NESTED_REPLY");
     assert_eq!(u["line"], 3);
@@ -447,10 +426,7 @@ fn a_lane_less_target_points_at_its_nested_records() {
     let h = home();
     let out = h
         .cmd()
-        .args([
-            "show",
-            &format!("@00000000-0000-4000-8000-000000000001@{AGENT}"),
-        ])
+        .args(["show", &format!("@{S1}@{AGENT}")])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
