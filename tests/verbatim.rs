@@ -626,3 +626,46 @@ fn turn_zero_left_out_is_said() {
     assert!(s["left_out_before"].is_null());
     assert_eq!(s["turns"], 2);
 }
+
+/// A cut turn that holds a compaction summary says so in its marker, with the
+/// line that prints the summary whole: the cut can fall inside it (the
+/// corpus's 3ae3ab59, whose turn 5 holds the summary of line 414).
+#[test]
+fn a_cut_turn_names_the_compaction_summary_it_holds() {
+    let Some(home) = corpus() else { return };
+    let f = transcripts(&home)
+        .into_iter()
+        .find(|f| f.to_string_lossy().contains("3ae3ab59"))
+        .unwrap();
+    let (code, out) = verbatim(
+        &f,
+        &["--slices", "6", "--window", "10000", "--format", "json"],
+    );
+    assert_eq!(code, 0);
+    let turns: Vec<serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .filter(|v: &serde_json::Value| v["type"] == "turn")
+        .collect();
+    let held: Vec<&serde_json::Value> = turns
+        .iter()
+        .filter(|t| t["compaction_summaries"] == serde_json::json!([414]))
+        .collect();
+    assert_eq!(held.len(), 1);
+    assert!(held[0]["cut_chars"].as_u64().unwrap() > 0);
+    let text = held[0]["text"].as_str().unwrap();
+    assert!(
+        text.contains(
+            "window; the turn holds the compaction summary of line 414, whole in `csift show --line 414` …]"
+        ),
+        "{text}"
+    );
+    assert!(units(text) <= 10000);
+    // A cut turn without a summary names none.
+    for t in turns
+        .iter()
+        .filter(|t| t["compaction_summaries"] == serde_json::json!([]))
+    {
+        assert!(!t["text"].as_str().unwrap().contains("holds the compaction"));
+    }
+}

@@ -69,17 +69,32 @@ fn tail_at(s: &str, n: usize) -> usize {
 /// `text` cut to at most `limit` units: head, marker, tail; ends with a newline.
 #[cfg(test)]
 pub fn cut(text: &str, limit: usize) -> String {
-    cut_counted(text, limit).0
+    cut_counted(text, limit, &[]).0
 }
 
-/// [`cut`], and how many units of `text` it left out (0: whole).
-pub fn cut_counted(text: &str, limit: usize) -> (String, usize) {
+/// [`cut`], and how many units of `text` it left out (0: whole). The marker
+/// names the lines of the compaction summaries the turn holds (`summaries`):
+/// the cut may fall inside one, and `csift show --line` prints it whole.
+pub fn cut_counted(text: &str, limit: usize, summaries: &[usize]) -> (String, usize) {
     let total = units(text);
     if total <= limit {
         return (text.to_string(), 0);
     }
+    let held = match summaries {
+        [] => String::new(),
+        [l] => format!(
+            "; the turn holds the compaction summary of line {l}, whole in `csift show --line {l}`"
+        ),
+        ls => {
+            let ls: Vec<String> = ls.iter().map(usize::to_string).collect();
+            format!(
+                "; the turn holds the compaction summaries of lines {}, whole in `csift show --line N`",
+                ls.join(", ")
+            )
+        }
+    };
     let marker = |omitted: usize| {
-        format!("\n[… csift verbatim: {omitted} characters of this turn cut to fit a {limit}-character window …]\n")
+        format!("\n[… csift verbatim: {omitted} characters of this turn cut to fit a {limit}-character window{held} …]\n")
     };
     // The marker with the largest count it can carry bounds its length.
     let room = limit.saturating_sub(units(&marker(total)) + 1);
@@ -118,7 +133,7 @@ pub fn select(turns: impl Iterator<Item = Turn>, lim: Limits) -> Vec<Vec<Piece>>
             continue;
         }
         if windows.is_empty() {
-            let (text, omitted) = cut_counted(&turn.text, cap_first);
+            let (text, omitted) = cut_counted(&turn.text, cap_first, &turn.summaries);
             let used = units(&text);
             if omitted >= len {
                 // No character of the turn fits beside its cut marker: no turn
@@ -146,7 +161,7 @@ pub fn select(turns: impl Iterator<Item = Turn>, lim: Limits) -> Vec<Vec<Piece>>
             windows.push(Vec::new());
             room = lim.window;
         }
-        let (text, omitted) = cut_counted(&turn.text, lim.window);
+        let (text, omitted) = cut_counted(&turn.text, lim.window, &turn.summaries);
         let used = units(&text);
         if omitted >= len {
             break;
