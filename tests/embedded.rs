@@ -438,3 +438,29 @@ fn a_lane_less_target_points_at_its_nested_records() {
         "{err}"
     );
 }
+
+/// show on a progress line whose agent has a lane file prints no unit (the
+/// lane file's record is the one search finds) and says where that record is,
+/// with a command that prints it.
+#[test]
+fn show_points_a_lane_backed_progress_line_at_its_lane_record() {
+    let h = home();
+    let out = h
+        .cmd()
+        .args(["show", &at(S2), "--line", "4"])
+        .output()
+        .unwrap();
+    let human = String::from_utf8(out.stdout).unwrap();
+    let uuid = "00000002-0000-4000-8000-000000000002";
+    let cmd = format!("csift show @00000000@{AGENT} --uuid {uuid}");
+    assert!(
+        human.contains(&format!(
+            "(subagent {AGENT}'s record {uuid}, which its lane file holds: {cmd})"
+        )),
+        "{human}"
+    );
+    let v = json_of(&h, &["show", &format!("@00000000@{AGENT}"), "--uuid", uuid]);
+    let u = v.iter().find(|u| u["type"] == "unit").unwrap();
+    assert_eq!(u["label"], "agent.tool.use");
+    assert!(u["file"].as_str().unwrap().contains("/subagents/"));
+}

@@ -483,6 +483,24 @@ fn print_record(
                 print::mark(copy),
                 st.reset
             )?;
+            // A subagent record nested here gives no unit when its lane file
+            // holds it (search reads it there): say where.
+            let in_lane = |a: &str| c.idx.is_some_and(|i| i.embeds_any() && !i.embeds(a));
+            if let Some((agent, uuid)) = r.embedded().and_then(|e| {
+                let a = e.agent_id.as_deref().filter(|a| in_lane(a))?;
+                Some((a, e.record.uuid.as_deref().unwrap_or("?")))
+            }) {
+                let one = crate::output::sanitize::one_line;
+                writeln!(
+                    out,
+                    "{}(subagent {a}'s record {u}, which its lane file holds: csift show @{}@{a} --uuid {u}){}",
+                    st.dim,
+                    one(crate::discovery::short(&c.t.session_id)),
+                    st.reset,
+                    a = one(agent),
+                    u = one(uuid),
+                )?;
+            }
             // isMeta prose with no leaf of its own (R-U11) still reads as text.
             match crate::classify::unit::user_text(r).filter(|_| r.kind() == "user") {
                 Some(text) => {
