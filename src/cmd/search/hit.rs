@@ -100,6 +100,12 @@ impl UnitOut {
         }
     }
 
+    /// ` via agent_progress` for a nested subagent unit, else empty: the
+    /// header mark search and show both print.
+    pub fn via_mark(&self) -> String {
+        self.via.map(|v| format!(" via {v}")).unwrap_or_default()
+    }
+
     /// Identity of a unit inside its file.
     pub fn key(&self) -> UnitKey {
         (self.line, self.block, self.label)

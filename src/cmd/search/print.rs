@@ -48,7 +48,7 @@ pub fn header(out: &mut Out, u: &UnitOut, arrow: bool, mark: bool) -> io::Result
     let err = if u.is_error { " error" } else { "" };
     let lead = if arrow { "  ↳" } else { "──" };
     let mark = if mark { " [match]" } else { "" };
-    let via = u.via.map(|v| format!(" via {v}")).unwrap_or_default();
+    let via = u.via_mark();
     writeln!(
         out,
         "{}{lead} {who} {turn} {}{}{}{tool}{err}{via} {when} {}:{}{mark}{}",

@@ -51,7 +51,7 @@ pub fn header(out: &mut Out, u: &UnitOut, arrow: bool, copy: Option<&Copy>) -> i
         .unwrap_or_default();
     let err = if u.is_error { " error" } else { "" };
     let lead = if arrow { "  ↳" } else { "──" };
-    let via = u.via.map(|v| format!(" via {v}")).unwrap_or_default();
+    let via = u.via_mark();
     writeln!(
         out,
         "{}{lead} {} {turn} {}{}{}{tool}{err}{via} {} {}:{}{}{}{}",
