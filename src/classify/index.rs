@@ -13,6 +13,9 @@ use regex::bytes::Regex;
 use super::markers::SPAWN_TOOLS;
 use super::turns;
 use crate::record::{parse_line, Parsed, Record};
+use crate::scan::find::Find;
+use crate::scan::lines::HitLines;
+use crate::scan::Line;
 
 #[derive(Debug, Default)]
 pub struct FileIndex {
@@ -85,9 +88,46 @@ fn may_matter(hit: &[u8], line: &[u8]) -> bool {
 /// Files at least this large are indexed in parallel pieces of about `PIECE` bytes.
 const PARALLEL_MIN: usize = 16 << 20;
 const PIECE: usize = 8 << 20;
+/// Bytes of a piece both literal passes read before moving on: well inside
+/// a core's L2 cache.
+const BLOCK: usize = 256 << 10;
 
 /// `(line, uuid, parentUuid, byte offset)` of a turn opener.
 type Opener = (usize, Option<String>, Option<String>, usize);
+
+/// A piece's index, its newline count, and the lines [`Also`] found in it
+/// (numbered within the piece).
+type Scanned<'a> = (Piece, usize, Vec<Line<'a>>);
+
+/// A pattern searched in the index's blocks beside its own literals, from
+/// byte `from` on ([`FileIndex::build_finding`]).
+struct Also<'f, F> {
+    re: &'f F,
+    from: usize,
+}
+
+/// How a file is cut: into pieces indexed in parallel, each read in blocks.
+#[derive(Clone, Copy)]
+struct Sizes {
+    piece: usize,
+    block: usize,
+}
+
+impl Sizes {
+    /// A large file is indexed in line-aligned pieces in parallel and merged
+    /// in file order: a single big transcript must not leave the other cores
+    /// idle.
+    fn of(buf: &[u8]) -> Sizes {
+        Sizes {
+            piece: if buf.len() < PARALLEL_MIN {
+                usize::MAX
+            } else {
+                PIECE
+            },
+            block: BLOCK,
+        }
+    }
+}
 
 /// What one line-aligned piece of a file contributes to its index. Built by
 /// the index's own literal passes ([`FileIndex::build`]) or, by a caller that
@@ -201,12 +241,47 @@ impl Piece {
     /// Index bytes `start..end` of `buf` (a line-aligned cut) with its lines
     /// numbered from 1; also returns the cut's newline count, so pieces are
     /// numbered in the file when merged without a separate counting pass.
-    fn scan(buf: &[u8], (start, end): (usize, usize), lane: bool, spaced: bool) -> (Piece, usize) {
+    ///
+    /// Both literal passes run block by block ([`BLOCK`] bytes, line-aligned),
+    /// so the second reads each block from cache: a pass over a large file is
+    /// bound by memory bandwidth, and two whole-piece passes read it twice.
+    fn scan<'a, F: Find>(
+        buf: &'a [u8],
+        (start, end): (usize, usize),
+        lane: bool,
+        spaced: bool,
+        also: Option<&Also<'_, F>>,
+        block_size: usize,
+    ) -> Scanned<'a> {
+        let mut p = Piece::new(lane);
+        let mut newlines = 0;
+        let mut found = Vec::new();
+        for (a, b) in crate::scan::cuts(&buf[start..end], block_size) {
+            let block = (start + a, start + b);
+            if let Some(also) = also.filter(|also| block.1 > also.from) {
+                let part = &buf[..block.1];
+                let hits = HitLines::from(part, also.re, block.0, newlines + 1);
+                found.extend(hits.map(|(l, _)| l).filter(|l| l.offset >= also.from));
+            }
+            newlines += p.scan_block(buf, block, newlines, lane, spaced);
+        }
+        (p, newlines, found)
+    }
+
+    /// One block of [`Piece::scan`], whose first line is line `before + 1` of
+    /// the piece; returns the block's newline count.
+    fn scan_block(
+        &mut self,
+        buf: &[u8],
+        (start, end): (usize, usize),
+        before: usize,
+        lane: bool,
+        spaced: bool,
+    ) -> usize {
         let part = &buf[start..end];
         let mut newlines = 0;
-        let mut p = Piece::new(lane);
         if let Some(re) = literal(usize::from(spaced)) {
-            let mut hits = crate::scan::lines::HitLines::new(part, re);
+            let mut hits = HitLines::from(part, re, 0, before + 1);
             for (line, hit) in hits.by_ref() {
                 if !may_matter(hit, line.bytes) {
                     continue;
@@ -215,7 +290,7 @@ impl Piece {
                     continue;
                 };
                 if r.kind() == "user" && turns::opens_turn(&r, lane) {
-                    p.openers.push((
+                    self.openers.push((
                         line.no,
                         r.uuid.as_deref().map(str::to_string),
                         r.parent_uuid.as_deref().map(str::to_string),
@@ -223,7 +298,7 @@ impl Piece {
                     ));
                 }
             }
-            newlines = hits.newlines();
+            newlines = hits.newlines() - before;
         }
         // Spawn and ScheduleWakeup calls: lines naming one of those tools. Tool
         // notes need no line numbers, so this pass only jumps between `"name"`
@@ -252,12 +327,12 @@ impl Piece {
             };
             if let Parsed::Record(r) = parse_line(&line) {
                 if r.kind() == "assistant" {
-                    p.tools.note_tools(&r);
+                    self.tools.note_tools(&r);
                 }
             }
             pos = line_end;
         }
-        (p, newlines)
+        newlines
     }
 }
 
@@ -272,27 +347,56 @@ impl FileIndex {
     }
 
     pub fn build(buf: &[u8], lane: bool) -> FileIndex {
+        Self::build_inner(
+            buf,
+            lane,
+            None::<&Also<'_, regex::bytes::Regex>>,
+            Sizes::of(buf),
+        )
+        .0
+    }
+
+    /// [`FileIndex::build`], also finding the lines at or after byte `from`
+    /// (a line start) that `re` matches, in file order: search's candidate
+    /// lines, found in the same pass, while each block is in cache, instead of
+    /// in a pass of their own over a large file.
+    pub fn build_finding<'a, F: Find + Sync>(
+        buf: &'a [u8],
+        lane: bool,
+        re: &F,
+        from: usize,
+    ) -> (FileIndex, Vec<Line<'a>>) {
+        Self::build_inner(buf, lane, Some(&Also { re, from }), Sizes::of(buf))
+    }
+
+    fn build_inner<'a, F: Find + Sync>(
+        buf: &'a [u8],
+        lane: bool,
+        also: Option<&Also<'_, F>>,
+        sizes: Sizes,
+    ) -> (FileIndex, Vec<Line<'a>>) {
         let first = crate::scan::Lines::new(buf).next();
         // REC-038: a file written with `": "` spacing uses the spaced key form.
         let spaced = first.is_some_and(|l| memchr::memmem::find(l.bytes, b"\": \"").is_some());
-        // A large file is indexed in line-aligned pieces in parallel and merged in
-        // file order: a single big transcript must not leave the other cores idle.
-        let cuts = if buf.len() < PARALLEL_MIN {
-            vec![(0, buf.len())]
-        } else {
-            crate::scan::cuts(buf, PIECE)
-        };
-        let pieces = crate::scan::par_map(&cuts, |&c| Piece::scan(buf, c, lane, spaced));
+        let cuts = crate::scan::cuts(buf, sizes.piece);
+        let pieces = crate::scan::par_map(&cuts, |&c| {
+            Piece::scan(buf, c, lane, spaced, also, sizes.block)
+        });
         let mut all = Piece::new(lane);
+        let mut found = Vec::new();
         let mut before = 0;
-        for (mut p, newlines) in pieces {
+        for (mut p, newlines, lines) in pieces {
             for o in &mut p.openers {
                 o.0 += before;
             }
+            found.extend(lines.into_iter().map(|l| Line {
+                no: l.no + before,
+                ..l
+            }));
             before += newlines;
             all.append(p);
         }
-        all.finish(head_is_fork(buf))
+        (all.finish(head_is_fork(buf)), found)
     }
 
     fn note_tools(&mut self, r: &Record<'_>) {
@@ -441,6 +545,91 @@ mod tests {
         format!(
             r#"{{"type":"user","uuid":"{uuid}","parentUuid":"{parent}","message":{{"role":"user","content":"{text}"}}}}"#
         )
+    }
+
+    /// Everything the index answers about a buffer, line by line, to compare
+    /// indexes built with different cuts.
+    fn facts(idx: &FileIndex, lines: usize) -> Vec<String> {
+        let mut out: Vec<String> = (1..=lines + 1)
+            .map(|l| {
+                let t = (
+                    idx.turn(l),
+                    idx.is_draft(l),
+                    idx.is_opener(l),
+                    idx.is_seed(l),
+                );
+                format!("{l} {t:?} {:?}", idx.next_opener_from(l))
+            })
+            .collect();
+        out.extend(
+            (0..=idx.turns() + 1)
+                .map(|n| format!("{:?} {:?}", idx.turn_opener(n), idx.turn_end(n))),
+        );
+        out.push(format!(
+            "{} {} {:?} {} {:?}",
+            idx.is_spawn("t1"),
+            idx.is_wakeup_prompt("wake me up"),
+            idx.tool_name("w1"),
+            idx.drafts(),
+            idx.turns()
+        ));
+        out
+    }
+
+    /// The index's passes run block by block inside pieces, and search's
+    /// candidate lines are found in the same blocks: every piece and block
+    /// size must give the index of one uncut pass, and the lines a pass of
+    /// their own finds from the given line on. Covers a lane seed (REC-031),
+    /// superseded drafts (TURN-022), a spawn (CLS-010) and an armed wakeup
+    /// prompt (CLS-015) on either side of a cut.
+    #[test]
+    fn blocks_and_pieces_index_and_find_as_one_pass_turn_022_cls_010_cls_015() {
+        let mut lines = vec![
+            user("u0", "", "do the task with a needle"),
+            r#"{"type":"assistant","uuid":"a1","parentUuid":"u0","message":{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Task","input":{"prompt":"needle child"}},{"type":"tool_use","id":"w1","name":"ScheduleWakeup","input":{"prompt":"wake me up"}}]}}"#.to_string(),
+            r#"{"type":"user","uuid":"u2","parentUuid":"a1","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"child report needle"}]}}"#.to_string(),
+            user("u3", "u2", "wake me up"),
+            user("d", "u3", "first try"),
+            user("p", "u3", "second try needle"),
+        ];
+        for i in 0..6 {
+            lines.push(user(&format!("q{i}"), "p", &format!("sibling {i}")));
+            lines.push(format!(r#"{{"type":"assistant","uuid":"b{i}","message":{{"role":"assistant","content":[{{"type":"text","text":"reply {i} needle"}}]}}}}"#));
+        }
+        let buf = lines.join("\n") + "\n";
+        let buf = buf.as_bytes();
+        let re = Regex::new("needle").unwrap();
+        let whole = Sizes {
+            piece: usize::MAX,
+            block: usize::MAX,
+        };
+        for lane in [false, true] {
+            for from_line in [1, 3, 8] {
+                let from = crate::scan::Lines::new(buf)
+                    .nth(from_line - 1)
+                    .unwrap()
+                    .offset;
+                let want_lines: Vec<_> = HitLines::from(buf, &re, from, from_line)
+                    .map(|(l, _)| (l.no, l.offset, l.bytes))
+                    .collect();
+                let (want, _) = FileIndex::build_inner(buf, lane, None::<&Also<'_, Regex>>, whole);
+                let want = facts(&want, lines.len());
+                assert!(want_lines.len() >= 6 && want.iter().any(|f| f.contains("(None, true")));
+                for piece in [1, 150, 700, usize::MAX] {
+                    for block in (1..buf.len() + 2).step_by(13).chain([usize::MAX]) {
+                        let sizes = Sizes { piece, block };
+                        let also = Also { re: &re, from };
+                        let (idx, got) = FileIndex::build_inner(buf, lane, Some(&also), sizes);
+                        let got: Vec<_> = got.iter().map(|l| (l.no, l.offset, l.bytes)).collect();
+                        let at = format!(
+                            "lane {lane}, from line {from_line}, piece {piece}, block {block}"
+                        );
+                        assert_eq!(got, want_lines, "{at}");
+                        assert_eq!(facts(&idx, lines.len()), want, "{at}");
+                    }
+                }
+            }
+        }
     }
 
     /// TURN-022/023 with REC-091: a draft `d` superseded by `p`, then a resume

@@ -49,7 +49,7 @@ pub fn cuts(buf: &[u8], size: usize) -> Vec<(usize, usize)> {
     let mut cuts = Vec::new();
     let mut a = 0;
     while a < buf.len() {
-        let want = (a + size).min(buf.len());
+        let want = a.saturating_add(size).min(buf.len());
         let b = match memchr::memchr(b'\n', &buf[want..]) {
             Some(i) if want < buf.len() => want + i + 1,
             _ => buf.len(),

@@ -14,7 +14,7 @@ use super::prefilter::Prefilter;
 use crate::classify::{classify, FileIndex, Label, LabelSet, Unit};
 use crate::discovery::Transcript;
 use crate::record::{glued_parsed, parse_line, Malformed, MalformedKind, Parsed, Record};
-use crate::scan::lines::{self, HitLines};
+use crate::scan::lines;
 use crate::scan::stream::{self, Prefiltered};
 use crate::scan::{Line, Lines, Source};
 use crate::timefmt::{self, Window};
@@ -96,11 +96,22 @@ pub fn search(t: &Transcript, cfg: &Config) -> FileResult {
         bytes: buf.len() as u64,
         ..FileResult::default()
     };
-    let candidates = candidate_lines(buf, cfg.prefilter.as_ref(), first);
+    let (mut idx, candidates) = match &cfg.prefilter {
+        // The candidates are found in the index's own pass, block by block.
+        Some(re) => {
+            // A line start in the bytes the pass read; snapped in case the file
+            // was replaced since (REC-087: by rename).
+            let first = lines::line_start(buf, first.min(buf.len()));
+            FileIndex::build_finding(buf, t.is_lane(), re, first)
+        }
+        None => (
+            FileIndex::build(buf, t.is_lane()),
+            Lines::new(buf).collect(),
+        ),
+    };
     if candidates.is_empty() {
         return out;
     }
-    let mut idx = FileIndex::build(buf, t.is_lane());
     if cfg.embeds {
         idx = idx.with_embeds(std::sync::Arc::new(t.lane_files()));
     }
@@ -182,22 +193,6 @@ fn search_record(
         if let Some(hit) = match_unit(t, buf, idx, r, u, label, line, cfg, &mut out.notes) {
             out.hits.push(hit);
         }
-    }
-}
-
-/// Lines the prefilter flags (every line when there is none), in file order.
-/// `first` is a line start no flagged line comes before (from the streaming pass):
-/// the lines before it are counted, not searched again.
-fn candidate_lines<'a>(buf: &'a [u8], pre: Option<&Prefilter>, first: usize) -> Vec<Line<'a>> {
-    match pre {
-        Some(re) => {
-            // A line start in the bytes the pass read; snapped in case the file
-            // was replaced since (REC-087: by rename).
-            let first = lines::line_start(buf, first.min(buf.len()));
-            let no = lines::line_no_at(buf, first);
-            HitLines::from(buf, re, first, no).map(|(l, _)| l).collect()
-        }
-        None => Lines::new(buf).collect(),
     }
 }
 
