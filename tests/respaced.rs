@@ -54,6 +54,11 @@ enum Form {
     Spaced,
     /// Spaced, and non-ASCII `\u`-escaped: Python's `json.dumps` defaults.
     Python,
+    /// The first half of each file spaced: a re-serialised file Claude Code
+    /// appended to since.
+    Head,
+    /// The second half spaced: lines another writer appended.
+    Tail,
 }
 
 /// Copy the tree at `from` to `to`, re-spacing every line of every `.jsonl`.
@@ -72,11 +77,16 @@ fn copy_tree(from: &Path, to: &Path, form: Form) {
             continue;
         }
         let mut out = Vec::with_capacity(bytes.len() * 9 / 8);
+        let half = bytes.split(|&b| b == b'\n').count() / 2;
         for (i, line) in bytes.split(|&b| b == b'\n').enumerate() {
             if i > 0 {
                 out.push(b'\n');
             }
-            out.extend(respace(line, form == Form::Python));
+            match form {
+                Form::Head if i >= half => out.extend(line),
+                Form::Tail if i < half => out.extend(line),
+                _ => out.extend(respace(line, form == Form::Python)),
+            }
         }
         std::fs::write(&dst, out).unwrap();
     }
@@ -127,9 +137,12 @@ fn every_command_answers_the_same_on_a_respaced_copy_rec_038() {
     let tmp = tempfile::tempdir().unwrap();
     let (compact, spaced) = (tmp.path().join("compact"), tmp.path().join("spaced"));
     let python = tmp.path().join("python");
+    let (head, tail) = (tmp.path().join("head"), tmp.path().join("tail"));
     copy_tree(&src, &compact, Form::AsWritten);
     copy_tree(&src, &spaced, Form::Spaced);
     copy_tree(&src, &python, Form::Python);
+    copy_tree(&src, &head, Form::Head);
+    copy_tree(&src, &tail, Form::Tail);
 
     let cases: [&[&str]; 11] = [
         &["list", "--full"],
@@ -155,7 +168,13 @@ fn every_command_answers_the_same_on_a_respaced_copy_rec_038() {
     for args in cases {
         let a = answer(&compact, args);
         assert!(!a.is_empty(), "{args:?} printed nothing");
-        for (copy, name) in [(&spaced, "re-spaced"), (&python, "Python-dumped")] {
+        let copies = [
+            (&spaced, "re-spaced"),
+            (&python, "Python-dumped"),
+            (&head, "head-spaced"),
+            (&tail, "tail-spaced"),
+        ];
+        for (copy, name) in copies {
             let b = answer(copy, args);
             let only_a: Vec<_> = a.iter().filter(|l| !b.contains(l)).take(2).collect();
             let only_b: Vec<_> = b.iter().filter(|l| !a.contains(l)).take(2).collect();

@@ -229,6 +229,20 @@ impl Piece {
     }
 }
 
+/// Whether the first or the last line of `buf` is written with `": "` spacing
+/// (REC-038): a file re-serialised whole, or one Claude Code appended to after
+/// that (or the other way round). Raw `": "` cannot occur inside a compact
+/// line's strings, where every quote is escaped. A re-serialised stretch with
+/// compact lines at both ends is not looked for: finding it would cost a
+/// pass of its own over every file.
+fn has_spaced_end(buf: &[u8]) -> bool {
+    let spaced = |l: &[u8]| memchr::memmem::find(l, b"\": \"").is_some();
+    let body = buf.strip_suffix(b"\n").unwrap_or(buf);
+    let last = memchr::memrchr(b'\n', body).map_or(body, |i| &body[i + 1..]);
+    let first = crate::scan::Lines::new(buf).next();
+    first.is_some_and(|l| spaced(l.bytes)) || spaced(last)
+}
+
 /// Whether the file's first line is a fork head (`fork-context-ref`), which
 /// leads a forked lane instead of its seed (REC-031).
 pub fn head_is_fork(buf: &[u8]) -> bool {
@@ -242,9 +256,10 @@ impl Piece {
     /// numbered from 1; also returns the cut's newline count, so pieces are
     /// numbered in the file when merged without a separate counting pass.
     ///
-    /// Both literal passes run block by block ([`BLOCK`] bytes, line-aligned),
-    /// so the second reads each block from cache: a pass over a large file is
-    /// bound by memory bandwidth, and two whole-piece passes read it twice.
+    /// The literal passes run block by block ([`BLOCK`] bytes, line-aligned),
+    /// so all but the first read each block from cache: a pass over a large
+    /// file is bound by memory bandwidth, and whole-piece passes read it once
+    /// each.
     fn scan<'a, F: Find>(
         buf: &'a [u8],
         (start, end): (usize, usize),
@@ -280,7 +295,11 @@ impl Piece {
     ) -> usize {
         let part = &buf[start..end];
         let mut newlines = 0;
-        if let Some(re) = literal(usize::from(spaced)) {
+        // REC-038: a line re-serialised with `": "` spacing is the same record.
+        // The compact form is Claude Code's own and always searched; the spaced
+        // one when either end of the file has it ([`has_spaced_end`]).
+        let mut openers = Vec::new();
+        for (key, re) in (0..1 + usize::from(spaced)).filter_map(|k| Some((k, literal(k)?))) {
             let mut hits = HitLines::from(part, re, 0, before + 1);
             for (line, hit) in hits.by_ref() {
                 if !may_matter(hit, line.bytes) {
@@ -290,7 +309,7 @@ impl Piece {
                     continue;
                 };
                 if r.kind() == "user" && turns::opens_turn(&r, lane) {
-                    self.openers.push((
+                    openers.push((
                         line.no,
                         r.uuid.as_deref().map(str::to_string),
                         r.parent_uuid.as_deref().map(str::to_string),
@@ -298,8 +317,14 @@ impl Piece {
                     ));
                 }
             }
-            newlines = hits.newlines() - before;
+            if key == 0 {
+                newlines = hits.newlines() - before;
+            }
         }
+        // A line holding both forms (one in a nested object) is one opener.
+        openers.sort_by_key(|o| o.0);
+        openers.dedup_by_key(|o| o.0);
+        self.openers.extend(openers);
         // Spawn and ScheduleWakeup calls: lines naming one of those tools. Tool
         // notes need no line numbers, so this pass only jumps between `"name"`
         // keys and frames a line only when one names such a tool, in either
@@ -375,9 +400,7 @@ impl FileIndex {
         also: Option<&Also<'_, F>>,
         sizes: Sizes,
     ) -> (FileIndex, Vec<Line<'a>>) {
-        let first = crate::scan::Lines::new(buf).next();
-        // REC-038: a file written with `": "` spacing uses the spaced key form.
-        let spaced = first.is_some_and(|l| memchr::memmem::find(l.bytes, b"\": \"").is_some());
+        let spaced = has_spaced_end(buf);
         let cuts = crate::scan::cuts(buf, sizes.piece);
         let pieces = crate::scan::par_map(&cuts, |&c| {
             Piece::scan(buf, c, lane, spaced, also, sizes.block)
