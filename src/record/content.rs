@@ -272,6 +272,44 @@ pub fn raw_text<'a>(raw: &'a RawValue) -> Cow<'a, str> {
     }
 }
 
+/// Top-level `type` values: observed, registered in the 2.1.258 binary, or from
+/// older versions (REC-002, REC-024, REC-025, QT-030, QT-032).
+pub const RECORD_TYPES: &[&str] = &[
+    "user",
+    "assistant",
+    "system",
+    "attachment",
+    "queue-operation",
+    "file-history-snapshot",
+    "file-history-delta",
+    "last-prompt",
+    "permission-mode",
+    "mode",
+    "ai-title",
+    "agent-name",
+    "atis-latch",
+    "bridge-session",
+    "fork-context-ref",
+    "cost-state",
+    "continued-in",
+    "progress",
+    "summary",
+    "pr-link",
+    "custom-title",
+    "ended-by-model",
+    "tag",
+    "relocated",
+    "agent-color",
+    "agent-setting",
+    "history-suppression",
+    "attribution-snapshot",
+    "isolation-latch",
+    "worktree-state",
+    "observer-ref",
+    "content-replacement",
+    "frame-link",
+];
+
 /// Content block types csift models (REC-010; the binary registers 22, most
 /// unobserved — any other name is listed as unknown).
 pub const BLOCK_TYPES: &[&str] = &[

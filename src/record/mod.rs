@@ -14,7 +14,7 @@ use std::borrow::Cow;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-pub use content::{Block, Content};
+pub use content::{Block, Content, BLOCK_TYPES, RECORD_TYPES};
 pub use embedded::Embedded;
 pub use parse::{
     glued_parsed, glued_records, line_records, parse_line, Malformed, MalformedKind, Parsed,

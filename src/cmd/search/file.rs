@@ -49,6 +49,9 @@ pub struct FileResult {
     pub error: Option<String>,
     /// Notes to print on stderr (e.g. a persisted-output file that is gone).
     pub notes: Vec<String>,
+    /// Lines where the pattern matched only in a record or block type csift
+    /// does not model, and what that type is ([`super::unmodelled`]).
+    pub unmodelled: Vec<(usize, String)>,
 }
 
 pub fn search(t: &Transcript, cfg: &Config) -> FileResult {
@@ -184,6 +187,7 @@ fn search_record(
     }
     let mut units = Vec::new();
     classify(r, line.no, idx, &mut units);
+    let before = out.hits.len();
     for u in &units {
         // Selected by either label; reported by its primary one (its true leaf).
         if !u.labels().any(|l| cfg.labels.contains(l)) {
@@ -192,6 +196,11 @@ fn search_record(
         let label = u.label;
         if let Some(hit) = match_unit(t, buf, idx, r, u, label, line, cfg, &mut out.notes) {
             out.hits.push(hit);
+        }
+    }
+    if out.hits.len() == before {
+        if let Some(what) = super::unmodelled::matched(r, line.bytes, &cfg.matcher.regex) {
+            out.unmodelled.push((line.no, what));
         }
     }
 }

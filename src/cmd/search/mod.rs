@@ -8,6 +8,7 @@ pub mod hit;
 pub mod matcher;
 pub mod prefilter;
 pub mod print;
+pub mod unmodelled;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io::Write;
@@ -96,6 +97,9 @@ pub fn list_labels(out: &mut Out, json: bool) -> std::io::Result<()> {
     Ok(())
 }
 
+/// Lines of unmodelled types said on stderr; the rest are counted.
+const UNMODELLED_SHOWN: usize = 10;
+
 #[derive(Serialize)]
 struct Summary {
     #[serde(rename = "type")]
@@ -107,6 +111,9 @@ struct Summary {
     files_with_hits: usize,
     bytes: u64,
     malformed_lines: usize,
+    /// Lines where the pattern matched only in a record or block type csift
+    /// does not model (each said on stderr, up to [`UNMODELLED_SHOWN`]).
+    unmodelled_lines: usize,
     /// Files or targets that could not be read (said on stderr; exit 2).
     errors: usize,
     elapsed_ms: u128,
@@ -193,6 +200,7 @@ pub fn run(
     let mut total_hits = 0;
     let mut bytes = 0;
     let mut malformed = 0;
+    let mut unmodelled = 0;
     let mut files_with_hits = 0;
     for (t, r) in transcripts.iter().zip(&results) {
         if let Some(e) = &r.error {
@@ -210,10 +218,27 @@ pub fn run(
                 m.detail
             );
         }
+        for (no, what) in &r.unmodelled {
+            unmodelled += 1;
+            if unmodelled <= UNMODELLED_SHOWN {
+                let path = crate::output::sanitize::path(&t.path);
+                eprintln!(
+                    "csift: {path}:{no}: the pattern matches only in a {} csift does not model, which no label holds; `csift show --line {no} {path} --raw` prints the line",
+                    crate::output::sanitize::one_line(what)
+                );
+            }
+        }
         total_hits += r.hits.len();
         files_with_hits += usize::from(!r.hits.is_empty());
         bytes += r.bytes;
         malformed += r.malformed.len();
+    }
+
+    if unmodelled > UNMODELLED_SHOWN {
+        eprintln!(
+            "csift: … and {} more lines where the pattern matches only a record or block type csift does not model",
+            unmodelled - UNMODELLED_SHOWN
+        );
     }
 
     let st = out.style;
@@ -310,6 +335,7 @@ pub fn run(
             files_with_hits,
             bytes,
             malformed_lines: malformed,
+            unmodelled_lines: unmodelled,
             errors,
             elapsed_ms: started.elapsed().as_millis(),
         })?;

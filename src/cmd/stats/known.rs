@@ -12,43 +12,7 @@ use serde_json::value::RawValue;
 
 use crate::scan::json;
 
-/// Top-level `type` values: observed, registered in the 2.1.258 binary, or from
-/// older versions (REC-002, REC-024, REC-025, QT-030, QT-032).
-pub const RECORD_TYPES: &[&str] = &[
-    "user",
-    "assistant",
-    "system",
-    "attachment",
-    "queue-operation",
-    "file-history-snapshot",
-    "file-history-delta",
-    "last-prompt",
-    "permission-mode",
-    "mode",
-    "ai-title",
-    "agent-name",
-    "atis-latch",
-    "bridge-session",
-    "fork-context-ref",
-    "cost-state",
-    "continued-in",
-    "progress",
-    "summary",
-    "pr-link",
-    "custom-title",
-    "ended-by-model",
-    "tag",
-    "relocated",
-    "agent-color",
-    "agent-setting",
-    "history-suppression",
-    "attribution-snapshot",
-    "isolation-latch",
-    "worktree-state",
-    "observer-ref",
-    "content-replacement",
-    "frame-link",
-];
+pub use crate::record::RECORD_TYPES;
 
 /// `system` subtypes (QT-031, QT-SYS-001, ELI-020); `(none)` is the pre-2.x
 /// level+content shape with no subtype.

@@ -1,0 +1,164 @@
+//! Text search cannot reach: a record type or a content block type csift does
+//! not model ([`crate::record::RECORD_TYPES`], [`crate::record::BLOCK_TYPES`])
+//! gives no unit, so a pattern in its text matches nothing. Claude Code adds
+//! such types from one version to the next (REC-010: the binary registers 22
+//! block types, most never observed). Rather than answer "no hit" in silence,
+//! search matches the pattern against the unmodelled part's values, as written
+//! in the line, and says where it matched, so the line can be read with
+//! `show --raw`. Only lines the prefilter flagged and search parsed are looked
+//! at, and only when no unit of the record was a hit.
+
+use std::borrow::Cow;
+
+use regex::Regex;
+
+use crate::record::{Record, BLOCK_TYPES, RECORD_TYPES};
+use crate::scan::json::{self, Fields};
+
+/// Envelope keys every record carries: ids, times and places, not content. A
+/// pattern matching a session id or a working directory is not content the
+/// record's type hides.
+const ENVELOPE: &[&[u8]] = &[
+    b"type",
+    b"uuid",
+    b"parentUuid",
+    b"logicalParentUuid",
+    b"sessionId",
+    b"agentId",
+    b"timestamp",
+    b"cwd",
+    b"version",
+    b"gitBranch",
+    b"userType",
+    b"isSidechain",
+    b"requestId",
+    b"slug",
+    b"entrypoint",
+];
+
+/// What the pattern matched in `line` (record `r`'s bytes) that no unit holds:
+/// `record type `x`` or `block type `y``; `None` when the record is modelled
+/// or the pattern is not in its unmodelled values.
+pub fn matched(r: &Record<'_>, line: &[u8], re: &Regex) -> Option<String> {
+    let kind = r.kind();
+    if !RECORD_TYPES.contains(&kind) {
+        let found = Fields::new(line, 0)
+            .map_while(Result::ok)
+            .filter(|(k, _)| !ENVELOPE.contains(k))
+            .any(|(_, v)| value_matches(v, re));
+        return found.then(|| match kind {
+            "" => "record with no type".to_string(),
+            k => format!("record type `{k}`"),
+        });
+    }
+    let mut unknown = r.unknown_blocks().peekable();
+    unknown.peek()?;
+    let content = json::field(line, b"message").and_then(|m| json::field(m, b"content"))?;
+    elements(content)
+        .filter_map(|block| {
+            let kind = json::field(block, b"type").and_then(json::string)?;
+            (!BLOCK_TYPES.contains(&kind.as_ref())).then_some((kind, block))
+        })
+        .find(|(_, block)| {
+            Fields::new(block, 0)
+                .map_while(Result::ok)
+                .filter(|(k, _)| *k != b"type")
+                .any(|(_, v)| value_matches(v, re))
+        })
+        .map(|(kind, _)| format!("block type `{kind}`"))
+}
+
+/// Whether `re` matches a value: a string decoded, an object or array with its
+/// strings decoded (keys included), a scalar as written.
+fn value_matches(v: &[u8], re: &Regex) -> bool {
+    let Ok(raw) = std::str::from_utf8(v) else {
+        return false;
+    };
+    let text = match v.first() {
+        Some(b'"') => json::string(v).unwrap_or(Cow::Borrowed(raw)),
+        Some(b'{' | b'[') => json::decode_strings(raw).map_or(Cow::Borrowed(raw), Cow::Owned),
+        _ => Cow::Borrowed(raw),
+    };
+    re.is_match(&text)
+}
+
+/// The elements of the JSON array `arr`, as written; stops at a flaw.
+fn elements(arr: &[u8]) -> impl Iterator<Item = &[u8]> {
+    let mut i = match arr.first() {
+        Some(b'[') => json::ws(arr, 1),
+        _ => arr.len(),
+    };
+    std::iter::from_fn(move || {
+        if arr.get(i).is_none_or(|&b| b == b']') {
+            return None;
+        }
+        let end = json::value_end(arr, i).ok()?;
+        let el = &arr[i..end];
+        i = json::ws(arr, end);
+        match arr.get(i) {
+            Some(b',') => i = json::ws(arr, i + 1),
+            _ => i = arr.len(),
+        }
+        Some(el)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::{parse_line, Parsed};
+    use crate::scan::Line;
+
+    fn check(line: &str, pat: &str) -> Option<String> {
+        let l = Line {
+            no: 1,
+            offset: 0,
+            bytes: line.as_bytes(),
+            terminated: true,
+        };
+        let Parsed::Record(r) = parse_line(&l) else {
+            panic!("{line}")
+        };
+        matched(&r, line.as_bytes(), &Regex::new(pat).unwrap())
+    }
+
+    #[test]
+    fn an_unknown_block_or_record_says_what_hid_the_match_rec_010() {
+        let block = r#"{"type":"assistant","uuid":"zebra-id","message":{"role":"assistant","content":[{"type":"text","text":"hi"},{"type":"brand_block","body":{"note":"the \"zebra\" said"}}]}}"#;
+        assert_eq!(
+            check(block, r#""zebra""#).as_deref(),
+            Some("block type `brand_block`")
+        );
+        // In the envelope or a modelled block only: nothing hidden.
+        assert_eq!(check(block, "zebra-id"), None);
+        assert_eq!(check(block, "^hi$"), None);
+        let rec = r#"{"type":"brand_record","uuid":"u","cwd":"/tmp/zebra","content":"a zebra"}"#;
+        assert_eq!(
+            check(rec, "a zebra").as_deref(),
+            Some("record type `brand_record`")
+        );
+        assert_eq!(check(rec, "tmp/zebra"), None);
+        let untyped = r#"{"uuid":"u","payload":["x", "zebra"]}"#;
+        assert_eq!(
+            check(untyped, "zebra").as_deref(),
+            Some("record with no type")
+        );
+        // Modelled types are never reported, whatever their text.
+        let known = r#"{"type":"user","message":{"role":"user","content":[{"type":"text","text":"zebra"}]}}"#;
+        assert_eq!(check(known, "zebra"), None);
+        // REC-038: a re-spaced line reads the same.
+        let spaced = r#"{"type": "assistant", "message": {"content": [{"type": "brand_block", "text": "zebra"}]}}"#;
+        assert_eq!(
+            check(spaced, "zebra").as_deref(),
+            Some("block type `brand_block`")
+        );
+    }
+
+    #[test]
+    fn array_elements_are_read_as_written() {
+        let got: Vec<&[u8]> = elements(br#"[ {"a":[1,2]} , "x,]" ,3]"#).collect();
+        assert_eq!(got, [&br#"{"a":[1,2]}"#[..], br#""x,]""#, b"3"]);
+        assert_eq!(elements(b"[]").count(), 0);
+        assert_eq!(elements(b"{}").count(), 0);
+    }
+}

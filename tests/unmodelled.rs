@@ -1,0 +1,102 @@
+//! Text in a record or content block type csift does not model (REC-010: Claude
+//! Code registers more block types than it writes, and adds record types) is in
+//! no unit, so search cannot find it; it must say where the pattern matched
+//! instead of answering "nothing" in silence.
+
+mod common;
+
+use common::{json_lines, Home, Session};
+use serde_json::json;
+use serde_json::Value;
+
+/// The summary line of a JSON search that may have found nothing (exit 1).
+fn summary(home: &Home, pat: &str) -> Value {
+    let out = home
+        .cmd()
+        .args(["search", pat, "--format", "json"])
+        .output()
+        .unwrap();
+    assert!(out.status.code().is_some_and(|c| c < 2), "{out:?}");
+    let rows = json_lines(&out.stdout);
+    rows.into_iter().find(|v| v["type"] == "summary").unwrap()
+}
+
+fn home(extra_records: usize) -> (Home, String) {
+    let mut s = Session::new("ee12cd34-0000-4000-8000-000000000001", "/w/proj");
+    s.user("find the zebra");
+    s.assistant(
+        "m1",
+        &[
+            json!({"type": "text", "text": "looking"}),
+            json!({"type": "brand_block", "body": {"note": "a striped zebra"}}),
+        ],
+    );
+    for i in 0..extra_records {
+        s.push(json!({"type": "brand_record", "content": format!("zebra sighting {i}")}));
+    }
+    // A known, invisible leaf is not unmodelled: `-t` reaches it.
+    s.system("brand_sub", json!({"content": "system zebra"}));
+    let home = Home::new();
+    let file = home.write("-w-proj", &s.file_name(), &s.lines);
+    (home, file.display().to_string())
+}
+
+#[test]
+fn a_match_in_an_unmodelled_type_is_said_not_dropped_rec_010() {
+    let (home, file) = home(1);
+    let out = home
+        .cmd()
+        .args(["search", "striped|sighting"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "no unit holds either match");
+    assert!(out.stdout.is_empty());
+    let err = String::from_utf8(out.stderr).unwrap();
+    let said: Vec<&str> = err.lines().collect();
+    assert_eq!(said.len(), 2, "{err}");
+    assert!(said[0].starts_with(&format!("csift: {file}:3: ")), "{err}");
+    assert!(said[0].contains("block type `brand_block`"), "{err}");
+    assert!(said[1].starts_with(&format!("csift: {file}:4: ")), "{err}");
+    assert!(said[1].contains("record type `brand_record`"), "{err}");
+    assert!(said[1].contains(&format!("`csift show --line 4 {file} --raw`")));
+    let sum = summary(&home, "striped|sighting");
+    assert_eq!(sum["unmodelled_lines"], 2);
+    assert_eq!(sum["hits"], 0);
+
+    // Where a unit holds the match there is nothing to say, and the envelope
+    // (here the working directory) is not content.
+    let out = home.cmd().args(["search", "zebra"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(err.lines().count(), 2, "line 2's prompt is a hit: {err}");
+    let out = home.cmd().args(["search", "w/proj"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // A system subtype csift does not know is still a unit (harness.meta.system).
+    let out = home
+        .cmd()
+        .args(["search", "-t", "harness.meta.system", "system zebra"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(out.stderr.is_empty());
+}
+
+#[test]
+fn unmodelled_lines_past_ten_are_counted_not_listed() {
+    let (home, _) = home(14);
+    let out = home.cmd().args(["search", "sighting"]).output().unwrap();
+    let err = String::from_utf8(out.stderr).unwrap();
+    let said: Vec<&str> = err.lines().collect();
+    assert_eq!(said.len(), 11, "{err}");
+    assert!(
+        said[10].contains("and 4 more lines where the pattern matches only"),
+        "{err}"
+    );
+    let sum = summary(&home, "sighting");
+    assert_eq!(sum["unmodelled_lines"], 14);
+}
