@@ -88,8 +88,8 @@ fn may_matter(hit: &[u8], line: &[u8]) -> bool {
 /// Files at least this large are indexed in parallel pieces of about `PIECE` bytes.
 const PARALLEL_MIN: usize = 16 << 20;
 const PIECE: usize = 8 << 20;
-/// Bytes of a piece both literal passes read before moving on: well inside
-/// a core's L2 cache.
+/// Bytes of a piece every pass of the index (and search's candidate pattern)
+/// reads before the next block: well inside a core's L2 cache.
 const BLOCK: usize = 256 << 10;
 
 /// `(line, uuid, parentUuid, byte offset)` of a turn opener.
@@ -321,7 +321,8 @@ impl Piece {
                 newlines = hits.newlines() - before;
             }
         }
-        // A line holding both forms (one in a nested object) is one opener.
+        // A line both forms match (a hand-edited line may mix spacings) is one
+        // opener.
         openers.sort_by_key(|o| o.0);
         openers.dedup_by_key(|o| o.0);
         self.openers.extend(openers);

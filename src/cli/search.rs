@@ -44,7 +44,7 @@ pub enum CountBy {
     "Unmodelled types: text in a record type or content block type csift does not model\n",
     "(a type newer than csift) is in no unit, so no label reaches it. When a line holds the\n",
     "pattern only there (not in its envelope: ids, times, cwd), stderr names the line and\n",
-    "the type, and `csift show --line N FILE --raw` prints it (first 10 lines, then a count).\n\n",
+    "the type, and `csift show @SESSION --line N --raw` prints it (first 10, then a count).\n\n",
     "JSON (--format json), one object per line:\n",
     "  {\"type\":\"match\",\"session_id\",\"agent_id\",\"file\",\"line\",\"uuid\",\"label\",\"turn\",\"timestamp\",\n",
     "   \"tool_name\",\"tool_use_id\",\"is_error\"?,\"input_decoded\"?,\"via\"?,\"text\",\"block\",\n",

@@ -221,10 +221,15 @@ pub fn run(
         for (no, what) in &r.unmodelled {
             unmodelled += 1;
             if unmodelled <= UNMODELLED_SHOWN {
-                let path = crate::output::sanitize::path(&t.path);
+                let target = match &t.agent_id {
+                    Some(a) => format!("@{}@{a}", t.session_id),
+                    None => format!("@{}", t.session_id),
+                };
                 eprintln!(
-                    "csift: {path}:{no}: the pattern matches only in a {} csift does not model, which no label holds; `csift show --line {no} {path} --raw` prints the line",
-                    crate::output::sanitize::one_line(what)
+                    "csift: {}:{no}: the pattern matches only in a {} csift does not model, which no label holds; `csift show {} --line {no} --raw` prints the line",
+                    crate::output::sanitize::path(&t.path),
+                    crate::output::sanitize::one_line(what),
+                    crate::output::sanitize::one_line(&target)
                 );
             }
         }

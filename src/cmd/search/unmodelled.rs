@@ -5,7 +5,7 @@
 //! block types, most never observed). Rather than answer "no hit" in silence,
 //! search matches the pattern against the unmodelled part's values, as written
 //! in the line, and says where it matched, so the line can be read with
-//! `show --raw`. Only lines the prefilter flagged and search parsed are looked
+//! `show --line N --raw`. Only lines the prefilter flagged and search parsed are looked
 //! at, and only when no unit of the record was a hit.
 
 use std::borrow::Cow;
