@@ -229,18 +229,30 @@ impl Piece {
     }
 }
 
-/// Whether the first or the last line of `buf` is written with `": "` spacing
-/// (REC-038): a file re-serialised whole, or one Claude Code appended to after
-/// that (or the other way round). Raw `": "` cannot occur inside a compact
-/// line's strings, where every quote is escaped. A re-serialised stretch with
+/// Whether a line near either end of `buf` (the first two and the last two
+/// that are not blank) is written with `": "` spacing (REC-038): a file
+/// re-serialised whole, or one Claude Code appended to after that (or the
+/// other way round); two at each end, so a torn last line of the other form
+/// does not hide it. Raw `": "` cannot occur inside a compact line's
+/// strings, where every quote is escaped. A re-serialised stretch with
 /// compact lines at both ends is not looked for: finding it would cost a
 /// pass of its own over every file.
 fn has_spaced_end(buf: &[u8]) -> bool {
     let spaced = |l: &[u8]| memchr::memmem::find(l, b"\": \"").is_some();
-    let body = buf.strip_suffix(b"\n").unwrap_or(buf);
-    let last = memchr::memrchr(b'\n', body).map_or(body, |i| &body[i + 1..]);
-    let first = crate::scan::Lines::new(buf).next();
-    first.is_some_and(|l| spaced(l.bytes)) || spaced(last)
+    let blank = |l: &&[u8]| l.iter().all(u8::is_ascii_whitespace);
+    let mut head = crate::scan::Lines::new(buf)
+        .map(|l| l.bytes)
+        .filter(|l| !blank(l));
+    let mut end = buf.len();
+    let mut tail = std::iter::from_fn(|| {
+        let line_end = end.checked_sub(1)?;
+        let start = memchr::memrchr(b'\n', &buf[..line_end]).map_or(0, |i| i + 1);
+        let line = &buf[start..end];
+        end = start;
+        Some(line)
+    })
+    .filter(|l| !blank(l));
+    head.by_ref().take(2).any(spaced) || tail.by_ref().take(2).any(spaced)
 }
 
 /// Whether the file's first line is a fork head (`fork-context-ref`), which
@@ -654,6 +666,30 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// REC-038: openers of both spacings count when either end of the file is
+    /// spaced, past blank lines there and a torn last line of the other form.
+    #[test]
+    fn a_file_spaced_at_one_end_keeps_every_opener_rec_038() {
+        let spaced = |l: String| l.replace("\":\"", "\": \"").replace("\",\"", "\", \"");
+        let compact = [user("a", "", "one"), user("b", "a", "two")].join("\n");
+        let respaced = [user("c", "b", "three"), user("d", "c", "four")]
+            .map(spaced)
+            .join("\n");
+        let files = [
+            format!("{compact}\n{respaced}\n"),
+            format!("{compact}\n{respaced}\n\n \n"),
+            format!("{compact}\n{respaced}\n{{\"type\":\"us"),
+            format!("\n{respaced}\n{compact}\n"),
+            format!("\r\n{respaced}\r\n{compact}\r\n"),
+        ];
+        for f in &files {
+            assert_eq!(FileIndex::build(f.as_bytes(), false).turns(), 4, "{f:?}");
+        }
+        // Compact at both ends: the spaced middle is not looked for.
+        let middle = format!("{compact}\n{respaced}\n{compact}\n");
+        assert!(!has_spaced_end(middle.as_bytes()));
     }
 
     /// TURN-022/023 with REC-091: a draft `d` superseded by `p`, then a resume
