@@ -5,6 +5,8 @@
 //! would drop the re-spaced lines' replies, results, spawns or models. A third
 //! copy is what Python's `json.dumps` writes by default: re-spaced, and every
 //! non-ASCII character `\u`-escaped, which a raw-byte prefilter must still flag.
+//! Two more are re-spaced in one half only (a re-serialised file appended to),
+//! and one ends every line with `\r\n`, as a git checkout with autocrlf does.
 
 mod common;
 
@@ -59,6 +61,9 @@ enum Form {
     Head,
     /// The second half spaced: lines another writer appended.
     Tail,
+    /// As written, each line ending `\r\n`: a transcript checked out of git
+    /// with `core.autocrlf` (the public corpus comes from repositories).
+    Crlf,
 }
 
 /// Copy the tree at `from` to `to`, re-spacing every line of every `.jsonl`.
@@ -85,6 +90,8 @@ fn copy_tree(from: &Path, to: &Path, form: Form) {
             match form {
                 Form::Head if i >= half => out.extend(line),
                 Form::Tail if i < half => out.extend(line),
+                Form::Crlf if !line.is_empty() => out.extend([line, b"\r"].concat()),
+                Form::Crlf => {}
                 _ => out.extend(respace(line, form == Form::Python)),
             }
         }
@@ -143,6 +150,8 @@ fn every_command_answers_the_same_on_a_respaced_copy_rec_038() {
     copy_tree(&src, &python, Form::Python);
     copy_tree(&src, &head, Form::Head);
     copy_tree(&src, &tail, Form::Tail);
+    let crlf = tmp.path().join("crlf");
+    copy_tree(&src, &crlf, Form::Crlf);
 
     let cases: [&[&str]; 11] = [
         &["list", "--full"],
@@ -173,6 +182,7 @@ fn every_command_answers_the_same_on_a_respaced_copy_rec_038() {
             (&python, "Python-dumped"),
             (&head, "head-spaced"),
             (&tail, "tail-spaced"),
+            (&crlf, "CRLF"),
         ];
         for (copy, name) in copies {
             let b = answer(copy, args);

@@ -295,9 +295,12 @@ fn match_unit(
     // parent's turn prompt and reply are not its exchange.
     let turn = turn.filter(|_| u.via.is_none());
     let line_end = line.offset + line.bytes.len();
+    // The next line's start: past a `\r\n` too, which `line.bytes` leaves out.
+    let next = memchr::memchr(b'\n', &buf[line_end.min(buf.len())..])
+        .map_or(buf.len(), |i| line_end + i + 1);
     let opens_turn = turn.is_some() && idx.is_opener(line.no);
     // The agent's last words in this hit's turn.
-    let reply = || turn.and_then(|_| exchange::turn_reply(t, buf, idx, line_end + 1, line.no + 1));
+    let reply = || turn.and_then(|_| exchange::turn_reply(t, buf, idx, next, line.no + 1));
     if is_use {
         if let Some(id) = u.tool_use_id {
             let results = exchange::tool_result_for(t, buf, idx, id, line_end, near);
