@@ -242,6 +242,27 @@ impl<'a> Iterator for Fields<'a> {
     }
 }
 
+/// The elements of the JSON array `arr`, as written; stops at a flaw.
+pub fn elements(arr: &[u8]) -> impl Iterator<Item = &[u8]> {
+    let mut i = match arr.first() {
+        Some(b'[') => ws(arr, 1),
+        _ => arr.len(),
+    };
+    std::iter::from_fn(move || {
+        if arr.get(i).is_none_or(|&b| b == b']') {
+            return None;
+        }
+        let end = value_end(arr, i).ok()?;
+        let el = &arr[i..end];
+        i = ws(arr, end);
+        match arr.get(i) {
+            Some(b',') => i = ws(arr, i + 1),
+            _ => i = arr.len(),
+        }
+        Some(el)
+    })
+}
+
 /// Whether the line `b` (without its newline) is structurally one JSON object and
 /// nothing else, as [`Fields`] walks it; scalars' grammar, escapes and UTF-8 are
 /// serde's to check. For lines a caller skips without parsing, so a line that
@@ -466,5 +487,13 @@ mod tests {
         assert_eq!(decode_strings(r#"{"a":"plain"}"#), None);
         assert_eq!(decode_strings(r#"{"a":"torn\"#), None);
         assert_eq!(decode_strings(r#"{"a":"\ud800"}"#), None);
+    }
+
+    #[test]
+    fn array_elements_are_read_as_written() {
+        let got: Vec<&[u8]> = elements(br#"[ {"a":[1,2]} , "x,]" ,3]"#).collect();
+        assert_eq!(got, [&br#"{"a":[1,2]}"#[..], br#""x,]""#, b"3"]);
+        assert_eq!(elements(b"[]").count(), 0);
+        assert_eq!(elements(b"{}").count(), 0);
     }
 }
