@@ -464,3 +464,53 @@ fn show_points_a_lane_backed_progress_line_at_its_lane_record() {
     assert_eq!(u["label"], "agent.tool.use");
     assert!(u["file"].as_str().unwrap().contains("/subagents/"));
 }
+
+/// stats' `nested_record_types` and `nested_block_types` on the public corpus
+/// equal a count of the raw agent_progress records read with serde_json's
+/// `Value` (402 nested records: 209 user, 193 assistant), and none is
+/// unreadable or unknown.
+#[test]
+fn corpus_nested_types_match_a_raw_count_of_agent_progress_records() {
+    let Some(home) = common::corpus() else { return };
+    let mut records = std::collections::BTreeMap::<String, u64>::new();
+    let mut blocks = std::collections::BTreeMap::<String, u64>::new();
+    let mut files = vec![home.join("projects")];
+    while let Some(p) = files.pop() {
+        if p.is_dir() {
+            files.extend(std::fs::read_dir(&p).unwrap().map(|e| e.unwrap().path()));
+            continue;
+        }
+        if p.extension().is_none_or(|e| e != "jsonl") {
+            continue;
+        }
+        for line in std::fs::read_to_string(&p).unwrap().lines() {
+            let Ok(v) = serde_json::from_str::<Value>(line) else {
+                continue;
+            };
+            let d = &v["data"];
+            if v["type"] != "progress" || d["type"] != "agent_progress" {
+                continue;
+            }
+            let m = &d["message"];
+            *records
+                .entry(m["type"].as_str().unwrap().to_string())
+                .or_default() += 1;
+            for b in m["message"]["content"].as_array().into_iter().flatten() {
+                *blocks
+                    .entry(b["type"].as_str().unwrap().to_string())
+                    .or_default() += 1;
+            }
+        }
+    }
+    assert_eq!(records.values().sum::<u64>(), 402);
+    let rows = common::ok_json(
+        common::csift()
+            .args(["stats", "--format", "json", "--claude-home"])
+            .arg(&home),
+    );
+    let total = rows.iter().find(|r| r["type"] == "total").unwrap();
+    assert_eq!(total["nested_record_types"], json!(records));
+    assert_eq!(total["nested_block_types"], json!(blocks));
+    assert_eq!(total["unknown"]["nested_record_types"], json!({}));
+    assert_eq!(total["unknown"]["nested_block_types"], json!({}));
+}

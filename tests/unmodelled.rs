@@ -100,3 +100,84 @@ fn unmodelled_lines_past_ten_are_counted_not_listed() {
     let sum = summary(&home, "sighting");
     assert_eq!(sum["unmodelled_lines"], 14);
 }
+
+/// A subagent's records nested in the parent's agent_progress records are read
+/// as the lane records they copy; one of a type csift does not model, or one it
+/// cannot read at all (a shape change), is said by search and counted by stats
+/// under `unknown`, not dropped.
+#[test]
+fn nested_agent_progress_records_csift_cannot_model_are_said_and_counted() {
+    let mut s = Session::new("ee12cd34-0000-4000-8000-000000000002", "/w/proj");
+    s.user("send the okapi agent");
+    let progress = |message: Value| {
+        json!({"type": "progress", "data": {"type": "agent_progress", "agentId": "a77",
+               "prompt": "p", "message": message}})
+    };
+    s.push(progress(json!("an okapi report as a bare string")));
+    s.push(progress(
+        json!({"type": "assistant", "uuid": "n1", "message": {"role": "assistant",
+        "content": [{"type": "brand_block", "text": "an okapi sighting"}]}}),
+    ));
+    s.push(progress(
+        json!({"type": "assistant", "uuid": "n2", "message": {"role": "assistant",
+        "content": [{"type": "tool_use", "id": "toolu_1", "name": "Bash",
+                     "input": {"command": "echo okapi tracks"}}]}}),
+    ));
+    let home = Home::new();
+    let file = home.write("-w-proj", &s.file_name(), &s.lines);
+    let file = file.display().to_string();
+
+    let out = home
+        .cmd()
+        .args(["search", "okapi (report|sighting)"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "no unit holds either match");
+    let err = String::from_utf8(out.stderr).unwrap();
+    let said: Vec<&str> = err.lines().collect();
+    assert_eq!(said.len(), 2, "{err}");
+    assert!(said[0].starts_with(&format!("csift: {file}:2: ")), "{err}");
+    assert!(
+        said[0].contains("an agent_progress record whose nested record csift cannot read"),
+        "{err}"
+    );
+    assert!(said[1].starts_with(&format!("csift: {file}:3: ")), "{err}");
+    assert!(
+        said[1].contains(
+            "a block type `brand_block` csift does not model, nested in an agent_progress record"
+        ),
+        "{err}"
+    );
+    // The readable, modelled nested call is a unit like any other.
+    let out = home
+        .cmd()
+        .args(["search", "okapi tracks"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(out.stderr.is_empty());
+
+    let out = home
+        .cmd()
+        .args(["stats", "--format", "json"])
+        .output()
+        .unwrap();
+    let rows = json_lines(&out.stdout);
+    let total = rows.iter().find(|v| v["type"] == "total").unwrap();
+    assert_eq!(
+        total["nested_record_types"],
+        json!({"(unreadable)": 1, "assistant": 2})
+    );
+    assert_eq!(
+        total["nested_block_types"],
+        json!({"brand_block": 1, "tool_use": 1})
+    );
+    assert_eq!(
+        total["unknown"]["nested_record_types"],
+        json!({"(unreadable)": 1})
+    );
+    assert_eq!(
+        total["unknown"]["nested_block_types"],
+        json!({"brand_block": 1})
+    );
+}

@@ -51,22 +51,49 @@ struct Data<'a> {
     prompt: Str<'a>,
 }
 
-/// Read `data` of a progress record as an embedded subagent record; `None`
-/// for any other progress (`bash_progress`, `hook_progress` …) or a `data`
-/// whose message is missing or no record.
-pub fn read<'a>(data: &'a serde_json::value::RawValue) -> Option<Embedded<'a>> {
+/// What a progress record's `data` nests.
+#[derive(Debug)]
+pub enum Nested<'a> {
+    /// Any other progress (`bash_progress`, `hook_progress` …), or no `data`.
+    None,
+    /// An `agent_progress` whose `data` or `message` csift cannot read as a
+    /// record: missing, not an object, or a field of an unexpected type. Its
+    /// subagent's work is not classified, so it is counted, never dropped in
+    /// silence (stats' `nested_record_types`, search's unmodelled note).
+    Unreadable,
+    /// The subagent record.
+    Record(Box<Embedded<'a>>),
+}
+
+/// Read `data` of a progress record as an embedded subagent record.
+pub fn read<'a>(data: &'a serde_json::value::RawValue) -> Nested<'a> {
     let raw = data.get();
     // Most progress records are hook and shell progress: skip them unparsed.
-    crate::scan::lit!(b"agent_progress").find(raw.as_bytes())?;
-    let d: Data<'a> = serde_json::from_str(raw).ok()?;
-    if d.kind.as_deref() != Some("agent_progress") {
-        return None;
+    if crate::scan::lit!(b"agent_progress")
+        .find(raw.as_bytes())
+        .is_none()
+    {
+        return Nested::None;
     }
-    Some(Embedded {
-        agent_id: d.agent_id,
-        prompt: d.prompt,
-        record: d.message?,
-    })
+    let Ok(d) = serde_json::from_str::<Data<'a>>(raw) else {
+        // Unreadable only when the skim still sees an agent_progress.
+        let kind = crate::scan::json::field(raw.as_bytes(), b"type");
+        return match kind.and_then(crate::scan::json::string).as_deref() {
+            Some("agent_progress") => Nested::Unreadable,
+            _ => Nested::None,
+        };
+    };
+    if d.kind.as_deref() != Some("agent_progress") {
+        return Nested::None;
+    }
+    match d.message {
+        Some(record) => Nested::Record(Box::new(Embedded {
+            agent_id: d.agent_id,
+            prompt: d.prompt,
+            record,
+        })),
+        None => Nested::Unreadable,
+    }
 }
 
 #[cfg(test)]
@@ -93,12 +120,30 @@ mod tests {
     fn other_progress_and_other_records_embed_nothing() {
         for line in [
             r#"{"type":"progress","data":{"type":"bash_progress","output":"agent_progress"}}"#,
-            r#"{"type":"progress","data":{"type":"agent_progress","agentId":"a1","message":"x"}}"#,
-            r#"{"type":"progress","data":{"type":"agent_progress","agentId":"a1"}}"#,
+            r#"{"type":"progress","data":{"type":"bash_progress","agentId":7,"output":"agent_progress"}}"#,
             r#"{"type":"user","data":{"type":"agent_progress","agentId":"a1","message":{"type":"user"}}}"#,
         ] {
             let r: Record<'_> = serde_json::from_str(line).unwrap();
             assert!(r.embedded().is_none(), "{line}");
+            assert!(!r.nested_unreadable(), "{line}");
         }
+    }
+
+    /// An agent_progress whose nested record cannot be read is told apart from
+    /// other progress, so it can be counted rather than dropped in silence.
+    #[test]
+    fn an_agent_progress_without_a_readable_record_is_unreadable() {
+        for line in [
+            r#"{"type":"progress","data":{"type":"agent_progress","agentId":"a1","message":"x"}}"#,
+            r#"{"type":"progress","data":{"type":"agent_progress","agentId":"a1"}}"#,
+            r#"{"type":"progress","data":{"type":"agent_progress","agentId":7,"message":{"type":"user"}}}"#,
+            r#"{"type":"progress","data":{"message":{"type":"user","uuid":5},"type":"agent_progress"}}"#,
+        ] {
+            let r: Record<'_> = serde_json::from_str(line).unwrap();
+            assert!(r.embedded().is_none(), "{line}");
+            assert!(r.nested_unreadable(), "{line}");
+        }
+        let r: Record<'_> = serde_json::from_str(LINE).unwrap();
+        assert!(!r.nested_unreadable());
     }
 }

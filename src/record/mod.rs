@@ -141,7 +141,7 @@ pub struct Record<'a> {
     #[serde(borrow, default)]
     pub data: Raw<'a>,
     #[serde(skip)]
-    embedded: std::cell::OnceCell<Option<Box<Embedded<'a>>>>,
+    embedded: std::cell::OnceCell<embedded::Nested<'a>>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -250,12 +250,23 @@ impl<'a> Record<'a> {
 
     /// The subagent record an `agent_progress` record nests, read once.
     pub fn embedded(&self) -> Option<&Embedded<'a>> {
-        self.embedded
-            .get_or_init(|| {
-                let data = self.data.filter(|_| self.kind() == "progress")?;
-                embedded::read(data).map(Box::new)
-            })
-            .as_deref()
+        match self.nested() {
+            embedded::Nested::Record(e) => Some(e),
+            _ => None,
+        }
+    }
+
+    /// Whether this is an `agent_progress` record whose nested record csift
+    /// cannot read ([`embedded::Nested::Unreadable`]).
+    pub fn nested_unreadable(&self) -> bool {
+        matches!(self.nested(), embedded::Nested::Unreadable)
+    }
+
+    fn nested(&self) -> &embedded::Nested<'a> {
+        self.embedded.get_or_init(|| match self.data {
+            Some(data) if self.kind() == "progress" => embedded::read(data),
+            _ => embedded::Nested::None,
+        })
     }
 
     /// Whether the record carries a `message{}` at all: the one measured

@@ -226,7 +226,7 @@ pub fn run(
                     None => format!("@{}", t.session_id),
                 };
                 eprintln!(
-                    "csift: {}:{no}: the pattern matches only in a {} csift does not model, which no label holds; `csift show {} --line {no} --raw` prints the line",
+                    "csift: {}:{no}: the pattern matches only in {}, which no label holds; `csift show {} --line {no} --raw` prints the line",
                     crate::output::sanitize::path(&t.path),
                     crate::output::sanitize::one_line(what),
                     crate::output::sanitize::one_line(&target)

@@ -6,7 +6,9 @@
 //! search matches the pattern against the unmodelled part's values, as written
 //! in the line, and says where it matched, so the line can be read with
 //! `show --line N --raw`. Only lines the prefilter flagged and search parsed are looked
-//! at, and only when no unit of the record was a hit.
+//! at, and only when no unit of the record was a hit. A subagent record nested
+//! in an `agent_progress` record is looked at the same way, one level in, and
+//! so is one csift cannot read at all.
 
 use std::borrow::Cow;
 
@@ -36,19 +38,25 @@ const ENVELOPE: &[&[u8]] = &[
     b"entrypoint",
 ];
 
-/// What the pattern matched in `line` (record `r`'s bytes) that no unit holds:
-/// `record type `x`` or `block type `y``; `None` when the record is modelled
-/// or the pattern is not in its unmodelled values.
+/// Where the pattern matched in `line` (record `r`'s bytes) that no unit holds,
+/// as the phrase stderr says after "matches only in": ``a block type `y` csift
+/// does not model`` and the like; `None` when the record is modelled or the
+/// pattern is not in its unmodelled values.
 pub fn matched(r: &Record<'_>, line: &[u8], re: &Regex) -> Option<String> {
     let kind = r.kind();
+    if kind == "progress" {
+        if let Some(what) = nested(r, line, re) {
+            return Some(what);
+        }
+    }
     if !RECORD_TYPES.contains(&kind) {
         let found = Fields::new(line, 0)
             .map_while(Result::ok)
             .filter(|(k, _)| !ENVELOPE.contains(k))
             .any(|(_, v)| value_matches(v, re));
         return found.then(|| match kind {
-            "" => "record with no type".to_string(),
-            k => format!("record type `{k}`"),
+            "" => "a record with no type, which csift does not model".to_string(),
+            k => format!("a record type `{k}` csift does not model"),
         });
     }
     let mut unknown = r.unknown_blocks().peekable();
@@ -65,7 +73,30 @@ pub fn matched(r: &Record<'_>, line: &[u8], re: &Regex) -> Option<String> {
                 .filter(|(k, _)| *k != b"type")
                 .any(|(_, v)| value_matches(v, re))
         })
-        .map(|(kind, _)| format!("block type `{kind}`"))
+        .map(|(kind, _)| format!("a block type `{kind}` csift does not model"))
+}
+
+/// The same for the subagent record an `agent_progress` record nests
+/// ([`crate::record::embedded`]): one of a type csift does not model, or one
+/// csift cannot read at all, whose `data` is then searched whole.
+fn nested(r: &Record<'_>, line: &[u8], re: &Regex) -> Option<String> {
+    if r.nested_unreadable() {
+        let data = json::field(line, b"data")?;
+        let found = Fields::new(data, 0)
+            .map_while(Result::ok)
+            .filter(|(k, _)| !matches!(*k, b"type" | b"agentId"))
+            .any(|(_, v)| value_matches(v, re));
+        return found
+            .then(|| "an agent_progress record whose nested record csift cannot read".into());
+    }
+    let e = r.embedded()?;
+    // Most nested records are modelled: the line is walked only for one that is not.
+    let inner = &e.record;
+    if RECORD_TYPES.contains(&inner.kind()) && inner.unknown_blocks().next().is_none() {
+        return None;
+    }
+    let raw = json::field(line, b"data").and_then(|d| json::field(d, b"message"))?;
+    matched(inner, raw, re).map(|what| format!("{what}, nested in an agent_progress record"))
 }
 
 /// Whether `re` matches a value: a string decoded, an object or array with its
@@ -106,7 +137,7 @@ mod tests {
         let block = r#"{"type":"assistant","uuid":"zebra-id","message":{"role":"assistant","content":[{"type":"text","text":"hi"},{"type":"brand_block","body":{"note":"the \"zebra\" said"}}]}}"#;
         assert_eq!(
             check(block, r#""zebra""#).as_deref(),
-            Some("block type `brand_block`")
+            Some("a block type `brand_block` csift does not model")
         );
         // In the envelope or a modelled block only: nothing hidden.
         assert_eq!(check(block, "zebra-id"), None);
@@ -114,22 +145,46 @@ mod tests {
         let rec = r#"{"type":"brand_record","uuid":"u","cwd":"/tmp/zebra","content":"a zebra"}"#;
         assert_eq!(
             check(rec, "a zebra").as_deref(),
-            Some("record type `brand_record`")
+            Some("a record type `brand_record` csift does not model")
         );
         assert_eq!(check(rec, "tmp/zebra"), None);
         let untyped = r#"{"uuid":"u","payload":["x", "zebra"]}"#;
         assert_eq!(
             check(untyped, "zebra").as_deref(),
-            Some("record with no type")
+            Some("a record with no type, which csift does not model")
         );
         // Modelled types are never reported, whatever their text.
         let known = r#"{"type":"user","message":{"role":"user","content":[{"type":"text","text":"zebra"}]}}"#;
         assert_eq!(check(known, "zebra"), None);
+        // A subagent record nested in agent_progress: the same, one level in.
+        let nested = r#"{"type":"progress","uuid":"zebra-p","data":{"type":"agent_progress","agentId":"a1","message":{"type":"assistant","uuid":"zebra-n","message":{"content":[{"type":"brand_block","text":"a zebra"}]}}}}"#;
+        assert_eq!(
+            check(nested, "a zebra").as_deref(),
+            Some("a block type `brand_block` csift does not model, nested in an agent_progress record")
+        );
+        assert_eq!(check(nested, "zebra-"), None, "envelopes at either level");
+        let nested_rec = r#"{"type":"progress","data":{"type":"agent_progress","message":{"type":"brand_record","text":"a zebra"}}}"#;
+        assert_eq!(
+            check(nested_rec, "zebra").as_deref(),
+            Some("a record type `brand_record` csift does not model, nested in an agent_progress record")
+        );
+        let unreadable = r#"{"type":"progress","data":{"type":"agent_progress","agentId":"zebra","message":"a zebra ran"}}"#;
+        assert_eq!(
+            check(unreadable, "zebra ran").as_deref(),
+            Some("an agent_progress record whose nested record csift cannot read")
+        );
+        assert_eq!(
+            check(unreadable, "^zebra$"),
+            None,
+            "the agent id is envelope"
+        );
+        let shell = r#"{"type":"progress","data":{"type":"bash_progress","output":"a zebra"}}"#;
+        assert_eq!(check(shell, "zebra"), None, "other progress is modelled");
         // REC-038: a re-spaced line reads the same.
         let spaced = r#"{"type": "assistant", "message": {"content": [{"type": "brand_block", "text": "zebra"}]}}"#;
         assert_eq!(
             check(spaced, "zebra").as_deref(),
-            Some("block type `brand_block`")
+            Some("a block type `brand_block` csift does not model")
         );
     }
 }

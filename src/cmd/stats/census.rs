@@ -296,6 +296,22 @@ impl Scan {
                 if let Some(id) = progress_usage_id(r) {
                     self.book.progress_ids.push(id);
                 }
+                if let Some(e) = r.embedded() {
+                    let k = match e.record.kind() {
+                        "" => "(none)",
+                        k => k,
+                    };
+                    bump(&mut c.nested_record_types, k, 1);
+                    for b in e.record.blocks() {
+                        let bk = match b.kind() {
+                            "" => "(none)",
+                            k => k,
+                        };
+                        bump(&mut c.nested_block_types, bk, 1);
+                    }
+                } else if r.nested_unreadable() {
+                    bump(&mut c.nested_record_types, "(unreadable)", 1);
+                }
             }
             _ => {}
         }

@@ -74,6 +74,12 @@ pub struct Census {
     /// Part types inside tool_result content arrays (REC-011).
     pub result_part_types: Counts,
     pub result_shapes: Counts,
+    /// What `agent_progress` records nest, lane copies included: each nested
+    /// record's type, or `(unreadable)` where csift cannot read one
+    /// ([`crate::record::embedded::Nested::Unreadable`]).
+    pub nested_record_types: Counts,
+    /// The content block types of those nested records.
+    pub nested_block_types: Counts,
     pub units: u64,
     /// Of `units`, those of subagent records nested in agent_progress records
     /// (agents with no lane file; [`crate::record::embedded`]).
@@ -129,6 +135,8 @@ impl Census {
         add_counts(&mut self.content_shapes, &o.content_shapes);
         add_counts(&mut self.result_part_types, &o.result_part_types);
         add_counts(&mut self.result_shapes, &o.result_shapes);
+        add_counts(&mut self.nested_record_types, &o.nested_record_types);
+        add_counts(&mut self.nested_block_types, &o.nested_block_types);
         self.units += o.units;
         self.units_embedded += o.units_embedded;
         for (a, b) in self.labels.iter_mut().zip(&o.labels) {
@@ -193,6 +201,15 @@ impl Census {
         out.insert(
             "tool_use_result_shapes",
             pick(&self.result_shapes, known::RESULT_SHAPES),
+        );
+        // `(unreadable)` is in no list: a subagent record csift cannot read.
+        out.insert(
+            "nested_record_types",
+            pick(&self.nested_record_types, known::RECORD_TYPES),
+        );
+        out.insert(
+            "nested_block_types",
+            pick(&self.nested_block_types, known::BLOCK_TYPES),
         );
         out
     }

@@ -54,6 +54,8 @@ fn fields(c: &Census) -> Map<String, Value> {
         ("content_shapes", json!(c.content_shapes)),
         ("result_part_types", json!(c.result_part_types)),
         ("tool_use_result_shapes", json!(c.result_shapes)),
+        ("nested_record_types", json!(c.nested_record_types)),
+        ("nested_block_types", json!(c.nested_block_types)),
         ("units", json!(c.units)),
         ("units_embedded", json!(c.units_embedded)),
         ("labels", Value::Object(labels_map(&c.labels))),
@@ -304,6 +306,14 @@ fn total(out: &mut Out, r: &Report<'_>) -> io::Result<()> {
             continue;
         }
         writeln!(out, "  {name:<11} {}", counts_line(m, 12))?;
+    }
+    if !c.nested_record_types.is_empty() {
+        writeln!(
+            out,
+            "  nested      {}; blocks {}",
+            counts_line(&c.nested_record_types, 12),
+            counts_line(&c.nested_block_types, 12)
+        )?;
     }
     let labels: Counts = Label::ALL
         .iter()
