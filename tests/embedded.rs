@@ -514,3 +514,71 @@ fn corpus_nested_types_match_a_raw_count_of_agent_progress_records() {
     assert_eq!(total["unknown"]["nested_record_types"], json!({}));
     assert_eq!(total["unknown"]["nested_block_types"], json!({}));
 }
+
+/// stats counts a lane-less subagent's nested calls in tools, as its lane
+/// file's records would count: on the public corpus the total is the file's
+/// own tool_use ids plus the nested ones of agents with no lane file (1,640 +
+/// 160), computed here from the raw files.
+#[test]
+fn corpus_stats_tools_count_lane_less_nested_calls() {
+    let Some(home) = common::corpus() else { return };
+    let mut own = std::collections::BTreeSet::<String>::new();
+    let mut nested = Vec::<(String, String)>::new();
+    let mut lanes = std::collections::BTreeSet::<String>::new();
+    let mut files = vec![home.join("projects")];
+    while let Some(p) = files.pop() {
+        if p.is_dir() {
+            files.extend(std::fs::read_dir(&p).unwrap().map(|e| e.unwrap().path()));
+            continue;
+        }
+        let name = p.file_name().unwrap().to_string_lossy().to_string();
+        let Some(stem) = name.strip_suffix(".jsonl") else {
+            continue;
+        };
+        if let Some(a) = stem.strip_prefix("agent-") {
+            lanes.insert(a.to_string());
+        }
+        for line in std::fs::read_to_string(&p).unwrap().lines() {
+            let Ok(v) = serde_json::from_str::<Value>(line) else {
+                continue;
+            };
+            let ids = |m: &Value| -> Vec<String> {
+                m["message"]["content"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter(|b| b["type"] == "tool_use")
+                    .map(|b| b["id"].as_str().unwrap().to_string())
+                    .collect()
+            };
+            if v["type"] == "assistant" {
+                own.extend(ids(&v));
+            } else if v["type"] == "progress" && v["data"]["type"] == "agent_progress" {
+                let agent = v["data"]["agentId"].as_str().unwrap_or("").to_string();
+                let m = &v["data"]["message"];
+                if m["type"] == "assistant" {
+                    nested.extend(ids(m).into_iter().map(|id| (agent.clone(), id)));
+                }
+            }
+        }
+    }
+    let lane_less: std::collections::BTreeSet<&String> = nested
+        .iter()
+        .filter(|(a, _)| !lanes.contains(a))
+        .map(|(_, id)| id)
+        .collect();
+    assert_eq!((own.len(), lane_less.len()), (1640, 160));
+    let rows = common::ok_json(
+        common::csift()
+            .args(["stats", "--format", "json", "--claude-home"])
+            .arg(&home),
+    );
+    let total = rows.iter().find(|r| r["type"] == "total").unwrap();
+    let calls: u64 = total["tools"]
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|t| t["calls"].as_u64().unwrap())
+        .sum();
+    assert_eq!(calls as usize, own.len() + lane_less.len());
+}

@@ -165,6 +165,10 @@ fn scan(
                 let ts = r.timestamp.as_deref().and_then(parse_ts);
                 carried = ts.or(carried);
                 s.join(&r, line.no);
+                let nested = nested_counted(&r, idx);
+                if let Some(n) = nested {
+                    s.join(n, line.no);
+                }
                 let counted = w.is_open() || w.contains(carried);
                 if let Some(cand) = revisit::note(&mut s.piece, &r, &line, counted) {
                     s.cands.push(cand);
@@ -176,11 +180,31 @@ fn scan(
                 s.c.first_ts = min_opt(s.c.first_ts, ts);
                 s.c.last_ts = max_opt(s.c.last_ts, ts);
                 s.record(&r, line.no);
+                if let Some(n) = nested {
+                    s.admit_calls(n, line.no);
+                    if n.kind() == "assistant" && n.has_message() {
+                        bump(&mut s.c.models, n.model().unwrap_or("(unknown)"), 1);
+                    }
+                }
                 s.labels(&r, line.no, idx);
             }
         }
     }
     s
+}
+
+/// The subagent record an agent_progress record nests, when its calls and
+/// model count in this file: the agent has no lane file of its own, which
+/// would count them ([`FileIndex::embeds`]). Its usage never counts: the
+/// nested copy is written as the reply starts to stream (output_tokens 1–26
+/// in all 193 of the public corpus).
+fn nested_counted<'r, 'a>(r: &'r Record<'a>, idx: &FileIndex) -> Option<&'r Record<'a>> {
+    if !idx.embeds_any() {
+        return None;
+    }
+    let e = r.embedded()?;
+    idx.embeds(e.agent_id.as_deref().unwrap_or(""))
+        .then_some(&e.record)
 }
 
 impl Scan {
@@ -328,23 +352,43 @@ impl Scan {
             bump(&mut c.block_types, bk, 1);
             match bk {
                 "image" => c.images += 1,
+                // Only an array has parts (images among them, REC-011);
+                // asking a string content would build a serde error per
+                // result. Each part's type is counted, so one csift does not
+                // model is listed, not dropped.
+                "tool_result" if b.content.is_some_and(|raw| raw.get().starts_with('[')) => {
+                    b.result_part_kinds(|k| {
+                        if k == "image" {
+                            c.images += 1;
+                        }
+                        bump(
+                            &mut c.result_part_types,
+                            if k.is_empty() { "(none)" } else { k },
+                            1,
+                        );
+                    });
+                }
+                _ => {}
+            }
+        }
+        self.admit_calls(r, line);
+        let c = &mut self.c;
+        if let Some(raw) = r.tool_use_result {
+            bump(&mut c.result_shapes, &known::result_shape(raw), 1);
+        }
+        if kind == "assistant" && r.has_message() {
+            bump(&mut c.models, r.model().unwrap_or("(unknown)"), 1);
+            let usage = r.message.as_ref().and_then(|m| m.usage);
+            self.book.admit(r.model(), r.message_id(), usage);
+        }
+    }
+
+    /// Mark `r`'s calls and answers as inside the window, so they count.
+    fn admit_calls(&mut self, r: &Record<'_>, line: usize) {
+        let assistant = r.kind() == "assistant";
+        for b in r.blocks() {
+            match b.kind() {
                 "tool_result" => {
-                    // Only an array has parts (images among them, REC-011);
-                    // asking a string content would build a serde error per
-                    // result. Each part's type is counted, so one csift does
-                    // not model is listed, not dropped.
-                    if b.content.is_some_and(|raw| raw.get().starts_with('[')) {
-                        b.result_part_kinds(|k| {
-                            if k == "image" {
-                                c.images += 1;
-                            }
-                            bump(
-                                &mut c.result_part_types,
-                                if k.is_empty() { "(none)" } else { k },
-                                1,
-                            );
-                        });
-                    }
                     if let Some(a) = b
                         .tool_use_id
                         .as_deref()
@@ -353,7 +397,7 @@ impl Scan {
                         a.admitted = true;
                     }
                 }
-                "tool_use" if kind == "assistant" => {
+                "tool_use" if assistant => {
                     if let Some(call) = b.id.as_deref().and_then(|i| self.calls.get_mut(i)) {
                         call.admitted = true;
                     } else if b.id.is_none() {
@@ -364,14 +408,6 @@ impl Scan {
                 }
                 _ => {}
             }
-        }
-        if let Some(raw) = r.tool_use_result {
-            bump(&mut c.result_shapes, &known::result_shape(raw), 1);
-        }
-        if kind == "assistant" && r.has_message() {
-            bump(&mut c.models, r.model().unwrap_or("(unknown)"), 1);
-            let usage = r.message.as_ref().and_then(|m| m.usage);
-            self.book.admit(r.model(), r.message_id(), usage);
         }
     }
 
