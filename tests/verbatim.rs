@@ -584,6 +584,24 @@ fn verbatim_says_everything_a_kept_turn_holds() {
     assert!(pos("JSON type `object`, neither text nor blocks") < pos("TEXT-AFTER"));
     pos("[interrupted by the user during a tool call]");
     assert!(pos("is not a readable record") < pos("LAST-WORDS"));
+    // Each marker's command runs as printed and prints the line it names.
+    let said = regex::Regex::new(r"left out: csift show (@\S+) --line (\d+) --raw\]").unwrap();
+    let raw = std::fs::read_to_string(&file).unwrap();
+    let mut run = 0;
+    for c in said.captures_iter(&full) {
+        assert_eq!(&c[1], format!("@{}", s.id), "{full}");
+        let out = home
+            .cmd()
+            .args(["show", &c[1], "--line", &c[2], "--raw"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{:?}", &c[0]);
+        let n: usize = c[2].parse().unwrap();
+        let line = raw.lines().nth(n - 1).unwrap();
+        assert_eq!(String::from_utf8(out.stdout).unwrap().trim_end(), line);
+        run += 1;
+    }
+    assert_eq!(run, 3, "{full}");
     let (_, summary) = verbatim(&file, &[]);
     assert!(
         summary.contains("[tool] Read /w/v/a.txt → 2 lines"),
@@ -656,7 +674,7 @@ fn a_cut_turn_names_the_compaction_summary_it_holds() {
     let text = held[0]["text"].as_str().unwrap();
     assert!(
         text.contains(
-            "window; the turn holds the compaction summary of line 414, whole in `csift show --line 414` …]"
+            "window; the turn holds the compaction summary of line 414, whole in `csift show @3ae3ab59-52bc-413d-ad30-02b165c91785 --line 414` …]"
         ),
         "{text}"
     );

@@ -65,6 +65,15 @@ pub struct Transcript {
 }
 
 impl Transcript {
+    /// The target that selects this transcript alone: `@session`, or
+    /// `@session@agent` for a lane; pointers printed for a user to run use it.
+    pub fn at(&self) -> String {
+        match &self.agent_id {
+            Some(a) => format!("@{}@{a}", self.session_id),
+            None => format!("@{}", self.session_id),
+        }
+    }
+
     pub fn is_lane(&self) -> bool {
         self.shape.is_lane()
     }

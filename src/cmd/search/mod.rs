@@ -221,10 +221,7 @@ pub fn run(
         for (no, what) in &r.unmodelled {
             unmodelled += 1;
             if unmodelled <= UNMODELLED_SHOWN {
-                let target = match &t.agent_id {
-                    Some(a) => format!("@{}@{a}", t.session_id),
-                    None => format!("@{}", t.session_id),
-                };
+                let target = t.at();
                 eprintln!(
                     "csift: {}:{no}: the pattern matches only in {}, which no label holds; `csift show {} --line {no} --raw` prints the line",
                     crate::output::sanitize::path(&t.path),

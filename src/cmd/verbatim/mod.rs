@@ -162,8 +162,9 @@ pub fn run(
         thinking: args.thinking,
         full_tools: args.tools == Tools::Full,
         lane: t.is_lane(),
+        show: format!("csift show {}", crate::output::sanitize::one_line(&t.at())),
     };
-    let windows = pack::select(turns::Walker::new(&src, &idx, opts), lim);
+    let windows = pack::select(turns::Walker::new(&src, &idx, opts.clone()), lim);
     let shown: Vec<(usize, &Vec<Piece>)> = windows
         .iter()
         .enumerate()
@@ -174,8 +175,9 @@ pub fn run(
     // What the walk left out at the old end: turns before the oldest kept, or
     // only turn 0 (before the first prompt) when that renders to something.
     let oldest = windows.iter().flatten().map(|p| p.turn.n).min();
-    let left_out_before = oldest
-        .filter(|&n| n > 1 || (n == 1 && turns::Walker::new(&src, &idx, opts).turn_zero_renders()));
+    let left_out_before = oldest.filter(|&n| {
+        n > 1 || (n == 1 && turns::Walker::new(&src, &idx, opts.clone()).turn_zero_renders())
+    });
 
     if args.hook_json {
         if !text.is_empty() {

@@ -19,6 +19,9 @@ pub struct Turn {
     pub text: String,
     /// Lines of the compaction summaries this turn holds (CMP-011: members).
     pub summaries: Vec<usize>,
+    /// The command that prints a line of this transcript, `csift show @S`,
+    /// completed by `--line N` where a marker points at a line.
+    pub show: String,
 }
 
 /// A selected turn, possibly cut.
@@ -69,13 +72,14 @@ fn tail_at(s: &str, n: usize) -> usize {
 /// `text` cut to at most `limit` units: head, marker, tail; ends with a newline.
 #[cfg(test)]
 pub fn cut(text: &str, limit: usize) -> String {
-    cut_counted(text, limit, &[]).0
+    cut_counted(text, limit, &[], "csift show").0
 }
 
 /// [`cut`], and how many units of `text` it left out (0: whole). The marker
 /// names the lines of the compaction summaries the turn holds (`summaries`):
-/// the cut may fall inside one, and `csift show --line` prints it whole.
-pub fn cut_counted(text: &str, limit: usize, summaries: &[usize]) -> (String, usize) {
+/// the cut may fall inside one, and `show` (`csift show @S`) with `--line`
+/// prints it whole.
+pub fn cut_counted(text: &str, limit: usize, summaries: &[usize], show: &str) -> (String, usize) {
     let total = units(text);
     if total <= limit {
         return (text.to_string(), 0);
@@ -83,12 +87,12 @@ pub fn cut_counted(text: &str, limit: usize, summaries: &[usize]) -> (String, us
     let held = match summaries {
         [] => String::new(),
         [l] => format!(
-            "; the turn holds the compaction summary of line {l}, whole in `csift show --line {l}`"
+            "; the turn holds the compaction summary of line {l}, whole in `{show} --line {l}`"
         ),
         ls => {
             let ls: Vec<String> = ls.iter().map(usize::to_string).collect();
             format!(
-                "; the turn holds the compaction summaries of lines {}, whole in `csift show --line N`",
+                "; the turn holds the compaction summaries of lines {}, whole in `{show} --line N`",
                 ls.join(", ")
             )
         }
@@ -133,7 +137,7 @@ pub fn select(turns: impl Iterator<Item = Turn>, lim: Limits) -> Vec<Vec<Piece>>
             continue;
         }
         if windows.is_empty() {
-            let (text, omitted) = cut_counted(&turn.text, cap_first, &turn.summaries);
+            let (text, omitted) = cut_counted(&turn.text, cap_first, &turn.summaries, &turn.show);
             let used = units(&text);
             if omitted >= len {
                 // No character of the turn fits beside its cut marker: no turn
@@ -161,7 +165,7 @@ pub fn select(turns: impl Iterator<Item = Turn>, lim: Limits) -> Vec<Vec<Piece>>
             windows.push(Vec::new());
             room = lim.window;
         }
-        let (text, omitted) = cut_counted(&turn.text, lim.window, &turn.summaries);
+        let (text, omitted) = cut_counted(&turn.text, lim.window, &turn.summaries, &turn.show);
         let used = units(&text);
         if omitted >= len {
             break;
@@ -200,6 +204,7 @@ mod tests {
             last_line: n,
             text: format!("{}\n", "x".repeat(len - 1)),
             summaries: Vec::new(),
+            show: "csift show @s".into(),
         }
     }
 

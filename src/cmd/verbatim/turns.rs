@@ -17,11 +17,14 @@ use crate::record::{line_records, parse_line, Parsed, Record};
 use crate::scan::Lines;
 use crate::timefmt;
 
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct Opts {
     pub thinking: bool,
     pub full_tools: bool,
     pub lane: bool,
+    /// `csift show @S` (`@S@A` for a lane): the command a marker names to
+    /// print a line it leaves out, runnable as printed.
+    pub show: String,
 }
 
 /// Yields turns newest first, from the last turn down to turn 0.
@@ -149,7 +152,7 @@ impl Walker<'_> {
         let mut unread = unread.into_iter().peekable();
         for (no, r, units) in &units_of {
             while let Some((bad, kind)) = unread.next_if(|(bad, _)| bad < no) {
-                unreadable(&mut body, bad, kind);
+                unreadable(&mut body, bad, kind, &self.opts.show);
             }
             for u in units {
                 let before = body.len();
@@ -162,10 +165,10 @@ impl Walker<'_> {
                     first_ts = r.timestamp.as_deref();
                 }
             }
-            unknown_blocks(&mut body, r, *no);
+            unknown_blocks(&mut body, r, *no, &self.opts.show);
         }
         for (bad, kind) in unread {
-            unreadable(&mut body, bad, kind);
+            unreadable(&mut body, bad, kind, &self.opts.show);
         }
         let text = if body.is_empty() {
             String::new()
@@ -186,6 +189,7 @@ impl Walker<'_> {
             last_line,
             text,
             summaries,
+            show: self.opts.show.clone(),
         }
     }
 
@@ -295,26 +299,26 @@ impl Walker<'_> {
 }
 
 /// A line of the turn that is not a record csift can read.
-fn unreadable(out: &mut String, no: usize, kind: &str) {
+fn unreadable(out: &mut String, no: usize, kind: &str, show: &str) {
     let _ = writeln!(
         out,
-        "[csift: line {no} is not a readable record ({kind}); left out: csift show --line {no} --raw]"
+        "[csift: line {no} is not a readable record ({kind}); left out: {show} --line {no} --raw]"
     );
 }
 
 /// Blocks of a type csift does not model, which classify gives no unit, and
 /// message content that is neither text nor blocks (an object, a number …).
-fn unknown_blocks(out: &mut String, r: &Record<'_>, no: usize) {
+fn unknown_blocks(out: &mut String, r: &Record<'_>, no: usize, show: &str) {
     if let Some(crate::record::Content::Other(k)) = r.content() {
         let _ = writeln!(
             out,
-            "[csift: line {no} has message content of JSON type `{k}`, neither text nor blocks; left out: csift show --line {no} --raw]"
+            "[csift: line {no} has message content of JSON type `{k}`, neither text nor blocks; left out: {show} --line {no} --raw]"
         );
     }
     for (i, b) in r.unknown_blocks() {
         let _ = writeln!(
             out,
-            "[csift: block {i} of line {no} has unknown type `{}`; left out: csift show --line {no} --raw]",
+            "[csift: block {i} of line {no} has unknown type `{}`; left out: {show} --line {no} --raw]",
             one_line(b.kind())
         );
     }
