@@ -687,3 +687,65 @@ fn a_cut_turn_names_the_compaction_summary_it_holds() {
         assert!(!t["text"].as_str().unwrap().contains("holds the compaction"));
     }
 }
+
+/// A notification is what the model was told and is kept whole (the corpus's
+/// 4d5611e5:1502 ends with the task's output file, which a 300-character cap
+/// dropped without a word); a command's output keeps its head with a marker
+/// that counts the rest and runs as printed, and is whole with --tools full.
+#[test]
+fn notifications_are_whole_and_a_cut_command_output_is_counted() {
+    let home = Home::new();
+    let mut s = Session::new("77777777-bbbb-4000-8000-000000000008", "/w/n");
+    s.user("watch the build");
+    s.text("m1", "started");
+    let path = "/tmp/claude-1000/-w-n/tasks/b7636e2.output";
+    s.user(&format!(
+        "<task-notification>\n<task-id>b7636e2</task-id>\n<status>completed</status>\n<summary>{}</summary>\nRead the output file to retrieve the result: {path}\n</task-notification>",
+        "background build finished with warnings; ".repeat(8)
+    ));
+    s.text("m2", "noted");
+    s.user("<command-name>/cost</command-name>\n<command-message>cost</command-message>\n<command-args></command-args>");
+    let stdout: String = (0..60).map(|i| format!("cost line {i:02}\n")).collect();
+    s.user(&format!(
+        "<local-command-stdout>{stdout}</local-command-stdout>"
+    ));
+    s.text("m3", "done");
+    let file = home.write("-w-n", &s.file_name(), &s.lines);
+    let (code, text) = verbatim(&file, &[]);
+    assert_eq!(code, 0);
+    let note = text
+        .lines()
+        .find(|l| l.starts_with("[notification]"))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(note.len() > 400 && note.contains(path), "{note}");
+    let marker = regex::Regex::new(
+        r"\[… (\d+) characters cut; `csift show (@\S+) --line (\d+)` prints them …\]",
+    )
+    .unwrap();
+    let c = marker.captures(&text).unwrap_or_else(|| panic!("{text}"));
+    assert!(text.contains("cost line 00"), "{text}");
+    assert!(!text.contains("cost line 59"), "{text}");
+    let out = home
+        .cmd()
+        .args(["show", &c[2], "--line", &c[3], "--raw"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let raw = String::from_utf8(out.stdout).unwrap();
+    assert!(raw.contains("cost line 59"), "{raw}");
+    // The count is what the head left out of the unit's text.
+    let kept = text
+        .split("[command output] ")
+        .nth(1)
+        .and_then(|t| t.split("[…").next())
+        .unwrap();
+    let n: usize = c[1].parse().unwrap();
+    assert_eq!(units(kept), 500, "{text}");
+    let unit = format!("<local-command-stdout>{stdout}</local-command-stdout>");
+    assert_eq!(n, units(&unit) - 500);
+    let (_, full) = verbatim(&file, &["--tools", "full"]);
+    assert!(
+        full.contains("cost line 59") && !full.contains("characters cut"),
+        "{full}"
+    );
+}

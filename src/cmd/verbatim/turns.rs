@@ -233,11 +233,9 @@ impl Walker<'_> {
             Label::HarnessNotificationBackground
             | Label::HarnessNotificationMonitor
             | Label::HarnessNotificationSubagent
-            | Label::HarnessNotificationTask => push(
-                out,
-                "[notification]",
-                &render::cut_chars(&one_line(text), 300),
-            ),
+            // Whole: a notification is what the model was told (a task's
+            // output file, a subagent's result), as a prompt is.
+            | Label::HarnessNotificationTask => push(out, "[notification]", &one_line(text)),
             // The isMeta prompt a command or skill expands to is not re-injected
             // (meta lines never are, as --help says): the invocation line is.
             Label::HarnessCommandInvocation if r.is_meta() => {}
@@ -246,9 +244,16 @@ impl Walker<'_> {
                 "[command]",
                 &one_line(&crate::classify::markers::slash_typed(text).unwrap_or(text.into())),
             ),
-            Label::HarnessCommandStdout => {
-                push(out, "[command output]", &render::cut_chars(text, 500))
+            // A command's output is read as a tool result is: whole with
+            // --tools full, else its head and a marker counting the rest.
+            Label::HarnessCommandStdout if self.opts.full_tools => {
+                push(out, "[command output]", text)
             }
+            Label::HarnessCommandStdout => push(
+                out,
+                "[command output]",
+                &head_said(text, COMMAND_HEAD, &self.opts.show, no),
+            ),
             _ if is_use => {
                 let block = u.block.and_then(|i| r.blocks().get(i));
                 let name = u.tool_name.unwrap_or("");
@@ -296,6 +301,31 @@ impl Walker<'_> {
             _ => {}
         }
     }
+}
+
+/// UTF-16 units of a command's output kept without --tools full.
+const COMMAND_HEAD: usize = 500;
+
+/// `text` whole when it fits in `n` UTF-16 units, else its head and a marker
+/// that counts what was left out and names the command that prints line `no`.
+fn head_said(text: &str, n: usize, show: &str, no: usize) -> String {
+    let total = super::pack::units(text);
+    if total <= n {
+        return text.to_string();
+    }
+    let mut used = 0;
+    let end = text
+        .char_indices()
+        .find(|(_, c)| {
+            used += c.len_utf16();
+            used > n
+        })
+        .map_or(text.len(), |(i, _)| i);
+    let omitted = total - super::pack::units(&text[..end]);
+    format!(
+        "{}[… {omitted} characters cut; `{show} --line {no}` prints them …]",
+        &text[..end]
+    )
 }
 
 /// A line of the turn that is not a record csift can read.
