@@ -1072,3 +1072,47 @@ fn max_count_zero_still_finds() {
     let out = empty.cmd().args(["list", "-m", "0"]).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
 }
+
+/// A lane whose session transcript is gone is a row of its own, sorted by its
+/// time; drawn as `└ @agent` it read as a lane of the unrelated session above
+/// it (the public corpus's afc096d under d6e0bada). It is named
+/// `session@agent`, a target that selects it.
+#[test]
+fn an_orphan_lane_row_names_its_own_session() {
+    let home = Home::new();
+    let mut a = Session::new(S1, "/w/app");
+    a.user("build the parser");
+    a.text("m1", "Done.");
+    home.write("-w-app", &a.file_name(), &a.lines);
+    let mut lane = Session::lane(S2, "/w/other", "a0123456789abcdef");
+    lane.user("explore the code");
+    home.write(
+        "-w-other",
+        &format!("{S2}/subagents/agent-a0123456789abcdef.jsonl"),
+        &lane.lines,
+    );
+    let out = home
+        .cmd()
+        .args(["list", "--color", "never"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let short2 = &S2[..8];
+    let row = text
+        .lines()
+        .find(|l| l.contains("parent transcript missing"))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(
+        row.starts_with(&format!("{short2}@a0123456789abcdef  ")),
+        "{text}"
+    );
+    assert!(!text.contains('└'), "{text}");
+    let target = format!("@{short2}@a0123456789abcdef");
+    let shown = home
+        .cmd()
+        .args(["show", &target, "--line", "1", "--raw"])
+        .output()
+        .unwrap();
+    assert_eq!(shown.status.code(), Some(0), "{target}");
+}

@@ -136,6 +136,13 @@ pub fn human(out: &mut Out, l: &Listing) -> io::Result<()> {
         let s = &r.summary;
         let t = &r.transcript;
         let id = match &t.agent_id {
+            // An orphan lane's session row is missing: drawn under the row
+            // above, it would read as that session's lane.
+            Some(a) if r.orphan => format!(
+                "{}@{}",
+                one_line(crate::discovery::short(&t.session_id)),
+                one_line(a)
+            ),
             Some(a) => format!("  └ @{}", one_line(a)),
             None => one_line(crate::discovery::short(&t.session_id)),
         };
