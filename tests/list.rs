@@ -566,7 +566,7 @@ fn a_long_session_is_read_head_and_tail_and_full_counts_turns_qt_030() {
     let text = human(&home, &[]);
     assert!(text.contains("  ?t  "), "{text}");
     assert!(
-        text.contains("turns counted in 1 of 2 sessions (the rest read head and tail only: ?t); --full counts every line"),
+        text.contains("turns counted in 1 of 2 rows (the rest read head and tail only: ?t); --full counts every line"),
         "{text}"
     );
     let text = human(&home, &["--full"]);

@@ -235,7 +235,7 @@ pub fn human(out: &mut Out, l: &Listing) -> io::Result<()> {
     if head_tail > 0 {
         writeln!(
             out,
-            "turns counted in {} of {} sessions (the rest read head and tail only: ?t); --full counts every line",
+            "turns counted in {} of {} rows (the rest read head and tail only: ?t); --full counts every line",
             grouped(whole),
             grouped(whole + head_tail)
         )?;
