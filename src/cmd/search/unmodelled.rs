@@ -78,13 +78,15 @@ pub fn matched(r: &Record<'_>, line: &[u8], re: &Regex) -> Option<String> {
 
 /// The same for the subagent record an `agent_progress` record nests
 /// ([`crate::record::embedded`]): one of a type csift does not model, or one
-/// csift cannot read at all, whose `data` is then searched whole.
+/// csift cannot read at all, whose `data` is then searched but for its type,
+/// its agent id and its `prompt` (the spawn prompt, which the parent's call
+/// holds as a unit).
 fn nested(r: &Record<'_>, line: &[u8], re: &Regex) -> Option<String> {
     if r.nested_unreadable() {
         let data = json::field(line, b"data")?;
         let found = Fields::new(data, 0)
             .map_while(Result::ok)
-            .filter(|(k, _)| !matches!(*k, b"type" | b"agentId"))
+            .filter(|(k, _)| !matches!(*k, b"type" | b"agentId" | b"prompt"))
             .any(|(_, v)| value_matches(v, re));
         return found
             .then(|| "an agent_progress record whose nested record csift cannot read".into());
@@ -168,7 +170,7 @@ mod tests {
             check(nested_rec, "zebra").as_deref(),
             Some("a record type `brand_record` csift does not model, nested in an agent_progress record")
         );
-        let unreadable = r#"{"type":"progress","data":{"type":"agent_progress","agentId":"zebra","message":"a zebra ran"}}"#;
+        let unreadable = r#"{"type":"progress","data":{"type":"agent_progress","agentId":"zebra","prompt":"find the zebra herd","message":"a zebra ran"}}"#;
         assert_eq!(
             check(unreadable, "zebra ran").as_deref(),
             Some("an agent_progress record whose nested record csift cannot read")
@@ -177,6 +179,11 @@ mod tests {
             check(unreadable, "^zebra$"),
             None,
             "the agent id is envelope"
+        );
+        assert_eq!(
+            check(unreadable, "zebra herd"),
+            None,
+            "the spawn prompt is the parent's call"
         );
         let shell = r#"{"type":"progress","data":{"type":"bash_progress","output":"a zebra"}}"#;
         assert_eq!(check(shell, "zebra"), None, "other progress is modelled");

@@ -321,17 +321,9 @@ impl Scan {
                     self.book.progress_ids.push(id);
                 }
                 if let Some(e) = r.embedded() {
-                    let k = match e.record.kind() {
-                        "" => "(none)",
-                        k => k,
-                    };
-                    bump(&mut c.nested_record_types, k, 1);
+                    bump(&mut c.nested_record_types, kind_name(&e.record), 1);
                     for b in e.record.blocks() {
-                        let bk = match b.kind() {
-                            "" => "(none)",
-                            k => k,
-                        };
-                        bump(&mut c.nested_block_types, bk, 1);
+                        bump(&mut c.nested_block_types, block_name(b), 1);
                     }
                 } else if r.nested_unreadable() {
                     bump(&mut c.nested_record_types, "(unreadable)", 1);
@@ -345,10 +337,7 @@ impl Scan {
             bump(&mut c.content_shapes, k, 1);
         }
         for b in r.blocks() {
-            let bk = match b.kind() {
-                "" => "(none)",
-                k => k,
-            };
+            let bk = block_name(b);
             bump(&mut c.block_types, bk, 1);
             match bk {
                 "image" => c.images += 1,
@@ -493,6 +482,14 @@ fn kind_name<'r>(r: &'r Record<'_>) -> &'r str {
     match r.kind.as_deref() {
         None => "(none)",
         Some(k) => k,
+    }
+}
+
+/// A content block's type as the census lists it.
+fn block_name<'b>(b: &'b crate::record::Block<'_>) -> &'b str {
+    match b.kind() {
+        "" => "(none)",
+        k => k,
     }
 }
 
