@@ -42,13 +42,36 @@ impl Embedded<'_> {
 struct Data<'a> {
     #[serde(rename = "type", borrow, default, deserialize_with = "opt_str")]
     kind: Str<'a>,
-    /// Read in the same walk as `data` (a message that is no object fails it).
-    #[serde(borrow, default)]
+    /// Read in the same walk as `data`; only an object is a record (serde's
+    /// derive would read an array's elements as the fields, in order).
+    #[serde(borrow, default, deserialize_with = "object")]
     message: Option<Record<'a>>,
     #[serde(borrow, default, deserialize_with = "opt_str")]
     agent_id: Str<'a>,
     #[serde(borrow, default, deserialize_with = "opt_str")]
     prompt: Str<'a>,
+}
+
+/// A record from a JSON object only; `null` is no record; any other value
+/// fails the parse of `data` (so the agent_progress is unreadable).
+fn object<'de: 'a, 'a, D>(d: D) -> Result<Option<Record<'a>>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+{
+    struct Object<'a>(std::marker::PhantomData<Record<'a>>);
+    impl<'de: 'a, 'a> serde::de::Visitor<'de> for Object<'a> {
+        type Value = Option<Record<'a>>;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("a record object")
+        }
+        fn visit_map<M: serde::de::MapAccess<'de>>(self, m: M) -> Result<Self::Value, M::Error> {
+            Record::deserialize(serde::de::value::MapAccessDeserializer::new(m)).map(Some)
+        }
+        fn visit_unit<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+    }
+    d.deserialize_any(Object(std::marker::PhantomData))
 }
 
 /// What a progress record's `data` nests.
@@ -138,6 +161,9 @@ mod tests {
             r#"{"type":"progress","data":{"type":"agent_progress","agentId":"a1"}}"#,
             r#"{"type":"progress","data":{"type":"agent_progress","agentId":7,"message":{"type":"user"}}}"#,
             r#"{"type":"progress","data":{"message":{"type":"user","uuid":5},"type":"agent_progress"}}"#,
+            r#"{"type":"progress","data":{"type":"agent_progress","message":["user","x"]}}"#,
+            r#"{"type":"progress","data":{"type":"agent_progress","message":[]}}"#,
+            r#"{"type":"progress","data":{"type":"agent_progress","message":null}}"#,
         ] {
             let r: Record<'_> = serde_json::from_str(line).unwrap();
             assert!(r.embedded().is_none(), "{line}");
