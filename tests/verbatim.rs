@@ -674,7 +674,7 @@ fn a_cut_turn_names_the_compaction_summary_it_holds() {
     let text = held[0]["text"].as_str().unwrap();
     assert!(
         text.contains(
-            "window; the turn holds the compaction summary of line 414, whole in `csift show @3ae3ab59-52bc-413d-ad30-02b165c91785 --line 414` …]"
+            "window; the turn holds the compaction summary of line 414, whole in `csift show @3ae3ab59-52bc-413d-ad30-02b165c91785 --line 414 --no-truncate` …]"
         ),
         "{text}"
     );
@@ -719,30 +719,30 @@ fn notifications_are_whole_and_a_cut_command_output_is_counted() {
         .unwrap_or_else(|| panic!("{text}"));
     assert!(note.len() > 400 && note.contains(path), "{note}");
     let marker = regex::Regex::new(
-        r"\[… (\d+) characters cut; `csift show (@\S+) --line (\d+)` prints them …\]",
+        r"\[… (\d+) characters cut; `csift show (@\S+) --line (\d+) --no-truncate` prints them …\]",
     )
     .unwrap();
     let c = marker.captures(&text).unwrap_or_else(|| panic!("{text}"));
-    assert!(text.contains("cost line 00"), "{text}");
+    assert!(text.contains("[command output] cost line 00"), "{text}");
     assert!(!text.contains("cost line 59"), "{text}");
+    // The command runs as printed and prints the output whole.
     let out = home
         .cmd()
-        .args(["show", &c[2], "--line", &c[3], "--raw"])
+        .args(["show", &c[2], "--line", &c[3], "--no-truncate"])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(0));
-    let raw = String::from_utf8(out.stdout).unwrap();
-    assert!(raw.contains("cost line 59"), "{raw}");
-    // The count is what the head left out of the unit's text.
+    let shown = String::from_utf8(out.stdout).unwrap();
+    assert!(shown.contains("cost line 59"), "{shown}");
+    // The count is what the head left out of the output, wrapper tags aside.
     let kept = text
         .split("[command output] ")
         .nth(1)
         .and_then(|t| t.split("[…").next())
         .unwrap();
-    let n: usize = c[1].parse().unwrap();
     assert_eq!(units(kept), 500, "{text}");
-    let unit = format!("<local-command-stdout>{stdout}</local-command-stdout>");
-    assert_eq!(n, units(&unit) - 500);
+    let n: usize = c[1].parse().unwrap();
+    assert_eq!(n, units(&stdout) - 500);
     let (_, full) = verbatim(&file, &["--tools", "full"]);
     assert!(
         full.contains("cost line 59") && !full.contains("characters cut"),

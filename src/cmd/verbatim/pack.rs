@@ -87,12 +87,12 @@ pub fn cut_counted(text: &str, limit: usize, summaries: &[usize], show: &str) ->
     let held = match summaries {
         [] => String::new(),
         [l] => format!(
-            "; the turn holds the compaction summary of line {l}, whole in `{show} --line {l}`"
+            "; the turn holds the compaction summary of line {l}, whole in `{show} --line {l} --no-truncate`"
         ),
         ls => {
             let ls: Vec<String> = ls.iter().map(usize::to_string).collect();
             format!(
-                "; the turn holds the compaction summaries of lines {}, whole in `{show} --line N`",
+                "; the turn holds the compaction summaries of lines {}, whole in `{show} --line N --no-truncate`",
                 ls.join(", ")
             )
         }

@@ -246,14 +246,14 @@ impl Walker<'_> {
             ),
             // A command's output is read as a tool result is: whole with
             // --tools full, else its head and a marker counting the rest.
-            Label::HarnessCommandStdout if self.opts.full_tools => {
-                push(out, "[command output]", text)
+            Label::HarnessCommandStdout => {
+                let (tag, body) = command_output(text);
+                if self.opts.full_tools {
+                    push(out, tag, body)
+                } else {
+                    push(out, tag, &head_said(body, COMMAND_HEAD, &self.opts.show, no))
+                }
             }
-            Label::HarnessCommandStdout => push(
-                out,
-                "[command output]",
-                &head_said(text, COMMAND_HEAD, &self.opts.show, no),
-            ),
             _ if is_use => {
                 let block = u.block.and_then(|i| r.blocks().get(i));
                 let name = u.tool_name.unwrap_or("");
@@ -323,9 +323,30 @@ fn head_said(text: &str, n: usize, show: &str, no: usize) -> String {
         .map_or(text.len(), |(i, _)| i);
     let omitted = total - super::pack::units(&text[..end]);
     format!(
-        "{}[… {omitted} characters cut; `{show} --line {no}` prints them …]",
-        &text[..end]
+        "{}[… {omitted} {} cut; `{show} --line {no} --no-truncate` prints {} …]",
+        &text[..end],
+        if omitted == 1 {
+            "character"
+        } else {
+            "characters"
+        },
+        if omitted == 1 { "it" } else { "them" },
     )
+}
+
+/// A local command's output without its wrapper tag, and the tag it reads
+/// under (TURN-006: stdout or stderr).
+fn command_output(text: &str) -> (&'static str, &str) {
+    use crate::classify::markers::xml_tag;
+    for (name, tag) in [
+        ("local-command-stdout", "[command output]"),
+        ("local-command-stderr", "[command error output]"),
+    ] {
+        if text.starts_with(&format!("<{name}>")) {
+            return (tag, xml_tag(text, name).unwrap_or(text));
+        }
+    }
+    ("[command output]", text)
 }
 
 /// A line of the turn that is not a record csift can read.
@@ -445,7 +466,7 @@ fn status(err: bool, text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::error_line;
+    use super::{command_output, error_line, head_said};
 
     /// Shapes of 22 failed Bash results in the public corpus, whose first line
     /// is a bare `Exit code N`: the summary carries the line that says why.
@@ -470,6 +491,34 @@ mod tests {
         assert_eq!(
             error_line("\nFile does not exist.\nmore"),
             "File does not exist."
+        );
+    }
+
+    /// A command's output is cut on a character boundary, counted in UTF-16
+    /// units, with the wrapper tag left out of both.
+    #[test]
+    fn command_output_head_counts_what_it_leaves_out() {
+        let show = "csift show @s";
+        assert_eq!(head_said(&"a".repeat(500), 500, show, 3), "a".repeat(500));
+        assert_eq!(
+            head_said(&"a".repeat(501), 500, show, 3),
+            format!(
+                "{}[… 1 character cut; `csift show @s --line 3 --no-truncate` prints it …]",
+                "a".repeat(500)
+            )
+        );
+        // An emoji (two units) across the limit stays out whole.
+        let s = format!("{}😀b", "a".repeat(499));
+        assert!(
+            head_said(&s, 500, show, 3).starts_with(&format!("{}[… 3 characters", "a".repeat(499)))
+        );
+        assert_eq!(
+            command_output("<local-command-stdout>out</local-command-stdout>"),
+            ("[command output]", "out")
+        );
+        assert_eq!(
+            command_output("<local-command-stderr>bad</local-command-stderr>"),
+            ("[command error output]", "bad")
         );
     }
 }
