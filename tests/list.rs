@@ -1116,3 +1116,39 @@ fn an_orphan_lane_row_names_its_own_session() {
         .unwrap();
     assert_eq!(shown.status.code(), Some(0), "{target}");
 }
+
+/// A lane named on its own beside another session's row is named
+/// `session@agent` too: its session's row is not above it. With `list
+/// @SESSION` the session's lanes stay `└ @agent` under its row.
+#[test]
+fn a_lane_listed_without_its_session_row_names_its_session() {
+    let home = Home::new();
+    for (id, cwd) in [(S1, "/w/app"), (S2, "/w/other")] {
+        let mut a = Session::new(id, cwd);
+        a.user("a prompt");
+        a.text("m1", "Done.");
+        home.write(&cwd.replace('/', "-"), &a.file_name(), &a.lines);
+    }
+    let mut lane = Session::lane(S2, "/w/other", "a0123456789abcdef");
+    lane.user("explore the code");
+    home.write(
+        "-w-other",
+        &format!("{S2}/subagents/agent-a0123456789abcdef.jsonl"),
+        &lane.lines,
+    );
+    let run = |args: &[&str]| {
+        let out = home.cmd().arg("list").args(args).output().unwrap();
+        assert!(out.status.success());
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let (s1, s2) = (&S1[..8], &S2[..8]);
+    let text = run(&[&format!("@{s1}"), &format!("@{s2}@a0123")]);
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with(&format!("{s2}@a0123456789abcdef  "))),
+        "{text}"
+    );
+    assert!(!text.contains('└'), "{text}");
+    let text = run(&[&format!("@{s2}")]);
+    assert!(text.contains("\n  └ @a0123456789abcdef  "), "{text}");
+}

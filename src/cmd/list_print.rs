@@ -132,19 +132,25 @@ pub fn json(out: &mut Out, l: &Listing, errors: usize, elapsed_ms: u128) -> io::
 
 pub fn human(out: &mut Out, l: &Listing) -> io::Result<()> {
     let st = out.style;
+    // The session of the last session row, whose lanes may follow it.
+    let mut above: Option<&str> = None;
     for r in &l.rows {
         let s = &r.summary;
         let t = &r.transcript;
         let id = match &t.agent_id {
-            // An orphan lane's session row is missing: drawn under the row
-            // above, it would read as that session's lane.
-            Some(a) if r.orphan => format!(
+            Some(a) if above == Some(t.session_id.as_str()) => format!("  └ @{}", one_line(a)),
+            // Its session's row is not right above it (a lane named on its own,
+            // or one whose session transcript is missing): drawn as `└` it
+            // would read as a lane of whatever session came before.
+            Some(a) => format!(
                 "{}@{}",
                 one_line(crate::discovery::short(&t.session_id)),
                 one_line(a)
             ),
-            Some(a) => format!("  └ @{}", one_line(a)),
-            None => one_line(crate::discovery::short(&t.session_id)),
+            None => {
+                above = Some(&t.session_id);
+                one_line(crate::discovery::short(&t.session_id))
+            }
         };
         let when = match (s.started, s.last_activity) {
             (Some(a), Some(b)) => {
