@@ -749,3 +749,32 @@ fn notifications_are_whole_and_a_cut_command_output_is_counted() {
         "{full}"
     );
 }
+
+/// The stderr line that says older turns were left out names what stopped the
+/// walk: with slicing the windows can be full while the budget has room (the
+/// corpus's 0cf3db51 fills 4 windows of 9000 with 25,640 of 36,000 units).
+#[test]
+fn the_left_out_line_names_the_windows_or_the_budget() {
+    let Some(home) = common::corpus() else { return };
+    let run = |args: &[&str]| {
+        let out = csift()
+            .args(["verbatim", "@0cf3db51"])
+            .args(args)
+            .arg("--claude-home")
+            .arg(&home)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0));
+        String::from_utf8(out.stderr).unwrap()
+    };
+    let err = run(&["--slices", "4", "--window", "9000"]);
+    assert!(
+        err.contains("does not fit: the 4 windows of 9000 are full; raise --slices or --window"),
+        "{err}"
+    );
+    let err = run(&["--budget", "5000"]);
+    assert!(
+        err.contains("does not fit: past the 5000-char budget; raise --budget"),
+        "{err}"
+    );
+}

@@ -164,7 +164,15 @@ pub fn run(
         lane: t.is_lane(),
         show: format!("csift show {}", crate::output::sanitize::one_line(&t.at())),
     };
-    let windows = pack::select(turns::Walker::new(&src, &idx, opts.clone()), lim);
+    let (windows, stop) = pack::select_why(turns::Walker::new(&src, &idx, opts.clone()), lim);
+    // Why older turns were left out, for the human form's stderr line.
+    let why = match stop {
+        pack::Stop::Windows => format!(
+            "the {} windows of {} are full; raise --slices or --window",
+            lim.windows, lim.window
+        ),
+        _ => format!("past the {}-char budget; raise --budget", lim.budget),
+    };
     let shown: Vec<(usize, &Vec<Piece>)> = windows
         .iter()
         .enumerate()
@@ -201,19 +209,17 @@ pub fn run(
             }
             if left_out_before == Some(1) && args.slice.is_none() {
                 eprintln!(
-                    "csift: verbatim: turns 1–{} of {} kept; what came before the first prompt (turn 0) left out (it does not fit the {}-char budget; raise --budget)",
+                    "csift: verbatim: turns 1–{} of {} kept; what came before the first prompt (turn 0) left out (it does not fit: {why})",
                     idx.turns(),
                     idx.turns(),
-                    lim.budget
                 );
             }
             if let Some(n) = oldest.filter(|&n| n > 1 && args.slice.is_none()) {
                 eprintln!(
-                    "csift: verbatim: turns {n}–{} of {} kept; turns before {n} left out (turn {} does not fit the {}-char budget; raise --budget)",
+                    "csift: verbatim: turns {n}–{} of {} kept; turns before {n} left out (turn {} does not fit: {why})",
                     idx.turns(),
                     idx.turns(),
                     n - 1,
-                    lim.budget
                 );
             }
         }

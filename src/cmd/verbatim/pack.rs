@@ -127,6 +127,23 @@ pub fn cut_counted(text: &str, limit: usize, summaries: &[usize], show: &str) ->
 /// Select turns newest first (`turns` yields newest first) and pack them.
 /// Returns windows oldest first, each window's pieces oldest first.
 pub fn select(turns: impl Iterator<Item = Turn>, lim: Limits) -> Vec<Vec<Piece>> {
+    select_why(turns, lim).0
+}
+
+/// What ended the walk of [`select_why`] before the oldest turn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stop {
+    /// Every turn was kept (or none was left to keep).
+    End,
+    /// The next turn would pass the budget.
+    Budget,
+    /// The windows are full (slicing): the budget may still have room.
+    Windows,
+}
+
+/// [`select`], and what stopped it.
+pub fn select_why(turns: impl Iterator<Item = Turn>, lim: Limits) -> (Vec<Vec<Piece>>, Stop) {
+    let mut stop = Stop::End;
     let mut windows: Vec<Vec<Piece>> = Vec::new();
     let mut room = 0;
     let mut total = 0;
@@ -142,6 +159,7 @@ pub fn select(turns: impl Iterator<Item = Turn>, lim: Limits) -> Vec<Vec<Piece>>
             if omitted >= len {
                 // No character of the turn fits beside its cut marker: no turn
                 // is kept, and the older ones end the walk as past the budget.
+                stop = Stop::Budget;
                 break;
             }
             let cut = used < len;
@@ -156,10 +174,12 @@ pub fn select(turns: impl Iterator<Item = Turn>, lim: Limits) -> Vec<Vec<Piece>>
         }
         let piece_len = len.min(lim.window);
         if total + piece_len > lim.budget {
+            stop = Stop::Budget;
             break;
         }
         if piece_len > room {
             if windows.len() >= lim.windows {
+                stop = Stop::Windows;
                 break;
             }
             windows.push(Vec::new());
@@ -168,6 +188,7 @@ pub fn select(turns: impl Iterator<Item = Turn>, lim: Limits) -> Vec<Vec<Piece>>
         let (text, omitted) = cut_counted(&turn.text, lim.window, &turn.summaries, &turn.show);
         let used = units(&text);
         if omitted >= len {
+            stop = Stop::Windows;
             break;
         }
         room -= used.min(room);
@@ -185,7 +206,7 @@ pub fn select(turns: impl Iterator<Item = Turn>, lim: Limits) -> Vec<Vec<Piece>>
         w.reverse();
     }
     windows.reverse();
-    windows
+    (windows, stop)
 }
 
 /// A window's text: its pieces concatenated.
