@@ -46,7 +46,7 @@ pub fn units(s: &str) -> usize {
 }
 
 /// Largest char boundary of `s` at or below `n` UTF-16 units from the start.
-fn head_at(s: &str, n: usize) -> usize {
+pub(super) fn head_at(s: &str, n: usize) -> usize {
     let mut used = 0;
     for (i, c) in s.char_indices() {
         if used + c.len_utf16() > n {

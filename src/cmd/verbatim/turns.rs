@@ -313,14 +313,7 @@ fn head_said(text: &str, n: usize, show: &str, no: usize) -> String {
     if total <= n {
         return text.to_string();
     }
-    let mut used = 0;
-    let end = text
-        .char_indices()
-        .find(|(_, c)| {
-            used += c.len_utf16();
-            used > n
-        })
-        .map_or(text.len(), |(i, _)| i);
+    let end = super::pack::head_at(text, n);
     let omitted = total - super::pack::units(&text[..end]);
     format!(
         "{}[… {omitted} {} cut; `{show} --line {no} --no-truncate` prints {} …]",
