@@ -177,6 +177,13 @@ fn diagnose(line: &Line<'_>, err: &serde_json::Error) -> Malformed {
             }
         }
     }
+    // serde's slice reader skips a string without checking its UTF-8, so the
+    // grammar check alone would call a line with invalid UTF-8 valid JSON.
+    if let Err(e) = simdutf8::compat::from_utf8(bytes) {
+        out.detail = format!("invalid UTF-8 at byte {}", e.valid_up_to() + 1);
+        out.column = e.valid_up_to() + 1;
+        return out;
+    }
     if trimmed[0] == b'{' && serde_json::from_slice::<serde::de::IgnoredAny>(trimmed).is_ok() {
         out.kind = MalformedKind::UnexpectedValue;
         out.detail = format!("valid JSON, but not a record csift can read: {err}");
@@ -253,6 +260,27 @@ mod tests {
             kind(r#"{"type":"user","timestamp":}"#, true),
             Some(MalformedKind::Invalid)
         );
+    }
+
+    /// Invalid UTF-8 in a field the record model reads is not JSON (RFC 8259
+    /// section 8.1), though serde's slice reader skips such a string when it
+    /// checks the grammar: the line is invalid-json, at its byte, never "valid
+    /// JSON" (audit reports invalid-json; unexpected-value it would not).
+    #[test]
+    fn invalid_utf8_in_a_string_is_invalid_json_not_an_unexpected_value() {
+        let b: &[u8] = b"{\"type\":\"user\",\"timestamp\":\"a\xff\xfe\"}";
+        let l = Line {
+            no: 3,
+            offset: 0,
+            bytes: b,
+            terminated: true,
+        };
+        let Parsed::Malformed(m) = parse_line(&l) else {
+            panic!("read as a record")
+        };
+        assert_eq!(m.kind, MalformedKind::Invalid);
+        assert_eq!(m.detail, "invalid UTF-8 at byte 30");
+        assert_eq!(m.column, 30);
     }
 
     #[test]
