@@ -582,6 +582,53 @@ fn glued_and_torn_lines_are_reported_and_the_rest_searched() {
     assert_eq!(v.last().unwrap()["malformed_lines"], 2);
 }
 
+/// A prompt glued behind another record (a write race; the public corpus has
+/// one glued line, 130d7b7e…:128) still opens its turn: search numbers it and
+/// its reply in that turn, show finds the turn, and stats and list count it.
+#[test]
+fn a_prompt_on_a_glued_line_opens_its_turn() {
+    let mut s = Session::new("dd12cd34-0000-4000-8000-000000000003", "/w/proj");
+    s.user("first prompt");
+    s.text("msg_1", "first reply");
+    let home = Home::new();
+    let mut lines = s.lines.clone();
+    let glued = format!(
+        "{}{}",
+        serde_json::to_string(&json!({"type":"system","subtype":"turn_duration","durationMs":5,"uuid":"g1","timestamp":"2026-07-01T00:00:09Z"})).unwrap(),
+        serde_json::to_string(&json!({"type":"user","uuid":"g2","parentUuid":"g1","timestamp":"2026-07-01T00:00:10Z","message":{"role":"user","content":"second prompt"}})).unwrap()
+    );
+    lines.push(Value::String(glued));
+    lines.push(json!({"type":"assistant","uuid":"a9","parentUuid":"g2","timestamp":"2026-07-01T00:00:11Z","message":{"id":"msg_9","role":"assistant","model":"claude-x","content":[{"type":"text","text":"second reply"}]}}));
+    home.write("-w-proj", &s.file_name(), &lines);
+    let v = json_lines(
+        &home
+            .cmd()
+            .args(["search", "second", "--format", "json"])
+            .output()
+            .unwrap()
+            .stdout,
+    );
+    let turns: Vec<(u64, u64)> = matches(&v)
+        .iter()
+        .map(|m| (m["line"].as_u64().unwrap(), m["turn"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(turns, vec![(3, 2), (4, 2)], "{v:?}");
+    let out = home
+        .cmd()
+        .args(["show", "@dd12cd34", "--turn", "2"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("second reply"));
+    let stats = first_json(home.cmd().args(["stats", "--format", "json"]), "total");
+    assert_eq!(stats["turns"], 2, "{stats}");
+    let list = first_json(
+        home.cmd().args(["list", "--full", "--format", "json"]),
+        "session",
+    );
+    assert_eq!(list["turns"], 2, "{list}");
+}
+
 /// `-t agent.tool.use` skips candidate lines without a `tool_use"` needle
 /// unparsed: the same hits as reading them all, a spaced re-serialisation still
 /// found (REC-038), and a glued or torn line holding the pattern still reported.

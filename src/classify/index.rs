@@ -12,7 +12,7 @@ use regex::bytes::Regex;
 
 use super::markers::SPAWN_TOOLS;
 use super::turns;
-use crate::record::{parse_line, Parsed, Record};
+use crate::record::{line_records, Record};
 use crate::scan::find::Find;
 use crate::scan::lines::HitLines;
 use crate::scan::Line;
@@ -317,16 +317,17 @@ impl Piece {
                 if !may_matter(hit, line.bytes) {
                     continue;
                 }
-                let Parsed::Record(r) = parse_line(&line) else {
-                    continue;
-                };
-                if r.kind() == "user" && turns::opens_turn(&r, lane) {
-                    openers.push((
-                        line.no,
-                        r.uuid.as_deref().map(str::to_string),
-                        r.parent_uuid.as_deref().map(str::to_string),
-                        start + line.offset,
-                    ));
+                // Each record of a glued line too (a real write race): a
+                // prompt glued behind another record still opens its turn.
+                for (_, r) in line_records(&line) {
+                    if r.kind() == "user" && turns::opens_turn(&r, lane) {
+                        openers.push((
+                            line.no,
+                            r.uuid.as_deref().map(str::to_string),
+                            r.parent_uuid.as_deref().map(str::to_string),
+                            start + line.offset,
+                        ));
+                    }
                 }
             }
             if key == 0 {
@@ -363,7 +364,7 @@ impl Piece {
                 bytes: &part[line_start..line_end],
                 terminated: line_end < part.len(),
             };
-            if let Parsed::Record(r) = parse_line(&line) {
+            for (_, r) in line_records(&line) {
                 if r.kind() == "assistant" {
                     self.tools.note_tools(&r);
                 }

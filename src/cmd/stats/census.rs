@@ -223,14 +223,21 @@ impl Scan {
     /// and their usage and labels count, as search matches each of them under
     /// the line's number (the public corpus's 130d7b7e…:128).
     fn glued(&mut self, line: &Line<'_>, idx: &FileIndex, w: &Window) {
-        for (_, r) in crate::record::glued_parsed(line) {
+        for (sub, r) in crate::record::glued_parsed(line) {
             bump(&mut self.c.glued_records, kind_name(&r), 1);
             if r.kind() == "assistant" && r.has_message() {
                 let m = r.message.as_ref();
                 self.book
                     .admit(r.model(), r.message_id(), m.and_then(|m| m.usage));
             }
-            if w.is_open() || w.contains(r.timestamp.as_deref().and_then(parse_ts)) {
+            let counted = w.is_open() || w.contains(r.timestamp.as_deref().and_then(parse_ts));
+            // A prompt glued behind another record opens its turn, as the
+            // index search and show read has it (each object under the line's
+            // number; the candidate keeps the object's own bytes).
+            if let Some(cand) = revisit::note(&mut self.piece, &r, &sub, counted) {
+                self.cands.push(cand);
+            }
+            if counted {
                 self.labels(&r, line.no, idx);
             }
         }
