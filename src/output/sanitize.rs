@@ -100,19 +100,33 @@ fn skip_csi(it: &mut std::iter::Peekable<std::str::Chars<'_>>) {
     }
 }
 
-/// OSC/DCS/… bodies end at BEL, ST (`ESC \`) or C1 ST.
+/// OSC/DCS/… bodies end at BEL, ST (`ESC \\`) or C1 ST. A body with no such end
+/// before the next newline, escape, string introducer or the end of the text is
+/// no control string: only its introducer is dropped and the text after it is
+/// kept (a terminal would swallow it, and so did this, silently). Stopping at
+/// the next introducer keeps the look-ahead linear over hostile input.
 fn skip_string(it: &mut std::iter::Peekable<std::str::Chars<'_>>) {
-    while let Some(c) = it.next() {
-        match c {
-            '\u{7}' | '\u{9c}' => break,
-            '\u{1b}' => {
-                if it.peek() == Some(&'\\') {
-                    it.next();
-                }
+    let mut ahead = it.clone();
+    let mut body = 0;
+    loop {
+        match ahead.next() {
+            None | Some('\n' | '\u{90}' | '\u{98}' | '\u{9d}' | '\u{9e}' | '\u{9f}') => return,
+            Some('\u{7}' | '\u{9c}') => {
+                body += 1;
                 break;
             }
-            _ => {}
+            Some('\u{1b}') => {
+                if ahead.peek() != Some(&'\\') {
+                    return;
+                }
+                body += 2;
+                break;
+            }
+            Some(_) => body += 1,
         }
+    }
+    for _ in 0..body {
+        it.next();
     }
 }
 
@@ -149,6 +163,25 @@ mod tests {
         assert_eq!(clean("a\u{9b}2Jb"), "ab");
         assert_eq!(clean("keep\nnew\tlines"), "keep\nnew\tlines");
         assert_eq!(clean("bidi\u{202e}evil"), "bidievil");
+        assert_eq!(clean("x\u{9d}0;t\u{9c}y"), "xy");
+        assert_eq!(clean("x\u{1b}]0;t\u{1b}[31my"), "x0;ty");
+    }
+
+    /// An OSC (or C1 string) with no end drops its introducer only: the text
+    /// after it was silently deleted to the end of the value (a review found
+    /// two lines of a tool result gone).
+    #[test]
+    fn an_unterminated_control_string_keeps_the_text_after_it() {
+        assert_eq!(
+            clean("UNTERM \u{1b}]0;title\nline2\nline3 TAIL"),
+            "UNTERM 0;title\nline2\nline3 TAIL"
+        );
+        assert_eq!(clean("before[\u{1b}]after TAIL9"), "before[after TAIL9");
+        assert_eq!(clean("a\u{9d}b\u{9f}c"), "abc");
+        assert_eq!(clean("a\u{1b}Pq\u{1b}]0;t\u{7}z"), "aqz");
+        // Linear on a line of introducers.
+        let hostile = "\u{9d}x".repeat(200_000);
+        assert_eq!(clean(&hostile), "x".repeat(200_000));
         assert!(matches!(clean("plain ✓ 中文"), Cow::Borrowed(_)));
     }
 
