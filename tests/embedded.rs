@@ -452,7 +452,7 @@ fn show_points_a_lane_backed_progress_line_at_its_lane_record() {
         .unwrap();
     let human = String::from_utf8(out.stdout).unwrap();
     let uuid = "00000002-0000-4000-8000-000000000002";
-    let cmd = format!("csift show @00000000@{AGENT} --uuid {uuid}");
+    let cmd = format!("csift show @{S2}@{AGENT} --uuid {uuid}");
     assert!(
         human.contains(&format!(
             "(subagent {AGENT}'s record {uuid}, which its lane file holds: {cmd})"

@@ -28,6 +28,19 @@ impl ClaudeHome {
     pub fn projects(&self) -> PathBuf {
         self.root.join("projects")
     }
+
+    /// ` --claude-home DIR` (shell-quoted) when the home came from that flag,
+    /// else nothing: what a command printed for the user to run must add so
+    /// an `@id` in it is looked up in this home.
+    pub fn flag_args(&self) -> String {
+        match self.source {
+            HomeSource::Flag => format!(
+                " --claude-home {}",
+                crate::output::sanitize::shell_word(&self.root.to_string_lossy())
+            ),
+            _ => String::new(),
+        }
+    }
 }
 
 /// Pure resolver, testable without touching the process environment.

@@ -74,6 +74,20 @@ impl Transcript {
         }
     }
 
+    /// The arguments that select this transcript alone in a command printed
+    /// for the user to run, shell-quoted: [`Transcript::at`] when the file
+    /// sits under `home`'s projects, followed by `--claude-home DIR` when the
+    /// home came from that flag (a bare `@id` would be looked up in the
+    /// default home and fail); else the file's path, since a file named
+    /// outside the home is no `@id` at all.
+    pub fn target_args(&self, home: &home::ClaudeHome) -> String {
+        use crate::output::sanitize::shell_word;
+        if !self.path.starts_with(home.projects()) {
+            return shell_word(&self.path.to_string_lossy()).into_owned();
+        }
+        format!("{}{}", shell_word(&self.at()), home.flag_args())
+    }
+
     pub fn is_lane(&self) -> bool {
         self.shape.is_lane()
     }

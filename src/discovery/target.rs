@@ -49,7 +49,7 @@ pub fn resolve(home: &ClaudeHome, targets: &[String], lanes: bool) -> Result<Sel
                 w.sort();
                 w
             });
-            by_id(everything, id).map(|picked| {
+            by_id(everything, id, &home.flag_args()).map(|picked| {
                 if picked.len() == 1 && picked[0].is_lane() {
                     explicit.insert(picked[0].path.clone());
                 }
@@ -112,7 +112,7 @@ pub fn resolve(home: &ClaudeHome, targets: &[String], lanes: bool) -> Result<Sel
 
 /// `@id`: exact session or agent id first, else a unique prefix. A session selects
 /// its main file and every lane; an agent id selects that lane alone.
-fn by_id(all: &Walk, raw: &str) -> Result<Vec<Transcript>> {
+fn by_id(all: &Walk, raw: &str, home_args: &str) -> Result<Vec<Transcript>> {
     // `agents` names an inline sidechain `inline:<uuid>`: it has no file of its
     // own, so say where it is read instead of "no id starts with".
     if let Some(at) = raw.find("inline:") {
@@ -124,11 +124,11 @@ fn by_id(all: &Walk, raw: &str) -> Result<Vec<Transcript>> {
         };
         return Err(Error::Target(format!(
             "@{raw}: an inline sidechain has no lane file; its records are in the session's \
-             main file from the line `agents` prints: csift show @{session} --line N"
+             main file from the line `agents` prints: csift show @{session} --line N{home_args}"
         )));
     }
     if let Some((s, a)) = raw.split_once('@') {
-        return by_lane(all, raw, s, a);
+        return by_lane(all, raw, s, a, home_args);
     }
     let id = raw.strip_prefix("agent-").unwrap_or(raw);
     if id.is_empty() {
@@ -164,10 +164,10 @@ fn by_id(all: &Walk, raw: &str) -> Result<Vec<Transcript>> {
         }
     }
     match cands.len() {
-        0 => Err(Error::Target(match spawned_without_lane(all, "", id) {
+        0 => Err(Error::Target(match spawned_without_lane(all, "", id, home_args) {
             Some(hint) => format!("@{raw}: {hint}"),
             None => format!(
-                "@{raw}: no session or subagent id starts with `{id}` (try `csift list` to see ids)"
+                "@{raw}: no session or subagent id starts with `{id}` (try `csift list{home_args}` to see ids)"
             ),
         })),
         1 => {
@@ -208,7 +208,7 @@ fn by_id(all: &Walk, raw: &str) -> Result<Vec<Transcript>> {
 /// (`agents` shows it as `no-lane-file`). Only on this error path are the main
 /// transcripts of sessions starting with `session` read, for the first such
 /// mention, so the error can say where the spawn and its answer are.
-fn spawned_without_lane(all: &Walk, session: &str, id: &str) -> Option<String> {
+fn spawned_without_lane(all: &Walk, session: &str, id: &str, home_args: &str) -> Option<String> {
     let keys = [
         format!("\"agentId\":\"{id}"),
         format!("\"agentId\": \"{id}"),
@@ -268,11 +268,11 @@ fn spawned_without_lane(all: &Walk, session: &str, id: &str) -> Option<String> {
         let whereabouts = match result {
             Some(r) => format!(
                 "its spawn result, with what it returned, is line {n} of the session: \
-                 csift show @{sid} --line {n}",
+                 csift show @{sid} --line {n}{home_args}",
                 n = no(r)
             ),
             None => format!(
-                "the session first names it on line {n}: csift show @{sid} --line {n}",
+                "the session first names it on line {n}: csift show @{sid} --line {n}{home_args}",
                 n = no(at)
             ),
         };
@@ -280,8 +280,8 @@ fn spawned_without_lane(all: &Walk, session: &str, id: &str) -> Option<String> {
         let records = match nested {
             Some((a, b, n)) => format!(
                 "; its {n} records are nested in the session's agent_progress records, \
-                 lines {}..{}: csift search PATTERN @{sid} finds them (read \
-                 `{sid}@{full} via agent_progress`), csift show @{sid} --line {}..{} prints them",
+                 lines {}..{}: csift search PATTERN @{sid}{home_args} finds them (read \
+                 `{sid}@{full} via agent_progress`), csift show @{sid} --line {}..{}{home_args} prints them",
                 no(a),
                 no(b),
                 no(a),
@@ -291,7 +291,7 @@ fn spawned_without_lane(all: &Walk, session: &str, id: &str) -> Option<String> {
         };
         return Some(format!(
             "subagent `{full}` was spawned in session {sid} but has no lane file of its own \
-             (`csift agents @{sid}` shows it as no-lane-file); {whereabouts}{records}"
+             (`csift agents @{sid}{home_args}` shows it as no-lane-file); {whereabouts}{records}"
         ));
     }
     None
@@ -352,7 +352,7 @@ fn lane_list(many: &[&Transcript]) -> String {
 /// `@<session>@<agent>`, the form search and show print a lane unit under: the
 /// lanes of sessions starting with `s` whose agent id starts with `a`; one lane,
 /// or an error naming the candidates.
-fn by_lane(all: &Walk, raw: &str, s: &str, a: &str) -> Result<Vec<Transcript>> {
+fn by_lane(all: &Walk, raw: &str, s: &str, a: &str, home_args: &str) -> Result<Vec<Transcript>> {
     let a = a.strip_prefix("agent-").unwrap_or(a);
     if s.is_empty() || a.is_empty() {
         return Err(Error::Target(format!(
@@ -366,10 +366,10 @@ fn by_lane(all: &Walk, raw: &str, s: &str, a: &str) -> Result<Vec<Transcript>> {
         .filter(|t| t.agent_id.as_deref().is_some_and(|x| x.starts_with(a)))
         .collect();
     match hits.as_slice() {
-        [] => Err(Error::Target(match spawned_without_lane(all, s, a) {
+        [] => Err(Error::Target(match spawned_without_lane(all, s, a, home_args) {
             Some(hint) => format!("@{raw}: {hint}"),
             None => format!(
-                "@{raw}: no lane of a session starting with `{s}` has an agent id starting with `{a}` (try `csift list @{s}`)"
+                "@{raw}: no lane of a session starting with `{s}` has an agent id starting with `{a}` (try `csift list @{s}{home_args}`)"
             ),
         })),
         [one] => Ok(vec![(*one).clone()]),

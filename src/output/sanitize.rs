@@ -75,6 +75,16 @@ pub fn write_json_escaped(w: &mut impl std::io::Write, json: &str) -> std::io::R
     w.write_all(&json.as_bytes()[last..])
 }
 
+/// `s` as one POSIX shell word: as it is when every character is plainly safe,
+/// else in single quotes (a quote inside written `'\\''`).
+pub fn shell_word(s: &str) -> Cow<'_, str> {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "@%+=:,./_-".contains(c);
+    if !s.is_empty() && s.chars().all(plain) {
+        return Cow::Borrowed(s);
+    }
+    Cow::Owned(format!("'{}'", s.replace('\'', "'\\''")))
+}
+
 fn needs_work(c: char) -> bool {
     (c.is_control() && c != '\n' && c != '\t')
         || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}')
@@ -183,6 +193,15 @@ mod tests {
         let hostile = "\u{9d}x".repeat(200_000);
         assert_eq!(clean(&hostile), "x".repeat(200_000));
         assert!(matches!(clean("plain ✓ 中文"), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn shell_words_are_quoted_only_when_needed() {
+        assert_eq!(shell_word("@3f2a@a1b2"), "@3f2a@a1b2");
+        assert_eq!(shell_word("/tmp/a b/x.jsonl"), "'/tmp/a b/x.jsonl'");
+        assert_eq!(shell_word("it's"), "'it'\\''s'");
+        assert_eq!(shell_word(""), "''");
+        assert_eq!(shell_word("-home-ana-app"), "-home-ana-app");
     }
 
     #[test]

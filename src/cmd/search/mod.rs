@@ -195,6 +195,7 @@ pub fn run(
         embeds: !args.common.no_subagents,
     };
     let transcripts = super::select(&args.common, &targets, problems)?;
+    let home = crate::discovery::home::from_env(args.common.claude_home.clone())?;
     let results: Vec<FileResult> = crate::scan::par_map(&transcripts, |t| file::search(t, &cfg));
 
     let mut total_hits = 0;
@@ -221,7 +222,7 @@ pub fn run(
         for (no, what) in &r.unmodelled {
             unmodelled += 1;
             if unmodelled <= UNMODELLED_SHOWN {
-                let target = t.at();
+                let target = t.target_args(&home);
                 eprintln!(
                     "csift: {}:{no}: the pattern matches only in {}, which no label holds; `csift show {} --line {no} --raw` prints the line",
                     crate::output::sanitize::path(&t.path),

@@ -161,6 +161,7 @@ pub fn run(
         );
     }
 
+    let home_args = crate::discovery::home::from_env(args.common.claude_home.clone())?.flag_args();
     let mut shown = Shown::default();
     for (t, f) in ts.iter().zip(&files) {
         let Some(src) = &f.src else { continue };
@@ -174,6 +175,7 @@ pub fn run(
             format: args.common.format,
             no_truncate: args.no_truncate,
             uuids: &args.uuids,
+            home_args: &home_args,
         };
         for (no, offset, copy) in &f.picks {
             print_line(out, &ctx, *no, *offset, copy.as_ref(), &mut shown)?;
@@ -226,6 +228,8 @@ struct FileCtx<'a> {
     no_truncate: bool,
     /// The --uuid values: of a glued line they pick, only those records show.
     uuids: &'a [String],
+    /// ` --claude-home DIR` for the commands it prints, when that flag chose the home.
+    home_args: &'a str,
 }
 
 fn print_line(
@@ -493,9 +497,10 @@ fn print_record(
                 let one = crate::output::sanitize::one_line;
                 writeln!(
                     out,
-                    "{}(subagent {a}'s record {u}, which its lane file holds: csift show @{}@{a} --uuid {u}){}",
+                    "{}(subagent {a}'s record {u}, which its lane file holds: csift show @{}@{a} --uuid {u}{}){}",
                     st.dim,
-                    one(crate::discovery::short(&c.t.session_id)),
+                    one(&c.t.session_id),
+                    one(c.home_args),
                     st.reset,
                     a = one(agent),
                     u = one(uuid),

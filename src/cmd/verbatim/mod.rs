@@ -134,6 +134,7 @@ pub fn run(
         _ => args.targets.clone(),
     };
     let t = one_transcript(super::select(&args.common, &targets, problems)?)?;
+    let home = crate::discovery::home::from_env(args.common.claude_home.clone())?;
     // ELI-025: a slice beyond the fleet prints nothing and succeeds (JSON
     // still ends with its summary, which says no turn was printed).
     if let (Some(n), Some(i)) = (args.slices, args.slice) {
@@ -162,7 +163,10 @@ pub fn run(
         thinking: args.thinking,
         full_tools: args.tools == Tools::Full,
         lane: t.is_lane(),
-        show: format!("csift show {}", crate::output::sanitize::one_line(&t.at())),
+        show: format!(
+            "csift show {}",
+            crate::output::sanitize::one_line(&t.target_args(&home))
+        ),
     };
     let (windows, stop) = pack::select_why(turns::Walker::new(&src, &idx, opts.clone()), lim);
     // Why older turns were left out, for the human form's stderr line.
