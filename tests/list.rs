@@ -1108,13 +1108,25 @@ fn an_orphan_lane_row_names_its_own_session() {
         "{text}"
     );
     assert!(!text.contains('└'), "{text}");
-    let target = format!("@{short2}@a0123456789abcdef");
-    let shown = home
-        .cmd()
-        .args(["show", &target, "--line", "1", "--raw"])
-        .output()
-        .unwrap();
-    assert_eq!(shown.status.code(), Some(0), "{target}");
+    // The name as the row prints it is a target, with or without the `@`;
+    // so is a bare session id with no file of that name.
+    let printed = format!("{short2}@a0123456789abcdef");
+    for target in [format!("@{printed}"), printed, S1[..8].to_string()] {
+        let shown = home
+            .cmd()
+            .args(["show", &target, "--line", "1", "--raw"])
+            .output()
+            .unwrap();
+        assert_eq!(shown.status.code(), Some(0), "{target}");
+    }
+    // An id-shaped name that is neither a file nor an id says both.
+    let out = home.cmd().args(["list", "deadbeef"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains("deadbeef: no file or folder of that name; as an id, @deadbeef: no session"),
+        "{err}"
+    );
 }
 
 /// A lane named on its own beside another session's row is named

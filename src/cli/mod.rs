@@ -27,6 +27,8 @@ TARGETS (every command accepts them):
   (none)               every project under <claude-home>/projects
   @<id>                a session id, a subagent id, or a unique prefix of either
   @<session>@<agent>   one lane, as search and show print it (prefixes of both)
+  <session>[@<agent>]  the same without `@`, as list rows and headers print it,
+                       when no file or folder has that name (hex session ids)
   FILE.jsonl           one transcript file
   DIR                  a projects/<encoded> folder, a session folder, or a real
                        project directory (encoded the way Claude Code encodes a cwd)

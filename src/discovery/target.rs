@@ -42,7 +42,7 @@ pub fn resolve(home: &ClaudeHome, targets: &[String], lanes: bool) -> Result<Sel
     // the command's error.
     let mut failed: Vec<(String, Error)> = Vec::new();
     for t in targets {
-        let done = if let Some(id) = t.strip_prefix('@') {
+        let mut by_id_target = |id: &str, walk: &mut Walk, explicit: &mut BTreeSet<PathBuf>| {
             let everything = all.get_or_insert_with(|| {
                 let mut w = Walk::default();
                 walk::walk_projects(&projects, &mut w);
@@ -55,8 +55,23 @@ pub fn resolve(home: &ClaudeHome, targets: &[String], lanes: bool) -> Result<Sel
                 }
                 walk.transcripts.extend(picked);
             })
+        };
+        let done = if let Some(id) = t.strip_prefix('@') {
+            by_id_target(id, &mut walk, &mut explicit)
         } else {
-            resolve_path(&projects, t, &mut walk, &mut explicit)
+            match resolve_path(&projects, t, &mut walk, &mut explicit) {
+                // An id as headers and rows print it (`6c2214d7@afc096d`,
+                // `99677899`), with no path of that name: read as `@id`. If no
+                // id matches either, the path's error stands.
+                Err(_) if looks_like_id(t) => {
+                    by_id_target(t, &mut walk, &mut explicit).map_err(|e| {
+                        Error::Target(format!(
+                            "{t}: no file or folder of that name; as an id, {e}"
+                        ))
+                    })
+                }
+                done => done,
+            }
         };
         if let Err(e) = done {
             failed.push((t.clone(), e));
@@ -86,7 +101,10 @@ pub fn resolve(home: &ClaudeHome, targets: &[String], lanes: bool) -> Result<Sel
         // directory that could not be read (it might hold one).
         let ids: Vec<&str> = targets
             .iter()
-            .filter_map(|t| t.strip_prefix('@'))
+            .filter_map(|t| {
+                t.strip_prefix('@')
+                    .or(looks_like_id(t).then_some(t.as_str()))
+            })
             .flat_map(|t| t.split('@'))
             .map(|p| p.strip_prefix("agent-").unwrap_or(p))
             .filter(|p| !p.is_empty())
@@ -108,6 +126,26 @@ pub fn resolve(home: &ClaudeHome, targets: &[String], lanes: bool) -> Result<Sel
         transcripts,
         issues: walk.issues,
     })
+}
+
+/// A bare argument read as `@arg` when no path has its name: a session id or
+/// prefix (hex digits and dashes, 4 or more), optionally `@` and an agent id
+/// (letters, digits, `-` and `_`: `acompact-e1f845` is one), the forms search
+/// headers and list rows print.
+fn looks_like_id(t: &str) -> bool {
+    let (s, a) = match t.split_once('@') {
+        Some((s, a)) => (s, Some(a)),
+        None => (t, None),
+    };
+    let session = s.len() >= 4
+        && s.bytes().next().is_some_and(|b| b.is_ascii_hexdigit())
+        && s.bytes().all(|b| b.is_ascii_hexdigit() || b == b'-');
+    let agent = a.is_none_or(|a| {
+        !a.is_empty()
+            && a.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+    });
+    session && agent
 }
 
 /// `@id`: exact session or agent id first, else a unique prefix. A session selects
