@@ -943,3 +943,49 @@ fn by_keys_a_missing_value_as_null() {
         assert_eq!(sum, 59, "{by}");
     }
 }
+
+/// A lane whose session transcript is missing is no `└` row under whatever
+/// session sorts above it (the public corpus drew 6c2214d7's lane under an
+/// unrelated project's row): it is named `SESSION@AGENT`, a target. A lane
+/// right under its own session's row keeps `└`.
+#[test]
+fn an_orphan_lane_row_is_named_by_its_session_not_drawn_under_another() {
+    let home = Home::new();
+    let s1 = "11111111-0000-4000-8000-00000000aaaa";
+    let s2 = "22222222-0000-4000-8000-00000000bbbb";
+    let mut a = Session::new(s1, "/w/app");
+    a.user("build the parser");
+    a.text("m1", "Done.");
+    home.write("-w-app", &a.file_name(), &a.lines);
+    for (sid, agent) in [(s1, "a0000000000000001"), (s2, "a0000000000000002")] {
+        let mut lane = Session::lane(sid, "/w/app", agent);
+        lane.user("explore the code");
+        home.write(
+            "-w-app",
+            &format!("{sid}/subagents/agent-{agent}.jsonl"),
+            &lane.lines,
+        );
+    }
+    let out = home
+        .cmd()
+        .args(["stats", "--color", "never"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let rows: Vec<&str> = text
+        .lines()
+        .take_while(|l| !l.starts_with("TOTAL"))
+        .collect();
+    assert!(
+        rows.iter()
+            .any(|l| l.starts_with("  └ subagent a0000000000000001 ")),
+        "{text}"
+    );
+    assert!(
+        rows.iter()
+            .any(|l| l.starts_with("22222222@a0000000000000002 subagent ")),
+        "{text}"
+    );
+    assert_eq!(rows.iter().filter(|l| l.contains('└')).count(), 1, "{text}");
+}

@@ -169,10 +169,22 @@ fn sum_tokens(rows: &BTreeMap<String, Row>) -> Row {
     t
 }
 
-fn row_name(row: &RowOut<'_>) -> String {
+/// A row's name. A lane is drawn `└` only right under its own session's row
+/// (`above`, the session of the last main row); any other lane row (its main
+/// transcript missing, or not selected) is named `SESSION@AGENT`, as list names
+/// it: drawn `└` it read as a lane of the unrelated row above it.
+fn row_name(row: &RowOut<'_>, above: Option<&str>) -> String {
     match (row.transcript, &row.key) {
         (Some(t), _) => match &t.agent_id {
-            Some(a) => format!("  └ {} {}", t.shape.name(), one_line(a)),
+            Some(a) if above == Some(t.session_id.as_str()) => {
+                format!("  └ {} {}", t.shape.name(), one_line(a))
+            }
+            Some(a) => format!(
+                "{}@{} {}",
+                one_line(t.short_id()),
+                one_line(a),
+                t.shape.name()
+            ),
             // Clean before cutting: a cut could split an escape sequence.
             None => format!(
                 "{}/{}",
@@ -204,7 +216,12 @@ pub fn human(out: &mut Out, r: &Report<'_>) -> io::Result<()> {
             "INPUT", "OUTPUT", "CACHE_R", "CACHE_W", st.reset
         )?;
     }
+    let mut above: Option<&str> = None;
     for row in &r.rows {
+        let name = row_name(row, above);
+        if let Some(t) = row.transcript.filter(|t| t.agent_id.is_none()) {
+            above = Some(&t.session_id);
+        }
         let c = &row.census;
         let tok = sum_tokens(&c.tokens);
         let tools =
@@ -217,7 +234,7 @@ pub fn human(out: &mut Out, r: &Report<'_>) -> io::Result<()> {
         writeln!(
             out,
             "{:<36} {:>7} {:>6} {:>3} {:>5} {:>6} {:>5} {:>3} {:>3} {:>7} {:>7} {:>7} {:>7}  {}",
-            tail(&row_name(row), 36),
+            tail(&name, 36),
             c.lines,
             human_bytes(c.bytes),
             c.malformed_lines,
