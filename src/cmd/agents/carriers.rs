@@ -17,11 +17,14 @@ pub const WORKFLOW_ACK_PREFIX: &str = "Workflow launched in background";
 pub const INTERRUPT_PREFIX: &str = "[Request interrupted by user";
 
 // SUB-019: the 2.1.258 template and the 2.1.3–2.1.62 one, anchored at the end.
+// The `summary: '…'` clause is optional and its text any recap: the sample
+// home's generator writes the template without it, and a recap Claude Code
+// fills in would be text, not the placeholder.
 // The regex crate has no back-references, so the SendMessage `to:` id is checked
 // against the leading id in code.
 static FOOTER: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"(?s)(?:\A|\n)agentId: ([A-Za-z0-9-]+) \((?:use SendMessage with to: '([A-Za-z0-9-]+)', summary: '<5-10 word recap>' to continue this agent|for resuming to continue this agent's work if needed)\)(?:\n<usage>(.*?)</usage>)?\s*\z",
+        r"(?s)(?:\A|\n)agentId: ([A-Za-z0-9-]+) \((?:use SendMessage with to: '([A-Za-z0-9-]+)'(?:, summary: '[^'\n]*')? to continue this agent|for resuming to continue this agent's work if needed)\)(?:\n<usage>(.*?)</usage>)?\s*\z",
     )
     .unwrap_or_else(|_| unreachable!("static regex"))
 });
@@ -225,6 +228,20 @@ mod tests {
         let f = f.unwrap();
         assert_eq!(f.agent_id, "a0123456789abcdef");
         assert_eq!(f.template, "send-message");
+    }
+
+    /// The template without its summary clause (the sample home's generator
+    /// writes it so), or with a filled-in recap, is the same footer.
+    #[test]
+    fn footer_without_or_with_a_filled_summary_sub_019() {
+        for t in [
+            "Found it.\nagentId: a8eca4df3b343661c (use SendMessage with to: 'a8eca4df3b343661c' to continue this agent)",
+            "Found it.\nagentId: a8eca4df3b343661c (use SendMessage with to: 'a8eca4df3b343661c', summary: 'trace the pool sizing' to continue this agent)",
+        ] {
+            let (body, f) = split_footer(t);
+            assert_eq!(body, "Found it.", "{t}");
+            assert_eq!(f.map(|f| f.agent_id), Some("a8eca4df3b343661c".into()));
+        }
     }
 
     #[test]
