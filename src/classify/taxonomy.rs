@@ -165,7 +165,7 @@ impl LabelSet {
             }
             if set == before && !Label::ALL.iter().any(|l| l.under(prefix)) {
                 return Err(format!(
-                    "unknown label selector `{sel}`; valid leaves (see --list-labels):\n  {}",
+                    "unknown label selector `{sel}`; valid leaves (`csift search --list-labels` explains each):\n  {}",
                     Label::ALL
                         .iter()
                         .map(|l| l.name())

@@ -112,8 +112,9 @@ pub struct SearchArgs {
     #[arg(long)]
     pub list_labels: bool,
     /// Only tool units whose tool name (or the name of the call a result answers)
-    /// matches this glob, e.g. `Bash`, `mcp__*`. Repeatable; several globs may
-    /// also be given as `Write,Edit`, `Write|Edit` or `{Write,Edit}`.
+    /// matches this glob (`*`, `?`, `[…]` classes as in a shell), e.g. `Bash`,
+    /// `mcp__*`, `[BR]*`. Repeatable; several globs may also be given as
+    /// `Write,Edit`, `Write|Edit` or `{Write,Edit}`.
     #[arg(long, value_name = "GLOB")]
     pub tool: Vec<String>,
     /// Only units of assistant records whose `message.model` matches this glob

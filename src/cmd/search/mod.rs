@@ -45,15 +45,7 @@ pub fn globs(given: &[String]) -> Result<Option<regex::Regex>, Error> {
                     "bad glob list `{g}`: an empty alternative (write e.g. Write,Edit)"
                 )));
             }
-            let mut re = String::new();
-            for c in part.chars() {
-                match c {
-                    '*' => re.push_str(".*"),
-                    '?' => re.push('.'),
-                    c => re.push_str(&regex::escape(&c.to_string())),
-                }
-            }
-            alts.push(re);
+            alts.push(glob_re(part));
         }
     }
     if alts.is_empty() {
@@ -63,6 +55,48 @@ pub fn globs(given: &[String]) -> Result<Option<regex::Regex>, Error> {
     regex::Regex::new(&re)
         .map(Some)
         .map_err(|e| Error::Usage(format!("bad glob `{}`: {e}", given.join(","))))
+}
+
+/// One glob as a regex: `*` any run, `?` one character, `[…]` a class
+/// (`[!…]` or `[^…]` negated, ranges as `a-z`), as a shell reads them; a `[`
+/// with no `]` after it is itself.
+fn glob_re(part: &str) -> String {
+    let chars: Vec<char> = part.chars().collect();
+    let mut re = String::new();
+    let mut i = 0;
+    while i < chars.len() {
+        match chars[i] {
+            '*' => re.push_str(".*"),
+            '?' => re.push('.'),
+            '[' => {
+                let mut j = i + 1;
+                if matches!(chars.get(j), Some('!' | '^')) {
+                    j += 1;
+                }
+                // A `]` right after `[` (or `[!`) is a member: the end is after it.
+                let Some(close) = (j + 1..chars.len()).find(|&k| chars[k] == ']') else {
+                    re.push_str(r"\[");
+                    i += 1;
+                    continue;
+                };
+                re.push('[');
+                if j > i + 1 {
+                    re.push('^');
+                }
+                for &c in &chars[j..close] {
+                    if matches!(c, '\\' | '[' | ']' | '^' | '&' | '~') {
+                        re.push('\\');
+                    }
+                    re.push(c);
+                }
+                re.push(']');
+                i = close;
+            }
+            c => re.push_str(&regex::escape(&c.to_string())),
+        }
+        i += 1;
+    }
+    re
 }
 
 /// The taxonomy, one label a line; with `--format json`, one
@@ -363,5 +397,41 @@ fn count_key(key: CountBy, t: &crate::discovery::Transcript, h: &Hit) -> Option<
             .as_deref()
             .and_then(timefmt::parse_ts)
             .map(|ts| ts.strftime("%Y-%m").to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::globs;
+
+    fn hits(glob: &str, names: &[&str]) -> Vec<String> {
+        let re = globs(&[glob.to_string()]).unwrap().unwrap();
+        names
+            .iter()
+            .filter(|n| re.is_match(n))
+            .map(|n| n.to_string())
+            .collect()
+    }
+
+    /// `[…]` classes match as in a shell; they matched nothing before (the
+    /// brackets were escaped as literals), silently.
+    #[test]
+    fn glob_classes_match_as_in_a_shell() {
+        let tools = ["Bash", "Read", "Write", "[x]"];
+        assert_eq!(hits("[BR]*", &tools), ["Bash", "Read"]);
+        assert_eq!(hits("[!B]*", &tools), ["Read", "Write", "[x]"]);
+        assert_eq!(hits("[^A-Q]*", &tools), ["Read", "Write", "[x]"]);
+        assert_eq!(hits("[]x[]*", &tools), ["[x]"]);
+        assert_eq!(hits("[x", &["[x", "x"]), ["[x"]);
+        let models = [
+            "claude-opus-4-5-20251101",
+            "claude-opus-4-6",
+            "claude-opus-4-1",
+        ];
+        assert_eq!(
+            hits("claude-opus-4-[56]*", &models),
+            ["claude-opus-4-5-20251101", "claude-opus-4-6"]
+        );
+        assert_eq!(hits("a&&b[&~]", &["a&&b~", "a&&b&"]), ["a&&b~", "a&&b&"]);
     }
 }
