@@ -778,3 +778,38 @@ fn the_left_out_line_names_the_windows_or_the_budget() {
         "{err}"
     );
 }
+
+/// A line of a kept turn that lost its `"type"` key (a torn record: Claude Code
+/// writes the key near the end) or is no object at all is said in place like
+/// any unreadable line; verbatim's message prefilter used to skip it silently.
+#[test]
+fn an_unreadable_line_without_a_type_key_is_said_in_place() {
+    let home = Home::new();
+    let mut s = Session::new("77777777-aaaa-4000-8000-00000000000a", "/w/v");
+    s.user("look around");
+    s.text("m1", "FIRST-WORDS");
+    s.text("m2", "LAST-WORDS");
+    let mut lines: Vec<String> = s
+        .lines
+        .iter()
+        .map(|v| serde_json::to_string(v).unwrap())
+        .collect();
+    // Line 3 cut short before its "type" key; line 4 an array.
+    let torn = lines[2].clone();
+    let cut = torn.find("\"type\"").unwrap().min(120);
+    lines.insert(2, torn[..cut].to_string());
+    lines.insert(3, r#"["an","array"]"#.to_string());
+    let bytes = lines.join("\n") + "\n";
+    home.write_raw("-w-v", &s.file_name(), bytes.as_bytes());
+    let out = home.cmd().args(["verbatim", "@77777777"]).output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("[csift: line 3 is not a readable record (invalid-json)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("[csift: line 4 is not a readable record (not-an-object)"),
+        "{text}"
+    );
+    assert!(text.contains("FIRST-WORDS") && text.contains("LAST-WORDS"));
+}

@@ -76,6 +76,15 @@ fn may_be_message(line: &[u8]) -> bool {
     .any(|n| memchr::memmem::find(line, n).is_some())
 }
 
+/// Whether `line` is one JSON object by the structural skim (quotes and
+/// brackets only: the cheap check for lines verbatim does not parse).
+fn whole_object(line: &[u8]) -> bool {
+    use crate::scan::json::{value_end, ws};
+    let start = ws(line, 0);
+    line.get(start) == Some(&b'{')
+        && value_end(line, start).is_ok_and(|end| ws(line, end) == line.len())
+}
+
 impl Walker<'_> {
     fn render(&mut self, n: usize) -> Turn {
         let (no, off) = match n {
@@ -94,6 +103,16 @@ impl Walker<'_> {
         for line in Lines::from(region, off, no) {
             last_line = line.no;
             if !may_be_message(line.bytes) {
+                // A torn or garbled line can lose its `"type"` key (Claude Code
+                // writes it near the end of a record): one the structural skim
+                // does not read as a whole object is said too.
+                if !whole_object(line.bytes) && self.idx.turn(line.no) == Some(n) {
+                    if let Parsed::Malformed(m) = parse_line(&line) {
+                        if m.kind != crate::record::MalformedKind::Blank {
+                            unread.push((line.no, m.kind.name()));
+                        }
+                    }
+                }
                 continue;
             }
             let records = line_records(&line);
