@@ -813,3 +813,35 @@ fn an_unreadable_line_without_a_type_key_is_said_in_place() {
     );
     assert!(text.contains("FIRST-WORDS") && text.contains("LAST-WORDS"));
 }
+
+/// `@session` whose main transcript is missing selects its one lane; verbatim
+/// rebuilt that lane as if it were the session (a compacted agent would take a
+/// subagent's conversation for its own). It is an error naming the lane, and
+/// the lane named by its own id is rebuilt.
+#[test]
+fn a_session_without_its_main_file_does_not_rebuild_its_lane_as_itself() {
+    let home = Home::new();
+    let sid = "77777777-aaaa-4000-8000-00000000000b";
+    let mut lane = Session::lane(sid, "/w/v", "a1234567890abcdef");
+    lane.user("explore the code");
+    lane.text("m1", "LANE-WORDS");
+    home.write(
+        "-w-v",
+        &format!("{sid}/subagents/agent-a1234567890abcdef.jsonl"),
+        &lane.lines,
+    );
+    let out = home.cmd().args(["verbatim", "@77777777"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains(&format!(
+            "session {sid} has no main transcript here, only its lane @{sid}@a1234567890abcdef"
+        )),
+        "{err}"
+    );
+    for target in ["@a1234567", "@77777777@a123"] {
+        let out = home.cmd().args(["verbatim", target]).output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{target}");
+        assert!(String::from_utf8_lossy(&out.stdout).contains("LANE-WORDS"));
+    }
+}

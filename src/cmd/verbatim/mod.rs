@@ -95,6 +95,19 @@ struct Summary<'a> {
     elapsed_ms: u128,
 }
 
+/// Whether target `x` names lane `t` itself (its agent id or a prefix of it,
+/// `@session@agent`, or its file), not only its session.
+fn names_lane(x: &str, t: &Transcript) -> bool {
+    let agent = t.agent_id.as_deref().unwrap_or("");
+    let id = x.strip_prefix('@').unwrap_or(x);
+    let id = id.rsplit('@').next().unwrap_or(id);
+    let id = id.strip_prefix("agent-").unwrap_or(id);
+    (x.contains('@') && x.trim_start_matches('@').contains('@'))
+        || (!id.is_empty() && agent.starts_with(id) && !t.session_id.starts_with(id))
+        || std::path::Path::new(x) == t.path
+        || std::fs::canonicalize(x).ok() == std::fs::canonicalize(&t.path).ok()
+}
+
 fn one_transcript(ts: Vec<Transcript>) -> Result<Transcript, Error> {
     let mut ts = super::show::owning(ts)?;
     match ts.len() {
@@ -135,6 +148,18 @@ pub fn run(
     };
     let t = one_transcript(super::select(&args.common, &targets, problems)?)?;
     let home = crate::discovery::home::from_env(args.common.claude_home.clone())?;
+    if t.is_lane() && !targets.iter().any(|x| names_lane(x, &t)) {
+        // `@session` whose main file is missing selects its one lane: rebuilt
+        // as the session, a compacted agent would take a subagent's
+        // conversation for its own.
+        return Err(Error::Target(format!(
+            "session {} has no main transcript here, only its lane {}; verbatim rebuilds one conversation, so name the lane to rebuild it: csift verbatim {}",
+            crate::output::sanitize::one_line(&t.session_id),
+            crate::output::sanitize::one_line(&t.at()),
+            crate::output::sanitize::one_line(&t.target_args(&home)),
+        ))
+        .into());
+    }
     // ELI-025: a slice beyond the fleet prints nothing and succeeds (JSON
     // still ends with its summary, which says no turn was printed).
     if let (Some(n), Some(i)) = (args.slices, args.slice) {
