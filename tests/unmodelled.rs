@@ -181,3 +181,40 @@ fn nested_agent_progress_records_csift_cannot_model_are_said_and_counted() {
         json!({"brand_block": 1})
     );
 }
+
+/// A tool_result part of a type csift does not model (a `document` part, as
+/// the Read tool returns for a PDF) keeps its title and source out of every
+/// unit: search says where the pattern matched, as for a block type. The text
+/// of a modelled part beside it is searched as ever.
+#[test]
+fn a_match_in_an_unmodelled_tool_result_part_is_said_rec_011() {
+    let mut s = Session::new("ee12cd34-0000-4000-8000-000000000003", "/w/proj");
+    s.user("read the report");
+    s.tool_use(
+        "m1",
+        "toolu_d",
+        "Read",
+        json!({"file_path": "/w/report.pdf"}),
+    );
+    s.push(json!({"type": "user", "message": {"role": "user", "content": [
+        {"type": "tool_result", "tool_use_id": "toolu_d", "content": [
+            {"type": "document", "title": "DOCTITLE quarterly", "source": {"type": "base64", "data": "JVBERi0x"}},
+            {"type": "text", "text": "short PARTTEXT"}
+        ]}
+    ]}}));
+    let home = Home::new();
+    let file = home.write("-w-proj", &s.file_name(), &s.lines);
+    let out = home.cmd().args(["search", "DOCTITLE"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.starts_with(&format!(
+            "csift: {}:3: the pattern matches only in a tool_result part type `document` csift does not model",
+            file.display()
+        )),
+        "{err}"
+    );
+    let out = home.cmd().args(["search", "PARTTEXT"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(out.stderr.is_empty(), "{out:?}");
+}

@@ -310,6 +310,11 @@ pub const RECORD_TYPES: &[&str] = &[
     "frame-link",
 ];
 
+/// Part types of a tool_result's content array csift models (REC-011): a
+/// part's `text` is searched whatever its type; the other fields of a part of
+/// another type are not (search's unmodelled note says when a pattern is there).
+pub const RESULT_PART_TYPES: &[&str] = &["text", "image", "tool_reference"];
+
 /// Content block types csift models (REC-010; the binary registers 22, most
 /// unobserved — any other name is listed as unknown).
 pub const BLOCK_TYPES: &[&str] = &[

@@ -14,6 +14,7 @@ use std::borrow::Cow;
 
 use regex::Regex;
 
+use crate::record::content::RESULT_PART_TYPES;
 use crate::record::{Record, BLOCK_TYPES, RECORD_TYPES};
 use crate::scan::json::{self, Fields};
 
@@ -59,21 +60,56 @@ pub fn matched(r: &Record<'_>, line: &[u8], re: &Regex) -> Option<String> {
             k => format!("a record type `{k}` csift does not model"),
         });
     }
-    let mut unknown = r.unknown_blocks().peekable();
-    unknown.peek()?;
-    let content = json::field(line, b"message").and_then(|m| json::field(m, b"content"))?;
-    json::elements(content)
-        .filter_map(|block| {
-            let kind = json::field(block, b"type").and_then(json::string)?;
-            (!BLOCK_TYPES.contains(&kind.as_ref())).then_some((kind, block))
+    let content = || json::field(line, b"message").and_then(|m| json::field(m, b"content"));
+    if r.unknown_blocks().next().is_some() {
+        let found = json::elements(content()?)
+            .filter_map(|block| {
+                let kind = json::field(block, b"type").and_then(json::string)?;
+                (!BLOCK_TYPES.contains(&kind.as_ref())).then_some((kind, block))
+            })
+            .find(|(_, block)| fields_match(block, &[b"type"], re))
+            .map(|(kind, _)| format!("a block type `{kind}` csift does not model"));
+        if found.is_some() {
+            return found;
+        }
+    }
+    // A tool_result part of a type csift does not model (a `document` part's
+    // title and source): its `text`, if any, is searched; its other fields not.
+    let mut odd_part = false;
+    for b in r.blocks().iter().filter(|b| b.kind() == "tool_result") {
+        b.result_part_kinds(|k| odd_part |= !RESULT_PART_TYPES.contains(&k));
+    }
+    if !odd_part {
+        return None;
+    }
+    json::elements(content()?)
+        .filter(|block| {
+            json::field(block, b"type")
+                .and_then(json::string)
+                .as_deref()
+                == Some("tool_result")
         })
-        .find(|(_, block)| {
-            Fields::new(block, 0)
-                .map_while(Result::ok)
-                .filter(|(k, _)| *k != b"type")
-                .any(|(_, v)| value_matches(v, re))
+        .filter_map(|block| json::field(block, b"content"))
+        .flat_map(json::elements)
+        .filter_map(|part| {
+            let kind = json::field(part, b"type")
+                .and_then(json::string)
+                .unwrap_or_default();
+            (!RESULT_PART_TYPES.contains(&kind.as_ref())).then_some((kind, part))
         })
-        .map(|(kind, _)| format!("a block type `{kind}` csift does not model"))
+        .find(|(_, part)| fields_match(part, &[b"type", b"text"], re))
+        .map(|(kind, _)| match kind.as_ref() {
+            "" => "a tool_result part with no type, which csift does not model".to_string(),
+            k => format!("a tool_result part type `{k}` csift does not model"),
+        })
+}
+
+/// Whether `re` matches a value of object `obj` outside the keys `skip`.
+fn fields_match(obj: &[u8], skip: &[&[u8]], re: &Regex) -> bool {
+    Fields::new(obj, 0)
+        .map_while(Result::ok)
+        .filter(|(k, _)| !skip.contains(k))
+        .any(|(_, v)| value_matches(v, re))
 }
 
 /// The same for the subagent record an `agent_progress` record nests

@@ -71,8 +71,8 @@ pub const ATTACHMENT_TYPES: &[&str] = &[
 /// Content block types csift models (defined with the record model).
 pub use crate::record::content::BLOCK_TYPES;
 
-/// Part types of a tool_result's content array (REC-011).
-pub const RESULT_PART_TYPES: &[&str] = &["text", "image", "tool_reference"];
+/// Part types of a tool_result's content array (defined with the record model).
+pub use crate::record::content::RESULT_PART_TYPES;
 
 /// `toolUseResult` shape names the detector can return (spec §2 table).
 pub const RESULT_SHAPES: &[&str] = &[
