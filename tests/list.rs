@@ -1164,3 +1164,43 @@ fn a_lane_listed_without_its_session_row_names_its_session() {
     let text = run(&[&format!("@{s2}")]);
     assert!(text.contains("\n  └ @a0123456789abcdef  "), "{text}");
 }
+
+/// A payload line ahead of the first prompt (a 3 MB attachment, or a 3 MB
+/// snapshot before a prompt that carries a 3 MB image) does not use up the
+/// head's 1 MB budget: the session keeps its title, with and without --full.
+#[test]
+fn a_prompt_behind_a_multi_megabyte_line_is_still_the_title() {
+    let big = "A".repeat(3_000_000);
+    for (i, lead) in ["attachment", "snapshot"].into_iter().enumerate() {
+        let home = Home::new();
+        let id = format!("dd12cd34-0000-4000-8000-00000000010{i}");
+        let mut s = Session::new(&id, "/w/app");
+        let mut prompt = vec![json!({"type": "text", "text": "fix the bug in this screenshot"})];
+        match lead {
+            "attachment" => {
+                s.push(json!({"type": "attachment", "attachment": {"type": "hook_additional_context", "content": [big]}}));
+            }
+            _ => {
+                s.raw(json!({"type": "file-history-snapshot", "messageId": "x", "snapshot": {"trackedFileBackups": {"a": big}}}));
+                prompt.push(json!({"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": big}}));
+            }
+        };
+        s.push(json!({"type": "user", "message": {"role": "user", "content": prompt}}));
+        for n in 0..50 {
+            s.text(&format!("m{n}"), &"ok ".repeat(100));
+        }
+        home.write("-w-app", &s.file_name(), &s.lines);
+        for full in [false, true] {
+            let mut c = home.cmd();
+            c.args(["list", "--format", "json"]);
+            if full {
+                c.arg("--full");
+            }
+            let row = first_json(&mut c, "session");
+            assert_eq!(
+                row["title"], "fix the bug in this screenshot",
+                "{lead} full={full}"
+            );
+        }
+    }
+}

@@ -42,7 +42,7 @@ pub fn summarize(t: &Transcript, whole: bool) -> crate::error::Result<Summary> {
     let buf = bytes.whole().unwrap_or_default();
     let mut s = Summary::default();
     let mut head = HeadScan::default();
-    head.feed(scan::head(buf, HEAD_MAX), lane, &mut s);
+    head.feed(head_of(buf), lane, &mut s);
     // The scan walks back from EOF over whole lines only: a byte window could
     // cut a long last record and miss the last records before it (REC-089).
     let end = TailFacts::scan(buf, 0, buf.len() as u64, Some(buf));
@@ -69,11 +69,13 @@ fn from_windows(
         let lines = complete_head(w.head());
         head.feed(lines, lane, &mut s);
         let found = s.first_prompt.is_some() && s.cwd.is_some();
-        // At least one whole line, as `scan::head`, even past HEAD_MAX.
-        let max = if lines.is_empty() {
+        // At least one whole line, as `scan::head`, even past HEAD_MAX; and
+        // HEAD_MAX of lines other than payloads.
+        let partial = w.head().len() - lines.len();
+        let max = if lines.is_empty() || partial >= PAYLOAD_LINE {
             usize::MAX
         } else {
-            HEAD_MAX
+            HEAD_MAX + payload_bytes(lines)
         };
         if found || !w.grow_head(max, path)? {
             break;
@@ -107,6 +109,44 @@ fn from_windows(
     s.turns = None;
     s.read = ReadMode::HeadTail;
     Ok(Some(s))
+}
+
+/// A line this long is a payload (a pasted screenshot, a large attachment or
+/// snapshot): the head's budget does not count it.
+const PAYLOAD_LINE: usize = 256 * 1024;
+
+/// Bytes of the payload lines among `lines`: one ahead of the first prompt
+/// (a 3 MB attachment line, a prompt behind a 3 MB image) used up the head's
+/// budget, and the session lost its title, with `--full` too.
+fn payload_bytes(lines: &[u8]) -> usize {
+    let mut total = 0;
+    let mut at = 0;
+    while at < lines.len() {
+        let end = memchr::memchr(b'\n', &lines[at..]).map_or(lines.len(), |i| at + i + 1);
+        if end - at >= PAYLOAD_LINE {
+            total += end - at;
+        }
+        at = end;
+    }
+    total
+}
+
+/// The head of a file read whole: whole lines while those other than
+/// payloads ([`payload_bytes`]) fit in [`HEAD_MAX`]; at least one.
+fn head_of(buf: &[u8]) -> &[u8] {
+    let mut small = 0;
+    let mut at = 0;
+    while at < buf.len() {
+        let end = memchr::memchr(b'\n', &buf[at..]).map_or(buf.len(), |i| at + i + 1);
+        if end - at < PAYLOAD_LINE {
+            small += end - at;
+            if small > HEAD_MAX && at > 0 {
+                break;
+            }
+        }
+        at = end;
+    }
+    &buf[..at]
 }
 
 /// The whole lines of a head window (which may end inside a line).
