@@ -438,13 +438,33 @@ fn garbage_input_fails_open() {
         json!({"transcript_path": l.dir.path(), "session_id": "s"}).to_string(),
         json!({"transcript_path": t, "session_id": "s", "agent_id": "a1b2"}).to_string(),
     ];
-    for c in &cases {
+    for (i, c) in cases.iter().enumerate() {
         for arm in ["--post", "--stop"] {
             let (code, err) = l.fire(arm, c);
             assert_eq!(code, 0, "{arm} {c:?}: {err}");
+            // Help promises a one-line stderr note on every fail-open; a
+            // subagent's fire (the last case) is skipped by design, silently.
+            let last = i == cases.len() - 1;
+            assert_eq!(
+                err.lines().count(),
+                usize::from(!last),
+                "{arm} {c:?}: {err}"
+            );
+            assert!(
+                last || err.starts_with("csift guard: "),
+                "{arm} {c:?}: {err}"
+            );
         }
     }
     assert!(!l.state_dir().exists(), "early exits write no state");
+    // A payload behind a UTF-8 byte-order mark is read, not skipped.
+    let bom = format!(
+        "\u{feff}{}",
+        json!({"transcript_path": t, "session_id": "s"})
+    );
+    let (code, err) = l.fire("--post", &bom);
+    assert!(!err.contains("not JSON"), "{code} {err}");
+    assert!(l.state_dir().exists(), "the fire ran");
     // A transcript of garbage bytes: scanned, nothing found, exit 0.
     std::fs::write(
         &l.path,

@@ -97,20 +97,38 @@ fn fire(args: &GuardArgs) -> anyhow::Result<u8> {
         .take(MAX_PAYLOAD)
         .read_to_end(&mut raw)
         .context("read hook payload")?;
-    let Ok(payload) = serde_json::from_slice::<Value>(&raw) else {
+    // An editor's byte-order mark is no reason to skip detection.
+    let body = raw.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&raw);
+    let Ok(payload) = serde_json::from_slice::<Value>(body) else {
         eprintln!("csift guard: hook payload is not JSON; nothing to do");
         return Ok(0);
     };
-    if !payload.is_object() || truthy(payload.get("agent_id")) {
+    if !payload.is_object() {
+        eprintln!("csift guard: hook payload is not a JSON object; nothing to do");
         return Ok(0);
     }
+    if truthy(payload.get("agent_id")) {
+        return Ok(0); // a subagent's fire: by design, no note
+    }
     let Some(transcript) = str_field(&payload, "transcript_path").map(expand) else {
+        eprintln!("csift guard: hook payload has no transcript_path string; nothing to do");
         return Ok(0);
     };
-    let Ok(meta) = std::fs::metadata(&transcript) else {
-        return Ok(0);
+    let meta = match std::fs::metadata(&transcript) {
+        Ok(m) => m,
+        Err(e) => {
+            eprintln!(
+                "csift guard: fail-open (transcript {}: {e})",
+                crate::output::sanitize::path(&transcript)
+            );
+            return Ok(0);
+        }
     };
     if !meta.is_file() {
+        eprintln!(
+            "csift guard: fail-open (transcript {} is not a file)",
+            crate::output::sanitize::path(&transcript)
+        );
         return Ok(0);
     }
     let session = str_field(&payload, "session_id").unwrap_or("unknown");
@@ -168,29 +186,20 @@ fn fire(args: &GuardArgs) -> anyhow::Result<u8> {
     }
 }
 
-/// Quote a path for the hook's shell command when it needs it.
-fn shell_word(s: &str) -> String {
-    if !s.is_empty()
-        && s.chars()
-            .all(|c| c.is_ascii_alphanumeric() || "/._-+:@".contains(c))
-    {
-        s.to_string()
-    } else {
-        format!("'{}'", s.replace('\'', r"'\''"))
-    }
-}
-
 /// The settings block to paste: indented for a person, one line with
 /// `--format json` (JSON Lines, as every command's JSON).
 fn print_settings(out: &mut Out, state_dir: Option<&Path>, json: bool) -> anyhow::Result<()> {
     let exe = std::env::current_exe().context("locate the running csift binary")?;
     let exe = std::fs::canonicalize(&exe).unwrap_or(exe);
-    let mut base = format!("{} guard", shell_word(&exe.to_string_lossy()));
+    let mut base = format!(
+        "{} guard",
+        crate::output::sanitize::shell_word(&exe.to_string_lossy())
+    );
     if let Some(d) = state_dir {
         let d = std::path::absolute(d).unwrap_or_else(|_| d.to_path_buf());
         base.push_str(&format!(
             " --state-dir {}",
-            shell_word(&d.to_string_lossy())
+            crate::output::sanitize::shell_word(&d.to_string_lossy())
         ));
     }
     let v = serde_json::json!({
