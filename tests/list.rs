@@ -212,6 +212,68 @@ fn a_real_directory_is_encoded_like_claude_code_path_001() {
     assert_eq!(r[0]["cwd"], cwd.as_str());
 }
 
+/// A real project directory in a folder named `projects` (`~/projects/app`,
+/// and a folder inside it) is looked up by its encoded path (PATH-001), not
+/// read as a Claude `projects/<encoded>` folder: that found nothing. A session
+/// folder of another home (a copy, named without --claude-home) is read as
+/// one, its session and lanes.
+#[test]
+fn a_project_under_a_folder_named_projects_is_a_real_directory_path_001() {
+    let home = Home::new();
+    let base = tempfile::tempdir().unwrap();
+    for sub in ["app", "app/src"] {
+        let dir = base.path().join("projects").join(sub);
+        std::fs::create_dir_all(&dir).unwrap();
+        let cwd = std::fs::canonicalize(&dir)
+            .unwrap()
+            .to_str()
+            .unwrap()
+            .to_string();
+        let enc: String = cwd
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+            .collect();
+        let id = if sub == "app" { S1 } else { S2 };
+        let mut s = Session::new(id, &cwd);
+        s.user("hello from a real dir");
+        home.write(&enc, &s.file_name(), &s.lines);
+        let r = rows(
+            &home
+                .cmd()
+                .arg("list")
+                .arg(&dir)
+                .args(["--format", "json"])
+                .output()
+                .unwrap()
+                .stdout,
+        );
+        assert_eq!(r.len(), 1, "{sub}");
+        assert_eq!(r[0]["cwd"], cwd.as_str(), "{sub}");
+    }
+    // Another home's session folder, this home set by CLAUDE_CONFIG_DIR.
+    let other = Home::new();
+    let mut lane = Session::lane(S2, "/w/other", "a0123456789abcdef");
+    lane.user("explore the code");
+    let lane_file = other.write(
+        "-w-other",
+        &format!("{S2}/subagents/agent-a0123456789abcdef.jsonl"),
+        &lane.lines,
+    );
+    let folder = lane_file.parent().unwrap().parent().unwrap();
+    let r = rows(
+        &home
+            .cmd()
+            .arg("list")
+            .arg(folder)
+            .args(["--format", "json"])
+            .output()
+            .unwrap()
+            .stdout,
+    );
+    assert_eq!(r.len(), 1, "{r:?}");
+    assert_eq!(r[0]["agent_id"], "a0123456789abcdef");
+}
+
 #[test]
 fn a_long_path_is_found_by_prefix_scan_path_005() {
     let home = Home::new();

@@ -148,6 +148,15 @@ fn looks_like_id(t: &str) -> bool {
     session && agent
 }
 
+/// Whether a folder name is a cwd as Claude Code encodes it (PATH-001, WIN-001):
+/// `-home-ana-app`, or `C--Users-x` on Windows. A real project directory that
+/// sits in a folder named `projects` (`~/projects/app`) is not one, and is
+/// looked up by its encoded path instead.
+fn looks_encoded(name: &str) -> bool {
+    let b = name.as_bytes();
+    b.first() == Some(&b'-') || (b.len() >= 3 && b[0].is_ascii_alphabetic() && &b[1..3] == b"--")
+}
+
 /// `@id`: exact session or agent id first, else a unique prefix. A session selects
 /// its main file and every lane; an agent id selects that lane alone.
 fn by_id(all: &Walk, raw: &str, home_args: &str) -> Result<Vec<Transcript>> {
@@ -452,10 +461,28 @@ fn resolve_path(
     let parent_name = canon.parent().map(super::file_name).unwrap_or_default();
     if super::file_name(&canon) == "projects" || canon == canon_projects {
         walk::walk_projects(&canon, walk);
-    } else if canon.parent() == Some(canon_projects.as_path()) || parent_name == "projects" {
+    } else if canon.parent() == Some(canon_projects.as_path())
+        || (parent_name == "projects" && looks_encoded(&super::file_name(&canon)))
+    {
         walk::walk_project(&canon, walk);
-    } else if canon.starts_with(&canon_projects) {
-        // A session folder (or deeper): its project's walk, kept to this folder's session.
+    } else if let Some(root) = std::iter::once(canon_projects.as_path())
+        .filter(|p| canon.starts_with(p))
+        .chain(canon.ancestors().skip(2).filter(|a| {
+            // Another home's projects/<encoded>/<session folder>: not a real
+            // project directory that sits under a folder named `projects`.
+            super::file_name(a) == "projects"
+                && canon
+                    .strip_prefix(a)
+                    .ok()
+                    .and_then(|r| r.components().next())
+                    .is_some_and(|c| looks_encoded(&c.as_os_str().to_string_lossy()))
+        }))
+        .next()
+    {
+        // A session folder (or deeper): its project's walk, kept to this
+        // folder's session; in this home's projects or another's (a copied
+        // home, named without --claude-home).
+        let canon_projects = root.to_path_buf();
         let rel = canon
             .strip_prefix(&canon_projects)
             .map(Path::to_path_buf)
