@@ -845,3 +845,25 @@ fn a_session_without_its_main_file_does_not_rebuild_its_lane_as_itself() {
         assert!(String::from_utf8_lossy(&out.stdout).contains("LANE-WORDS"));
     }
 }
+
+/// A hook payload's `transcript_path` written `~/…` is read against `$HOME`,
+/// as guard reads it; it was taken literally and failed with exit 2.
+#[test]
+fn hook_json_expands_a_tilde_transcript_path() {
+    let (home, p) = session_with_compaction();
+    let rel = p.strip_prefix(home.path()).unwrap();
+    let payload = json!({"transcript_path": format!("~/{}", rel.display())}).to_string();
+    let out = csift()
+        .args(["verbatim", "--hook-json"])
+        .env("HOME", home.path())
+        .env_remove("CLAUDE_CONFIG_DIR")
+        .write_stdin(payload)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(v["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap()
+        .contains("turn three reply"));
+}

@@ -73,7 +73,8 @@ fn truthy(v: Option<&Value>) -> bool {
     }
 }
 
-fn expand(p: &str) -> PathBuf {
+/// `~/…` against `$HOME`, as a hook payload may write a path; else as given.
+pub(crate) fn expand(p: &str) -> PathBuf {
     match (p.strip_prefix("~/"), std::env::var_os("HOME")) {
         (Some(rest), Some(h)) => PathBuf::from(h).join(rest),
         _ => PathBuf::from(p),
