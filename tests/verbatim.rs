@@ -585,11 +585,12 @@ fn verbatim_says_everything_a_kept_turn_holds() {
     pos("[interrupted by the user during a tool call]");
     assert!(pos("is not a readable record") < pos("LAST-WORDS"));
     // Each marker's command runs as printed and prints the line it names.
-    let said = regex::Regex::new(r"left out: csift show (@\S+) --line (\d+) --raw\]").unwrap();
+    let said = regex::Regex::new(r"left out: csift show (\S+) --line (\d+) --raw\]").unwrap();
     let raw = std::fs::read_to_string(&file).unwrap();
     let mut run = 0;
     for c in said.captures_iter(&full) {
-        assert_eq!(&c[1], format!("@{}", s.id), "{full}");
+        // Named by its path: the file was given outside any selected home.
+        assert_eq!(&c[1], file.display().to_string(), "{full}");
         let out = home
             .cmd()
             .args(["show", &c[1], "--line", &c[2], "--raw"])
@@ -672,10 +673,12 @@ fn a_cut_turn_names_the_compaction_summary_it_holds() {
     assert_eq!(held.len(), 1);
     assert!(held[0]["cut_chars"].as_u64().unwrap() > 0);
     let text = held[0]["text"].as_str().unwrap();
+    // The file was named outside any selected home: the command names it.
     assert!(
-        text.contains(
-            "window; the turn holds the compaction summary of line 414, whole in `csift show @3ae3ab59-52bc-413d-ad30-02b165c91785 --line 414 --no-truncate` …]"
-        ),
+        text.contains(&format!(
+            "window; the turn holds the compaction summary of line 414, whole in `csift show {} --line 414 --no-truncate` …]",
+            f.display()
+        )),
         "{text}"
     );
     assert!(units(text) <= 10000);
@@ -719,7 +722,7 @@ fn notifications_are_whole_and_a_cut_command_output_is_counted() {
         .unwrap_or_else(|| panic!("{text}"));
     assert!(note.len() > 400 && note.contains(path), "{note}");
     let marker = regex::Regex::new(
-        r"\[… (\d+) characters cut; `csift show (@\S+) --line (\d+) --no-truncate` prints them …\]",
+        r"\[… (\d+) characters cut; `csift show (\S+) --line (\d+) --no-truncate` prints them …\]",
     )
     .unwrap();
     let c = marker.captures(&text).unwrap_or_else(|| panic!("{text}"));
