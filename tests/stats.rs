@@ -989,3 +989,27 @@ fn an_orphan_lane_row_is_named_by_its_session_not_drawn_under_another() {
     );
     assert_eq!(rows.iter().filter(|l| l.contains('└')).count(), 1, "{text}");
 }
+
+/// The "Σ rows output N vs total M" check compares like with like: the total
+/// is the real models', so the rows' sum leaves `<synthetic>` out too (it said
+/// 115 vs 112 with no id shared, reading as a dedup fault that was not there).
+#[test]
+fn the_rows_sum_check_leaves_synthetic_out_like_the_total() {
+    let home = Home::new();
+    let mut s = Session::new("11111111-0000-4000-8000-00000000cccc", "/w/app");
+    s.user("go");
+    s.push(json!({"type": "assistant", "message": {"id": "m1", "role": "assistant", "model": "claude-x",
+        "content": [{"type": "text", "text": "real"}],
+        "usage": {"input_tokens": 10, "output_tokens": 100, "cache_read_input_tokens": 0, "cache_creation_input_tokens": 0}}}));
+    s.push(json!({"type": "assistant", "message": {"id": "m2", "role": "assistant", "model": "<synthetic>",
+        "content": [{"type": "text", "text": "No response requested."}],
+        "usage": {"input_tokens": 0, "output_tokens": 3, "cache_read_input_tokens": 0, "cache_creation_input_tokens": 0}}}));
+    home.write("-w-app", &s.file_name(), &s.lines);
+    let out = home
+        .cmd()
+        .args(["stats", "--color", "never"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("(Σ rows output 100 vs total 100)"), "{text}");
+}

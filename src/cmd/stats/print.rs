@@ -421,7 +421,11 @@ fn tokens(out: &mut Out, r: &Report<'_>) -> io::Result<()> {
         token_row(out, &name, row)?;
     }
     token_row(out, "(all real models)", &all)?;
-    let sum = sum_tokens(&t.tokens_sum_of_rows);
+    // Like with like: the total beside it is the real models' (`<synthetic>`
+    // is counted apart).
+    let mut real_rows = t.tokens_sum_of_rows.clone();
+    real_rows.remove(super::tokens::SYNTHETIC);
+    let sum = sum_tokens(&real_rows);
     let notes = &c.token_notes;
     writeln!(
         out,
