@@ -459,6 +459,18 @@ fn show_points_a_lane_backed_progress_line_at_its_lane_record() {
         )),
         "{human}"
     );
+    // With the home named by --claude-home, the pointer carries it, spaced.
+    let out = common::csift()
+        .env_remove("CLAUDE_CONFIG_DIR")
+        .args(["show", &at(S2), "--line", "4", "--claude-home"])
+        .arg(h.path())
+        .output()
+        .unwrap();
+    let human = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        human.contains(&format!("{cmd} --claude-home {})", h.path().display())),
+        "{human}"
+    );
     let v = json_of(&h, &["show", &format!("@00000000@{AGENT}"), "--uuid", uuid]);
     let u = v.iter().find(|u| u["type"] == "unit").unwrap();
     assert_eq!(u["label"], "agent.tool.use");

@@ -500,7 +500,7 @@ fn print_record(
                     "{}(subagent {a}'s record {u}, which its lane file holds: csift show @{}@{a} --uuid {u}{}){}",
                     st.dim,
                     one(&c.t.session_id),
-                    one(c.home_args),
+                    crate::output::sanitize::clean(c.home_args),
                     st.reset,
                     a = one(agent),
                     u = one(uuid),
