@@ -1181,6 +1181,17 @@ fn an_orphan_lane_row_names_its_own_session() {
             .unwrap();
         assert_eq!(shown.status.code(), Some(0), "{target}");
     }
+    // A real folder of that name is the folder, not the id.
+    let cwd = tempfile::tempdir().unwrap();
+    std::fs::create_dir(cwd.path().join(&S1[..8])).unwrap();
+    let out = home
+        .cmd()
+        .current_dir(cwd.path())
+        .args(["list", &S1[..8]])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no Claude Code sessions recorded"));
     // An id-shaped name that is neither a file nor an id says both.
     let out = home.cmd().args(["list", "deadbeef"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));

@@ -63,7 +63,7 @@ pub fn resolve(home: &ClaudeHome, targets: &[String], lanes: bool) -> Result<Sel
                 // An id as headers and rows print it (`6c2214d7@afc096d`,
                 // `99677899`), with no path of that name: read as `@id`. If no
                 // id matches either, the path's error stands.
-                Err(_) if looks_like_id(t) => {
+                Err(_) if looks_like_id(t) && fs::symlink_metadata(t).is_err() => {
                     by_id_target(t, &mut walk, &mut explicit).map_err(|e| {
                         Error::Target(format!(
                             "{t}: no file or folder of that name; as an id, {e}"
