@@ -130,3 +130,27 @@ fn markers_and_notes_name_a_file_outside_the_home_by_its_path() {
         .unwrap();
     all_run(&printed(&s), 1);
 }
+
+/// A file inside the home's projects that the walk does not reach (a loose
+/// copy at projects/x.jsonl) is no `@id`: printed commands name its path.
+#[test]
+fn a_file_the_walk_does_not_reach_is_named_by_its_path() {
+    let home = Home::new();
+    let loose = home.projects().join("loose.jsonl");
+    std::fs::create_dir_all(home.projects()).unwrap();
+    std::fs::write(&loose, common::jsonl(&session().lines)).unwrap();
+    let v = csift()
+        .env_remove("CLAUDE_CONFIG_DIR")
+        .arg("verbatim")
+        .arg(&loose)
+        .args(["--budget", "2000", "--claude-home"])
+        .arg(home.path())
+        .output()
+        .unwrap();
+    let cmds = printed(&v);
+    assert!(
+        cmds.iter().all(|c| c.contains(loose.to_str().unwrap())),
+        "{cmds:?}"
+    );
+    all_run(&cmds, 1);
+}

@@ -76,13 +76,23 @@ impl Transcript {
 
     /// The arguments that select this transcript alone in a command printed
     /// for the user to run, shell-quoted: [`Transcript::at`] when the file
-    /// sits under `home`'s projects, followed by `--claude-home DIR` when the
+    /// sits where `home`'s walk finds it, followed by `--claude-home DIR` when the
     /// home came from that flag (a bare `@id` would be looked up in the
     /// default home and fail); else the file's path, since a file named
     /// outside the home is no `@id` at all.
     pub fn target_args(&self, home: &home::ClaudeHome) -> String {
         use crate::output::sanitize::shell_word;
-        if !self.path.starts_with(home.projects()) {
+        // Only where the walk finds it is `@id` this file: projects/<encoded>/
+        // <id>.jsonl, or a lane in projects/<encoded>/<id>/.
+        let projects = home.projects();
+        let walked = self.project_dir.parent() == Some(projects.as_path())
+            && if self.is_lane() {
+                self.path
+                    .starts_with(self.project_dir.join(&self.session_id))
+            } else {
+                self.path.parent() == Some(self.project_dir.as_path())
+            };
+        if !walked {
             return shell_word(&self.path.to_string_lossy()).into_owned();
         }
         format!("{}{}", shell_word(&self.at()), home.flag_args())
