@@ -39,7 +39,7 @@ pub fn globs(given: &[String]) -> Result<Option<regex::Regex>, Error> {
             Some(inner) => inner,
             None => g,
         };
-        for part in g.split([',', '|']).map(str::trim) {
+        for part in split_alternatives(g).into_iter().map(str::trim) {
             if part.is_empty() {
                 return Err(Error::Usage(format!(
                     "bad glob list `{g}`: an empty alternative (write e.g. Write,Edit)"
@@ -55,6 +55,26 @@ pub fn globs(given: &[String]) -> Result<Option<regex::Regex>, Error> {
     regex::Regex::new(&re)
         .map(Some)
         .map_err(|e| Error::Usage(format!("bad glob `{}`: {e}", given.join(","))))
+}
+
+/// A glob list split at `,` and `|` outside `[…]` (`claude-opus-4-[5,6]*` is
+/// one glob, as a shell reads it).
+fn split_alternatives(g: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let (mut start, mut depth) = (0, false);
+    for (i, c) in g.char_indices() {
+        match c {
+            '[' if !depth => depth = true,
+            ']' if depth => depth = false,
+            ',' | '|' if !depth => {
+                out.push(&g[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    out.push(&g[start..]);
+    out
 }
 
 /// One glob as a regex: `*` any run, `?` one character, `[…]` a class
@@ -74,7 +94,25 @@ fn glob_re(part: &str) -> String {
                     j += 1;
                 }
                 // A `]` right after `[` (or `[!`) is a member: the end is after it.
-                let Some(close) = (j + 1..chars.len()).find(|&k| chars[k] == ']') else {
+                // Its end, past any `[:name:]` inside it.
+                let mut k = j;
+                let mut close = None;
+                while k < chars.len() {
+                    if chars[k] == '[' && chars.get(k + 1) == Some(&':') {
+                        if let Some(e) = (k + 2..chars.len().saturating_sub(1))
+                            .find(|&e| chars[e] == ':' && chars[e + 1] == ']')
+                        {
+                            k = e + 2;
+                            continue;
+                        }
+                    }
+                    if chars[k] == ']' && k > j {
+                        close = Some(k);
+                        break;
+                    }
+                    k += 1;
+                }
+                let Some(close) = close else {
                     re.push_str(r"\[");
                     i += 1;
                     continue;
@@ -83,11 +121,25 @@ fn glob_re(part: &str) -> String {
                 if j > i + 1 {
                     re.push('^');
                 }
-                for &c in &chars[j..close] {
+                let body: String = chars[j..close].iter().collect();
+                let mut k = 0;
+                while k < body.len() {
+                    let rest = &body[k..];
+                    // A POSIX class (`[:upper:]`) as a shell reads it; the
+                    // regex crate reads the same ASCII classes.
+                    if let Some(name) = rest.strip_prefix("[:").and_then(|r| r.split_once(":]")) {
+                        if !name.0.is_empty() && name.0.bytes().all(|b| b.is_ascii_lowercase()) {
+                            re.push_str(&rest[..name.0.len() + 4]);
+                            k += name.0.len() + 4;
+                            continue;
+                        }
+                    }
+                    let Some(c) = rest.chars().next() else { break };
                     if matches!(c, '\\' | '[' | ']' | '^' | '&' | '~') {
                         re.push('\\');
                     }
                     re.push(c);
+                    k += c.len_utf8();
                 }
                 re.push(']');
                 i = close;
@@ -433,5 +485,16 @@ mod tests {
             ["claude-opus-4-5-20251101", "claude-opus-4-6"]
         );
         assert_eq!(hits("a&&b[&~]", &["a&&b~", "a&&b&"]), ["a&&b~", "a&&b&"]);
+        // POSIX classes, and a comma inside a class, as a shell reads them.
+        assert_eq!(
+            hits("[[:upper:]]ash", &["Bash", "bash", "Dash"]),
+            ["Bash", "Dash"]
+        );
+        assert_eq!(hits("[![:upper:]]ash", &["Bash", "bash"]), ["bash"]);
+        assert_eq!(
+            hits("claude-opus-4-[5,6]*", &models),
+            ["claude-opus-4-5-20251101", "claude-opus-4-6"]
+        );
+        assert_eq!(hits("Read,[BW]*", &tools), ["Bash", "Read", "Write"]);
     }
 }
