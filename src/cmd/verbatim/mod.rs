@@ -110,7 +110,8 @@ fn names_lane(x: &str, t: &Transcript) -> bool {
     (x.contains('@') && x.trim_start_matches('@').contains('@'))
         || (!id.is_empty() && agent.starts_with(id) && !t.session_id.starts_with(id))
         || std::path::Path::new(x) == t.path
-        || std::fs::canonicalize(x).ok() == std::fs::canonicalize(&t.path).ok()
+        || std::fs::canonicalize(x)
+            .is_ok_and(|x| std::fs::canonicalize(&t.path).is_ok_and(|p| p == x))
 }
 
 fn one_transcript(ts: Vec<Transcript>) -> Result<Transcript, Error> {

@@ -76,15 +76,6 @@ fn may_be_message(line: &[u8]) -> bool {
     .any(|n| memchr::memmem::find(line, n).is_some())
 }
 
-/// Whether `line` is one JSON object by the structural skim (quotes and
-/// brackets only: the cheap check for lines verbatim does not parse).
-fn whole_object(line: &[u8]) -> bool {
-    use crate::scan::json::{value_end, ws};
-    let start = ws(line, 0);
-    line.get(start) == Some(&b'{')
-        && value_end(line, start).is_ok_and(|end| ws(line, end) == line.len())
-}
-
 impl Walker<'_> {
     fn render(&mut self, n: usize) -> Turn {
         let (no, off) = match n {
@@ -106,7 +97,11 @@ impl Walker<'_> {
                 // A torn or garbled line can lose its `"type"` key (Claude Code
                 // writes it near the end of a record): one the structural skim
                 // does not read as a whole object is said too.
-                if !whole_object(line.bytes) && self.idx.turn(line.no) == Some(n) {
+                // (A glued line of records that are no messages is read.)
+                if crate::scan::json::one_object(line.bytes).is_err()
+                    && self.idx.turn(line.no) == Some(n)
+                    && line_records(&line).is_empty()
+                {
                     if let Parsed::Malformed(m) = parse_line(&line) {
                         if m.kind != crate::record::MalformedKind::Blank {
                             unread.push((line.no, m.kind.name()));
