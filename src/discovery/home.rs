@@ -82,6 +82,15 @@ pub fn resolve(
     }
 }
 
+/// A path a hook payload names, `~/…` read against `$HOME` (guard and
+/// `verbatim --hook-json` read payloads alike); else as given.
+pub fn expand_tilde(p: &str) -> PathBuf {
+    match (p.strip_prefix("~/"), std::env::var_os("HOME")) {
+        (Some(rest), Some(h)) => PathBuf::from(h).join(rest),
+        _ => PathBuf::from(p),
+    }
+}
+
 /// Resolve from the real process environment.
 pub fn from_env(flag: Option<PathBuf>) -> Result<ClaudeHome, Error> {
     resolve(

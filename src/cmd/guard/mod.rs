@@ -73,14 +73,6 @@ fn truthy(v: Option<&Value>) -> bool {
     }
 }
 
-/// `~/…` against `$HOME`, as a hook payload may write a path; else as given.
-pub(crate) fn expand(p: &str) -> PathBuf {
-    match (p.strip_prefix("~/"), std::env::var_os("HOME")) {
-        (Some(rest), Some(h)) => PathBuf::from(h).join(rest),
-        _ => PathBuf::from(p),
-    }
-}
-
 /// The Claude home a transcript sits in: the parent of its `projects` ancestor.
 fn home_of(transcript: &Path) -> Option<PathBuf> {
     transcript
@@ -111,7 +103,7 @@ fn fire(args: &GuardArgs) -> anyhow::Result<u8> {
     if truthy(payload.get("agent_id")) {
         return Ok(0); // a subagent's fire: by design, no note
     }
-    let Some(transcript) = str_field(&payload, "transcript_path").map(expand) else {
+    let Some(transcript) = str_field(&payload, "transcript_path").map(home::expand_tilde) else {
         eprintln!("csift guard: hook payload has no transcript_path string; nothing to do");
         return Ok(0);
     };

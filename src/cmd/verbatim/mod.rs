@@ -46,10 +46,11 @@ fn hook_target() -> Result<String, Error> {
         ))
     })?;
     // `~/` as guard reads it: a payload may name the home that way.
-    let path = p
-        .transcript_path
-        .filter(|t| !t.is_empty())
-        .map(|t| super::guard::expand(&t).to_string_lossy().into_owned());
+    let path = p.transcript_path.filter(|t| !t.is_empty()).map(|t| {
+        crate::discovery::home::expand_tilde(&t)
+            .to_string_lossy()
+            .into_owned()
+    });
     match (path, p.session_id) {
         (Some(t), _) if std::path::Path::new(&t).is_file() => Ok(t),
         (_, Some(id)) if !id.is_empty() => Ok(format!("@{id}")),
