@@ -1,7 +1,7 @@
 //! `csift agents`: the lane tree on real-shaped fixtures of every kind, and on the
 //! real corpus (every lane file placed under its parent, one known orphan).
 
-mod common;
+use crate::common;
 
 use std::collections::HashMap;
 

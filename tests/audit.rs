@@ -2,7 +2,7 @@
 //! against planted truth (and the report's survey script when it is at hand),
 //! and the real corpus.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 use std::path::Path;

@@ -5,8 +5,8 @@
 //! names the file (and line) or the argument and says what to do; every
 //! subcommand's `--help` carries examples.
 
-mod common;
-mod robust;
+use crate::common;
+use crate::robust;
 
 use std::time::Duration;
 

@@ -8,8 +8,8 @@
 //! The files are over 1 MiB so the memory-mapped path (scan::source::MMAP_MIN)
 //! is the one under test.
 
-mod common;
-mod robust;
+use crate::common;
+use crate::robust;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};

@@ -3,7 +3,7 @@
 //! lane file holds the same records (measured on the public corpus: 67 of 67
 //! nested uuids of 4d5611e5 are records of its lane file).
 
-mod common;
+use crate::common;
 
 use common::{json_lines, Home, Session};
 use serde_json::{json, Value};

@@ -5,9 +5,8 @@
 //! With CSIFT_FUZZ_REPLAY=1 the local fuzz corpora (fuzz/corpus/<target>/, not
 //! committed) are replayed too.
 
-#[path = "../fuzz/checks.rs"]
-mod checks;
-mod common;
+use crate::checks;
+use crate::common;
 
 use std::path::Path;
 

@@ -1,7 +1,7 @@
 //! `csift guard`: both arms driven through multi-fire sequences over real-shaped
 //! transcripts that grow between fires, as Claude Code's writer appends them.
 
-mod common;
+use crate::common;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};

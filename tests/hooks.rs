@@ -5,7 +5,7 @@
 //! (ELI-025), and slices that together are the whole reconstruction. The settings
 //! snippet must register the script once per slice.
 
-mod common;
+use crate::common;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};

@@ -6,8 +6,8 @@
 //! session's needle must still be found (no hit is lost to a neighbour's damage),
 //! at its true line number when it shares the file with the damage.
 
-mod common;
-mod robust;
+use crate::common;
+use crate::robust;
 
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;

@@ -2,7 +2,7 @@
 //! record of each shape, then `search '' -t <leaf>` must return exactly that
 //! record's line. Also keeps docs/labels.md in sync with `--list-labels`.
 
-mod common;
+use crate::common;
 
 use common::{Home, Session};
 use serde_json::{json, Value};

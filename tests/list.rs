@@ -1,6 +1,6 @@
 //! `csift list`, discovery and target resolution end to end, and `whoami`.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::path::Path;

@@ -2,7 +2,7 @@
 //! exits as if it had finished (0 found / 1 nothing found, like ripgrep) and
 //! prints nothing on stderr, in human and JSON form alike.
 
-mod common;
+use crate::common;
 
 use std::io::Read;
 use std::process::Stdio;

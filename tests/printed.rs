@@ -3,7 +3,7 @@
 //! home named by `--claude-home`, or as a file outside any home. Each is run by
 //! `sh` with no `CLAUDE_CONFIG_DIR` and an empty `$HOME`, as a fresh shell would.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::Command;

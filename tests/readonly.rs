@@ -6,8 +6,8 @@
 //! directories, which must stay empty: csift writes nowhere the user did not name.
 //! `guard` writes per-session state, and only under the `--state-dir` named.
 
-mod common;
-mod robust;
+use crate::common;
+use crate::robust;
 
 use std::collections::BTreeMap;
 use std::hash::{Hash, Hasher};

@@ -4,7 +4,7 @@
 //! the same prompt: it reopens its original's turn, never a new one, in every
 //! command that numbers turns.
 
-mod common;
+use crate::common;
 
 use common::{first_json, ok_json, Home, Session};
 use serde_json::{json, Value};

@@ -2,7 +2,7 @@
 //! exchanges on the real corpus, the prefilter never losing a hit, exit codes,
 //! counting modes, truncation markers and terminal sanitising.
 
-mod common;
+use crate::common;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;

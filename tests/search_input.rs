@@ -3,7 +3,7 @@
 //! (with real quotes, backslashes and newlines) also finds it, on the input with
 //! its strings decoded. The public corpus's Bash commands are the ground truth.
 
-mod common;
+use crate::common;
 
 use common::{corpus, json_lines, Home, Session};
 use serde_json::{json, Value};

@@ -2,7 +2,7 @@
 //! numbers agree with search's, misses fail loudly, copies of a uuid are all shown,
 //! and branch points count conversation children only.
 
-mod common;
+use crate::common;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};

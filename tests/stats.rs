@@ -3,7 +3,7 @@
 
 #![allow(clippy::needless_range_loop)] // fixed-size token arrays read clearer by index
 
-mod common;
+use crate::common;
 
 use std::collections::{BTreeMap, HashMap};
 

@@ -6,8 +6,8 @@
 //! must carry none of them (robust::check); `--format json` and `--raw` stay
 //! exact.
 
-mod common;
-mod robust;
+use crate::common;
+use crate::robust;
 
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;

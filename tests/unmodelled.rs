@@ -3,7 +3,7 @@
 //! no unit, so search cannot find it; it must say where the pattern matched
 //! instead of answering "nothing" in silence.
 
-mod common;
+use crate::common;
 
 use common::{json_lines, Home, Session};
 use serde_json::json;

@@ -3,7 +3,7 @@
 //! turns, and that concatenate to the unsliced output, on the real corpus and the
 //! bundled sample home.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

@@ -1,0 +1,33 @@
+//! The one integration-test binary: every suite is a module here, so the
+//! library links once, not once per suite (as ripgrep and fd do).
+//! Shared harnesses: [`common`] (homes, the binary), [`robust`] (the
+//! robustness suites' runner), [`checks`] (the fuzz targets' invariants).
+
+#[path = "../fuzz/checks.rs"]
+mod checks;
+mod common;
+mod robust;
+
+mod agents;
+mod audit;
+mod bounds;
+mod changing;
+mod embedded;
+mod fuzz_regressions;
+mod guard;
+mod hooks;
+mod hostile;
+mod labels;
+mod list;
+mod pipe;
+mod printed;
+mod readonly;
+mod replay;
+mod respaced;
+mod search;
+mod search_input;
+mod show;
+mod stats;
+mod terminal;
+mod unmodelled;
+mod verbatim;
