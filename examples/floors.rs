@@ -66,7 +66,7 @@ fn run(mode: &str, home: &str) -> Result<u64, String> {
 /// The first and last 4 KB of the file, read by `list`'s own window reader
 /// (one read when the file is no larger than 8 KB).
 fn head_and_tail(t: &Transcript) -> u64 {
-    use csift::cmd::list_read::Bytes;
+    use csift::cmd::list::read::Bytes;
     match Bytes::open(&t.path, false, Some(t.size)) {
         Ok(Bytes::Windows(w)) => (w.head().len() + w.tail().1.len()) as u64,
         Ok(b) => b.whole().map_or(0, |b| b.len() as u64),
@@ -93,7 +93,7 @@ fn validate(line: &[u8]) -> u64 {
 
 /// Audit's line skim: framing and the structural walk in one call per line.
 fn skim(t: &Transcript) -> u64 {
-    use csift::cmd::audit::skim::skim_at;
+    use csift::loss::skim::skim_at;
     let Ok(src) = Source::open(&t.path) else {
         return 0;
     };

@@ -8,11 +8,11 @@
 
 use std::path::{Component, Path, PathBuf};
 
+use csift::address::{self, Spec};
 use csift::classify::{classify, narration, FileIndex};
-use csift::cmd::audit::lite;
-use csift::cmd::audit::skim::{skim_at, Top};
-use csift::cmd::show::address::{self, Spec};
 use csift::discovery::{encode, home, target};
+use csift::loss::lite;
+use csift::loss::skim::{skim_at, Top};
 use csift::output::sanitize;
 use csift::record::{parse_line, Parsed};
 use csift::scan::find::{Caseless, Find};

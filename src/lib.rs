@@ -5,13 +5,17 @@
 //! each unit its label and turn, the modules under [`cmd`] compute a command's
 //! results, and [`output`] prints them. `main.rs` only calls [`run_main`].
 
+pub mod address;
 pub mod classify;
 pub mod cli;
 pub mod cmd;
 pub mod discovery;
 pub mod error;
+pub mod exchange;
+pub mod loss;
 pub mod output;
 pub mod record;
+pub mod render;
 pub mod scan;
 pub mod timefmt;
 
@@ -22,7 +26,7 @@ use clap::Parser;
 
 use cli::{Cli, Command};
 use cmd::{Exit, Problems};
-use output::{Format, Out};
+use output::Out;
 
 /// Parse the command line, run, and map the outcome to ripgrep's exit status.
 pub fn run_main() -> ExitCode {
@@ -57,27 +61,9 @@ pub fn run(cli: Cli) -> anyhow::Result<Exit> {
     let started = Instant::now();
     let problems = Problems::default();
     match cli.command {
-        Command::List(args) => {
-            let mut out = Out::stdout(args.common.color);
-            let window =
-                timefmt::Window::parse(args.common.since.as_deref(), args.common.until.as_deref())?;
-            let ts = cmd::select(&args.common, &args.targets, &problems)?;
-            let listing = cmd::list::run(&ts, &window, args.max_count, args.full, &problems);
-            match args.common.format {
-                Format::Json => cmd::list_print::json(
-                    &mut out,
-                    &listing,
-                    problems.count(),
-                    started.elapsed().as_millis(),
-                )?,
-                Format::Human => cmd::list_print::human(&mut out, &listing)?,
-            }
-            out.flush()?;
-            // Found means sessions matched, shown or not (as search and stats:
-            // `-m 0` counts without printing).
-            let found = listing.rows.len() + listing.dropped > 0;
-            Ok(Exit::from(found, problems.count()))
-        }
+        Command::List(args) => dispatch(args.common.color, |out| {
+            cmd::list::run(&args, out, &problems, started)
+        }),
         Command::Search(args) => {
             let mut out = Out::stdout(args.common.color);
             let exit = cmd::search::run(&args, &mut out, &problems, started)?;

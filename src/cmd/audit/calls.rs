@@ -20,9 +20,9 @@
 use std::collections::{HashMap, HashSet};
 
 use super::finding::{At, FileCtx, Finding};
-use super::lite::{raw_str, LiteBlock};
 use crate::classify::FileIndex;
 use crate::cli::audit::Kind;
+use crate::loss::lite::{raw_str, LiteBlock};
 
 /// Which results must carry the echo object in this file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

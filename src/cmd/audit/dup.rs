@@ -13,16 +13,8 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 use super::finding::{At, FileCtx, Finding};
 use crate::cli::audit::Kind;
+use crate::loss::fnv1a;
 use crate::scan::pair;
-
-pub fn fnv(bytes: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for &b in bytes {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0100_0000_01b3);
-    }
-    h
-}
 
 #[derive(Debug, Clone, Copy)]
 struct Seen {
@@ -115,7 +107,7 @@ impl Dups {
             end,
             uuid_at,
         };
-        let first = match self.seen.entry(fnv(uuid)) {
+        let first = match self.seen.entry(fnv1a(uuid)) {
             Entry::Vacant(v) => {
                 v.insert(new);
                 return;

@@ -24,8 +24,8 @@
 use std::collections::HashMap;
 
 use super::finding::{At, FileCtx, Finding};
-use super::lite::Kinds;
 use crate::cli::audit::Kind;
+use crate::loss::lite::Kinds;
 
 #[derive(Debug)]
 struct Group {
@@ -96,7 +96,7 @@ impl Eaten {
         // leaves adjacency as it was (the copy right after its original is no
         // second thinking-first record).
         if k.thinking || k.text {
-            if let Some(h) = uuid.filter(|u| !u.is_empty()).map(uuid_key) {
+            if let Some(h) = uuid.filter(|u| !u.is_empty()).map(crate::loss::fnv1a) {
                 if g.seen.contains(&h) {
                     g.replayed += 1;
                     return;
@@ -177,14 +177,6 @@ impl Eaten {
             }
         }
     }
-}
-
-/// FNV-1a of a uuid's bytes: uuids are random, so a 64-bit hash tells apart
-/// the few records of one message id (the guard carries these between fires).
-pub fn uuid_key(b: &[u8]) -> u64 {
-    b.iter().fold(0xcbf2_9ce4_8422_2325, |h, &c| {
-        (h ^ u64::from(c)).wrapping_mul(0x0100_0000_01b3)
-    })
 }
 
 #[cfg(test)]

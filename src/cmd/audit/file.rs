@@ -11,11 +11,11 @@ use super::calls::{Calls, EchoPolicy};
 use super::dup::Dups;
 use super::eaten::Eaten;
 use super::finding::{At, FileCtx, Finding};
-use super::lite::{eaten_id, kinds, LiteMessage};
 use super::refs::Refs;
-use super::skim::{checked, skim_at, Flaw, Top};
 use crate::cli::audit::Kind;
 use crate::discovery::{Shape, Transcript};
+use crate::loss::lite::{eaten_id, kinds, LiteMessage};
+use crate::loss::skim::{checked, skim_at, Flaw, Top};
 use crate::record::{parse_line, Parsed};
 use crate::scan::{Line, Source};
 
@@ -278,7 +278,7 @@ impl Pass<'_> {
     /// makes is seen. (The survey script's `json.loads` skips the whole line.)
     fn glued(&mut self, buf: &[u8], line: &Line<'_>) {
         for sub in crate::record::glued_records(line) {
-            if let Ok(top) = super::skim::skim(sub.bytes) {
+            if let Ok(top) = crate::loss::skim::skim(sub.bytes) {
                 self.line(buf, &sub, &top);
             }
         }

@@ -11,10 +11,8 @@ pub mod eaten;
 pub mod file;
 pub mod finding;
 pub mod folders;
-pub mod lite;
 pub mod print;
 pub mod refs;
-pub mod skim;
 
 use std::time::Instant;
 

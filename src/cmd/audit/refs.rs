@@ -19,9 +19,9 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 use super::finding::{At, FileCtx, Finding};
-use super::lite::LiteMessage;
 use crate::cli::audit::Kind;
 use crate::discovery::Transcript;
+use crate::loss::lite::LiteMessage;
 
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]

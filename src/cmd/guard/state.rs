@@ -27,7 +27,7 @@ pub struct Carried {
     pub mid: String,
     pub thinking: u32,
     pub text: u32,
-    /// Keys of the uuids counted (`audit::eaten::uuid_key`), so a record a
+    /// Keys of the uuids counted (`loss::fnv1a`), so a record a
     /// resume replays under its own uuid (REC-091) is not counted again.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub uuids: Vec<u64>,

@@ -10,9 +10,9 @@ use std::collections::HashMap;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 
-use crate::cmd::audit::eaten::uuid_key;
-use crate::cmd::audit::lite::{kinds, LiteMessage};
-use crate::cmd::audit::skim::skim;
+use crate::loss::fnv1a;
+use crate::loss::lite::{kinds, LiteMessage};
+use crate::loss::skim::skim;
 
 use super::state::{keep_last, Carried, CARRY_CAP};
 
@@ -114,7 +114,7 @@ pub fn scan(
         // the same record, counted once (as audit counts it).
         let g = &mut groups[i];
         if k.thinking || k.text {
-            if let Some(key) = top.uuid.filter(|u| !u.is_empty()).map(uuid_key) {
+            if let Some(key) = top.uuid.filter(|u| !u.is_empty()).map(fnv1a) {
                 if g.uuids.contains(&key) {
                     continue;
                 }
@@ -170,7 +170,7 @@ pub fn anchor(path: &Path) -> std::io::Result<String> {
         .take(4096)
         .read_to_end(&mut head)?;
     let first = head.split(|&b| b == b'\n').next().unwrap_or_default();
-    Ok(format!("{:016x}", crate::cmd::audit::dup::fnv(first)))
+    Ok(format!("{:016x}", fnv1a(first)))
 }
 
 /// Where a first fire starts: `size - TAIL_SCAN`, moved to the next line start.

@@ -7,12 +7,12 @@
 
 use std::path::Path;
 
-use super::exchange;
 use super::hit::{Hit, Sub, UnitOut};
 use super::matcher::Matcher;
 use super::prefilter::Prefilter;
 use crate::classify::{classify, FileIndex, Label, LabelSet, Unit};
 use crate::discovery::Transcript;
+use crate::exchange;
 use crate::record::{glued_parsed, parse_line, Malformed, MalformedKind, Parsed, Record};
 use crate::scan::lines;
 use crate::scan::stream::{self, Prefiltered};

@@ -1,116 +1,10 @@
-//! What search (and show) hand to printers: owned units with their address
-//! (file, line, uuid), label, turn and time, and the exchange a hit belongs to.
-//! Field names are the JSON output's, documented in `csift search --help`.
+//! A search hit as printers take it: the matched unit, its submatches and the
+//! exchange it belongs to. Field names are the JSON output's, documented in
+//! `csift search --help`.
 
 use serde::Serialize;
 
-use crate::classify::{Label, Unit};
-use crate::discovery::Transcript;
-use crate::record::Record;
-
-/// A unit's identity inside its file: line, block, label.
-pub type UnitKey = (usize, Option<usize>, &'static str);
-
-#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
-pub struct Sub {
-    pub start: usize,
-    pub end: usize,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct UnitOut {
-    pub session_id: String,
-    pub agent_id: Option<String>,
-    pub file: String,
-    pub line: usize,
-    pub uuid: Option<String>,
-    pub label: &'static str,
-    pub turn: Option<usize>,
-    pub timestamp: Option<String>,
-    pub tool_name: Option<String>,
-    pub text: String,
-    /// Index of the content block within the record, when the unit is one.
-    pub block: Option<usize>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub submatches: Vec<Sub>,
-    /// Matches past the per-unit cap (`matcher::MAX_SUBMATCHES`), counted, not listed.
-    #[serde(skip_serializing_if = "is_zero")]
-    pub submatches_omitted: usize,
-    /// The tool_use id of a call, or the id a result answers.
-    pub tool_use_id: Option<String>,
-    /// A tool result that reported an error (`is_error: true` on its block);
-    /// only written when true.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub is_error: bool,
-    /// The pattern matched a call only once its input's strings were decoded
-    /// (`\"` read as a quote): `text` is then that decoded form, no longer
-    /// JSON, and the submatches point into it. Only written when true.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub input_decoded: bool,
-    /// `"agent_progress"` when the unit is a subagent's record nested in an
-    /// `agent_progress` record on `line` (`agent_id` is then that subagent's,
-    /// and `uuid` the progress record's). Only written when set.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub via: Option<&'static str>,
-    #[serde(skip)]
-    pub model: Option<String>,
-    #[serde(skip)]
-    pub version: Option<String>,
-    #[serde(skip)]
-    pub sidechain: bool,
-}
-
-impl UnitOut {
-    pub fn new(
-        t: &Transcript,
-        r: &Record<'_>,
-        u: &Unit<'_>,
-        label: Label,
-        line: usize,
-        turn: Option<usize>,
-    ) -> UnitOut {
-        // A nested subagent record speaks for its own model and version.
-        let nested = u.via.and_then(|_| r.embedded()).map(|e| &e.record);
-        let own = nested.unwrap_or(r);
-        UnitOut {
-            session_id: t.session_id.clone(),
-            agent_id: match u.via {
-                // A nested record with no agent id names no subagent.
-                Some(a) => Some(a.to_string()).filter(|a| !a.is_empty()),
-                None => t.agent_id.clone(),
-            },
-            file: t.path.display().to_string(),
-            line,
-            uuid: r.uuid.as_deref().map(str::to_string),
-            label: label.name(),
-            turn,
-            timestamp: r.timestamp.as_deref().map(str::to_string),
-            tool_name: u.tool_name.map(str::to_string),
-            text: u.text.to_string(),
-            block: u.block,
-            submatches: Vec::new(),
-            submatches_omitted: 0,
-            tool_use_id: u.tool_use_id.map(str::to_string),
-            is_error: u.is_error,
-            input_decoded: false,
-            via: u.via.map(|_| "agent_progress"),
-            model: own.model().map(str::to_string),
-            version: r.version.as_deref().map(str::to_string),
-            sidechain: r.is_sidechain(),
-        }
-    }
-
-    /// ` via agent_progress` for a nested subagent unit, else empty: the
-    /// header mark search and show both print.
-    pub fn via_mark(&self) -> String {
-        self.via.map(|v| format!(" via {v}")).unwrap_or_default()
-    }
-
-    /// Identity of a unit inside its file.
-    pub fn key(&self) -> UnitKey {
-        (self.line, self.block, self.label)
-    }
-}
+pub use crate::exchange::unit::{Sub, UnitKey, UnitOut};
 
 /// One matched unit and the units that complete its exchange.
 #[derive(Debug, Clone)]
@@ -148,8 +42,4 @@ pub struct JsonHit<'a> {
     pub exchange: &'a [UnitOut],
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub unanswered: bool,
-}
-
-fn is_zero(n: &usize) -> bool {
-    *n == 0
 }

@@ -2,7 +2,6 @@
 //! Files are searched in parallel and reported in path order; per-file errors are
 //! reported and the run goes on (exit 2 at the end, as ripgrep).
 
-pub mod exchange;
 pub mod file;
 pub mod hit;
 pub mod matcher;

@@ -78,7 +78,7 @@ fn preview(r: &Record<'_>) -> (String, usize) {
             r.blocks().iter().find_map(|b| match b.kind() {
                 "text" => b.text.as_deref().map(str::to_string),
                 "thinking" => b.thinking.as_deref().map(|t| format!("(thinking) {t}")),
-                "tool_use" => Some(super::render::tool_line(
+                "tool_use" => Some(crate::render::tool_line(
                     b.name.as_deref().unwrap_or(""),
                     &b.input_text(),
                 )),
@@ -88,7 +88,7 @@ fn preview(r: &Record<'_>) -> (String, usize) {
     };
     let line = sanitize::one_line(&text.unwrap_or_default());
     let chars = line.chars().count();
-    (super::render::cut_chars(&line, PREVIEW_CHARS), chars)
+    (crate::render::cut_chars(&line, PREVIEW_CHARS), chars)
 }
 
 /// Branch points of one transcript, widest gap first.

@@ -7,7 +7,7 @@
 
 use std::collections::BTreeMap;
 
-use super::address::{self, Item};
+use crate::address::{self, Item};
 use crate::classify::FileIndex;
 use crate::record::line_records;
 use crate::scan::{lines, Line, Lines};

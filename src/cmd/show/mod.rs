@@ -4,11 +4,9 @@
 //! Addresses are resolved for every file first, so a missed address fails the run
 //! before anything is printed (REC-093).
 
-pub mod address;
 pub mod branch;
 pub mod fetch;
 pub mod print;
-pub mod render;
 
 use std::collections::HashMap;
 use std::io::Write;
@@ -16,14 +14,15 @@ use std::time::Instant;
 
 use crate::classify::{classify, FileIndex, Label, LabelSet};
 use crate::cli::show::ShowArgs;
-use crate::cmd::search::exchange;
-use crate::cmd::search::hit::UnitOut;
 use crate::discovery::Transcript;
 use crate::error::Error;
+use crate::exchange;
+use crate::exchange::unit::UnitOut;
 use crate::output::{Format, Out};
 use crate::record::{glued_parsed, parse_line, MalformedKind, Parsed, Record};
 use crate::scan::{lines, Source};
 use crate::timefmt::{self, Window};
+use crate::{address, render};
 
 use super::{Exit, Problems};
 use fetch::{Copy, Want};

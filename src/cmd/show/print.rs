@@ -8,7 +8,7 @@ use std::io::{self, Write};
 use serde::Serialize;
 
 use super::fetch::Copy;
-use crate::cmd::search::hit::UnitOut;
+use crate::exchange::unit::UnitOut;
 use crate::output::{sanitize, Out};
 use crate::timefmt;
 

@@ -11,9 +11,9 @@ use std::fmt::Write as _;
 
 use super::pack::Turn;
 use crate::classify::{classify, FileIndex, Label};
-use crate::cmd::show::render;
 use crate::output::sanitize::{clean, one_line};
 use crate::record::{line_records, parse_line, Parsed, Record};
+use crate::render;
 use crate::scan::Lines;
 use crate::timefmt;
 

@@ -9,7 +9,9 @@ use crate::discovery::Transcript;
 use crate::record::{line_records, parse_line, Parsed};
 use crate::scan::{lines, lit, pair, Line, Lines};
 
-use super::hit::UnitOut;
+pub mod unit;
+
+use unit::UnitOut;
 
 /// A line start and its number, from which other lines are numbered by
 /// counting only the newlines between (not from the top of the file).

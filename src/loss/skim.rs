@@ -236,10 +236,10 @@ mod tests {
                 ),
                 format!("{plain:?}")
             );
-            let want = super::super::lite::skim_eaten(plain.message.unwrap());
+            let want = crate::loss::lite::skim_eaten(plain.message.unwrap());
             let got = read
                 .eaten
-                .and_then(|(id, k)| Some((super::super::lite::eaten_id(id)?, k)));
+                .and_then(|(id, k)| Some((crate::loss::lite::eaten_id(id)?, k)));
             assert_eq!(
                 format!("{got:?}"),
                 format!("{want:?}"),

@@ -4,7 +4,7 @@ use std::io::{self, Write};
 
 use serde::Serialize;
 
-use super::list::{Listing, ReadMode, Row, TitleSource};
+use super::{Listing, ReadMode, Row, TitleSource};
 use crate::output::sanitize::{self, one_line};
 use crate::output::Out;
 use crate::timefmt;
@@ -187,7 +187,7 @@ pub fn human(out: &mut Out, l: &Listing) -> io::Result<()> {
                 ));
             }
         }
-        line.push_str(&format!("  {}", super::human_bytes(t.size)));
+        line.push_str(&format!("  {}", crate::cmd::human_bytes(t.size)));
         if !models.is_empty() {
             line.push_str(&format!("  {}", models.join(",")));
         }

@@ -1,5 +1,5 @@
 //! What one `csift list` row says about a transcript, computed from the bytes
-//! `list_read` fetched. Head lines answer cwd, branch, first version, start and
+//! `read` fetched. Head lines answer cwd, branch, first version, start and
 //! the first genuine prompt; the last records answer last activity, last version
 //! and branch; a literal-set pass answers models, titles and glued records; and
 //! a [`FileIndex`] answers genuine-user turns.
@@ -16,8 +16,8 @@ use std::sync::OnceLock;
 use jiff::Timestamp;
 use regex::bytes::Regex;
 
-use super::list::{Bad, ReadMode, Summary};
-use super::list_read::{Bytes, Windows, HEAD_MAX, TAIL_MAX};
+use super::read::{Bytes, Windows, HEAD_MAX, TAIL_MAX};
+use super::{Bad, ReadMode, Summary};
 use crate::classify::{turns, FileIndex};
 use crate::discovery::Transcript;
 use crate::record::{opt_str, parse_line, MalformedKind, Parsed, Record, Str};

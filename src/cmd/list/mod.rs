@@ -1,19 +1,28 @@
 //! `csift list`: one summary row per session (or per lane with `list @session`),
 //! sorted, filtered by time and cut by `--max-count`. By default each transcript
-//! is read as a head and a tail window (`list_read`), which answer cwd, branch,
+//! is read as a head and a tail window ([`read`]), which answer cwd, branch,
 //! versions, start, last activity and the newest titles; a file that fits in the
 //! windows, every file under `--full`, and the files of a one-session listing are
 //! read whole, which adds exact turn counts, every model, titles written mid-file
-//! and glued records anywhere (`list_facts`).
+//! and glued records anywhere ([`facts`]), and [`print`] prints the rows.
+
+pub mod facts;
+pub mod print;
+pub mod read;
 
 use std::collections::BTreeSet;
+use std::time::Instant;
 
 use jiff::Timestamp;
 
+use crate::cli::list::ListArgs;
 use crate::discovery::Transcript;
+use crate::output::{Format, Out};
 use crate::record::MalformedKind;
 use crate::scan;
 use crate::timefmt;
+
+use super::{Exit, Problems};
 
 /// Where a row's title came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -130,16 +139,41 @@ pub struct Listing {
     pub bytes: u64,
 }
 
+/// `csift list`: resolve, read, print. Found means sessions matched, shown or
+/// not (as search and stats: `-m 0` counts without printing).
+pub fn run(
+    args: &ListArgs,
+    out: &mut Out,
+    problems: &Problems,
+    started: Instant,
+) -> anyhow::Result<Exit> {
+    let window =
+        timefmt::Window::parse(args.common.since.as_deref(), args.common.until.as_deref())?;
+    let ts = super::select(&args.common, &args.targets, problems)?;
+    let listing = listing(&ts, &window, args.max_count, args.full, problems);
+    match args.common.format {
+        Format::Json => print::json(
+            out,
+            &listing,
+            problems.count(),
+            started.elapsed().as_millis(),
+        )?,
+        Format::Human => print::human(out, &listing)?,
+    }
+    let found = listing.rows.len() + listing.dropped > 0;
+    Ok(Exit::from(found, problems.count()))
+}
+
 /// Compute the rows for `transcripts`: one per session, newest first; lane rows too
 /// when every transcript belongs to one session (`list @<session>`), and for lanes
 /// whose session has no main transcript. Files are read whole under `full` or when
 /// the listing is one session (cheap, and exact); else as head and tail windows.
-pub fn run(
+pub fn listing(
     transcripts: &[Transcript],
     window: &timefmt::Window,
     max: Option<usize>,
     full: bool,
-    problems: &super::Problems,
+    problems: &Problems,
 ) -> Listing {
     use std::collections::BTreeMap;
     let mut lanes_of: BTreeMap<&str, usize> = BTreeMap::new();
@@ -162,7 +196,7 @@ pub fn run(
         .filter(|t| !t.is_lane() || one_session || !has_main.contains(t.session_id.as_str()))
         .collect();
     let whole = full || one_session;
-    let summaries = scan::par_map(&wanted, |t| super::list_facts::summarize(t, whole));
+    let summaries = scan::par_map(&wanted, |t| facts::summarize(t, whole));
     let mut rows = Vec::new();
     let mut untimed_left_out = 0;
     for (t, s) in wanted.into_iter().zip(summaries) {

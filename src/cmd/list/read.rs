@@ -9,7 +9,7 @@
 //! length is the one discovery saw (else the length at open), so lines appended
 //! while `list` runs are not seen (TAIL-012), and a window never reaches past it.
 //!
-//! This module only reads; what a row says is computed in `list_facts`.
+//! This module only reads; what a row says is computed in `facts`.
 
 use std::fs::File;
 use std::path::Path;
