@@ -7,17 +7,17 @@
 
 pub mod address;
 pub mod classify;
-pub mod cli;
+pub(crate) mod cli;
 pub mod cmd;
 pub mod discovery;
-pub mod error;
-pub mod exchange;
+pub(crate) mod error;
+pub(crate) mod exchange;
 pub mod loss;
 pub mod output;
 pub mod record;
-pub mod render;
+pub(crate) mod render;
 pub mod scan;
-pub mod timefmt;
+pub(crate) mod timefmt;
 
 use std::process::ExitCode;
 use std::time::Instant;
@@ -57,7 +57,7 @@ pub fn run_main() -> ExitCode {
 }
 
 /// Run one parsed command line.
-pub fn run(cli: Cli) -> anyhow::Result<Exit> {
+pub(crate) fn run(cli: Cli) -> anyhow::Result<Exit> {
     let started = Instant::now();
     let problems = Problems::default();
     match cli.command {

@@ -16,7 +16,7 @@ use crate::record::{opt_str, Block, Record};
 
 /// A tool call's input, readable: `$ command` for Bash, else one `key: value` per
 /// field (multi-line strings under their key).
-pub fn tool_input(name: &str, input: &str) -> String {
+pub(crate) fn tool_input(name: &str, input: &str) -> String {
     // Fields in the order Claude Code wrote them (old_string before
     // new_string; serde_json's map sorts them), by the skim's field walk,
     // nested values as their compact JSON, in order too.
@@ -70,7 +70,7 @@ fn ordered_fields(input: &str) -> Option<Vec<(String, &str)>> {
 }
 
 /// A tool call in one line: `Bash $ cargo test`, `Read src/main.rs`, `Grep "foo"`.
-pub fn tool_line(name: &str, input: &str) -> String {
+pub(crate) fn tool_line(name: &str, input: &str) -> String {
     let map = serde_json::from_str::<Map<String, Value>>(input).unwrap_or_default();
     let s = |k: &str| map.get(k).and_then(Value::as_str);
     let arg = match name {
@@ -97,7 +97,7 @@ pub fn tool_line(name: &str, input: &str) -> String {
 }
 
 /// At most `n` chars of `s`, with `…` when cut.
-pub fn cut_chars(s: &str, n: usize) -> String {
+pub(crate) fn cut_chars(s: &str, n: usize) -> String {
     match s.char_indices().nth(n) {
         Some((i, _)) => format!("{}…", &s[..i]),
         None => s.to_string(),
@@ -160,7 +160,7 @@ struct Hunk<'a> {
 
 /// A tool result's body. `echo` is the record's `toolUseResult` when this block is
 /// the record's only tool_result (the echo cannot be attributed otherwise).
-pub fn tool_result(text: &str, echo: Option<&str>) -> String {
+pub(crate) fn tool_result(text: &str, echo: Option<&str>) -> String {
     let Some(e) = echo
         .filter(|e| e.starts_with('{'))
         .and_then(|e| serde_json::from_str::<Echo<'_>>(e).ok())
@@ -249,7 +249,7 @@ pub fn tool_result(text: &str, echo: Option<&str>) -> String {
 
 /// A result's text without the `<system-reminder>` sections after it: what
 /// the tool returned (a Read's lines, not the caution appended to them).
-pub fn without_reminders(text: &str) -> &str {
+pub(crate) fn without_reminders(text: &str) -> &str {
     match reminder_start(text) {
         Some(at) => text[..at].trim_end(),
         None => text,
@@ -273,7 +273,7 @@ fn reminder_start(text: &str) -> Option<usize> {
 }
 
 /// The body of `u` (a unit of `r`): tool calls and results rendered, else its text.
-pub fn unit_body(r: &Record<'_>, u: &Unit<'_>) -> String {
+pub(crate) fn unit_body(r: &Record<'_>, u: &Unit<'_>) -> String {
     let block: Option<&Block<'_>> = u.block.and_then(|i| r.blocks().get(i));
     if u.labels().any(|l| l == Label::AgentToolUse) {
         if let Some(b) = block {

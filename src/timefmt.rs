@@ -7,7 +7,7 @@ use jiff::{tz::TimeZone, Timestamp, ToSpan};
 use crate::error::{Error, Result};
 
 /// Parse a record's `timestamp`; `None` for absent or unparseable values.
-pub fn parse_ts(s: &str) -> Option<Timestamp> {
+pub(crate) fn parse_ts(s: &str) -> Option<Timestamp> {
     s.parse::<Timestamp>().ok()
 }
 
@@ -15,7 +15,7 @@ pub fn parse_ts(s: &str) -> Option<Timestamp> {
 /// start of that local day, or with `end` its last instant, so `--since D
 /// --until D` is the whole day), a local date and time, or a relative age
 /// (`90m`, `12h`, `2d`, `3w`) counted back from now.
-pub fn parse_bound(s: &str, now: Timestamp, end: bool) -> Result<Timestamp> {
+pub(crate) fn parse_bound(s: &str, now: Timestamp, end: bool) -> Result<Timestamp> {
     let s = s.trim();
     if let Ok(t) = s.parse::<Timestamp>() {
         return Ok(t);
@@ -75,13 +75,13 @@ fn bad(s: &str) -> Error {
 
 /// A `[since, until]` window; either side open.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct Window {
-    pub since: Option<Timestamp>,
-    pub until: Option<Timestamp>,
+pub(crate) struct Window {
+    pub(crate) since: Option<Timestamp>,
+    pub(crate) until: Option<Timestamp>,
 }
 
 impl Window {
-    pub fn parse(since: Option<&str>, until: Option<&str>) -> Result<Window> {
+    pub(crate) fn parse(since: Option<&str>, until: Option<&str>) -> Result<Window> {
         let now = Timestamp::now();
         let w = Window {
             since: since.map(|s| parse_bound(s, now, false)).transpose()?,
@@ -99,13 +99,13 @@ impl Window {
         Ok(w)
     }
 
-    pub fn is_open(&self) -> bool {
+    pub(crate) fn is_open(&self) -> bool {
         self.since.is_none() && self.until.is_none()
     }
 
     /// Whether `t` lies inside. A unit without a timestamp is kept only when the
     /// window is open: csift cannot place it in time.
-    pub fn contains(&self, t: Option<Timestamp>) -> bool {
+    pub(crate) fn contains(&self, t: Option<Timestamp>) -> bool {
         match t {
             None => self.is_open(),
             Some(t) => self.since.is_none_or(|s| t >= s) && self.until.is_none_or(|u| t <= u),
@@ -113,7 +113,7 @@ impl Window {
     }
 
     /// Whether a span `[first, last]` overlaps the window.
-    pub fn overlaps(&self, first: Option<Timestamp>, last: Option<Timestamp>) -> bool {
+    pub(crate) fn overlaps(&self, first: Option<Timestamp>, last: Option<Timestamp>) -> bool {
         if self.is_open() {
             return true;
         }
@@ -125,14 +125,14 @@ impl Window {
 }
 
 /// `2026-09-01 14:03` in the system time zone.
-pub fn local(t: Timestamp) -> String {
+pub(crate) fn local(t: Timestamp) -> String {
     t.to_zoned(TimeZone::system())
         .strftime("%Y-%m-%d %H:%M")
         .to_string()
 }
 
 /// `2026-09-01T04:03:00Z`, second precision.
-pub fn utc(t: Timestamp) -> String {
+pub(crate) fn utc(t: Timestamp) -> String {
     t.strftime("%Y-%m-%dT%H:%M:%SZ").to_string()
 }
 
@@ -141,7 +141,7 @@ pub fn utc(t: Timestamp) -> String {
 /// for a machine joins and sorts as a string with the records' own; a finer
 /// time keeps its digits. It bounds a window exactly, so a `--until` copied
 /// from it keeps that record.
-pub fn utc_exact(t: Timestamp) -> String {
+pub(crate) fn utc_exact(t: Timestamp) -> String {
     let nanos = t.subsec_nanosecond();
     if nanos >= 0 && nanos % 1_000_000 == 0 {
         format!(
@@ -155,7 +155,7 @@ pub fn utc_exact(t: Timestamp) -> String {
 }
 
 /// `3h12m`, `45s`, `2d4h`.
-pub fn duration(secs: i64) -> String {
+pub(crate) fn duration(secs: i64) -> String {
     let s = secs.max(0);
     match s {
         0..=59 => format!("{s}s"),

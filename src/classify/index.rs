@@ -133,14 +133,14 @@ impl Sizes {
 /// the index's own literal passes ([`FileIndex::build`]) or, by a caller that
 /// parses every record anyway, one [`Piece::note`] per record; pieces append in
 /// file order and [`Piece::finish`] decides drafts and the seed.
-pub struct Piece {
+pub(crate) struct Piece {
     openers: Vec<Opener>,
     /// Only the tool maps are filled.
     tools: FileIndex,
 }
 
 impl Piece {
-    pub fn new(lane: bool) -> Piece {
+    pub(crate) fn new(lane: bool) -> Piece {
         Piece {
             openers: Vec::new(),
             tools: FileIndex::empty(lane),
@@ -149,7 +149,7 @@ impl Piece {
 
     /// Take what record `r` on `line` (at byte `offset`) tells the index; true
     /// when it is a turn opener.
-    pub fn note(&mut self, r: &Record<'_>, line: usize, offset: usize) -> bool {
+    pub(crate) fn note(&mut self, r: &Record<'_>, line: usize, offset: usize) -> bool {
         match r.kind() {
             "user" if turns::opens_turn(r, self.tools.lane) => {
                 self.openers.push((
@@ -177,7 +177,7 @@ impl Piece {
     }
 
     /// Append the piece that follows this one in the file.
-    pub fn append(&mut self, next: Piece) {
+    pub(crate) fn append(&mut self, next: Piece) {
         self.openers.extend(next.openers);
         self.tools.spawn_ids.extend(next.tools.spawn_ids);
         self.tools.wakeup_prompts.extend(next.tools.wakeup_prompts);
@@ -185,7 +185,7 @@ impl Piece {
     }
 
     /// The index of the whole file; `head_is_fork` from [`head_is_fork`].
-    pub fn finish(self, head_is_fork: bool) -> FileIndex {
+    pub(crate) fn finish(self, head_is_fork: bool) -> FileIndex {
         let Piece { openers, mut tools } = self;
         let idx = &mut tools;
         // TURN-022/023: of openers sharing a non-empty parentUuid, those whose
@@ -257,7 +257,7 @@ fn has_spaced_end(buf: &[u8]) -> bool {
 
 /// Whether the file's first line is a fork head (`fork-context-ref`), which
 /// leads a forked lane instead of its seed (REC-031).
-pub fn head_is_fork(buf: &[u8]) -> bool {
+pub(crate) fn head_is_fork(buf: &[u8]) -> bool {
     crate::scan::Lines::new(buf)
         .next()
         .is_some_and(|l| memchr::memmem::find(l.bytes, b"\"fork-context-ref\"").is_some())
@@ -378,7 +378,7 @@ impl Piece {
 impl FileIndex {
     /// An index with no openers: every unit is turn 0. For callers that classify
     /// a single record out of context.
-    pub fn empty(lane: bool) -> FileIndex {
+    pub(crate) fn empty(lane: bool) -> FileIndex {
         FileIndex {
             lane,
             ..FileIndex::default()
@@ -399,7 +399,7 @@ impl FileIndex {
     /// (a line start) that `re` matches, in file order: search's candidate
     /// lines, found in the same pass, while each block is in cache, instead of
     /// in a pass of their own over a large file.
-    pub fn build_finding<'a, F: Find + Sync>(
+    pub(crate) fn build_finding<'a, F: Find + Sync>(
         buf: &'a [u8],
         lane: bool,
         re: &F,
@@ -483,13 +483,13 @@ impl FileIndex {
     }
 
     /// The first line of turn `n` (1-based), when it exists.
-    pub fn turn_start(&self, n: usize) -> Option<usize> {
+    pub(crate) fn turn_start(&self, n: usize) -> Option<usize> {
         self.turn_opener(n).map(|(line, _)| line)
     }
 
     /// `(line, byte offset)` of the record opening turn `n` (1-based): its
     /// first opener, not a replayed copy.
-    pub fn turn_opener(&self, n: usize) -> Option<(usize, usize)> {
+    pub(crate) fn turn_opener(&self, n: usize) -> Option<(usize, usize)> {
         let i = *self.firsts.get(n.checked_sub(1)?)?;
         Some((self.openers[i], self.opener_offsets[i]))
     }
@@ -497,7 +497,7 @@ impl FileIndex {
     /// Byte offset where turn `n`'s first stretch ends: the next opener in
     /// the file after its first one (a replayed copy included), `None` at
     /// the end of the file. Turn 0 ends at the first opener.
-    pub fn turn_end(&self, n: usize) -> Option<usize> {
+    pub(crate) fn turn_end(&self, n: usize) -> Option<usize> {
         let next = match n {
             0 => 0,
             _ => self.firsts.get(n - 1)? + 1,
@@ -506,48 +506,49 @@ impl FileIndex {
     }
 
     /// Byte offset of the first opener on line `line` or after it.
-    pub fn next_opener_from(&self, line: usize) -> Option<usize> {
+    pub(crate) fn next_opener_from(&self, line: usize) -> Option<usize> {
         let i = self.openers.partition_point(|&o| o < line);
         self.opener_offsets.get(i).copied()
     }
 
     /// Whether the record on `line` opens a turn (a replayed copy included).
-    pub fn is_opener(&self, line: usize) -> bool {
+    pub(crate) fn is_opener(&self, line: usize) -> bool {
         self.openers.binary_search(&line).is_ok()
     }
 
-    pub fn is_draft(&self, line: usize) -> bool {
+    pub(crate) fn is_draft(&self, line: usize) -> bool {
         self.drafts.contains(&line)
     }
 
-    pub fn drafts(&self) -> usize {
+    #[cfg(test)]
+    pub(crate) fn drafts(&self) -> usize {
         self.drafts.len()
     }
 
     /// Classify the subagent records nested in `agent_progress` records, except
     /// those of agents in `lane_files` (whose lane file is searched instead).
-    pub fn with_embeds(mut self, lane_files: Arc<crate::discovery::LaneFiles>) -> FileIndex {
+    pub(crate) fn with_embeds(mut self, lane_files: Arc<crate::discovery::LaneFiles>) -> FileIndex {
         self.embeds = Some(lane_files);
         self
     }
 
     /// Whether any agent's nested records are units (before reading any).
-    pub fn embeds_any(&self) -> bool {
+    pub(crate) fn embeds_any(&self) -> bool {
         self.embeds.is_some()
     }
 
     /// Whether agent `agent`'s records nested in progress records are units.
-    pub fn embeds(&self, agent: &str) -> bool {
+    pub(crate) fn embeds(&self, agent: &str) -> bool {
         self.embeds.as_ref().is_some_and(|l| !l.contains(agent))
     }
 
-    pub fn is_seed(&self, line: usize) -> bool {
+    pub(crate) fn is_seed(&self, line: usize) -> bool {
         self.seed == Some(line)
     }
 
     /// A 1.0.x inline sidechain seed in a top-level file: a parentless, non-meta,
     /// string-content sidechain user record (the Task prompt).
-    pub fn is_legacy_seed(&self, r: &Record<'_>) -> bool {
+    pub(crate) fn is_legacy_seed(&self, r: &Record<'_>) -> bool {
         !self.lane
             && r.is_sidechain()
             && r.parent_uuid.is_none()
@@ -555,21 +556,21 @@ impl FileIndex {
             && !r.is_meta()
     }
 
-    pub fn is_spawn(&self, tool_use_id: &str) -> bool {
+    pub(crate) fn is_spawn(&self, tool_use_id: &str) -> bool {
         self.spawn_ids.contains(tool_use_id)
     }
 
     /// Whether the file arms any ScheduleWakeup prompt at all.
-    pub fn has_wakeup_prompts(&self) -> bool {
+    pub(crate) fn has_wakeup_prompts(&self) -> bool {
         !self.wakeup_prompts.is_empty()
     }
 
-    pub fn is_wakeup_prompt(&self, s: &str) -> bool {
+    pub(crate) fn is_wakeup_prompt(&self, s: &str) -> bool {
         self.wakeup_prompts.contains(s)
     }
 
     /// Name of the spawn/wakeup tool_use with this id, when the index saw it.
-    pub fn tool_name(&self, tool_use_id: &str) -> Option<&str> {
+    pub(crate) fn tool_name(&self, tool_use_id: &str) -> Option<&str> {
         self.tool_names.get(tool_use_id).map(String::as_str)
     }
 }

@@ -3,14 +3,14 @@
 //! per-file facts that needs ([`index`]), the harness markers ([`markers`]), and
 //! reading narration from thinking signatures ([`narration`]).
 
-pub mod index;
-pub mod markers;
+pub(crate) mod index;
+pub(crate) mod markers;
 pub mod narration;
-pub mod needles;
-pub mod taxonomy;
-pub mod turns;
-pub mod unit;
+pub(crate) mod needles;
+pub(crate) mod taxonomy;
+pub(crate) mod turns;
+pub(crate) mod unit;
 
 pub use index::FileIndex;
-pub use taxonomy::{Label, LabelSet};
+pub(crate) use taxonomy::{Label, LabelSet};
 pub use unit::{classify, classify_labels, Unit};

@@ -15,7 +15,7 @@ use super::{Label, LabelSet};
 
 /// The needles of `label` (a line holds one of them), or `None` when units of
 /// `label` can come from a record without a fixed byte string.
-pub fn of(label: Label) -> Option<&'static [&'static [u8]]> {
+pub(crate) fn of(label: Label) -> Option<&'static [&'static [u8]]> {
     match label {
         // tool_use / server_tool_use / mcp_tool_use blocks of assistant records;
         // a spawn or SendMessage call is also `agent.tool.use` (CLS-010).
@@ -32,7 +32,7 @@ pub fn of(label: Label) -> Option<&'static [&'static [u8]]> {
 
 /// The needles of every label in `set`, or `None` when one of them has none (or
 /// the set is empty): then every candidate line must be read.
-pub fn of_set(set: LabelSet) -> Option<Vec<&'static [u8]>> {
+pub(crate) fn of_set(set: LabelSet) -> Option<Vec<&'static [u8]>> {
     let mut out: Vec<&'static [u8]> = Vec::new();
     for label in set.iter() {
         for &n in of(label)? {
@@ -45,7 +45,7 @@ pub fn of_set(set: LabelSet) -> Option<Vec<&'static [u8]>> {
 }
 
 /// Whether `line` holds one of `needles`.
-pub fn line_has(line: &[u8], needles: &[&[u8]]) -> bool {
+pub(crate) fn line_has(line: &[u8], needles: &[&[u8]]) -> bool {
     needles
         .iter()
         .any(|n| memchr::memmem::find(line, n).is_some())

@@ -10,23 +10,23 @@ use std::fmt;
 macro_rules! labels {
     ($( $var:ident = $name:literal, $visible:literal, $doc:literal; )*) => {
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-        pub enum Label { $( #[doc = $doc] $var, )* }
+        pub(crate) enum Label { $( #[doc = $doc] $var, )* }
 
         impl Label {
-            pub const ALL: &'static [Label] = &[ $( Label::$var, )* ];
+            pub(crate) const ALL: &'static [Label] = &[ $( Label::$var, )* ];
 
             /// The dotted leaf path, e.g. `agent.tool.use`.
-            pub fn name(self) -> &'static str {
+            pub(crate) fn name(self) -> &'static str {
                 match self { $( Label::$var => $name, )* }
             }
 
             /// Whether the model receives this unit (CLS-002).
-            pub fn visible(self) -> bool {
+            pub(crate) fn visible(self) -> bool {
                 match self { $( Label::$var => $visible, )* }
             }
 
             /// One line saying what the leaf holds.
-            pub fn doc(self) -> &'static str {
+            pub(crate) fn doc(self) -> &'static str {
                 match self { $( Label::$var => $doc, )* }
             }
         }
@@ -76,12 +76,13 @@ impl fmt::Display for Label {
 }
 
 impl Label {
-    pub fn from_name(s: &str) -> Option<Label> {
+    #[cfg(test)]
+    pub(crate) fn from_name(s: &str) -> Option<Label> {
         Label::ALL.iter().copied().find(|l| l.name() == s)
     }
 
     /// The claims' older spellings of four leaves, accepted as selector aliases.
-    pub fn alias(s: &str) -> &str {
+    pub(crate) fn alias(s: &str) -> &str {
         match s {
             "harness.notification.background-command" => "harness.notification.background",
             "harness.meta.away-summary" => "harness.meta.away",
@@ -91,14 +92,15 @@ impl Label {
         }
     }
 
-    pub fn role(self) -> &'static str {
+    #[cfg(test)]
+    pub(crate) fn role(self) -> &'static str {
         let n = self.name();
         &n[..n.find('.').unwrap_or(n.len())]
     }
 
     /// Dot-segment prefix test: `agent.thinking` covers `agent.thinking.narration`
     /// but `agent.tool` does not cover `agent.toolbox` (CLS-001).
-    pub fn under(self, prefix: &str) -> bool {
+    pub(crate) fn under(self, prefix: &str) -> bool {
         let n = self.name();
         n == prefix || (n.starts_with(prefix) && n.as_bytes().get(prefix.len()) == Some(&b'.'))
     }
@@ -106,36 +108,28 @@ impl Label {
 
 /// A set of labels, as selected by `-t` flags.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct LabelSet(u64);
+pub(crate) struct LabelSet(u64);
 
 impl LabelSet {
-    pub const EMPTY: LabelSet = LabelSet(0);
-
-    pub fn all() -> LabelSet {
-        Label::ALL.iter().fold(LabelSet::EMPTY, |s, &l| s.with(l))
-    }
+    pub(crate) const EMPTY: LabelSet = LabelSet(0);
 
     /// The default selection: every visible leaf.
-    pub fn visible() -> LabelSet {
+    pub(crate) fn visible() -> LabelSet {
         Label::ALL
             .iter()
             .filter(|l| l.visible())
             .fold(LabelSet::EMPTY, |s, &l| s.with(l))
     }
 
-    pub fn with(self, l: Label) -> LabelSet {
+    pub(crate) fn with(self, l: Label) -> LabelSet {
         LabelSet(self.0 | (1 << l as u32))
     }
 
-    pub fn contains(self, l: Label) -> bool {
+    pub(crate) fn contains(self, l: Label) -> bool {
         self.0 & (1 << l as u32) != 0
     }
 
-    pub fn is_empty(self) -> bool {
-        self.0 == 0
-    }
-
-    pub fn iter(self) -> impl Iterator<Item = Label> {
+    pub(crate) fn iter(self) -> impl Iterator<Item = Label> {
         Label::ALL
             .iter()
             .copied()
@@ -145,7 +139,7 @@ impl LabelSet {
     /// Parse `-t` selectors (repeatable, comma-separated). A bare role selects its
     /// visible leaves (QT-027); `x.y.*` or `x.y` selects the dot-segment subtree;
     /// an exact leaf reaches any leaf, visible or not (QT-029).
-    pub fn parse<S: AsRef<str>>(selectors: &[S]) -> Result<LabelSet, String> {
+    pub(crate) fn parse<S: AsRef<str>>(selectors: &[S]) -> Result<LabelSet, String> {
         let mut set = LabelSet::EMPTY;
         for sel in selectors.iter().flat_map(|s| s.as_ref().split(',')) {
             let sel = Label::alias(sel.trim());

@@ -12,14 +12,6 @@ use std::borrow::Cow;
 use super::markers as mk;
 use crate::record::{opt_str, Record};
 
-/// Cheap byte test with no false negatives: an opener is a user record.
-pub fn may_open_turn(line: &[u8]) -> bool {
-    crate::scan::lit!(b"\"type\":\"user\"").find(line).is_some()
-        || crate::scan::lit!(b"\"type\": \"user\"")
-            .find(line)
-            .is_some()
-}
-
 fn is_user(r: &Record<'_>) -> bool {
     r.kind() == "user" && r.has_message()
 }
@@ -34,7 +26,7 @@ fn user_text<'r>(r: &'r Record<'_>) -> Option<Cow<'r, str>> {
 
 /// The genuine-user shape gate (manual §6.4; TURN-001, 004, 005, 006, 007, 019, 020):
 /// typed by the operator, not harness text, not a tool_result carrier.
-pub fn is_genuine_user(r: &Record<'_>) -> bool {
+pub(crate) fn is_genuine_user(r: &Record<'_>) -> bool {
     if !is_user(r) || r.is_compact_summary() || r.is_meta() || has_result(r) {
         return false;
     }
@@ -48,13 +40,13 @@ pub fn is_genuine_user(r: &Record<'_>) -> bool {
 /// `<task-notification>` passes every genuine-user gate and opens a turn, but
 /// no one typed it and its units are `harness.notification.*` (TURN-018), so a
 /// count of the operator's turns leaves it out.
-pub fn is_operator_prose(r: &Record<'_>) -> bool {
+pub(crate) fn is_operator_prose(r: &Record<'_>) -> bool {
     is_genuine_user(r) && user_text(r).is_none_or(|s| mk::sections(&s).is_empty())
 }
 
 /// TURN-010: a non-errored tool_result carrier with a non-empty
 /// `toolUseResult.answers`, or text opening with an answered phrasing (TURN-009).
-pub fn is_answer_carrier(r: &Record<'_>) -> bool {
+pub(crate) fn is_answer_carrier(r: &Record<'_>) -> bool {
     *r.carrier_memo.answer.get_or_init(|| answer_carrier(r))
 }
 
@@ -88,7 +80,7 @@ fn answer_carrier(r: &Record<'_>) -> bool {
 }
 
 /// TURN-013: the index of a tool_result block carrying a typed rejection.
-pub fn rejection_block(r: &Record<'_>) -> Option<usize> {
+pub(crate) fn rejection_block(r: &Record<'_>) -> Option<usize> {
     *r.carrier_memo.rejection.get_or_init(|| find_rejection(r))
 }
 
@@ -112,7 +104,7 @@ fn find_rejection(r: &Record<'_>) -> Option<usize> {
 }
 
 /// CLS-009: an async spawn's launch acknowledgement (not the child's report).
-pub fn is_async_ack(r: &Record<'_>) -> bool {
+pub(crate) fn is_async_ack(r: &Record<'_>) -> bool {
     let Some(raw) = r.tool_use_result.filter(|raw| raw.get().starts_with('{')) else {
         return false;
     };
@@ -136,7 +128,7 @@ pub fn is_async_ack(r: &Record<'_>) -> bool {
 }
 
 /// TURN-015…017: a user record whose text holds an inbound peer section.
-pub fn is_peer_record(r: &Record<'_>) -> bool {
+pub(crate) fn is_peer_record(r: &Record<'_>) -> bool {
     if !is_user(r) || r.is_compact_summary() || has_result(r) {
         return false;
     }
@@ -144,7 +136,7 @@ pub fn is_peer_record(r: &Record<'_>) -> bool {
 }
 
 /// A non-meta slash-command wrapper with non-empty `<command-args>` (TURN-008).
-pub fn is_slash_with_args(r: &Record<'_>) -> bool {
+pub(crate) fn is_slash_with_args(r: &Record<'_>) -> bool {
     if !is_user(r) || r.is_meta() || r.is_compact_summary() || has_result(r) {
         return false;
     }
@@ -155,7 +147,7 @@ pub fn is_slash_with_args(r: &Record<'_>) -> bool {
 
 /// Whether `r` opens a turn. `lane` says whether the file is a subagent lane:
 /// inline sidechain records in a top-level file (1.0.x) never open a main turn.
-pub fn opens_turn(r: &Record<'_>, lane: bool) -> bool {
+pub(crate) fn opens_turn(r: &Record<'_>, lane: bool) -> bool {
     if !lane && r.is_sidechain() {
         return false;
     }
@@ -167,7 +159,7 @@ pub fn opens_turn(r: &Record<'_>, lane: bool) -> bool {
 }
 
 /// The prompt text of a genuine user record (or a slash command's typed args).
-pub fn prompt_text<'a>(r: &'a Record<'_>) -> Option<Cow<'a, str>> {
+pub(crate) fn prompt_text<'a>(r: &'a Record<'_>) -> Option<Cow<'a, str>> {
     if is_genuine_user(r) {
         return user_text(r);
     }

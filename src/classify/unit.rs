@@ -13,19 +13,19 @@ use crate::record::{Block, Record};
 
 #[derive(Debug, Clone)]
 pub struct Unit<'r> {
-    pub label: Label,
-    pub also: Option<Label>,
+    pub(crate) label: Label,
+    pub(crate) also: Option<Label>,
     /// Index of the content block this unit is, when it is one.
-    pub block: Option<usize>,
+    pub(crate) block: Option<usize>,
     /// The unit's decoded text: what a pattern matches.
     pub text: Cow<'r, str>,
-    pub tool_name: Option<&'r str>,
+    pub(crate) tool_name: Option<&'r str>,
     /// tool_use id (for a use) or the id a result answers.
-    pub tool_use_id: Option<&'r str>,
-    pub is_error: bool,
+    pub(crate) tool_use_id: Option<&'r str>,
+    pub(crate) is_error: bool,
     /// The subagent whose record, nested in an `agent_progress` record of this
     /// file, the unit is ([`crate::record::embedded`]); `None` for the file's own.
-    pub via: Option<&'r str>,
+    pub(crate) via: Option<&'r str>,
 }
 
 impl<'r> Unit<'r> {
@@ -42,7 +42,7 @@ impl<'r> Unit<'r> {
         }
     }
 
-    pub fn labels(&self) -> impl Iterator<Item = Label> {
+    pub(crate) fn labels(&self) -> impl Iterator<Item = Label> {
         std::iter::once(self.label).chain(self.also)
     }
 }
@@ -128,7 +128,7 @@ fn classify_embedded<'r>(
 }
 
 /// String content, or text blocks joined by `\n` (R-U0).
-pub fn user_text<'r>(r: &'r Record<'_>) -> Option<Cow<'r, str>> {
+pub(crate) fn user_text<'r>(r: &'r Record<'_>) -> Option<Cow<'r, str>> {
     if let Some(s) = r.text_content() {
         return Some(Cow::Borrowed(s));
     }
@@ -308,7 +308,7 @@ fn section_labels(body: &str, kind: SectionKind) -> (Label, Option<Label>) {
 }
 
 /// A teammate control signal's type: `{"type":"idle_notification",…}` (CLS-011).
-pub fn signal_type(json: &str) -> Option<String> {
+pub(crate) fn signal_type(json: &str) -> Option<String> {
     if !json.trim_start().starts_with('{') {
         return None;
     }

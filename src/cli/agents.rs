@@ -3,7 +3,7 @@
 use clap::{Args, ValueEnum};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum KindFilter {
+pub(crate) enum KindFilter {
     /// Task/Agent subagents: kinds task, agent and async-agent.
     Task,
     Teammate,
@@ -14,7 +14,7 @@ pub enum KindFilter {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
-pub enum ReturnsArg {
+pub(crate) enum ReturnsArg {
     /// The text the parent recorded (continuation footer split off).
     Parent,
     /// The child's own last assistant words.
@@ -74,22 +74,22 @@ pub enum ReturnsArg {
     "  written when its reply starts streaming (the footer has the total).\n\n",
     "Exit status: 0 lanes found, 1 none, 2 an error.",
 ))]
-pub struct AgentsArgs {
+pub(crate) struct AgentsArgs {
     /// What to read (see TARGETS in `csift --help`); must resolve to one session.
     #[arg(value_name = "TARGET")]
-    pub targets: Vec<String>,
+    pub(crate) targets: Vec<String>,
     /// Only lanes of this kind (their ancestors stay as context in the tree).
     #[arg(long, alias = "shape", value_enum, value_name = "KIND")]
-    pub kind: Option<KindFilter>,
+    pub(crate) kind: Option<KindFilter>,
     /// Only lanes at most N spawns below the session (1 = spawned by main).
     #[arg(long, value_name = "N")]
-    pub depth: Option<usize>,
+    pub(crate) depth: Option<usize>,
     /// Which return text to show.
     #[arg(long, value_enum, default_value_t = ReturnsArg::Both, value_name = "WHICH")]
-    pub returns: ReturnsArg,
+    pub(crate) returns: ReturnsArg,
     /// Characters of each return shown in the tree (0 = whole text).
     #[arg(long, value_name = "N", default_value_t = 240)]
-    pub width: usize,
+    pub(crate) width: usize,
     #[command(flatten)]
-    pub common: super::Common,
+    pub(crate) common: super::Common,
 }

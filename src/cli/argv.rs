@@ -21,7 +21,7 @@ use crate::discovery::home;
 
 /// `args` (program name first) with every dashed argument that names a project
 /// folder moved after `--` (after the one given, or a new one at the end).
-pub fn protect_project_names(args: Vec<OsString>) -> Vec<OsString> {
+pub(crate) fn protect_project_names(args: Vec<OsString>) -> Vec<OsString> {
     let root = Cli::command();
     // The subcommand: the first argument that is not a flag.
     let Some(at) = args.iter().skip(1).position(|a| !dashed(a)).map(|i| i + 1) else {

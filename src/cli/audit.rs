@@ -5,7 +5,7 @@ use clap::{Args, ValueEnum};
 
 /// A named kind of silent loss (or anomaly) `audit` can detect.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, ValueEnum)]
-pub enum Kind {
+pub(crate) enum Kind {
     /// A message.id group with >=2 thinking records and no text record: a streamed text block never persisted.
     EatenText,
     /// A group the report's adjacency rule flags but the group rule does not (rule disagreement; info).
@@ -30,7 +30,7 @@ pub enum Kind {
 }
 
 impl Kind {
-    pub const ALL: [Kind; 8] = [
+    pub(crate) const ALL: [Kind; 8] = [
         Kind::EatenText,
         Kind::EatenTextAdjacency,
         Kind::MalformedLine,
@@ -41,7 +41,7 @@ impl Kind {
         Kind::DuplicateUuid,
     ];
 
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Kind::EatenText => "eaten-text",
             Kind::EatenTextAdjacency => "eaten-text-adjacency",
@@ -56,7 +56,7 @@ impl Kind {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum By {
+pub(crate) enum By {
     Month,
     Version,
     Transcript,
@@ -97,10 +97,10 @@ pub enum By {
     "Exit status: 0 no findings of the selected kinds, 1 findings, 2 an error (unreadable\n",
     "file, bad target; other files are still audited).",
 ))]
-pub struct AuditArgs {
+pub(crate) struct AuditArgs {
     /// What to read (see TARGETS in `csift --help`).
     #[arg(value_name = "TARGET")]
-    pub targets: Vec<String>,
+    pub(crate) targets: Vec<String>,
     /// Only these kinds (repeatable, or comma-separated). Default: all.
     #[arg(
         long = "kind",
@@ -109,13 +109,13 @@ pub struct AuditArgs {
         value_delimiter = ',',
         value_name = "KIND"
     )]
-    pub kinds: Vec<Kind>,
+    pub(crate) kinds: Vec<Kind>,
     /// Also break the counts down by month (UTC), Claude Code version or transcript.
     #[arg(long, value_enum, value_name = "KEY")]
-    pub by: Option<By>,
+    pub(crate) by: Option<By>,
     /// Show at most this many findings (human form; the summary still counts all).
     #[arg(long, value_name = "N")]
-    pub max_count: Option<usize>,
+    pub(crate) max_count: Option<usize>,
     #[command(flatten)]
-    pub common: super::Common,
+    pub(crate) common: super::Common,
 }

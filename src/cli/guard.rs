@@ -34,19 +34,19 @@ use clap::{ArgGroup, Args};
         "  echo '{\"transcript_path\":\"…\",\"session_id\":\"…\"}' | csift guard --post",
     )
 )]
-pub struct GuardArgs {
+pub(crate) struct GuardArgs {
     /// PostToolUse arm: scan new records, surface new eaten-text ids (exit 2).
     #[arg(long)]
-    pub post: bool,
+    pub(crate) post: bool,
     /// Stop arm: verify the `[recovered: N]` footer, collect stragglers.
     #[arg(long)]
-    pub stop: bool,
+    pub(crate) stop: bool,
     /// Print the settings.json hooks snippet for this binary.
     #[arg(long)]
-    pub print_settings: bool,
+    pub(crate) print_settings: bool,
     /// Where to keep per-session state (must be outside the Claude home).
     #[arg(long, value_name = "DIR")]
-    pub state_dir: Option<PathBuf>,
+    pub(crate) state_dir: Option<PathBuf>,
     #[command(flatten)]
-    pub common: super::Common,
+    pub(crate) common: super::Common,
 }

@@ -2,8 +2,6 @@
 
 use clap::Args;
 
-use super::Common;
-
 #[derive(Debug, Args)]
 #[command(after_help = concat!(
     "Examples:\n",
@@ -34,24 +32,18 @@ use super::Common;
     "line, even with --full; `csift audit -k malformed-line` judges every line's grammar.\n\n",
     "Exit status: 0 sessions found (shown or not: -m 0 only counts), 1 none, 2 an error.",
 ))]
-pub struct ListArgs {
+pub(crate) struct ListArgs {
     /// What to list (see TARGETS in `csift --help`).
     #[arg(value_name = "TARGET")]
-    pub targets: Vec<String>,
+    pub(crate) targets: Vec<String>,
     /// Show at most N rows (the output says how many more exist).
     #[arg(short = 'm', long, value_name = "N")]
-    pub max_count: Option<usize>,
+    pub(crate) max_count: Option<usize>,
     /// Read every file whole: exact turn counts, every model, titles and glued lines
     /// anywhere. Costs a pass over every byte, about 3x the time of `rg` over the
     /// same home; without it larger files are read as a head and a tail window only.
     #[arg(long)]
-    pub full: bool,
+    pub(crate) full: bool,
     #[command(flatten)]
-    pub common: super::Common,
-}
-
-impl ListArgs {
-    pub fn common(&self) -> &Common {
-        &self.common
-    }
+    pub(crate) common: super::Common,
 }

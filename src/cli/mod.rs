@@ -2,15 +2,15 @@
 //! file; this one holds the root, the subcommand enum and the flags every command
 //! shares. Nothing here does work: `lib.rs` turns these into configs.
 
-pub mod agents;
-pub mod argv;
-pub mod audit;
-pub mod guard;
-pub mod list;
-pub mod search;
-pub mod show;
-pub mod stats;
-pub mod verbatim;
+pub(crate) mod agents;
+pub(crate) mod argv;
+pub(crate) mod audit;
+pub(crate) mod guard;
+pub(crate) mod list;
+pub(crate) mod search;
+pub(crate) mod show;
+pub(crate) mod stats;
+pub(crate) mod verbatim;
 
 use std::path::PathBuf;
 
@@ -52,13 +52,13 @@ writes under ~/.claude/projects. It is read-only: it never writes under the Clau
          csift whoami --path"
     )
 )]
-pub struct Cli {
+pub(crate) struct Cli {
     #[command(subcommand)]
-    pub command: Command,
+    pub(crate) command: Command,
 }
 
 #[derive(Debug, Subcommand)]
-pub enum Command {
+pub(crate) enum Command {
     /// List sessions (newest first) with a one-line summary each.
     List(list::ListArgs),
     /// Regex-search labelled transcript content; prints complete exchanges.
@@ -90,30 +90,30 @@ pub enum Command {
 
 /// Flags shared by every command that reads transcripts.
 #[derive(Debug, Args, Clone, Default)]
-pub struct Common {
+pub(crate) struct Common {
     /// Claude config home (default: $CLAUDE_CONFIG_DIR, else ~/.claude).
     #[arg(long, value_name = "DIR", global = true)]
-    pub claude_home: Option<PathBuf>,
+    pub(crate) claude_home: Option<PathBuf>,
     /// Leave subagent lanes out (a lane named directly by @id or file stays).
     #[arg(long, global = true)]
-    pub no_subagents: bool,
+    pub(crate) no_subagents: bool,
     /// Only records at or after this time: RFC 3339 (2026-09-01T12:00:00Z), a date or a
     /// date and time in the local time zone ($TZ; 2026-09-01, 2026-09-01T12:00) or a
     /// named one (2026-09-01T12:00[Europe/Paris]), or an age like 2d, 12h. A record with
     /// no time of its own (a snapshot, a summary) stands at the time before it in its
     /// file. `list` keeps whole sessions whose first-to-last span overlaps the window.
     #[arg(long, value_name = "WHEN", global = true)]
-    pub since: Option<String>,
+    pub(crate) since: Option<String>,
     /// Only records at or before this time (same forms as --since; a date alone means
     /// the end of that day, so `--since D --until D` is the whole day).
     #[arg(long, value_name = "WHEN", global = true)]
-    pub until: Option<String>,
+    pub(crate) until: Option<String>,
     /// Output form: human (default) or json (JSON Lines).
     #[arg(long, value_enum, default_value_t = Format::Human, global = true)]
-    pub format: Format,
+    pub(crate) format: Format,
     /// When to colour output.
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto, global = true, value_name = "WHEN")]
-    pub color: ColorChoice,
+    pub(crate) color: ColorChoice,
 }
 
 #[derive(Debug, Args)]
@@ -124,10 +124,10 @@ named <id>.jsonl; when several project folders hold one, all are printed, with a
 Exit status: 0 the id (or its paths) printed; 1 --path, and no transcript of that id;\n\
 2 CLAUDE_CODE_SESSION_ID unset or empty."
 )]
-pub struct WhoamiArgs {
+pub(crate) struct WhoamiArgs {
     /// Print the transcript path instead of the id.
     #[arg(long)]
-    pub path: bool,
+    pub(crate) path: bool,
     #[command(flatten)]
-    pub common: Common,
+    pub(crate) common: Common,
 }

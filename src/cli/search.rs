@@ -3,7 +3,7 @@
 use clap::{Args, ValueEnum};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum CountBy {
+pub(crate) enum CountBy {
     Label,
     /// The session id; a subagent lane's hits count toward its session.
     Session,
@@ -72,13 +72,13 @@ pub enum CountBy {
     "  summary (its exchanges is 0: none were built).\n\n",
     "Exit status: 0 a match, 1 no match, 2 an error (other files are still searched).",
 ))]
-pub struct SearchArgs {
+pub(crate) struct SearchArgs {
     /// Regex (Rust syntax). Omit when using -e or --list-labels.
     #[arg(value_name = "PATTERN")]
-    pub pattern: Option<String>,
+    pub(crate) pattern: Option<String>,
     /// What to search (see TARGETS in `csift --help`).
     #[arg(value_name = "TARGET")]
-    pub targets: Vec<String>,
+    pub(crate) targets: Vec<String>,
     /// A pattern; repeatable (a unit matches if any pattern does). As in
     /// ripgrep, the way to pass a pattern that starts with a dash: -e -draft.
     #[arg(
@@ -87,81 +87,81 @@ pub struct SearchArgs {
         value_name = "PATTERN",
         allow_hyphen_values = true
     )]
-    pub regexp: Vec<String>,
+    pub(crate) regexp: Vec<String>,
     /// Treat patterns as literal strings.
     #[arg(short = 'F', long)]
-    pub fixed_strings: bool,
+    pub(crate) fixed_strings: bool,
     /// Case-insensitive.
     #[arg(short = 'i', long, conflicts_with = "case_sensitive")]
-    pub ignore_case: bool,
+    pub(crate) ignore_case: bool,
     /// Case-sensitive (default is smart case).
     #[arg(short = 's', long)]
-    pub case_sensitive: bool,
+    pub(crate) case_sensitive: bool,
     /// Match whole words only: no word character right before or after a match (as
     /// ripgrep 14), so `-w '\.go'` finds `*.go` but not `state.go`.
     #[arg(short = 'w', long)]
-    pub word: bool,
+    pub(crate) word: bool,
     /// Let `.` match newlines (`^`/`$` match at every line of a unit either way).
     #[arg(short = 'U', long)]
-    pub multiline: bool,
+    pub(crate) multiline: bool,
     /// Labels to search: a leaf, a subtree (`agent.tool.*`), or a bare role
     /// (visible leaves only). Repeatable or comma-separated. Default: every visible leaf.
     #[arg(short = 't', long = "label", value_name = "SELECTOR")]
-    pub labels: Vec<String>,
+    pub(crate) labels: Vec<String>,
     /// Print the label taxonomy and exit (with --format json: one
     /// {"type":"label","label","visible","description"} per line).
     #[arg(long)]
-    pub list_labels: bool,
+    pub(crate) list_labels: bool,
     /// Only tool units whose tool name (or the name of the call a result answers)
     /// matches this glob (`*`, `?`, `[…]` classes as in a shell), e.g. `Bash`,
     /// `mcp__*`, `[BR]*`. Repeatable; several globs may also be given as
     /// `Write,Edit`, `Write|Edit` or `{Write,Edit}`.
     #[arg(long, value_name = "GLOB")]
-    pub tool: Vec<String>,
+    pub(crate) tool: Vec<String>,
     /// Only units of assistant records whose `message.model` matches this glob
     /// (e.g. `claude-opus-*`, `<synthetic>`); repeatable or comma-separated, as --tool.
     #[arg(long, value_name = "GLOB")]
-    pub model: Vec<String>,
+    pub(crate) model: Vec<String>,
     /// Also search attachment records (hook-injected additionalContext and other
     /// payloads, MISC-001, REC-018). Without -t they are skipped: they dominate line
     /// counts and repeat the same hook text. With -t the labels decide: an explicit
     /// `-t harness.meta.hook` or `-t harness.meta.attachment` reaches them, and
     /// --attachments adds nothing to a -t that names neither.
     #[arg(long)]
-    pub attachments: bool,
+    pub(crate) attachments: bool,
     /// Follow <persisted-output> pointers into tool-results/ files (only a regular
     /// file in a tool-results folder, up to 64 MB; anything else is said on stderr).
     #[arg(long)]
-    pub resolve_persisted: bool,
+    pub(crate) resolve_persisted: bool,
     /// Print hit counts per transcript file instead of exchanges, as `rg -c`
     /// (a subagent lane is its own file; --count-by session adds lanes to their
     /// session).
     #[arg(short = 'c', long)]
-    pub count: bool,
+    pub(crate) count: bool,
     /// Print only the transcript files with hits.
     #[arg(short = 'l', long = "files-with-matches")]
-    pub files_with_matches: bool,
+    pub(crate) files_with_matches: bool,
     /// Print a table of hit counts grouped by KEY.
     #[arg(long, value_enum, value_name = "KEY")]
-    pub count_by: Option<CountBy>,
+    pub(crate) count_by: Option<CountBy>,
     /// Stop after N exchanges (the output says how many were left out). Exchanges
     /// come in path order (project folder, session file, line), as ripgrep
     /// orders files, so these are the first N in that order, not the newest:
     /// narrow with --since 2d or a target (`.`, `@id`) for recent ones.
     #[arg(short = 'm', long, value_name = "N")]
-    pub max_count: Option<usize>,
+    pub(crate) max_count: Option<usize>,
     /// Show whole bodies instead of cutting around the match.
     #[arg(long)]
-    pub no_truncate: bool,
+    pub(crate) no_truncate: bool,
     /// Lines of context kept around each match when cutting a body.
     #[arg(short = 'C', long, value_name = "N", default_value_t = 2)]
-    pub context: usize,
+    pub(crate) context: usize,
     /// Don't print the paired units of an exchange, only the matched unit.
     #[arg(long)]
-    pub no_exchange: bool,
+    pub(crate) no_exchange: bool,
     /// Parse every line instead of prefiltering raw bytes (for testing the prefilter).
     #[arg(long, hide = true)]
-    pub no_prefilter: bool,
+    pub(crate) no_prefilter: bool,
     #[command(flatten)]
-    pub common: super::Common,
+    pub(crate) common: super::Common,
 }

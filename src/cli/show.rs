@@ -46,34 +46,34 @@ use clap::Args;
     "   {\"type\":\"summary\",\"files\",\"branch_points\",\"errors\",\"elapsed_ms\"}\n\n",
     "Exit status: 0 something shown, 1 nothing shown, 2 an error or a missed address.",
 ))]
-pub struct ShowArgs {
+pub(crate) struct ShowArgs {
     /// What to read (see TARGETS in `csift --help`); most often `@<session-or-agent-id>`.
     #[arg(value_name = "TARGET")]
-    pub targets: Vec<String>,
+    pub(crate) targets: Vec<String>,
     /// Physical 1-based lines: `17`, `17,40`, `100..120`, `..20`, `-5..` (the last five),
     /// `-1` (the last line). Repeatable.
     #[arg(long = "line", value_name = "LIST", allow_hyphen_values = true)]
-    pub lines: Vec<String>,
+    pub(crate) lines: Vec<String>,
     /// Records whose own `uuid` is this (every copy). Repeatable.
     #[arg(long = "uuid", value_name = "UUID")]
-    pub uuids: Vec<String>,
+    pub(crate) uuids: Vec<String>,
     /// Turns: `3`, `3..5`, `42..`, `-1` (the last), `-3..` (the last three). Repeatable.
     #[arg(long = "turn", value_name = "RANGE", allow_hyphen_values = true)]
-    pub turns: Vec<String>,
+    pub(crate) turns: Vec<String>,
     /// Only units with these labels: a leaf, a subtree (`agent.tool.*`) or a bare role.
     /// Repeatable or comma-separated. Default: every label.
     #[arg(short = 't', long = "label", value_name = "SELECTOR")]
-    pub labels: Vec<String>,
+    pub(crate) labels: Vec<String>,
     /// Print the addressed lines' exact original bytes, one per line, nothing else.
     #[arg(long, conflicts_with = "branch_points")]
-    pub raw: bool,
+    pub(crate) raw: bool,
     /// List the records with more than one conversation child (forks, rewinds, retries),
     /// with their children. Which branch is live is not decided (MISC-006).
     #[arg(long, conflicts_with_all = ["lines", "uuids", "turns"])]
-    pub branch_points: bool,
+    pub(crate) branch_points: bool,
     /// Print whole bodies (default: long bodies are cut, saying how much was left out).
     #[arg(long)]
-    pub no_truncate: bool,
+    pub(crate) no_truncate: bool,
     #[command(flatten)]
-    pub common: super::Common,
+    pub(crate) common: super::Common,
 }

@@ -4,7 +4,7 @@ use clap::{Args, ValueEnum};
 
 /// What `--by` groups the rows by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum GroupBy {
+pub(crate) enum GroupBy {
     /// The projects/<encoded> directory.
     Project,
     /// The local day of the transcript's first timestamp.
@@ -87,17 +87,17 @@ pub enum GroupBy {
     "  by --max-count).\n\n",
     "Exit status: 0 something was counted, 1 no transcript, 2 an error (other files still count).",
 ))]
-pub struct StatsArgs {
+pub(crate) struct StatsArgs {
     /// What to read (see TARGETS in `csift --help`).
     #[arg(value_name = "TARGET")]
-    pub targets: Vec<String>,
+    pub(crate) targets: Vec<String>,
     /// Group the rows by KEY instead of one row per transcript.
     #[arg(long, value_enum, value_name = "KEY")]
-    pub by: Option<GroupBy>,
+    pub(crate) by: Option<GroupBy>,
     /// Print at most N rows (the total still covers everything; the output says
     /// how many rows were left out).
     #[arg(short = 'm', long, value_name = "N")]
-    pub max_count: Option<usize>,
+    pub(crate) max_count: Option<usize>,
     #[command(flatten)]
-    pub common: super::Common,
+    pub(crate) common: super::Common,
 }

@@ -3,7 +3,7 @@
 use clap::{Args, ValueEnum};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
-pub enum Tools {
+pub(crate) enum Tools {
     /// One line per tool call: the call and a short status of its result.
     #[default]
     Summary,
@@ -66,32 +66,32 @@ pub enum Tools {
     "slices the turns fill.\n\n",
     "Exit status: 0 printed (or an empty slice), 1 nothing to print, 2 an error.",
 ))]
-pub struct VerbatimArgs {
+pub(crate) struct VerbatimArgs {
     /// The transcript (see TARGETS in `csift --help`), most often `@<session-id>`.
     #[arg(value_name = "TARGET")]
-    pub targets: Vec<String>,
+    pub(crate) targets: Vec<String>,
     /// Most characters (UTF-16 units) to print. Default 40000, or N×W when slicing.
     #[arg(long, value_name = "CHARS")]
-    pub budget: Option<usize>,
+    pub(crate) budget: Option<usize>,
     /// Include thinking blocks (narration marked).
     #[arg(long)]
-    pub thinking: bool,
+    pub(crate) thinking: bool,
     /// How tool calls read: one summary line each, or full input and result.
     #[arg(long, value_enum, default_value_t = Tools::Summary, value_name = "HOW")]
-    pub tools: Tools,
+    pub(crate) tools: Tools,
     /// Pack into at most N windows of whole turns (for N SessionStart hooks).
     #[arg(long, value_name = "N")]
-    pub slices: Option<usize>,
+    pub(crate) slices: Option<usize>,
     /// Print only window i of --slices N (1 = oldest). Past N: nothing, exit 0.
     #[arg(long, value_name = "I", requires = "slices")]
-    pub slice: Option<usize>,
+    pub(crate) slice: Option<usize>,
     /// Window size in UTF-16 units when slicing.
     #[arg(long, value_name = "W", default_value_t = 9000, requires = "slices")]
-    pub window: usize,
+    pub(crate) window: usize,
     /// Print the result as SessionStart hook output JSON (reads the hook payload on
     /// stdin when no TARGET is given).
     #[arg(long)]
-    pub hook_json: bool,
+    pub(crate) hook_json: bool,
     #[command(flatten)]
-    pub common: super::Common,
+    pub(crate) common: super::Common,
 }

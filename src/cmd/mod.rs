@@ -3,15 +3,15 @@
 //! are what every command needs: resolving the home and targets, reporting
 //! per-file problems on stderr, and the ripgrep-style exit status.
 
-pub mod agents;
-pub mod audit;
-pub mod guard;
+pub(crate) mod agents;
+pub(crate) mod audit;
+pub(crate) mod guard;
 pub mod list;
-pub mod search;
-pub mod show;
-pub mod stats;
-pub mod verbatim;
-pub mod whoami;
+pub(crate) mod search;
+pub(crate) mod show;
+pub(crate) mod stats;
+pub(crate) mod verbatim;
+pub(crate) mod whoami;
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -22,14 +22,14 @@ use crate::error::Result;
 
 /// ripgrep's exit status: 0 found, 1 nothing found, 2 error.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Exit {
+pub(crate) enum Exit {
     Found,
     NotFound,
     Error,
 }
 
 impl Exit {
-    pub fn code(self) -> u8 {
+    pub(crate) fn code(self) -> u8 {
         match self {
             Exit::Found => 0,
             Exit::NotFound => 1,
@@ -38,7 +38,7 @@ impl Exit {
     }
 
     /// Found/NotFound from a count, overridden by Error when any file failed.
-    pub fn from(found: bool, errors: usize) -> Exit {
+    pub(crate) fn from(found: bool, errors: usize) -> Exit {
         if errors > 0 {
             Exit::Error
         } else if found {
@@ -53,13 +53,13 @@ impl Exit {
 /// The same problem met twice (a command that walks a project again, as `agents`
 /// does for a named lane's siblings) is said and counted once.
 #[derive(Debug, Default)]
-pub struct Problems {
+pub(crate) struct Problems {
     count: AtomicUsize,
     seen: std::sync::Mutex<std::collections::HashSet<(PathBuf, String)>>,
 }
 
 impl Problems {
-    pub fn report(&self, path: &Path, msg: impl std::fmt::Display) {
+    pub(crate) fn report(&self, path: &Path, msg: impl std::fmt::Display) {
         let msg = msg.to_string();
         // An I/O error already names its path: say it once.
         let named = format!("{}: ", path.display());
@@ -80,13 +80,17 @@ impl Problems {
         );
     }
 
-    pub fn count(&self) -> usize {
+    pub(crate) fn count(&self) -> usize {
         self.count.load(Ordering::Relaxed)
     }
 }
 
 /// Resolve the home and the targets into transcripts, reporting walk problems.
-pub fn select(common: &Common, targets: &[String], problems: &Problems) -> Result<Vec<Transcript>> {
+pub(crate) fn select(
+    common: &Common,
+    targets: &[String],
+    problems: &Problems,
+) -> Result<Vec<Transcript>> {
     let home = home::from_env(common.claude_home.clone())?;
     let sel = target::resolve(&home, targets, !common.no_subagents)?;
     for issue in &sel.issues {
@@ -96,7 +100,7 @@ pub fn select(common: &Common, targets: &[String], problems: &Problems) -> Resul
 }
 
 /// `12.3K`, `4.5M`: compact byte sizes for human rows.
-pub fn human_bytes(n: u64) -> String {
+pub(crate) fn human_bytes(n: u64) -> String {
     const UNITS: [&str; 5] = ["B", "K", "M", "G", "T"];
     let mut v = n as f64;
     let mut u = 0;
@@ -113,7 +117,7 @@ pub fn human_bytes(n: u64) -> String {
 
 /// The common flags a command that reads no window or lane set cannot honour:
 /// given, they are a usage error rather than silently ignored.
-pub fn not_applicable(cmd: &str, c: &crate::cli::Common) -> crate::error::Result<()> {
+pub(crate) fn not_applicable(cmd: &str, c: &crate::cli::Common) -> crate::error::Result<()> {
     let given: Vec<&str> = [
         (c.since.is_some(), "--since"),
         (c.until.is_some(), "--until"),

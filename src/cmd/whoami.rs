@@ -13,7 +13,7 @@ use crate::discovery::{home, target};
 use crate::error::{Error, Result};
 use crate::output::{Format, Out};
 
-pub const ENV: &str = "CLAUDE_CODE_SESSION_ID";
+pub(crate) const ENV: &str = "CLAUDE_CODE_SESSION_ID";
 
 #[derive(Serialize)]
 struct Json<'a> {
@@ -28,7 +28,7 @@ struct Json<'a> {
     parent_session_id: Option<&'a str>,
 }
 
-pub fn run(args: &WhoamiArgs, out: &mut Out) -> Result<super::Exit> {
+pub(crate) fn run(args: &WhoamiArgs, out: &mut Out) -> Result<super::Exit> {
     super::not_applicable("whoami", &args.common)?;
     let id = std::env::var(ENV).unwrap_or_default();
     if id.trim().is_empty() {

@@ -25,14 +25,14 @@ pub struct ClaudeHome {
 
 impl ClaudeHome {
     /// `<home>/projects`, where every transcript lives (PATH-006).
-    pub fn projects(&self) -> PathBuf {
+    pub(crate) fn projects(&self) -> PathBuf {
         self.root.join("projects")
     }
 
     /// ` --claude-home DIR` (shell-quoted) when the home came from that flag,
     /// else nothing: what a command printed for the user to run must add so
     /// an `@id` in it is looked up in this home.
-    pub fn flag_args(&self) -> String {
+    pub(crate) fn flag_args(&self) -> String {
         match self.source {
             HomeSource::Flag => format!(
                 " --claude-home {}",
@@ -48,7 +48,7 @@ impl ClaudeHome {
 /// `env` is the raw value of `CLAUDE_CONFIG_DIR` (`None` = unset). An empty value
 /// counts as *set*: Claude Code's `??` only falls back on undefined, so it then
 /// writes relative to its own cwd (PATH-011). csift refuses to guess instead.
-pub fn resolve(
+pub(crate) fn resolve(
     flag: Option<PathBuf>,
     env: Option<OsString>,
     user_home: Option<PathBuf>,
@@ -84,7 +84,7 @@ pub fn resolve(
 
 /// A path a hook payload names, `~/…` read against `$HOME` (guard and
 /// `verbatim --hook-json` read payloads alike); else as given.
-pub fn expand_tilde(p: &str) -> PathBuf {
+pub(crate) fn expand_tilde(p: &str) -> PathBuf {
     match (p.strip_prefix("~/"), std::env::var_os("HOME")) {
         (Some(rest), Some(h)) => PathBuf::from(h).join(rest),
         _ => PathBuf::from(p),

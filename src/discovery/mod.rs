@@ -6,7 +6,7 @@
 pub mod encode;
 pub mod home;
 pub mod target;
-pub mod walk;
+pub(crate) mod walk;
 
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
@@ -14,7 +14,7 @@ use std::time::SystemTime;
 /// How a transcript sits on disk (SUB-001…003). The shape says where the file is,
 /// never who spawned it: nesting comes from the records (SUB-003).
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Shape {
+pub(crate) enum Shape {
     /// `<project>/<session>.jsonl`, the top-level transcript.
     Main,
     /// `<project>/<session>/subagents/agent-<id>.jsonl`.
@@ -31,11 +31,11 @@ pub enum Shape {
 }
 
 impl Shape {
-    pub fn is_lane(&self) -> bool {
+    pub(crate) fn is_lane(&self) -> bool {
         !matches!(self, Shape::Main)
     }
 
-    pub fn name(&self) -> &'static str {
+    pub(crate) fn name(&self) -> &'static str {
         match self {
             Shape::Main => "main",
             Shape::Subagent => "subagent",
@@ -53,21 +53,21 @@ pub struct Transcript {
     pub path: PathBuf,
     /// The `projects/<encoded>` directory holding it (or its parent dir when the
     /// file was named directly and sits outside any projects tree).
-    pub project_dir: PathBuf,
+    pub(crate) project_dir: PathBuf,
     /// The top-level session this file belongs to (PATH-012: a main file's basename
     /// is its session id; a lane belongs to its folder's session).
-    pub session_id: String,
+    pub(crate) session_id: String,
     /// The lane's own agent id, `None` for a main transcript.
-    pub agent_id: Option<String>,
-    pub shape: Shape,
+    pub(crate) agent_id: Option<String>,
+    pub(crate) shape: Shape,
     pub size: u64,
-    pub mtime: Option<SystemTime>,
+    pub(crate) mtime: Option<SystemTime>,
 }
 
 impl Transcript {
     /// The target that selects this transcript alone: `@session`, or
     /// `@session@agent` for a lane; pointers printed for a user to run use it.
-    pub fn at(&self) -> String {
+    pub(crate) fn at(&self) -> String {
         match &self.agent_id {
             Some(a) => format!("@{}@{a}", self.session_id),
             None => format!("@{}", self.session_id),
@@ -80,7 +80,7 @@ impl Transcript {
     /// home came from that flag (a bare `@id` would be looked up in the
     /// default home and fail); else the file's path, since a file named
     /// outside the home is no `@id` at all.
-    pub fn target_args(&self, home: &home::ClaudeHome) -> String {
+    pub(crate) fn target_args(&self, home: &home::ClaudeHome) -> String {
         use crate::output::sanitize::shell_word;
         // Only where the walk finds it is `@id` this file: projects/<encoded>/
         // <id>.jsonl, or a lane in projects/<encoded>/<id>/.
@@ -98,29 +98,24 @@ impl Transcript {
         format!("{}{}", shell_word(&self.at()), home.flag_args())
     }
 
-    pub fn is_lane(&self) -> bool {
+    pub(crate) fn is_lane(&self) -> bool {
         self.shape.is_lane()
     }
 
-    /// The id a user types after `@` to address exactly this file.
-    pub fn address(&self) -> &str {
-        self.agent_id.as_deref().unwrap_or(&self.session_id)
-    }
-
     /// First 8 characters of the session id, as shown in headers.
-    pub fn short_id(&self) -> &str {
+    pub(crate) fn short_id(&self) -> &str {
         short(&self.session_id)
     }
 
     /// The project directory's encoded name.
-    pub fn project_name(&self) -> String {
+    pub(crate) fn project_name(&self) -> String {
         file_name(&self.project_dir)
     }
 
     /// This session's lane files, listed when first asked: a subagent whose
     /// lane file exists is searched there, not in its parent's
     /// `agent_progress` copies.
-    pub fn lane_files(&self) -> LaneFiles {
+    pub(crate) fn lane_files(&self) -> LaneFiles {
         LaneFiles {
             project: self.project_dir.clone(),
             session: self.session_id.clone(),
@@ -136,7 +131,7 @@ impl Transcript {
     /// The session folder the pointer names comes first: a clone copies its
     /// origin's records, pointers included (REC-091), so they name the
     /// origin's folder; then this transcript's own.
-    pub fn local_persisted(&self, named: &Path) -> Option<PathBuf> {
+    pub(crate) fn local_persisted(&self, named: &Path) -> Option<PathBuf> {
         if named.exists() {
             return None;
         }
@@ -157,7 +152,7 @@ impl Transcript {
 /// The agent ids of one session's lane files, read from disk on first use
 /// (most files never ask: only an `agent_progress` record does).
 #[derive(Debug)]
-pub struct LaneFiles {
+pub(crate) struct LaneFiles {
     project: PathBuf,
     session: String,
     ids: std::sync::OnceLock<std::collections::HashSet<String>>,
@@ -165,21 +160,21 @@ pub struct LaneFiles {
 
 impl LaneFiles {
     /// Whether agent `id` has a lane file in the session.
-    pub fn contains(&self, id: &str) -> bool {
+    pub(crate) fn contains(&self, id: &str) -> bool {
         self.ids
             .get_or_init(|| walk::lane_ids(&self.project, &self.session))
             .contains(id)
     }
 }
 
-pub fn short(id: &str) -> &str {
+pub(crate) fn short(id: &str) -> &str {
     match id.char_indices().nth(8) {
         Some((i, _)) => &id[..i],
         None => id,
     }
 }
 
-pub fn file_name(p: &Path) -> String {
+pub(crate) fn file_name(p: &Path) -> String {
     p.file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default()
@@ -188,7 +183,7 @@ pub fn file_name(p: &Path) -> String {
 /// A problem met while walking: reported on stderr, makes the run exit 2, never
 /// stops the walk.
 #[derive(Debug, Clone)]
-pub struct WalkIssue {
-    pub path: PathBuf,
-    pub message: String,
+pub(crate) struct WalkIssue {
+    pub(crate) path: PathBuf,
+    pub(crate) message: String,
 }

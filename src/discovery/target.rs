@@ -18,7 +18,7 @@ use crate::error::{Error, Result};
 #[derive(Debug, Default)]
 pub struct Selection {
     pub transcripts: Vec<Transcript>,
-    pub issues: Vec<super::WalkIssue>,
+    pub(crate) issues: Vec<super::WalkIssue>,
 }
 
 /// Resolve `targets` against `home`. `lanes` = false drops subagent lanes unless a
@@ -348,7 +348,7 @@ fn spawned_without_lane(all: &Walk, session: &str, id: &str, home_args: &str) ->
 /// folder that exists but could not be read (it may hold one; a dangling or
 /// looping link holds nothing), or a path with a component that starts with a
 /// named id (the file, or a session folder).
-pub fn could_hold(path: &Path, ids: &[&str]) -> bool {
+pub(crate) fn could_hold(path: &Path, ids: &[&str]) -> bool {
     let name = super::file_name(path);
     if !name.ends_with(".jsonl") {
         return fs::metadata(path).is_ok();
@@ -543,7 +543,7 @@ fn resolve_cwd(projects: &Path, canon: &Path, shown: &str, walk: &mut Walk) -> R
 }
 
 /// A `.jsonl` named directly: its shape and session come from where it sits.
-pub fn transcript_from_file(
+pub(crate) fn transcript_from_file(
     path: &Path,
     size: u64,
     mtime: Option<std::time::SystemTime>,

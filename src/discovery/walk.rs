@@ -12,9 +12,9 @@ use std::path::{Path, PathBuf};
 use super::{Shape, Transcript, WalkIssue};
 
 #[derive(Debug, Default)]
-pub struct Walk {
-    pub transcripts: Vec<Transcript>,
-    pub issues: Vec<WalkIssue>,
+pub(crate) struct Walk {
+    pub(crate) transcripts: Vec<Transcript>,
+    pub(crate) issues: Vec<WalkIssue>,
 }
 
 impl Walk {
@@ -25,7 +25,7 @@ impl Walk {
         });
     }
 
-    pub fn sort(&mut self) {
+    pub(crate) fn sort(&mut self) {
         self.transcripts.sort_by(|a, b| a.path.cmp(&b.path));
         self.transcripts.dedup_by(|a, b| a.path == b.path);
     }
@@ -33,7 +33,7 @@ impl Walk {
 
 /// Every project directory under `projects`, each walked with [`walk_project`].
 /// A missing `projects/` is not an error here: the caller decides what to say.
-pub fn walk_projects(projects: &Path, walk: &mut Walk) {
+pub(crate) fn walk_projects(projects: &Path, walk: &mut Walk) {
     let entries = match fs::read_dir(projects) {
         Ok(e) => e,
         Err(e) => {
@@ -89,7 +89,7 @@ const NOT_A_FILE: &str =
 
 /// One `projects/<encoded>` directory: its session files, their lane folders, and
 /// old flat `agent-*.jsonl` lanes. A directory holding no transcript is fine (PATH-010).
-pub fn walk_project(dir: &Path, walk: &mut Walk) {
+pub(crate) fn walk_project(dir: &Path, walk: &mut Walk) {
     for (path, meta) in entries(dir, walk) {
         let name = super::file_name(&path);
         if meta.is_dir() {
@@ -204,7 +204,7 @@ fn walk_lanes(project: &Path, dir: &Path, session: &str, depth: usize, walk: &mu
 /// The agent ids of session `session`'s lane files under `project`, as the
 /// walk names them (what a problem stops it reading is left out, as the walk
 /// leaves it out).
-pub fn lane_ids(project: &Path, session: &str) -> std::collections::HashSet<String> {
+pub(crate) fn lane_ids(project: &Path, session: &str) -> std::collections::HashSet<String> {
     let mut walk = Walk::default();
     walk_session_dir(project, &project.join(session), session, &mut walk);
     walk.transcripts
@@ -214,7 +214,7 @@ pub fn lane_ids(project: &Path, session: &str) -> std::collections::HashSet<Stri
 }
 
 /// Shape of a file found under `<session>/subagents/` (SUB-001, SUB-002).
-pub fn lane_shape(path: &Path, id: &str) -> Shape {
+pub(crate) fn lane_shape(path: &Path, id: &str) -> Shape {
     let parent = path.parent().map(super::file_name).unwrap_or_default();
     let grand = path
         .parent()
@@ -236,14 +236,14 @@ pub fn lane_shape(path: &Path, id: &str) -> Shape {
 
 /// The owning session of an old flat `agent-<hex>.jsonl` lane: the `sessionId` of
 /// its first records (the file name carries only the agent id).
-pub fn flat_lane_session(path: &Path) -> String {
+pub(crate) fn flat_lane_session(path: &Path) -> String {
     session_id_in(&crate::scan::source::head(path, 64 * 1024))
         .unwrap_or_else(|| "unknown".to_string())
 }
 
 /// The first `"sessionId"` string value in a byte slice (either spacing,
 /// REC-038).
-pub fn session_id_in(bytes: &[u8]) -> Option<String> {
+pub(crate) fn session_id_in(bytes: &[u8]) -> Option<String> {
     let v = crate::scan::pair::first_plain_str(bytes, crate::scan::lit!(b"\"sessionId\""))?;
     std::str::from_utf8(v).ok().map(str::to_string)
 }

@@ -9,16 +9,16 @@ use crate::discovery::Transcript;
 use crate::record::{line_records, parse_line, Parsed};
 use crate::scan::{lines, lit, pair, Line, Lines};
 
-pub mod unit;
+pub(crate) mod unit;
 
 use unit::UnitOut;
 
 /// A line start and its number, from which other lines are numbered by
 /// counting only the newlines between (not from the top of the file).
 #[derive(Debug, Clone, Copy)]
-pub struct Near {
-    pub offset: usize,
-    pub no: usize,
+pub(crate) struct Near {
+    pub(crate) offset: usize,
+    pub(crate) no: usize,
 }
 
 /// The record on the line containing `offset`, classified; `f` picks a unit.
@@ -49,7 +49,7 @@ where
 
 /// The tool_use a result answers: the nearest `"id": "<id>"` (either spacing,
 /// REC-038) before the result's line `near`.
-pub fn tool_use_for(
+pub(crate) fn tool_use_for(
     t: &Transcript,
     buf: &[u8],
     idx: &FileIndex,
@@ -92,7 +92,7 @@ pub fn tool_use_for(
 /// The result answering tool_use `id`: the first `"tool_use_id": "<id>"`
 /// (either spacing, REC-038) after byte `after` (the end of the use's line,
 /// which `near` numbers).
-pub fn tool_result_for(
+pub(crate) fn tool_result_for(
     t: &Transcript,
     buf: &[u8],
     idx: &FileIndex,
@@ -129,7 +129,12 @@ pub fn tool_result_for(
 /// The record that opened turn `turn`, as its first unit.
 /// An opener that is a tool result (an answered question, a typed rejection)
 /// names its tool through the call it answers, as a match of it does.
-pub fn turn_prompt(t: &Transcript, buf: &[u8], idx: &FileIndex, turn: usize) -> Option<UnitOut> {
+pub(crate) fn turn_prompt(
+    t: &Transcript,
+    buf: &[u8],
+    idx: &FileIndex,
+    turn: usize,
+) -> Option<UnitOut> {
     let (no, offset) = idx.turn_opener(turn)?;
     let near = Near { offset, no };
     let mut out = unit_at(t, buf, idx, offset, near, |u| Some(u.label))?;
@@ -144,7 +149,7 @@ pub fn turn_prompt(t: &Transcript, buf: &[u8], idx: &FileIndex, turn: usize) -> 
 /// The agent's last text in the hit's turn, scanning from `from_offset` (line
 /// `from_no`, after the hit) to the next opener, which for a hit in a
 /// replayed copy of the history (REC-091) is the copy's next opener.
-pub fn turn_reply(
+pub(crate) fn turn_reply(
     t: &Transcript,
     buf: &[u8],
     idx: &FileIndex,

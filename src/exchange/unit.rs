@@ -10,59 +10,57 @@ use crate::discovery::Transcript;
 use crate::record::Record;
 
 /// A unit's identity inside its file: line, block, label.
-pub type UnitKey = (usize, Option<usize>, &'static str);
+pub(crate) type UnitKey = (usize, Option<usize>, &'static str);
 
 #[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
-pub struct Sub {
-    pub start: usize,
-    pub end: usize,
+pub(crate) struct Sub {
+    pub(crate) start: usize,
+    pub(crate) end: usize,
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct UnitOut {
-    pub session_id: String,
-    pub agent_id: Option<String>,
-    pub file: String,
-    pub line: usize,
-    pub uuid: Option<String>,
-    pub label: &'static str,
-    pub turn: Option<usize>,
-    pub timestamp: Option<String>,
-    pub tool_name: Option<String>,
-    pub text: String,
+pub(crate) struct UnitOut {
+    pub(crate) session_id: String,
+    pub(crate) agent_id: Option<String>,
+    pub(crate) file: String,
+    pub(crate) line: usize,
+    pub(crate) uuid: Option<String>,
+    pub(crate) label: &'static str,
+    pub(crate) turn: Option<usize>,
+    pub(crate) timestamp: Option<String>,
+    pub(crate) tool_name: Option<String>,
+    pub(crate) text: String,
     /// Index of the content block within the record, when the unit is one.
-    pub block: Option<usize>,
+    pub(crate) block: Option<usize>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub submatches: Vec<Sub>,
+    pub(crate) submatches: Vec<Sub>,
     /// Matches past the per-unit cap (`matcher::MAX_SUBMATCHES`), counted, not listed.
     #[serde(skip_serializing_if = "is_zero")]
-    pub submatches_omitted: usize,
+    pub(crate) submatches_omitted: usize,
     /// The tool_use id of a call, or the id a result answers.
-    pub tool_use_id: Option<String>,
+    pub(crate) tool_use_id: Option<String>,
     /// A tool result that reported an error (`is_error: true` on its block);
     /// only written when true.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub is_error: bool,
+    pub(crate) is_error: bool,
     /// The pattern matched a call only once its input's strings were decoded
     /// (`\"` read as a quote): `text` is then that decoded form, no longer
     /// JSON, and the submatches point into it. Only written when true.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub input_decoded: bool,
+    pub(crate) input_decoded: bool,
     /// `"agent_progress"` when the unit is a subagent's record nested in an
     /// `agent_progress` record on `line` (`agent_id` is then that subagent's,
     /// and `uuid` the progress record's). Only written when set.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub via: Option<&'static str>,
+    pub(crate) via: Option<&'static str>,
     #[serde(skip)]
-    pub model: Option<String>,
+    pub(crate) model: Option<String>,
     #[serde(skip)]
-    pub version: Option<String>,
-    #[serde(skip)]
-    pub sidechain: bool,
+    pub(crate) version: Option<String>,
 }
 
 impl UnitOut {
-    pub fn new(
+    pub(crate) fn new(
         t: &Transcript,
         r: &Record<'_>,
         u: &Unit<'_>,
@@ -97,18 +95,17 @@ impl UnitOut {
             via: u.via.map(|_| "agent_progress"),
             model: own.model().map(str::to_string),
             version: r.version.as_deref().map(str::to_string),
-            sidechain: r.is_sidechain(),
         }
     }
 
     /// ` via agent_progress` for a nested subagent unit, else empty: the
     /// header mark search and show both print.
-    pub fn via_mark(&self) -> String {
+    pub(crate) fn via_mark(&self) -> String {
         self.via.map(|v| format!(" via {v}")).unwrap_or_default()
     }
 
     /// Identity of a unit inside its file.
-    pub fn key(&self) -> UnitKey {
+    pub(crate) fn key(&self) -> UnitKey {
         (self.line, self.block, self.label)
     }
 }

@@ -15,7 +15,7 @@ type Raw<'a> = Option<&'a RawValue>;
 
 /// A JSON string value decoded (borrowed when it has no escapes); `None` for
 /// any other type.
-pub fn raw_str<'a>(raw: Raw<'a>) -> Option<Cow<'a, str>> {
+pub(crate) fn raw_str<'a>(raw: Raw<'a>) -> Option<Cow<'a, str>> {
     let r = raw?;
     if !r.get().starts_with('"') {
         return None;
@@ -24,7 +24,7 @@ pub fn raw_str<'a>(raw: Raw<'a>) -> Option<Cow<'a, str>> {
 }
 
 /// Whether a raw value is exactly the JSON string `s` (no escapes needed).
-pub fn raw_is(raw: Raw<'_>, s: &str) -> bool {
+pub(crate) fn raw_is(raw: Raw<'_>, s: &str) -> bool {
     raw.is_some_and(|r| {
         let g = r.get();
         g.len() == s.len() + 2 && g.starts_with('"') && &g[1..g.len() - 1] == s
@@ -34,9 +34,9 @@ pub fn raw_is(raw: Raw<'_>, s: &str) -> bool {
 #[derive(Debug, Default, Deserialize)]
 pub struct LiteMessage<'a> {
     #[serde(borrow, default)]
-    pub id: Raw<'a>,
+    pub(crate) id: Raw<'a>,
     #[serde(borrow, default)]
-    pub content: Option<LiteContent<'a>>,
+    pub(crate) content: Option<LiteContent<'a>>,
 }
 
 impl<'a> LiteMessage<'a> {
@@ -52,7 +52,7 @@ impl<'a> LiteMessage<'a> {
     /// The guard's turn boundary (the report's `is_genuine_user`, applied to a
     /// user record that is neither sidechain nor meta): string content, or a
     /// list without a tool_result block.
-    pub fn is_typed_prompt(&self) -> bool {
+    pub(crate) fn is_typed_prompt(&self) -> bool {
         match &self.content {
             Some(LiteContent::Text) => true,
             Some(LiteContent::Blocks(b)) => !b.iter().any(|b| b.is("tool_result")),
@@ -72,34 +72,34 @@ impl<'a> LiteMessage<'a> {
 #[derive(Debug, Default, Deserialize)]
 pub struct LiteBlock<'a> {
     #[serde(rename = "type", borrow, default)]
-    pub kind: Raw<'a>,
+    pub(crate) kind: Raw<'a>,
     #[serde(borrow, default)]
-    pub id: Raw<'a>,
+    pub(crate) id: Raw<'a>,
     #[serde(borrow, default)]
-    pub name: Raw<'a>,
+    pub(crate) name: Raw<'a>,
     #[serde(borrow, default)]
-    pub input: Raw<'a>,
+    pub(crate) input: Raw<'a>,
     #[serde(borrow, default)]
-    pub tool_use_id: Raw<'a>,
+    pub(crate) tool_use_id: Raw<'a>,
     #[serde(borrow, default)]
-    pub is_error: Raw<'a>,
+    pub(crate) is_error: Raw<'a>,
     #[serde(borrow, default)]
-    pub content: Raw<'a>,
+    pub(crate) content: Raw<'a>,
 }
 
 impl LiteBlock<'_> {
-    pub fn is(&self, kind: &str) -> bool {
+    pub(crate) fn is(&self, kind: &str) -> bool {
         raw_is(self.kind, kind)
     }
 
-    pub fn is_error(&self) -> bool {
+    pub(crate) fn is_error(&self) -> bool {
         self.is_error.is_some_and(|r| r.get() == "true")
     }
 }
 
 /// `message.content`: the list's dict elements, or anything else.
 #[derive(Debug)]
-pub enum LiteContent<'a> {
+pub(crate) enum LiteContent<'a> {
     Blocks(Vec<LiteBlock<'a>>),
     /// A plain string (a typed user prompt, REC-002).
     Text,
@@ -193,11 +193,11 @@ impl<'de: 'a, 'a> Deserialize<'de> for LiteContent<'a> {
 /// among its dict blocks (the script's `kinds = {b.type for b in blocks}`).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Kinds {
-    pub thinking: bool,
-    pub text: bool,
+    pub(crate) thinking: bool,
+    pub(crate) text: bool,
     /// `content[0].type == "thinking"` (the adjacency form's test).
-    pub first_thinking: bool,
-    pub dict_blocks: usize,
+    pub(crate) first_thinking: bool,
+    pub(crate) dict_blocks: usize,
 }
 
 pub fn kinds(blocks: &[LiteBlock<'_>]) -> Kinds {
@@ -226,12 +226,12 @@ pub fn skim_eaten(msg: &[u8]) -> Option<(Option<Cow<'_, str>>, Option<Kinds>)> {
 }
 
 /// A message's raw id value (a JSON string, quotes kept) and block kinds.
-pub type EatenRaw<'a> = (Option<&'a [u8]>, Option<Kinds>);
+pub(crate) type EatenRaw<'a> = (Option<&'a [u8]>, Option<Kinds>);
 
 /// The raw id value and the kinds of the message object at `b[start]`, and the
 /// index just past it: one walk, so a line skim can read the message while
 /// finding where it ends. `None` where [`skim_eaten`] declines.
-pub fn eaten_walk(b: &[u8], start: usize) -> Option<(EatenRaw<'_>, usize)> {
+pub(crate) fn eaten_walk(b: &[u8], start: usize) -> Option<(EatenRaw<'_>, usize)> {
     use crate::scan::json::{value_end, Fields};
     let (mut id, mut list) = (None, None);
     let mut seen_content = false;

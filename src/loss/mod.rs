@@ -11,7 +11,7 @@ pub mod skim;
 /// FNV-1a over `bytes`: uuids and first lines are random enough that a 64-bit
 /// hash tells apart the few records compared (duplicate lines in `audit`, the
 /// records of one message id that `guard` carries between fires).
-pub fn fnv1a(bytes: &[u8]) -> u64 {
+pub(crate) fn fnv1a(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
         (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
     })

@@ -11,7 +11,7 @@ use serde::{Deserialize, Deserializer};
 use serde_json::value::RawValue;
 
 use super::lite::{eaten_walk, EatenRaw};
-pub use crate::scan::json::Flaw;
+pub(crate) use crate::scan::json::Flaw;
 use crate::scan::json::{value_end, ws, Fields};
 
 /// The top-level fields audit reads. String values are the raw bytes between the
@@ -35,7 +35,7 @@ pub struct Top<'a> {
 }
 
 impl Top<'_> {
-    pub fn is(&self, kind: &[u8]) -> bool {
+    pub(crate) fn is(&self, kind: &[u8]) -> bool {
         self.kind == Some(kind)
     }
 }
@@ -49,7 +49,7 @@ fn truthy(v: &[u8]) -> bool {
 }
 
 /// Skim one line (without its newline).
-pub fn skim(b: &[u8]) -> Result<Top<'_>, Flaw> {
+pub(crate) fn skim(b: &[u8]) -> Result<Top<'_>, Flaw> {
     let (top, end) = skim_at(b, 0, false);
     match top {
         Ok(_) if end != b.len() => Err(Flaw::Invalid),
@@ -84,7 +84,7 @@ pub fn skim_at(buf: &[u8], start: usize, eaten: bool) -> (Result<Top<'_>, Flaw>,
 /// a skim and then a validation would take two. Each field is what the skim
 /// gives for it. `None` when the line is not one valid JSON object, or repeats
 /// a key serde will not take twice; the caller then skims the line instead.
-pub fn checked(line: &[u8]) -> Option<Top<'_>> {
+pub(crate) fn checked(line: &[u8]) -> Option<Top<'_>> {
     if line.trim_ascii_start().first() != Some(&b'{') {
         return None; // serde would read a struct from an array too
     }

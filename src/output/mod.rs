@@ -9,7 +9,7 @@ use std::io::{self, IsTerminal, Write};
 use serde::Serialize;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Default)]
-pub enum Format {
+pub(crate) enum Format {
     /// Compact human/LLM-readable text.
     #[default]
     Human,
@@ -18,7 +18,7 @@ pub enum Format {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Default)]
-pub enum ColorChoice {
+pub(crate) enum ColorChoice {
     #[default]
     Auto,
     Always,
@@ -27,13 +27,13 @@ pub enum ColorChoice {
 
 /// ANSI styles csift uses; empty strings when colour is off.
 #[derive(Debug, Clone, Copy)]
-pub struct Style {
-    pub head: &'static str,
-    pub dim: &'static str,
-    pub hit: &'static str,
-    pub label: &'static str,
-    pub warn: &'static str,
-    pub reset: &'static str,
+pub(crate) struct Style {
+    pub(crate) head: &'static str,
+    pub(crate) dim: &'static str,
+    pub(crate) hit: &'static str,
+    pub(crate) label: &'static str,
+    pub(crate) warn: &'static str,
+    pub(crate) reset: &'static str,
 }
 
 const COLOR: Style = Style {
@@ -53,17 +53,16 @@ const PLAIN: Style = Style {
     reset: "",
 };
 
-pub struct Out {
+pub(crate) struct Out {
     w: io::BufWriter<io::Stdout>,
-    pub style: Style,
-    pub color: bool,
+    pub(crate) style: Style,
     /// Whether stdout is a terminal: transcript text is always sanitised in human
     /// form, but a terminal also gets colour under `auto`.
-    pub tty: bool,
+    pub(crate) tty: bool,
 }
 
 impl Out {
-    pub fn stdout(choice: ColorChoice) -> Out {
+    pub(crate) fn stdout(choice: ColorChoice) -> Out {
         let tty = io::stdout().is_terminal();
         let color = match choice {
             ColorChoice::Always => true,
@@ -73,7 +72,6 @@ impl Out {
         Out {
             w: io::BufWriter::with_capacity(64 * 1024, io::stdout()),
             style: if color { COLOR } else { PLAIN },
-            color,
             tty,
         }
     }
@@ -81,7 +79,7 @@ impl Out {
     /// Write one JSON Lines record. Characters JSON may carry raw but a terminal
     /// obeys (DEL, the C1 controls such as CSI 0x9b, bidi overrides) are written
     /// as `\uXXXX` escapes: the same JSON value, safe to `cat`.
-    pub fn json<T: Serialize>(&mut self, v: &T) -> io::Result<()> {
+    pub(crate) fn json<T: Serialize>(&mut self, v: &T) -> io::Result<()> {
         // `From` hands back serde_json's underlying io::Error (a broken pipe stays
         // a broken pipe, exit 0); only a serialisation failure becomes `Other`.
         let text = serde_json::to_string(v).map_err(io::Error::from)?;
@@ -89,7 +87,7 @@ impl Out {
         self.w.write_all(b"\n")
     }
 
-    pub fn flush(&mut self) -> io::Result<()> {
+    pub(crate) fn flush(&mut self) -> io::Result<()> {
         self.w.flush()
     }
 }
@@ -107,7 +105,7 @@ impl Write for Out {
 }
 
 /// The marker that says how much of a body was cut: never truncate silently.
-pub fn omitted(out: &mut Out, rest: &str) -> io::Result<()> {
+pub(crate) fn omitted(out: &mut Out, rest: &str) -> io::Result<()> {
     let st = out.style;
     writeln!(
         out,
@@ -121,7 +119,7 @@ pub fn omitted(out: &mut Out, rest: &str) -> io::Result<()> {
 
 /// Whether an error chain bottoms out in a broken pipe (`csift … | head`), which
 /// is not an error (exit 0, like ripgrep).
-pub fn is_broken_pipe(e: &anyhow::Error) -> bool {
+pub(crate) fn is_broken_pipe(e: &anyhow::Error) -> bool {
     e.chain().any(|c| {
         c.downcast_ref::<io::Error>()
             .is_some_and(|io| io.kind() == io::ErrorKind::BrokenPipe)

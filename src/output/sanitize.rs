@@ -50,14 +50,14 @@ pub fn one_line(s: &str) -> String {
 
 /// A path for a terminal: lossy UTF-8, cleaned, on one line. File and directory
 /// names may hold any byte but `/`, escape sequences included.
-pub fn path(p: &std::path::Path) -> String {
+pub(crate) fn path(p: &std::path::Path) -> String {
     one_line(&p.to_string_lossy())
 }
 
 /// Serialised JSON with each character a terminal would obey escaped as
 /// `\uXXXX`. Outside strings JSON is ASCII punctuation, so every such
 /// character is inside a string, where the escape is the same value.
-pub fn write_json_escaped(w: &mut impl std::io::Write, json: &str) -> std::io::Result<()> {
+pub(crate) fn write_json_escaped(w: &mut impl std::io::Write, json: &str) -> std::io::Result<()> {
     let unsafe_char =
         |c: char| c == '\u{7f}' || ('\u{80}'..='\u{9f}').contains(&c) || (needs_work(c) && c > '~');
     // Fast path: every such character starts with one of these bytes.
@@ -77,7 +77,7 @@ pub fn write_json_escaped(w: &mut impl std::io::Write, json: &str) -> std::io::R
 
 /// `s` as one POSIX shell word: as it is when every character is plainly safe,
 /// else in single quotes (a quote inside written `'\\''`).
-pub fn shell_word(s: &str) -> Cow<'_, str> {
+pub(crate) fn shell_word(s: &str) -> Cow<'_, str> {
     let plain = |c: char| c.is_ascii_alphanumeric() || "@%+=:,./_-".contains(c);
     if !s.is_empty() && s.chars().all(plain) {
         return Cow::Borrowed(s);

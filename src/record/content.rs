@@ -12,7 +12,7 @@ use serde_json::value::RawValue;
 use super::{opt_str, Raw, Str};
 
 #[derive(Debug)]
-pub enum Content<'a> {
+pub(crate) enum Content<'a> {
     Text(Cow<'a, str>),
     Blocks(Vec<Block<'a>>),
     /// Neither a string nor an array: the JSON type it was (`number`,
@@ -74,44 +74,42 @@ impl<'de: 'a, 'a> Deserialize<'de> for Content<'a> {
 /// One content block. `kind` is `text`, `thinking`, `redacted_thinking`,
 /// `tool_use`, `tool_result`, `image`, `document`, or anything newer.
 #[derive(Debug, Default, Deserialize)]
-pub struct Block<'a> {
+pub(crate) struct Block<'a> {
     #[serde(rename = "type", borrow, default, deserialize_with = "opt_str")]
-    pub kind: Str<'a>,
+    pub(crate) kind: Str<'a>,
     #[serde(borrow, default, deserialize_with = "opt_str")]
-    pub text: Str<'a>,
+    pub(crate) text: Str<'a>,
     #[serde(borrow, default, deserialize_with = "opt_str")]
-    pub thinking: Str<'a>,
+    pub(crate) thinking: Str<'a>,
     #[serde(borrow, default, deserialize_with = "opt_str")]
-    pub signature: Str<'a>,
+    pub(crate) signature: Str<'a>,
     #[serde(borrow, default, deserialize_with = "opt_str")]
-    pub id: Str<'a>,
+    pub(crate) id: Str<'a>,
     #[serde(borrow, default, deserialize_with = "opt_str")]
-    pub name: Str<'a>,
+    pub(crate) name: Str<'a>,
     #[serde(borrow, default)]
-    pub input: Raw<'a>,
+    pub(crate) input: Raw<'a>,
     #[serde(borrow, default, deserialize_with = "opt_str")]
-    pub tool_use_id: Str<'a>,
+    pub(crate) tool_use_id: Str<'a>,
     /// tool_result content: a string or an array of text/image parts.
     #[serde(borrow, default)]
-    pub content: Raw<'a>,
+    pub(crate) content: Raw<'a>,
     #[serde(default)]
-    pub is_error: Option<bool>,
-    #[serde(borrow, default)]
-    pub source: Raw<'a>,
+    pub(crate) is_error: Option<bool>,
 }
 
 impl<'a> Block<'a> {
-    pub fn kind(&self) -> &str {
+    pub(crate) fn kind(&self) -> &str {
         self.kind.as_deref().unwrap_or("")
     }
 
-    pub fn is_error(&self) -> bool {
+    pub(crate) fn is_error(&self) -> bool {
         self.is_error == Some(true)
     }
 
     /// The decoded text of a tool_result's content: the string itself, or its text
     /// parts joined by newlines (image parts become `[image]`).
-    pub fn result_text(&self) -> Cow<'a, str> {
+    pub(crate) fn result_text(&self) -> Cow<'a, str> {
         match self.content {
             Some(raw) => raw_text(raw),
             None => Cow::Borrowed(""),
@@ -122,7 +120,7 @@ impl<'a> Block<'a> {
     /// of `prefixes` (the answer, rejection and async-ack markers open the text:
     /// TURN-009, TURN-013, CLS-009). Decodes only the first few hundred bytes of a string
     /// content, so a marker check on a 50 KB file body costs no full decode.
-    pub fn result_starts_with(&self, prefixes: &[&str]) -> bool {
+    pub(crate) fn result_starts_with(&self, prefixes: &[&str]) -> bool {
         const HEAD: usize = 512;
         let Some(raw) = self.content else {
             return prefixes.iter().any(|p| p.is_empty());
@@ -152,20 +150,20 @@ impl<'a> Block<'a> {
     }
 
     /// A tool_use's input exactly as written, `{}` when absent: for parsing.
-    pub fn input_json(&self) -> &'a str {
+    pub(crate) fn input_json(&self) -> &'a str {
         self.input.map_or("{}", RawValue::get)
     }
 
     /// A tool_use's input as text to match and print: compact JSON however the
     /// line was spaced (REC-037, REC-038), borrowed when written compact.
-    pub fn input_text(&self) -> std::borrow::Cow<'a, str> {
+    pub(crate) fn input_text(&self) -> std::borrow::Cow<'a, str> {
         crate::scan::json::compact(self.input_json())
     }
 
     /// Call `f` with the type of each part of a tool_result's content array
     /// (`text`, `image`, `tool_reference`, REC-011; `""` when a part names
     /// none). A string content has no parts and costs nothing to rule out.
-    pub fn result_part_kinds(&self, mut f: impl FnMut(&str)) {
+    pub(crate) fn result_part_kinds(&self, mut f: impl FnMut(&str)) {
         #[derive(Deserialize)]
         struct Kind<'a> {
             #[serde(rename = "type", borrow, default, deserialize_with = "opt_str")]
@@ -196,7 +194,7 @@ struct Part<'a> {
 /// The start of [`raw_text`]: for a string longer than `max` raw bytes, the
 /// decode of its first `max` bytes or so (never splitting an escape); other
 /// shapes are decoded whole.
-pub fn raw_text_head(raw: &RawValue, max: usize) -> Cow<'_, str> {
+pub(crate) fn raw_text_head(raw: &RawValue, max: usize) -> Cow<'_, str> {
     let s = raw.get();
     if !s.starts_with('"') || s.len() <= max + 2 {
         return raw_text(raw);
@@ -228,7 +226,7 @@ pub fn raw_text_head(raw: &RawValue, max: usize) -> Cow<'_, str> {
     }
 }
 
-pub fn raw_text<'a>(raw: &'a RawValue) -> Cow<'a, str> {
+pub(crate) fn raw_text<'a>(raw: &'a RawValue) -> Cow<'a, str> {
     let s = raw.get();
     match s.as_bytes().first() {
         Some(b'"') => {
@@ -274,7 +272,7 @@ pub fn raw_text<'a>(raw: &'a RawValue) -> Cow<'a, str> {
 
 /// Top-level `type` values: observed, registered in the 2.1.258 binary, or from
 /// older versions (REC-002, REC-024, REC-025, QT-030, QT-032).
-pub const RECORD_TYPES: &[&str] = &[
+pub(crate) const RECORD_TYPES: &[&str] = &[
     "user",
     "assistant",
     "system",
@@ -313,11 +311,11 @@ pub const RECORD_TYPES: &[&str] = &[
 /// Part types of a tool_result's content array csift models (REC-011): a
 /// part's `text` is searched whatever its type; the other fields of a part of
 /// another type are not (search's unmodelled note says when a pattern is there).
-pub const RESULT_PART_TYPES: &[&str] = &["text", "image", "tool_reference"];
+pub(crate) const RESULT_PART_TYPES: &[&str] = &["text", "image", "tool_reference"];
 
 /// Content block types csift models (REC-010; the binary registers 22, most
 /// unobserved — any other name is listed as unknown).
-pub const BLOCK_TYPES: &[&str] = &[
+pub(crate) const BLOCK_TYPES: &[&str] = &[
     "text",
     "thinking",
     "redacted_thinking",

@@ -19,20 +19,20 @@ use super::{opt_str, Record, Str};
 
 /// The subagent record inside an `agent_progress` record.
 #[derive(Debug)]
-pub struct Embedded<'a> {
+pub(crate) struct Embedded<'a> {
     /// `data.agentId`: the subagent whose work this is (every one of the
     /// corpus's 402 has it).
-    pub agent_id: Str<'a>,
+    pub(crate) agent_id: Str<'a>,
     /// `data.prompt`: the spawn prompt (the nested seed repeats it).
-    pub prompt: Str<'a>,
+    pub(crate) prompt: Str<'a>,
     /// `data.message`, read as a record of its own.
-    pub record: Record<'a>,
+    pub(crate) record: Record<'a>,
 }
 
 impl Embedded<'_> {
     /// Whether the nested record is the spawn prompt delivered to the child:
     /// a user text equal to `data.prompt` (16 of 16 in the corpus).
-    pub fn is_seed(&self, text: &str) -> bool {
+    pub(crate) fn is_seed(&self, text: &str) -> bool {
         self.record.kind() == "user" && self.prompt.as_deref().is_some_and(|p| p == text)
     }
 }
@@ -76,7 +76,7 @@ where
 
 /// What a progress record's `data` nests.
 #[derive(Debug)]
-pub enum Nested<'a> {
+pub(crate) enum Nested<'a> {
     /// Any other progress (`bash_progress`, `hook_progress` …), or no `data`.
     None,
     /// An `agent_progress` whose `data` or `message` csift cannot read as a
@@ -89,7 +89,7 @@ pub enum Nested<'a> {
 }
 
 /// Read `data` of a progress record as an embedded subagent record.
-pub fn read<'a>(data: &'a serde_json::value::RawValue) -> Nested<'a> {
+pub(crate) fn read<'a>(data: &'a serde_json::value::RawValue) -> Nested<'a> {
     let raw = data.get();
     // Most progress records are hook and shell progress: skip them unparsed.
     if crate::scan::lit!(b"agent_progress")

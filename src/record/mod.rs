@@ -5,17 +5,17 @@
 //! Unknown record types and block types never fail: they are kept by name so the
 //! census can count them (REC-001, CLS-020).
 
-pub mod content;
-pub mod embedded;
-pub mod parse;
+pub(crate) mod content;
+pub(crate) mod embedded;
+pub(crate) mod parse;
 
 use std::borrow::Cow;
 
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-pub use content::{Block, Content, BLOCK_TYPES, RECORD_TYPES};
-pub use embedded::Embedded;
+pub(crate) use content::{Block, Content, BLOCK_TYPES, RECORD_TYPES};
+pub(crate) use embedded::Embedded;
 pub use parse::{
     glued_parsed, glued_records, line_records, parse_line, Malformed, MalformedKind, Parsed,
 };
@@ -24,10 +24,10 @@ pub use parse::{
 /// Every field of this type needs `deserialize_with = "opt_str"`:
 /// serde's derive borrows only a bare `Cow<str>`, so an `Option<Cow<str>>`
 /// (or this alias) would otherwise copy every string it reads into a `String`.
-pub type Str<'a> = Option<Cow<'a, str>>;
+pub(crate) type Str<'a> = Option<Cow<'a, str>>;
 
 /// Deserialise a [`Str`] field without copying an unescaped string.
-pub fn opt_str<'de: 'a, 'a, D>(d: D) -> Result<Str<'a>, D::Error>
+pub(crate) fn opt_str<'de: 'a, 'a, D>(d: D) -> Result<Str<'a>, D::Error>
 where
     D: serde::Deserializer<'de>,
 {
@@ -35,180 +35,139 @@ where
     struct Borrowed<'b>(#[serde(borrow)] Cow<'b, str>);
     Ok(Option::<Borrowed<'a>>::deserialize(d)?.map(|b| b.0))
 }
-pub type Raw<'a> = Option<&'a RawValue>;
+pub(crate) type Raw<'a> = Option<&'a RawValue>;
 
 /// Memoised answers about a tool-result carrier record (never deserialised).
 #[derive(Debug, Default)]
-pub struct CarrierMemo {
-    pub answer: std::cell::OnceCell<bool>,
-    pub rejection: std::cell::OnceCell<Option<usize>>,
+pub(crate) struct CarrierMemo {
+    pub(crate) answer: std::cell::OnceCell<bool>,
+    pub(crate) rejection: std::cell::OnceCell<Option<usize>>,
 }
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Record<'a> {
     #[serde(rename = "type", borrow, default, deserialize_with = "opt_str")]
-    pub kind: Str<'a>,
+    pub(crate) kind: Str<'a>,
     #[serde(borrow, default, deserialize_with = "opt_str")]
-    pub subtype: Str<'a>,
+    pub(crate) subtype: Str<'a>,
     #[serde(borrow, default, deserialize_with = "opt_str")]
-    pub uuid: Str<'a>,
+    pub(crate) uuid: Str<'a>,
     #[serde(borrow, default, deserialize_with = "opt_str")]
-    pub parent_uuid: Str<'a>,
+    pub(crate) parent_uuid: Str<'a>,
     #[serde(borrow, default, deserialize_with = "opt_str")]
-    pub logical_parent_uuid: Str<'a>,
+    pub(crate) timestamp: Str<'a>,
     #[serde(borrow, default, deserialize_with = "opt_str")]
-    pub timestamp: Str<'a>,
+    pub(crate) session_id: Str<'a>,
     #[serde(borrow, default, deserialize_with = "opt_str")]
-    pub session_id: Str<'a>,
+    pub(crate) cwd: Str<'a>,
     #[serde(borrow, default, deserialize_with = "opt_str")]
-    pub agent_id: Str<'a>,
+    pub(crate) version: Str<'a>,
     #[serde(borrow, default, deserialize_with = "opt_str")]
-    pub cwd: Str<'a>,
-    #[serde(borrow, default, deserialize_with = "opt_str")]
-    pub version: Str<'a>,
-    #[serde(borrow, default, deserialize_with = "opt_str")]
-    pub git_branch: Str<'a>,
+    pub(crate) git_branch: Str<'a>,
     #[serde(default)]
-    pub is_sidechain: Option<bool>,
+    pub(crate) is_sidechain: Option<bool>,
     #[serde(default)]
-    pub is_meta: Option<bool>,
+    pub(crate) is_meta: Option<bool>,
     #[serde(default)]
-    pub is_compact_summary: Option<bool>,
-    #[serde(default)]
-    pub is_visible_in_transcript_only: Option<bool>,
-    #[serde(default)]
-    pub is_api_error_message: Option<bool>,
-    #[serde(borrow, default, deserialize_with = "opt_str")]
-    pub user_type: Str<'a>,
+    pub(crate) is_compact_summary: Option<bool>,
     #[serde(borrow, default)]
-    pub message: Option<Message<'a>>,
+    pub(crate) message: Option<Message<'a>>,
     #[serde(borrow, default)]
-    pub tool_use_result: Raw<'a>,
+    pub(crate) tool_use_result: Raw<'a>,
     /// Carrier verdicts computed once per record: turn detection and
     /// classification both ask (TURN-009/010/013), see `classify::turns`.
     #[serde(skip)]
-    pub carrier_memo: CarrierMemo,
+    pub(crate) carrier_memo: CarrierMemo,
     /// Attachment records' payload (`{"type": <payload kind>, …}`, CLS-020).
     #[serde(borrow, default)]
-    pub attachment: Raw<'a>,
+    pub(crate) attachment: Raw<'a>,
     /// System records' text (string) or other payload.
     #[serde(borrow, default)]
-    pub content: Raw<'a>,
+    pub(crate) content: Raw<'a>,
     #[serde(borrow, default)]
-    pub compact_metadata: Raw<'a>,
+    pub(crate) compact_metadata: Raw<'a>,
     /// `durationMs` as written (a turn_duration's text quotes it as on disk);
     /// [`Record::duration_ms`] reads its number.
     #[serde(borrow, default, rename = "durationMs")]
-    pub duration_ms_raw: Raw<'a>,
-    #[serde(borrow, default, rename = "toolUseID", deserialize_with = "opt_str")]
-    pub tool_use_id: Str<'a>,
-    #[serde(
-        borrow,
-        default,
-        rename = "sourceToolUseID",
-        deserialize_with = "opt_str"
-    )]
-    pub source_tool_use_id: Str<'a>,
-    #[serde(
-        borrow,
-        default,
-        rename = "sourceToolAssistantUUID",
-        deserialize_with = "opt_str"
-    )]
-    pub source_tool_assistant_uuid: Str<'a>,
-    #[serde(borrow, default)]
-    pub origin: Raw<'a>,
+    pub(crate) duration_ms_raw: Raw<'a>,
     /// queue-operation: `enqueue`, `dequeue`, `remove`, `popAll`.
     #[serde(borrow, default, deserialize_with = "opt_str")]
-    pub operation: Str<'a>,
+    pub(crate) operation: Str<'a>,
     #[serde(borrow, default, deserialize_with = "opt_str")]
-    pub ai_title: Str<'a>,
+    pub(crate) ai_title: Str<'a>,
     #[serde(borrow, default, deserialize_with = "opt_str")]
-    pub custom_title: Str<'a>,
+    pub(crate) custom_title: Str<'a>,
     #[serde(borrow, default, deserialize_with = "opt_str")]
-    pub summary: Str<'a>,
+    pub(crate) summary: Str<'a>,
     #[serde(borrow, default, deserialize_with = "opt_str")]
-    pub leaf_uuid: Str<'a>,
-    #[serde(borrow, default, deserialize_with = "opt_str")]
-    pub agent_name: Str<'a>,
-    #[serde(borrow, default, deserialize_with = "opt_str")]
-    pub last_prompt: Str<'a>,
-    #[serde(borrow, default, deserialize_with = "opt_str")]
-    pub level: Str<'a>,
+    #[allow(dead_code)]
+    // the summary-title rule reads it (a summary titles only its own session)
+    pub(crate) leaf_uuid: Str<'a>,
     /// A progress record's payload; an `agent_progress` one nests a subagent
     /// record ([`Record::embedded`]).
     #[serde(borrow, default)]
-    pub data: Raw<'a>,
+    pub(crate) data: Raw<'a>,
     #[serde(skip)]
     embedded: std::cell::OnceCell<embedded::Nested<'a>>,
 }
 
 #[derive(Debug, Default, Deserialize)]
-pub struct Message<'a> {
+pub(crate) struct Message<'a> {
     #[serde(borrow, default, deserialize_with = "opt_str")]
-    pub role: Str<'a>,
+    pub(crate) id: Str<'a>,
     #[serde(borrow, default, deserialize_with = "opt_str")]
-    pub id: Str<'a>,
-    #[serde(borrow, default, deserialize_with = "opt_str")]
-    pub model: Str<'a>,
+    pub(crate) model: Str<'a>,
     #[serde(borrow, default)]
-    pub content: Option<Content<'a>>,
+    pub(crate) content: Option<Content<'a>>,
     #[serde(borrow, default)]
-    pub usage: Raw<'a>,
+    pub(crate) usage: Raw<'a>,
     #[serde(borrow, default, deserialize_with = "opt_str")]
-    pub stop_reason: Str<'a>,
+    pub(crate) stop_reason: Str<'a>,
 }
 
 impl<'a> Record<'a> {
     /// Top-level `type`, or `""` when absent.
-    pub fn kind(&self) -> &str {
+    pub(crate) fn kind(&self) -> &str {
         self.kind.as_deref().unwrap_or("")
     }
 
     /// `durationMs` as a number; `None` when absent or not a number.
-    pub fn duration_ms(&self) -> Option<f64> {
+    pub(crate) fn duration_ms(&self) -> Option<f64> {
         self.duration_ms_raw
             .and_then(|r| r.get().parse::<f64>().ok())
     }
 
-    pub fn subtype(&self) -> &str {
+    pub(crate) fn subtype(&self) -> &str {
         self.subtype.as_deref().unwrap_or("")
     }
 
-    pub fn is_sidechain(&self) -> bool {
+    pub(crate) fn is_sidechain(&self) -> bool {
         self.is_sidechain == Some(true)
     }
 
-    pub fn is_meta(&self) -> bool {
+    pub(crate) fn is_meta(&self) -> bool {
         self.is_meta == Some(true)
     }
 
-    pub fn is_compact_summary(&self) -> bool {
+    pub(crate) fn is_compact_summary(&self) -> bool {
         self.is_compact_summary == Some(true)
     }
 
-    pub fn role(&self) -> &str {
-        self.message
-            .as_ref()
-            .and_then(|m| m.role.as_deref())
-            .unwrap_or("")
-    }
-
-    pub fn model(&self) -> Option<&str> {
+    pub(crate) fn model(&self) -> Option<&str> {
         self.message.as_ref().and_then(|m| m.model.as_deref())
     }
 
-    pub fn message_id(&self) -> Option<&str> {
+    pub(crate) fn message_id(&self) -> Option<&str> {
         self.message.as_ref().and_then(|m| m.id.as_deref())
     }
 
-    pub fn content(&self) -> Option<&Content<'a>> {
+    pub(crate) fn content(&self) -> Option<&Content<'a>> {
         self.message.as_ref().and_then(|m| m.content.as_ref())
     }
 
     /// Content blocks, empty for string content or no message.
-    pub fn blocks(&self) -> &[Block<'a>] {
+    pub(crate) fn blocks(&self) -> &[Block<'a>] {
         match self.content() {
             Some(Content::Blocks(b)) => b,
             _ => &[],
@@ -218,7 +177,7 @@ impl<'a> Record<'a> {
     /// Blocks of a type csift does not model ([`content::BLOCK_TYPES`]), with
     /// their index: classify gives them no unit, so a printer says they are
     /// there rather than drop them silently.
-    pub fn unknown_blocks(&self) -> impl Iterator<Item = (usize, &Block<'a>)> {
+    pub(crate) fn unknown_blocks(&self) -> impl Iterator<Item = (usize, &Block<'a>)> {
         self.blocks()
             .iter()
             .enumerate()
@@ -226,7 +185,7 @@ impl<'a> Record<'a> {
     }
 
     /// String content, when the message content is a plain string.
-    pub fn text_content(&self) -> Option<&str> {
+    pub(crate) fn text_content(&self) -> Option<&str> {
         match self.content() {
             Some(Content::Text(s)) => Some(s),
             _ => None,
@@ -234,7 +193,7 @@ impl<'a> Record<'a> {
     }
 
     /// Attachment payload kind (`hook_success`, `hook_additional_context`, …).
-    pub fn attachment_kind(&self) -> Option<String> {
+    pub(crate) fn attachment_kind(&self) -> Option<String> {
         // `type` leads the payload; a skim stops there instead of parsing the
         // whole attachment (hook output, file bodies).
         let raw = self.attachment.filter(|r| r.get().starts_with('{'))?;
@@ -243,13 +202,13 @@ impl<'a> Record<'a> {
     }
 
     /// A system record's `content` when it is a string.
-    pub fn system_text(&self) -> Option<Cow<'a, str>> {
+    pub(crate) fn system_text(&self) -> Option<Cow<'a, str>> {
         let raw = self.content?;
         serde_json::from_str::<Cow<'a, str>>(raw.get()).ok()
     }
 
     /// The subagent record an `agent_progress` record nests, read once.
-    pub fn embedded(&self) -> Option<&Embedded<'a>> {
+    pub(crate) fn embedded(&self) -> Option<&Embedded<'a>> {
         match self.nested() {
             embedded::Nested::Record(e) => Some(e),
             _ => None,
@@ -258,7 +217,7 @@ impl<'a> Record<'a> {
 
     /// Whether this is an `agent_progress` record whose nested record csift
     /// cannot read ([`embedded::Nested::Unreadable`]).
-    pub fn nested_unreadable(&self) -> bool {
+    pub(crate) fn nested_unreadable(&self) -> bool {
         matches!(self.nested(), embedded::Nested::Unreadable)
     }
 
@@ -271,7 +230,7 @@ impl<'a> Record<'a> {
 
     /// Whether the record carries a `message{}` at all: the one measured
     /// LLM-visibility instrument (CLS-002).
-    pub fn has_message(&self) -> bool {
+    pub(crate) fn has_message(&self) -> bool {
         self.message.is_some()
     }
 }

@@ -43,9 +43,9 @@ pub struct Malformed {
     pub line: usize,
     pub kind: MalformedKind,
     /// serde_json's message, with the column where parsing stopped.
-    pub detail: String,
+    pub(crate) detail: String,
     /// Byte column (1-based) where parsing failed, when known.
-    pub column: usize,
+    pub(crate) column: usize,
 }
 
 pub enum Parsed<'a> {

@@ -21,7 +21,7 @@ pub enum Flaw {
 }
 
 /// Skip blanks; a newline ends the line and is never skipped.
-pub fn ws(b: &[u8], mut i: usize) -> usize {
+pub(crate) fn ws(b: &[u8], mut i: usize) -> usize {
     while i < b.len() && matches!(b[i], b' ' | b'\t' | b'\r') {
         i += 1;
     }
@@ -32,7 +32,7 @@ pub fn ws(b: &[u8], mut i: usize) -> usize {
 /// Looks for quotes (and newlines, which end the line) only and counts the
 /// backslashes before a quote, so the frequent `\n` escapes in tool output
 /// cost nothing.
-pub fn string_end(b: &[u8], i: usize) -> Result<usize, Flaw> {
+pub(crate) fn string_end(b: &[u8], i: usize) -> Result<usize, Flaw> {
     let mut from = i;
     loop {
         let Some(q) = next_quote(b, from) else {
@@ -92,7 +92,7 @@ fn quotes16(chunk: &[u8]) -> u32 {
 }
 
 /// Index just past the value starting at `i`.
-pub fn value_end(b: &[u8], i: usize) -> Result<usize, Flaw> {
+pub(crate) fn value_end(b: &[u8], i: usize) -> Result<usize, Flaw> {
     match b.get(i) {
         None | Some(b'\n') => Err(Flaw::Unterminated),
         Some(b'"') => string_end(b, i + 1),
@@ -133,13 +133,13 @@ pub fn value_end(b: &[u8], i: usize) -> Result<usize, Flaw> {
 }
 
 /// A `(key, value)` pair of byte ranges.
-pub type Field<'a> = (&'a [u8], &'a [u8]);
+pub(crate) type Field<'a> = (&'a [u8], &'a [u8]);
 
 /// The top-level fields of the object starting at `b[start]`: `(key, value)`
 /// byte ranges, the key without its quotes (escapes as written), the value whole
 /// (a string keeps its quotes). Ends after the closing brace; [`Fields::end`]
 /// then says where. A structural flaw ends the walk with `Err`.
-pub struct Fields<'a> {
+pub(crate) struct Fields<'a> {
     b: &'a [u8],
     i: usize,
     state: State,
@@ -153,7 +153,7 @@ enum State {
 }
 
 impl<'a> Fields<'a> {
-    pub fn new(b: &'a [u8], start: usize) -> Self {
+    pub(crate) fn new(b: &'a [u8], start: usize) -> Self {
         Fields {
             b,
             i: start,
@@ -162,14 +162,14 @@ impl<'a> Fields<'a> {
     }
 
     /// Index just past the object, once every field has been read.
-    pub fn end(&self) -> usize {
+    pub(crate) fn end(&self) -> usize {
         self.i
     }
 
     /// The next field, its value's end found by `skip(key, value_start)` instead
     /// of [`value_end`]: a caller that must walk one value anyway (to read inside
     /// it) walks it once, here, and returns where it ended.
-    pub fn next_with(
+    pub(crate) fn next_with(
         &mut self,
         skip: impl FnOnce(&'a [u8], usize) -> Result<usize, Flaw>,
     ) -> Option<Result<Field<'a>, Flaw>> {
@@ -243,7 +243,7 @@ impl<'a> Iterator for Fields<'a> {
 }
 
 /// The elements of the JSON array `arr`, as written; stops at a flaw.
-pub fn elements(arr: &[u8]) -> impl Iterator<Item = &[u8]> {
+pub(crate) fn elements(arr: &[u8]) -> impl Iterator<Item = &[u8]> {
     let mut i = match arr.first() {
         Some(b'[') => ws(arr, 1),
         _ => arr.len(),
@@ -267,7 +267,7 @@ pub fn elements(arr: &[u8]) -> impl Iterator<Item = &[u8]> {
 /// nothing else, as [`Fields`] walks it; scalars' grammar, escapes and UTF-8 are
 /// serde's to check. For lines a caller skips without parsing, so a line that
 /// is not one record is still noticed.
-pub fn one_object(b: &[u8]) -> Result<(), Flaw> {
+pub(crate) fn one_object(b: &[u8]) -> Result<(), Flaw> {
     let mut fields = Fields::new(b, 0);
     for kv in fields.by_ref() {
         kv?;
@@ -281,7 +281,7 @@ pub fn one_object(b: &[u8]) -> Result<(), Flaw> {
 
 /// The raw value of the first top-level `key` of the object `obj` (a string
 /// keeps its quotes), when the walk reaches it.
-pub fn field<'a>(obj: &'a [u8], key: &[u8]) -> Option<&'a [u8]> {
+pub(crate) fn field<'a>(obj: &'a [u8], key: &[u8]) -> Option<&'a [u8]> {
     Fields::new(obj, 0)
         .map_while(Result::ok)
         .find(|(k, _)| *k == key)
@@ -290,7 +290,7 @@ pub fn field<'a>(obj: &'a [u8], key: &[u8]) -> Option<&'a [u8]> {
 
 /// A string value's text when it holds no escape (the common case for ids,
 /// types and statuses), so it can be borrowed as is.
-pub fn plain_str(v: &[u8]) -> Option<&str> {
+pub(crate) fn plain_str(v: &[u8]) -> Option<&str> {
     let inner = v.strip_prefix(b"\"")?.strip_suffix(b"\"")?;
     if memchr::memchr(b'\\', inner).is_some() {
         return None;
@@ -299,7 +299,7 @@ pub fn plain_str(v: &[u8]) -> Option<&str> {
 }
 
 /// A string value decoded: borrowed when plain, else through serde.
-pub fn string(v: &[u8]) -> Option<std::borrow::Cow<'_, str>> {
+pub(crate) fn string(v: &[u8]) -> Option<std::borrow::Cow<'_, str>> {
     match plain_str(v) {
         Some(s) => Some(std::borrow::Cow::Borrowed(s)),
         None => serde_json::from_slice::<String>(v)
@@ -315,7 +315,7 @@ pub fn string(v: &[u8]) -> Option<std::borrow::Cow<'_, str>> {
 /// `\u00e9` for `é`, `\/` for `/`) is re-escaped the way Claude Code's
 /// `JSON.stringify` writes it (non-ASCII verbatim, REC-095). Borrowed when
 /// there is nothing to change, which is every line Claude Code wrote itself.
-pub fn compact(raw: &str) -> std::borrow::Cow<'_, str> {
+pub(crate) fn compact(raw: &str) -> std::borrow::Cow<'_, str> {
     let b = raw.as_bytes();
     let mut out: Option<Vec<u8>> = None;
     let (mut i, mut kept) = (0, 0);
@@ -376,7 +376,7 @@ fn restringify(quoted: &str) -> Option<String> {
 /// keys and structure still read (`"command":"git commit -m "fix""`); the
 /// result is text to match and read, no longer JSON. `None` when no string
 /// holds an escape (the text would be unchanged) or a string does not decode.
-pub fn decode_strings(json: &str) -> Option<String> {
+pub(crate) fn decode_strings(json: &str) -> Option<String> {
     let b = json.as_bytes();
     memchr::memchr(b'\\', b)?;
     let mut out = String::with_capacity(json.len());

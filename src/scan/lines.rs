@@ -28,7 +28,7 @@ impl<'a> Lines<'a> {
     }
 
     /// Start framing at `offset` (which must be a line start) numbered `first_no`.
-    pub fn from(buf: &'a [u8], offset: usize, first_no: usize) -> Self {
+    pub(crate) fn from(buf: &'a [u8], offset: usize, first_no: usize) -> Self {
         Lines {
             buf,
             pos: offset.min(buf.len()),
@@ -67,7 +67,7 @@ impl<'a> Iterator for Lines<'a> {
 /// The lines holding a match of `re`, each once, numbered, in file order. Every
 /// byte is scanned at most twice (the regex, then the newline count) however
 /// long the lines are: the way to visit a few lines of a huge file.
-pub struct HitLines<'a, 'r, F: Find = regex::bytes::Regex> {
+pub(crate) struct HitLines<'a, 'r, F: Find = regex::bytes::Regex> {
     buf: &'a [u8],
     re: &'r F,
     /// Where the next regex search starts (always a line start).
@@ -77,13 +77,13 @@ pub struct HitLines<'a, 'r, F: Find = regex::bytes::Regex> {
 }
 
 impl<'a, 'r, F: Find> HitLines<'a, 'r, F> {
-    pub fn new(buf: &'a [u8], re: &'r F) -> Self {
+    pub(crate) fn new(buf: &'a [u8], re: &'r F) -> Self {
         HitLines::from(buf, re, 0, 1)
     }
 
     /// Start at `offset` (which must be a line start) numbered `no`: for a
     /// caller that already knows no line before it matches.
-    pub fn from(buf: &'a [u8], re: &'r F, offset: usize, no: usize) -> Self {
+    pub(crate) fn from(buf: &'a [u8], re: &'r F, offset: usize, no: usize) -> Self {
         HitLines {
             buf,
             re,
@@ -132,7 +132,7 @@ impl<'a, F: Find> Iterator for HitLines<'a, '_, F> {
 impl<F: Find> HitLines<'_, '_, F> {
     /// The number of newlines in the whole buffer, counting only the bytes the
     /// hits have not already numbered.
-    pub fn newlines(self) -> usize {
+    pub(crate) fn newlines(self) -> usize {
         let rest = self.buf.get(self.pos..).unwrap_or_default();
         // `no` is the number of the next unread line: every line before it ended
         // in a newline, except an unterminated last hit line (pos past the end).
@@ -142,14 +142,14 @@ impl<F: Find> HitLines<'_, '_, F> {
 }
 
 /// 1-based line number of the line containing byte `offset`.
-pub fn line_no_at(buf: &[u8], offset: usize) -> usize {
+pub(crate) fn line_no_at(buf: &[u8], offset: usize) -> usize {
     memchr::memchr_iter(b'\n', &buf[..offset.min(buf.len())]).count() + 1
 }
 
 /// 1-based number of the line starting at `start`, counted from a line start
 /// `known` numbered `known_no` (either side of it): only the bytes between
 /// the two are counted.
-pub fn line_no_near(buf: &[u8], start: usize, known: usize, known_no: usize) -> usize {
+pub(crate) fn line_no_near(buf: &[u8], start: usize, known: usize, known_no: usize) -> usize {
     let (start, known) = (start.min(buf.len()), known.min(buf.len()));
     if start >= known {
         known_no + memchr::memchr_iter(b'\n', &buf[known..start]).count()
@@ -159,12 +159,12 @@ pub fn line_no_near(buf: &[u8], start: usize, known: usize, known_no: usize) -> 
 }
 
 /// Start offset of the line containing byte `offset`.
-pub fn line_start(buf: &[u8], offset: usize) -> usize {
+pub(crate) fn line_start(buf: &[u8], offset: usize) -> usize {
     memchr::memrchr(b'\n', &buf[..offset.min(buf.len())]).map_or(0, |i| i + 1)
 }
 
 /// The whole line containing byte `offset` as a [`Line`] with number `no`.
-pub fn line_at(buf: &[u8], offset: usize, no: usize) -> Line<'_> {
+pub(crate) fn line_at(buf: &[u8], offset: usize, no: usize) -> Line<'_> {
     let start = line_start(buf, offset);
     let mut it = Lines::from(buf, start, no);
     it.next().unwrap_or(Line {

@@ -3,11 +3,11 @@
 //! out across files with rayon while keeping output in input order ([`par_map`]).
 
 pub mod find;
-pub mod json;
+pub(crate) mod json;
 pub mod lines;
-pub mod pair;
-pub mod source;
-pub mod stream;
+pub(crate) mod pair;
+pub(crate) mod source;
+pub(crate) mod stream;
 
 use rayon::prelude::*;
 
@@ -36,15 +36,15 @@ pub fn par_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync + Send)
 /// A line-aligned piece of a buffer: bytes `start..end`, whose first line is
 /// line `first_no` (1-based) of the whole buffer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Chunk {
-    pub start: usize,
-    pub end: usize,
-    pub first_no: usize,
+pub(crate) struct Chunk {
+    pub(crate) start: usize,
+    pub(crate) end: usize,
+    pub(crate) first_no: usize,
 }
 
 /// Line-aligned `(start, end)` cuts of `buf` of about `size` bytes each (at least
 /// one, `(0, 0)` for an empty buffer), found with one short memchr per cut.
-pub fn cuts(buf: &[u8], size: usize) -> Vec<(usize, usize)> {
+pub(crate) fn cuts(buf: &[u8], size: usize) -> Vec<(usize, usize)> {
     let size = size.max(1);
     let mut cuts = Vec::new();
     let mut a = 0;
@@ -67,7 +67,7 @@ pub fn cuts(buf: &[u8], size: usize) -> Vec<(usize, usize)> {
 /// empty for an empty buffer). Boundaries cost one short memchr each; the
 /// newlines of each chunk are counted in parallel, so numbering a large file
 /// costs its share of one pass per core instead of a sequential pass.
-pub fn chunks(buf: &[u8], size: usize) -> Vec<Chunk> {
+pub(crate) fn chunks(buf: &[u8], size: usize) -> Vec<Chunk> {
     let cuts = cuts(buf, size);
     // The last chunk's own count numbers nothing: a file of one chunk costs none.
     let counted = &cuts[..cuts.len() - 1];
@@ -90,7 +90,7 @@ pub fn chunks(buf: &[u8], size: usize) -> Vec<Chunk> {
 }
 
 /// The head of a buffer: whole lines within the first `max` bytes (at least one line).
-pub fn head(buf: &[u8], max: usize) -> &[u8] {
+pub(crate) fn head(buf: &[u8], max: usize) -> &[u8] {
     if buf.len() <= max {
         return buf;
     }

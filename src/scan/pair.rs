@@ -18,7 +18,7 @@ fn is_ws(c: u8) -> bool {
 
 /// Whether the value whose first byte is at `at` is the value of `key` (quoted,
 /// e.g. `b"\"id\""`): the bytes before it are `key`, blanks, `:`, blanks.
-pub fn keyed_by(b: &[u8], at: usize, key: &[u8]) -> bool {
+pub(crate) fn keyed_by(b: &[u8], at: usize, key: &[u8]) -> bool {
     let mut i = at.min(b.len());
     while i > 0 && is_ws(b[i - 1]) {
         i -= 1;
@@ -36,7 +36,7 @@ pub fn keyed_by(b: &[u8], at: usize, key: &[u8]) -> bool {
 /// The index of the value's first byte after the key (quoted) whose quote
 /// opens at `at`, or `None` when no colon follows it (a string value that
 /// happens to spell the key).
-pub fn value_at(b: &[u8], at: usize, key: &[u8]) -> Option<usize> {
+pub(crate) fn value_at(b: &[u8], at: usize, key: &[u8]) -> Option<usize> {
     let mut i = at + key.len();
     while i < b.len() && is_ws(b[i]) {
         i += 1;
@@ -54,14 +54,14 @@ pub fn value_at(b: &[u8], at: usize, key: &[u8]) -> Option<usize> {
 /// Whether some `key` (quoted) has the value `value` finds (quoted, e.g.
 /// `lit!(b"\"assistant\"")`: a finder built once per call site, since building
 /// one costs more than searching a short line).
-pub fn has_pair(b: &[u8], key: &[u8], value: &Finder<'_>) -> bool {
+pub(crate) fn has_pair(b: &[u8], key: &[u8], value: &Finder<'_>) -> bool {
     value.find_iter(b).any(|at| keyed_by(b, at, key))
 }
 
 /// The positions of every `key` (the finder's quoted needle) whose value's
 /// bytes start with `value` (a bare literal such as `b"true"`, which no other
 /// JSON token starts with), either spacing.
-pub fn keys_valued<'a>(
+pub(crate) fn keys_valued<'a>(
     b: &'a [u8],
     key: &'a Finder<'_>,
     value: &'a [u8],
@@ -73,7 +73,7 @@ pub fn keys_valued<'a>(
 
 /// The first string value of the key `key` finds (quoted) that holds no
 /// escape: its body bytes, without quotes. For ids, timestamps, model names.
-pub fn first_plain_str<'a>(b: &'a [u8], key: &Finder<'_>) -> Option<&'a [u8]> {
+pub(crate) fn first_plain_str<'a>(b: &'a [u8], key: &Finder<'_>) -> Option<&'a [u8]> {
     let k = key.needle();
     key.find_iter(b).find_map(|at| {
         let v = value_at(b, at, k)?;
@@ -90,7 +90,7 @@ pub fn first_plain_str<'a>(b: &'a [u8], key: &Finder<'_>) -> Option<&'a [u8]> {
 /// which carries no timestamp: REC-024) stands at, by the rule `stats` counts windows with: the top-level
 /// `timestamp` of the nearest record before the line starting at `start`, else
 /// (before the file's first time) the first `timestamp` of the file.
-pub fn time_before(buf: &[u8], start: usize) -> Option<&[u8]> {
+pub(crate) fn time_before(buf: &[u8], start: usize) -> Option<&[u8]> {
     let key = crate::scan::lit!(b"\"timestamp\"");
     let mut end = start.min(buf.len());
     while let Some(at) = memchr::memmem::rfind(&buf[..end], key.needle()) {

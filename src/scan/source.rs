@@ -17,7 +17,7 @@ use memmap2::Mmap;
 use crate::error::{Error, Result};
 
 /// Below this a plain read is as fast as a map and has no fault risk.
-pub const MMAP_MIN: u64 = 1 << 20;
+pub(crate) const MMAP_MIN: u64 = 1 << 20;
 
 pub enum Source {
     Mapped(Mmap),
@@ -43,7 +43,7 @@ impl Source {
 
     /// The bytes of an already opened `file` (`meta` is its metadata; `path` only
     /// names it in errors). A directory is an error, as in [`Source::open`].
-    pub fn from_file(file: File, meta: &std::fs::Metadata, path: &Path) -> Result<Source> {
+    pub(crate) fn from_file(file: File, meta: &std::fs::Metadata, path: &Path) -> Result<Source> {
         if meta.is_dir() {
             return Err(Error::io(
                 path,
@@ -71,7 +71,7 @@ impl Source {
 }
 /// The first `n` bytes of a file (fewer when it is shorter), for facts a
 /// transcript states in its first records; empty when it cannot be read.
-pub fn head(path: &std::path::Path, n: usize) -> Vec<u8> {
+pub(crate) fn head(path: &std::path::Path, n: usize) -> Vec<u8> {
     let mut buf = Vec::with_capacity(n);
     if let Ok(f) = File::open(path) {
         let _ = f.take(n as u64).read_to_end(&mut buf);

@@ -22,10 +22,10 @@ use super::find::Find;
 use crate::error::{Error, Result};
 
 /// Bytes read per call.
-pub const CHUNK: usize = 256 * 1024;
+pub(crate) const CHUNK: usize = 256 * 1024;
 
 /// Files up to this length are held whole when they match.
-pub const HOLD_MAX: u64 = 8 << 20;
+pub(crate) const HOLD_MAX: u64 = 8 << 20;
 
 thread_local! {
     /// One read buffer per thread, zero-filled once and reused for every file, as
@@ -38,7 +38,7 @@ thread_local! {
 }
 
 /// What the streaming pass found in a file.
-pub enum Prefiltered {
+pub(crate) enum Prefiltered {
     /// No complete line (nor the unterminated tail) matches.
     Miss,
     /// A line matches. `first` is the start of the first matching line; no line
@@ -50,7 +50,7 @@ pub enum Prefiltered {
 /// A matching file's bytes in the thread's held buffer, given back when dropped.
 /// Buffers are taken out of their thread-local while in use (not borrowed), so
 /// a rayon job that runs on this thread meanwhile gets buffers of its own.
-pub struct Held {
+pub(crate) struct Held {
     buf: Vec<u8>,
     len: usize,
 }
@@ -76,7 +76,7 @@ impl Drop for Held {
 
 /// The streaming pass over the first `limit` bytes of `path`: the length seen
 /// at discovery, so lines appended meanwhile are not half-read (TAIL-012).
-pub fn prefilter(path: &Path, re: &impl Find, limit: u64) -> Result<Prefiltered> {
+pub(crate) fn prefilter(path: &Path, re: &impl Find, limit: u64) -> Result<Prefiltered> {
     let file = File::open(path).map_err(|e| Error::io(path, e))?;
     let mut file = file.take(limit);
     let mut buf = BUF.with(|cell| std::mem::take(&mut *cell.borrow_mut()));

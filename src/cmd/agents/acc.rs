@@ -11,11 +11,11 @@ use crate::record::Record;
 
 /// Tokens of one lane, each message id counted once.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
-pub struct Tokens {
-    pub input: u64,
-    pub output: u64,
-    pub cache_read: u64,
-    pub cache_creation: u64,
+pub(crate) struct Tokens {
+    pub(crate) input: u64,
+    pub(crate) output: u64,
+    pub(crate) cache_read: u64,
+    pub(crate) cache_creation: u64,
 }
 
 impl Tokens {
@@ -33,12 +33,6 @@ impl Tokens {
         self.cache_read = self.cache_read.saturating_add(o.cache_read);
         self.cache_creation = self.cache_creation.saturating_add(o.cache_creation);
     }
-
-    pub fn total(&self) -> u64 {
-        [self.output, self.cache_read, self.cache_creation]
-            .iter()
-            .fold(self.input, |a, b| a.saturating_add(*b))
-    }
 }
 
 #[derive(Deserialize)]
@@ -55,32 +49,31 @@ struct Usage {
 
 /// The unanswered tool_use a lane ends on.
 #[derive(Debug, Clone, Default)]
-pub struct Pending {
-    pub tool_name: String,
-    pub tool_use_id: String,
-    pub since: Option<String>,
-    pub line: usize,
+pub(crate) struct Pending {
+    pub(crate) tool_name: String,
+    pub(crate) since: Option<String>,
+    pub(crate) line: usize,
 }
 
 /// What one lane's records add up to.
 #[derive(Debug, Clone, Default)]
-pub struct LaneStats {
-    pub id: String,
+pub(crate) struct LaneStats {
+    pub(crate) id: String,
     /// Line of the lane's first record in its file (the chain root for inline lanes).
-    pub root_line: usize,
-    pub root_uuid: Option<String>,
+    pub(crate) root_line: usize,
+    pub(crate) root_uuid: Option<String>,
     /// Text of the first user/assistant record (the spawn prompt on a normal lane).
-    pub seed: Option<String>,
-    pub started: Option<String>,
-    pub last: Option<String>,
-    pub records: usize,
-    pub tool_calls: usize,
-    pub tokens: Tokens,
-    pub last_stop_reason: Option<String>,
-    pub last_assistant_ts: Option<String>,
+    pub(crate) seed: Option<String>,
+    pub(crate) started: Option<String>,
+    pub(crate) last: Option<String>,
+    pub(crate) records: usize,
+    pub(crate) tool_calls: usize,
+    pub(crate) tokens: Tokens,
+    pub(crate) last_stop_reason: Option<String>,
+    pub(crate) last_assistant_ts: Option<String>,
     /// The child's last assistant text (its own final words).
-    pub child_final: Option<String>,
-    pub pending: Option<Pending>,
+    pub(crate) child_final: Option<String>,
+    pub(crate) pending: Option<Pending>,
 }
 
 #[derive(Default)]
@@ -92,7 +85,7 @@ struct LastMeaningful {
 }
 
 #[derive(Default)]
-pub struct LaneAcc {
+pub(crate) struct LaneAcc {
     stats: LaneStats,
     tool_ids: HashSet<String>,
     tokens: HashMap<String, Tokens>,
@@ -104,7 +97,7 @@ pub struct LaneAcc {
 }
 
 impl LaneAcc {
-    pub fn new(id: &str, root_line: usize) -> LaneAcc {
+    pub(crate) fn new(id: &str, root_line: usize) -> LaneAcc {
         LaneAcc {
             stats: LaneStats {
                 id: id.to_string(),
@@ -115,12 +108,12 @@ impl LaneAcc {
         }
     }
 
-    pub fn id(&self) -> &str {
+    pub(crate) fn id(&self) -> &str {
         &self.stats.id
     }
 
     /// Count a record that belongs to this lane.
-    pub fn feed(&mut self, rec: &Record<'_>, line: usize) {
+    pub(crate) fn feed(&mut self, rec: &Record<'_>, line: usize) {
         let s = &mut self.stats;
         s.records += 1;
         if s.root_uuid.is_none() {
@@ -206,14 +199,14 @@ impl LaneAcc {
         };
     }
 
-    pub fn finish(mut self) -> LaneStats {
+    pub(crate) fn finish(mut self) -> LaneStats {
         let mut total = Tokens::default();
         for t in self.tokens.values() {
             total.add(t);
         }
         self.stats.tokens = total;
         if self.last.assistant {
-            if let Some((id, name)) = self
+            if let Some((_, name)) = self
                 .last
                 .uses
                 .iter()
@@ -222,7 +215,6 @@ impl LaneAcc {
             {
                 self.stats.pending = Some(Pending {
                     tool_name: name.clone(),
-                    tool_use_id: id.clone(),
                     since: self.last.ts.clone(),
                     line: self.last.line,
                 });
@@ -233,7 +225,7 @@ impl LaneAcc {
 }
 
 /// A message's text: the string content, or its text blocks joined by newlines.
-pub fn message_text(rec: &Record<'_>) -> String {
+pub(crate) fn message_text(rec: &Record<'_>) -> String {
     if let Some(s) = rec.text_content() {
         return s.to_string();
     }

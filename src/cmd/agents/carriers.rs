@@ -10,11 +10,11 @@ use regex::Regex;
 use serde::Serialize;
 
 /// An async launch ack's text starts with this; match it as a prefix (SUB-016).
-pub const ASYNC_ACK_PREFIX: &str = "Async agent launched successfully";
+pub(crate) const ASYNC_ACK_PREFIX: &str = "Async agent launched successfully";
 /// A workflow launch ack's text (CLS-009, BG-009).
-pub const WORKFLOW_ACK_PREFIX: &str = "Workflow launched in background";
+pub(crate) const WORKFLOW_ACK_PREFIX: &str = "Workflow launched in background";
 /// A synchronous return cut short by the user.
-pub const INTERRUPT_PREFIX: &str = "[Request interrupted by user";
+pub(crate) const INTERRUPT_PREFIX: &str = "[Request interrupted by user";
 
 // SUB-019: the 2.1.258 template and the 2.1.3–2.1.62 one, anchored at the end.
 // The `summary: '…'` clause is optional and its text any recap: the sample
@@ -53,17 +53,17 @@ static TEAMMATE_MSG: LazyLock<Regex> = LazyLock::new(|| {
 
 /// The usage block of a continuation footer (CC ≥ 2.1.32).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
-pub struct Footer {
-    pub agent_id: String,
-    pub template: &'static str,
-    pub total_tokens: Option<u64>,
-    pub tool_uses: Option<u64>,
-    pub duration_ms: Option<u64>,
+pub(crate) struct Footer {
+    pub(crate) agent_id: String,
+    pub(crate) template: &'static str,
+    pub(crate) total_tokens: Option<u64>,
+    pub(crate) tool_uses: Option<u64>,
+    pub(crate) duration_ms: Option<u64>,
 }
 
 /// Split Claude Code's continuation footer off a synchronous return: the agent's
 /// words, and the footer when there was one (SUB-019).
-pub fn split_footer(text: &str) -> (&str, Option<Footer>) {
+pub(crate) fn split_footer(text: &str) -> (&str, Option<Footer>) {
     let Some(c) = FOOTER.captures(text) else {
         return (text, None);
     };
@@ -99,27 +99,27 @@ pub fn split_footer(text: &str) -> (&str, Option<Footer>) {
 }
 
 /// Every `agentId: <id>` line of a tool_result text (footer or async ack line; J4).
-pub fn agent_id_lines(text: &str) -> impl Iterator<Item = &str> {
+pub(crate) fn agent_id_lines(text: &str) -> impl Iterator<Item = &str> {
     AGENT_ID_LINE
         .captures_iter(text)
         .filter_map(|c| c.get(1).map(|m| m.as_str()))
 }
 
 /// Whether a spawn's tool_result text is an acknowledgement rather than a return.
-pub fn is_ack_text(text: &str) -> bool {
+pub(crate) fn is_ack_text(text: &str) -> bool {
     let t = text.trim_start();
     t.starts_with(ASYNC_ACK_PREFIX) || t.starts_with(WORKFLOW_ACK_PREFIX)
 }
 
 /// One `<task-notification>` section.
 #[derive(Debug, Clone, Default)]
-pub struct Notification {
-    pub task_id: Option<String>,
-    pub tool_use_id: Option<String>,
-    pub status: Option<String>,
-    pub result: Option<String>,
-    pub line: usize,
-    pub ts: Option<String>,
+pub(crate) struct Notification {
+    pub(crate) task_id: Option<String>,
+    pub(crate) tool_use_id: Option<String>,
+    pub(crate) status: Option<String>,
+    pub(crate) result: Option<String>,
+    pub(crate) line: usize,
+    pub(crate) ts: Option<String>,
 }
 
 fn tag(section: &str, name: &str) -> Option<String> {
@@ -132,7 +132,7 @@ fn tag(section: &str, name: &str) -> Option<String> {
 
 /// The notification sections of one carrier text. Only a text that opens with a
 /// notification carries one; prose that mentions the tag does not (SUB-025).
-pub fn notifications(text: &str, line: usize, ts: Option<&str>) -> Vec<Notification> {
+pub(crate) fn notifications(text: &str, line: usize, ts: Option<&str>) -> Vec<Notification> {
     if !text.trim_start().starts_with("<task-notification>") {
         return Vec::new();
     }
@@ -155,7 +155,7 @@ pub fn notifications(text: &str, line: usize, ts: Option<&str>) -> Vec<Notificat
 
 /// Descriptions named by a "background agent(s) stopped by the user" notice
 /// (BG-025, CLS-008). The notice carries no id: joins on it are by description.
-pub fn stop_notice(text: &str) -> Vec<String> {
+pub(crate) fn stop_notice(text: &str) -> Vec<String> {
     let t = text.trim();
     if let Some(c) = STOP_ONE.captures(t) {
         return c
@@ -174,7 +174,7 @@ pub fn stop_notice(text: &str) -> Vec<String> {
 
 /// Whether a stop notice's description names the spawn's description (the notice
 /// may shorten it with an ellipsis).
-pub fn stop_matches(notice: &str, description: &str) -> bool {
+pub(crate) fn stop_matches(notice: &str, description: &str) -> bool {
     let n = notice.trim_end_matches(['.', '…']);
     !n.is_empty()
         && !description.is_empty()
@@ -183,7 +183,7 @@ pub fn stop_matches(notice: &str, description: &str) -> bool {
 
 /// `<teammate-message teammate_id="…">` sections: (sender name, signal type when
 /// the body is a JSON object with a `type`; None for prose; CLS-011).
-pub fn teammate_messages(text: &str) -> Vec<(String, Option<String>)> {
+pub(crate) fn teammate_messages(text: &str) -> Vec<(String, Option<String>)> {
     if !text.contains("<teammate-message") {
         return Vec::new();
     }
@@ -211,7 +211,7 @@ fn json_type(body: &str) -> Option<String> {
 
 /// A `SendMessage` input's signal type: `type` (or `message.type`) other than
 /// `message`/`direct` (SUB-017). None for a prose message.
-pub fn send_signal(kind: Option<&str>, nested: Option<&str>) -> Option<String> {
+pub(crate) fn send_signal(kind: Option<&str>, nested: Option<&str>) -> Option<String> {
     let k = kind.or(nested)?;
     (k != "message" && k != "direct").then(|| k.to_string())
 }

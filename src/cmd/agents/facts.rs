@@ -15,125 +15,122 @@ use super::carriers::{self, Notification};
 use crate::record::{opt_str, parse_line, Parsed, Record, Str};
 use crate::scan::{Lines, Source};
 
-pub const SPAWN_TOOLS: [&str; 3] = ["Task", "Agent", "Workflow"];
+pub(crate) const SPAWN_TOOLS: [&str; 3] = ["Task", "Agent", "Workflow"];
 
 /// The `input` keys of a spawn tool_use that the tree reads.
 #[derive(Debug, Clone, Default, Deserialize)]
-pub struct SpawnInput {
+pub(crate) struct SpawnInput {
     #[serde(default)]
-    pub prompt: Option<String>,
+    pub(crate) prompt: Option<String>,
     #[serde(default)]
-    pub description: Option<String>,
+    pub(crate) description: Option<String>,
     #[serde(default)]
-    pub subagent_type: Option<String>,
+    pub(crate) subagent_type: Option<String>,
     #[serde(default)]
-    pub run_in_background: Option<bool>,
+    pub(crate) run_in_background: Option<bool>,
     #[serde(default)]
-    pub name: Option<String>,
+    pub(crate) name: Option<String>,
     #[serde(default)]
-    pub team_name: Option<String>,
+    pub(crate) team_name: Option<String>,
 }
 
 #[derive(Debug, Clone)]
-pub struct Spawn {
-    pub id: String,
-    pub tool: String,
-    pub input: SpawnInput,
-    pub ts: Option<String>,
-    pub line: usize,
+pub(crate) struct Spawn {
+    pub(crate) id: String,
+    pub(crate) tool: String,
+    pub(crate) input: SpawnInput,
+    pub(crate) ts: Option<String>,
+    pub(crate) line: usize,
     /// The lane whose transcript holds the tool_use: `main`, an agent id, or `inline:…`.
-    pub lane: String,
+    pub(crate) lane: String,
 }
 
 /// `toolUseResult` keys of a spawn's result (every generation, §6 of the spec).
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Ack {
+pub(crate) struct Ack {
     #[serde(default)]
-    pub status: Option<String>,
+    pub(crate) status: Option<String>,
     #[serde(default)]
-    pub agent_id: Option<String>,
+    pub(crate) agent_id: Option<String>,
     #[serde(default)]
-    pub is_async: Option<bool>,
+    pub(crate) is_async: Option<bool>,
     #[serde(default, rename = "agent_id")]
-    pub agent_id_snake: Option<String>,
+    pub(crate) agent_id_snake: Option<String>,
     #[serde(default, rename = "teammate_id")]
-    pub teammate_id: Option<String>,
+    pub(crate) teammate_id: Option<String>,
     #[serde(default)]
-    pub name: Option<String>,
+    pub(crate) name: Option<String>,
     #[serde(default)]
-    pub run_id: Option<String>,
+    pub(crate) run_id: Option<String>,
     #[serde(default)]
-    pub transcript_dir: Option<String>,
+    pub(crate) transcript_dir: Option<String>,
     #[serde(default)]
-    pub task_id: Option<String>,
+    pub(crate) task_id: Option<String>,
     #[serde(default)]
-    pub workflow_name: Option<String>,
+    pub(crate) workflow_name: Option<String>,
 }
 
 #[derive(Debug, Clone, Default)]
-pub struct SpawnResult {
-    pub line: usize,
-    pub ts: Option<String>,
-    pub text: String,
-    pub is_error: bool,
-    pub ack: Ack,
+pub(crate) struct SpawnResult {
+    pub(crate) line: usize,
+    pub(crate) ts: Option<String>,
+    pub(crate) text: String,
+    pub(crate) is_error: bool,
+    pub(crate) ack: Ack,
 }
 
 /// A `TaskOutput` retrieval of a local agent (`toolUseResult.task`).
 #[derive(Debug, Clone, Default)]
-pub struct TaskOutput {
-    pub task_id: String,
-    pub status: Option<String>,
-    pub result: Option<String>,
-    pub line: usize,
+pub(crate) struct TaskOutput {
+    pub(crate) task_id: String,
+    pub(crate) status: Option<String>,
+    pub(crate) result: Option<String>,
+    pub(crate) line: usize,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct ForkRef {
+pub(crate) struct ForkRef {
     #[serde(default)]
-    pub parent_last_uuid: Option<String>,
+    pub(crate) parent_last_uuid: Option<String>,
     #[serde(default)]
-    pub context_length: Option<u64>,
-    #[serde(default)]
-    pub parent_session_id: Option<String>,
+    pub(crate) context_length: Option<u64>,
 }
 
 /// One `SendMessage` call: recipient and signal type (None for prose).
 #[derive(Debug, Clone)]
-pub struct Sent {
-    pub to: String,
-    pub signal: Option<String>,
-    pub lane: String,
+pub(crate) struct Sent {
+    pub(crate) to: String,
+    pub(crate) signal: Option<String>,
 }
 
 #[derive(Debug, Default)]
-pub struct FileFacts {
-    pub lane: String,
-    pub spawns: Vec<Spawn>,
+pub(crate) struct FileFacts {
+    pub(crate) lane: String,
+    pub(crate) spawns: Vec<Spawn>,
     /// Spawn id → its first tool_result in this file.
-    pub results: HashMap<String, SpawnResult>,
+    pub(crate) results: HashMap<String, SpawnResult>,
     /// (child agentId, parentToolUseID) from `agent_progress` records.
-    pub progress: Vec<(String, String)>,
+    pub(crate) progress: Vec<(String, String)>,
     /// What the subagent records nested in this file's `agent_progress`
     /// records add up to, per child agent id ([`crate::record::embedded`]):
     /// for a subagent with no lane file, the only count of its work.
-    pub nested: HashMap<String, LaneStats>,
-    pub task_outputs: Vec<TaskOutput>,
-    pub notifications: Vec<Notification>,
-    pub stop_notices: Vec<String>,
+    pub(crate) nested: HashMap<String, LaneStats>,
+    pub(crate) task_outputs: Vec<TaskOutput>,
+    pub(crate) notifications: Vec<Notification>,
+    pub(crate) stop_notices: Vec<String>,
     /// (lane holding it, sender name, signal) per `<teammate-message>` section.
-    pub teammate_msgs: Vec<(String, String, Option<String>)>,
-    pub sends: Vec<Sent>,
-    pub uuids: HashMap<String, usize>,
-    pub parent_uuids: Vec<String>,
-    pub compact_boundaries: Vec<(usize, Option<String>)>,
-    pub compact_summaries: Vec<(usize, String)>,
-    pub fork: Option<ForkRef>,
+    pub(crate) teammate_msgs: Vec<(String, String, Option<String>)>,
+    pub(crate) sends: Vec<Sent>,
+    pub(crate) uuids: HashMap<String, usize>,
+    pub(crate) parent_uuids: Vec<String>,
+    pub(crate) compact_boundaries: Vec<(usize, Option<String>)>,
+    pub(crate) compact_summaries: Vec<(usize, String)>,
+    pub(crate) fork: Option<ForkRef>,
     /// `[0]` is the file's own lane; inline sidechain chains follow (main only).
-    pub lanes: Vec<LaneStats>,
-    pub malformed: usize,
+    pub(crate) lanes: Vec<LaneStats>,
+    pub(crate) malformed: usize,
 }
 
 #[derive(Deserialize)]
@@ -207,7 +204,7 @@ struct Typed<'a> {
 /// Scan one file. `lane` is `main` or the lane's agent id; `is_main` turns on the
 /// main-only carriers (notifications and stop notices land in main, SUB-025) and
 /// inline-sidechain lanes.
-pub fn scan(
+pub(crate) fn scan(
     path: &Path,
     lane: &str,
     is_main: bool,
@@ -391,7 +388,6 @@ fn message_facts(
                             f.sends.push(Sent {
                                 to: to.into_owned(),
                                 signal: carriers::send_signal(i.kind.as_deref(), nested.as_deref()),
-                                lane: lane.to_string(),
                             });
                         }
                     }

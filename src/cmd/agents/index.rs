@@ -14,19 +14,19 @@ use super::session::LaneIn;
 /// entry wins on every key, main first then lanes in discovery order, so a fork
 /// clone's copy never displaces the original issuer (SUB-003).
 #[derive(Default)]
-pub struct Index<'a> {
-    pub spawns: HashMap<&'a str, &'a Spawn>,
-    pub order: Vec<&'a Spawn>,
-    pub results: HashMap<&'a str, (&'a SpawnResult, &'a str)>,
+pub(crate) struct Index<'a> {
+    pub(crate) spawns: HashMap<&'a str, &'a Spawn>,
+    pub(crate) order: Vec<&'a Spawn>,
+    pub(crate) results: HashMap<&'a str, (&'a SpawnResult, &'a str)>,
     by_ack: HashMap<&'a str, Vec<(&'a str, &'a str)>>,
     by_text: HashMap<String, &'a str>,
-    pub progress: HashMap<&'a str, &'a str>,
+    pub(crate) progress: HashMap<&'a str, &'a str>,
     by_teammate_ack: HashMap<&'a str, &'a str>,
-    pub by_run: HashMap<String, &'a str>,
+    pub(crate) by_run: HashMap<String, &'a str>,
 }
 
 impl<'a> Index<'a> {
-    pub fn build(files: &'a [FileFacts]) -> Index<'a> {
+    pub(crate) fn build(files: &'a [FileFacts]) -> Index<'a> {
         let mut ix = Index::default();
         for f in files {
             for s in &f.spawns {
@@ -74,7 +74,7 @@ impl<'a> Index<'a> {
     }
 
     /// The agent id the parent's evidence names for a spawn (ack, text, progress).
-    pub fn child_of(&self, spawn: &str) -> Option<String> {
+    pub(crate) fn child_of(&self, spawn: &str) -> Option<String> {
         if let Some((r, _)) = self.results.get(spawn) {
             if let Some(a) = r
                 .ack
@@ -98,20 +98,20 @@ impl<'a> Index<'a> {
 
 /// How one lane joined its parent.
 #[derive(Debug, Clone, Default)]
-pub struct Join {
-    pub parent: Option<String>,
-    pub spawn: Option<String>,
-    pub rule: Option<&'static str>,
-    pub agree: Vec<&'static str>,
-    pub unresolved: Option<&'static str>,
+pub(crate) struct Join {
+    pub(crate) parent: Option<String>,
+    pub(crate) spawn: Option<String>,
+    pub(crate) rule: Option<&'static str>,
+    pub(crate) agree: Vec<&'static str>,
+    pub(crate) unresolved: Option<&'static str>,
     /// Compact lanes: the anchoring `compact_boundary` line and time in main.
-    pub anchor: Option<(usize, Option<String>)>,
+    pub(crate) anchor: Option<(usize, Option<String>)>,
 }
 
 /// Resolve every lane's parent. Pass 1 applies the id joins (J10, J1–J9); pass 2
 /// the seed-prompt join (J11) over the spawns nobody claimed, so a prompt match
 /// never steals a spawn an id names.
-pub fn resolve(
+pub(crate) fn resolve(
     ix: &Index<'_>,
     files: &[FileFacts],
     lanes: &[LaneIn],

@@ -3,16 +3,16 @@
 //! Code writes ([`index`]), decides kinds and states ([`state`]) and the returns
 //! ([`carriers`]); [`print`] draws the tree or writes JSON Lines.
 
-pub mod acc;
-pub mod carriers;
-pub mod facts;
-pub mod index;
-pub mod print;
-pub mod row;
-pub mod session;
-pub mod sidecar;
-pub mod state;
-pub mod teammate;
+pub(crate) mod acc;
+pub(crate) mod carriers;
+pub(crate) mod facts;
+pub(crate) mod index;
+pub(crate) mod print;
+pub(crate) mod row;
+pub(crate) mod session;
+pub(crate) mod sidecar;
+pub(crate) mod state;
+pub(crate) mod teammate;
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
@@ -30,19 +30,19 @@ use session::{SessionFiles, Tree};
 
 /// Which return texts rows carry (`--returns`).
 #[derive(Debug, Clone, Copy)]
-pub struct Returns(pub ReturnsArg);
+pub(crate) struct Returns(pub ReturnsArg);
 
 impl Returns {
-    pub fn parent(self) -> bool {
+    pub(crate) fn parent(self) -> bool {
         self.0 != ReturnsArg::Child
     }
 
-    pub fn child(self) -> bool {
+    pub(crate) fn child(self) -> bool {
         self.0 != ReturnsArg::Parent
     }
 }
 
-pub fn run(
+pub(crate) fn run(
     args: &AgentsArgs,
     out: &mut Out,
     problems: &Problems,

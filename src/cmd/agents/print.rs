@@ -39,7 +39,12 @@ fn shown(t: &Tree, keep: &[bool]) -> Vec<Option<bool>> {
     out
 }
 
-pub fn json(out: &mut Out, t: &Tree, keep: &[bool], _args: &AgentsArgs) -> std::io::Result<()> {
+pub(crate) fn json(
+    out: &mut Out,
+    t: &Tree,
+    keep: &[bool],
+    _args: &AgentsArgs,
+) -> std::io::Result<()> {
     let mut runs_kept = HashSet::new();
     for (r, k) in t.lanes.iter().zip(keep) {
         if *k {
@@ -77,7 +82,12 @@ fn human_tokens(n: u64) -> String {
     }
 }
 
-pub fn tree(out: &mut Out, t: &Tree, keep: &[bool], args: &AgentsArgs) -> std::io::Result<()> {
+pub(crate) fn tree(
+    out: &mut Out,
+    t: &Tree,
+    keep: &[bool],
+    args: &AgentsArgs,
+) -> std::io::Result<()> {
     let st = out.style;
     let show = shown(t, keep);
     if !show.iter().any(Option::is_some) {
@@ -347,7 +357,7 @@ fn tally(trees: &[Tree], keeps: &[Vec<bool>]) -> Tally {
 }
 
 /// The JSON summary line, as the other commands end theirs.
-pub fn json_summary(
+pub(crate) fn json_summary(
     out: &mut Out,
     trees: &[Tree],
     keeps: &[Vec<bool>],
@@ -383,7 +393,7 @@ pub fn json_summary(
 
 /// The counts of what was shown (the lanes `keeps` kept), and how many lanes
 /// the filters left out.
-pub fn footer(
+pub(crate) fn footer(
     out: &mut Out,
     trees: &[Tree],
     keeps: &[Vec<bool>],

@@ -19,42 +19,42 @@ use crate::discovery::{Shape, Transcript};
 
 /// The files of one session, as discovery found them.
 #[derive(Debug, Clone)]
-pub struct SessionFiles {
-    pub project_dir: PathBuf,
-    pub session_id: String,
-    pub main: Option<Transcript>,
-    pub lanes: Vec<Transcript>,
+pub(crate) struct SessionFiles {
+    pub(crate) project_dir: PathBuf,
+    pub(crate) session_id: String,
+    pub(crate) main: Option<Transcript>,
+    pub(crate) lanes: Vec<Transcript>,
 }
 
 /// One lane as the joins see it.
 #[derive(Debug, Clone, Default)]
-pub struct LaneIn {
-    pub id: String,
-    pub path: Option<String>,
+pub(crate) struct LaneIn {
+    pub(crate) id: String,
+    pub(crate) path: Option<String>,
     /// An inline sidechain's first line in the main file.
-    pub line: Option<usize>,
-    pub dir: Option<PathBuf>,
-    pub shape: &'static str,
-    pub run: Option<String>,
-    pub meta: Meta,
-    pub stats: LaneStats,
-    pub fork: Option<ForkRef>,
-    pub is_compact: bool,
-    pub inline: bool,
-    pub parent_uuids: Vec<String>,
-    pub malformed: usize,
+    pub(crate) line: Option<usize>,
+    pub(crate) dir: Option<PathBuf>,
+    pub(crate) shape: &'static str,
+    pub(crate) run: Option<String>,
+    pub(crate) meta: Meta,
+    pub(crate) stats: LaneStats,
+    pub(crate) fork: Option<ForkRef>,
+    pub(crate) is_compact: bool,
+    pub(crate) inline: bool,
+    pub(crate) parent_uuids: Vec<String>,
+    pub(crate) malformed: usize,
 }
 
 /// A built session tree.
 #[derive(Debug, Default)]
-pub struct Tree {
-    pub session_id: String,
-    pub project: String,
-    pub main_path: Option<PathBuf>,
-    pub main: Option<LaneStats>,
-    pub lanes: Vec<LaneRow>,
-    pub runs: Vec<RunRow>,
-    pub problems: Vec<(PathBuf, String)>,
+pub(crate) struct Tree {
+    pub(crate) session_id: String,
+    pub(crate) project: String,
+    pub(crate) main_path: Option<PathBuf>,
+    pub(crate) main: Option<LaneStats>,
+    pub(crate) lanes: Vec<LaneRow>,
+    pub(crate) runs: Vec<RunRow>,
+    pub(crate) problems: Vec<(PathBuf, String)>,
 }
 
 /// A lane file's shape under the name list and stats give it, and its
@@ -66,7 +66,7 @@ fn shape_of(t: &Transcript) -> (&'static str, Option<String>) {
     }
 }
 
-pub fn build(s: &SessionFiles, returns: Returns, now: Timestamp) -> Tree {
+pub(crate) fn build(s: &SessionFiles, returns: Returns, now: Timestamp) -> Tree {
     let mut tree = Tree {
         session_id: s.session_id.clone(),
         project: crate::discovery::file_name(&s.project_dir),
@@ -168,13 +168,13 @@ pub fn build(s: &SessionFiles, returns: Returns, now: Timestamp) -> Tree {
     tree
 }
 
-pub struct Ctx<'a> {
-    pub ix: &'a Index<'a>,
-    pub files: &'a [FileFacts],
-    pub main: Option<&'a FileFacts>,
-    pub returns: Returns,
-    pub now: Timestamp,
-    pub s: &'a SessionFiles,
+pub(crate) struct Ctx<'a> {
+    pub(crate) ix: &'a Index<'a>,
+    pub(crate) files: &'a [FileFacts],
+    pub(crate) main: Option<&'a FileFacts>,
+    pub(crate) returns: Returns,
+    pub(crate) now: Timestamp,
+    pub(crate) s: &'a SessionFiles,
 }
 
 impl Ctx<'_> {
@@ -221,7 +221,6 @@ impl Ctx<'_> {
                 .copied()
         });
         Evidence {
-            agent_id,
             shape: "none",
             is_compact: false,
             is_fork_ref: false,

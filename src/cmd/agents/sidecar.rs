@@ -15,43 +15,41 @@ use crate::scan::{Lines, Source};
 /// field, and liveness is never derived from it (SUB-007).
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Meta {
+pub(crate) struct Meta {
     #[serde(default)]
-    pub agent_type: Option<String>,
+    pub(crate) agent_type: Option<String>,
     #[serde(default)]
-    pub description: Option<String>,
+    pub(crate) description: Option<String>,
     #[serde(default)]
-    pub tool_use_id: Option<String>,
+    pub(crate) tool_use_id: Option<String>,
     #[serde(default)]
-    pub parent_agent_id: Option<String>,
+    pub(crate) parent_agent_id: Option<String>,
     #[serde(default)]
-    pub task_kind: Option<String>,
+    pub(crate) task_kind: Option<String>,
     #[serde(default)]
-    pub name: Option<String>,
+    pub(crate) name: Option<String>,
     #[serde(default)]
-    pub team_name: Option<String>,
+    pub(crate) team_name: Option<String>,
     #[serde(default)]
-    pub is_fork: Option<bool>,
+    pub(crate) is_fork: Option<bool>,
     #[serde(default)]
-    pub stopped_by_user: Option<bool>,
-    #[serde(default)]
-    pub spawn_depth: Option<u64>,
+    pub(crate) stopped_by_user: Option<bool>,
     #[serde(skip)]
-    pub present: bool,
+    pub(crate) present: bool,
 }
 
 impl Meta {
-    pub fn is_teammate(&self) -> bool {
+    pub(crate) fn is_teammate(&self) -> bool {
         self.task_kind.as_deref() == Some("in_process_teammate")
     }
 
-    pub fn is_fork(&self) -> bool {
+    pub(crate) fn is_fork(&self) -> bool {
         self.is_fork == Some(true) || self.agent_type.as_deref() == Some("fork")
     }
 }
 
 /// The meta beside a lane transcript: `.jsonl` replaced by `.meta.json`.
-pub fn meta_for(lane: &Path) -> Meta {
+pub(crate) fn meta_for(lane: &Path) -> Meta {
     let p = lane.with_extension("meta.json");
     match std::fs::read(&p) {
         Ok(bytes) => match serde_json::from_slice::<Meta>(&bytes) {
@@ -67,19 +65,19 @@ pub fn meta_for(lane: &Path) -> Meta {
 
 /// One agent's events in a run journal; the first event of each type wins.
 #[derive(Debug, Clone, Default)]
-pub struct JournalEntry {
-    pub started: bool,
-    pub result: Option<String>,
-    pub failed: bool,
+pub(crate) struct JournalEntry {
+    pub(crate) started: bool,
+    pub(crate) result: Option<String>,
+    pub(crate) failed: bool,
 }
 
 #[derive(Debug, Clone, Default)]
-pub struct Journal {
-    pub present: bool,
-    pub agents: HashMap<String, JournalEntry>,
-    pub started: usize,
-    pub results: usize,
-    pub failed: usize,
+pub(crate) struct Journal {
+    pub(crate) present: bool,
+    pub(crate) agents: HashMap<String, JournalEntry>,
+    pub(crate) started: usize,
+    pub(crate) results: usize,
+    pub(crate) failed: usize,
 }
 
 #[derive(Deserialize)]
@@ -95,7 +93,7 @@ struct Event {
 
 /// `subagents/workflows/wf_<run>/journal.jsonl` (SUB-008). A `result` that is not
 /// a string is kept as compact JSON.
-pub fn journal(dir: &Path) -> Journal {
+pub(crate) fn journal(dir: &Path) -> Journal {
     let mut j = Journal::default();
     let Ok(src) = Source::open(&dir.join("journal.jsonl")) else {
         return j;
@@ -136,32 +134,26 @@ pub fn journal(dir: &Path) -> Journal {
 /// printed verbatim (SUB-010).
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Manifest {
+pub(crate) struct Manifest {
     #[serde(default)]
-    pub run_id: Option<String>,
+    pub(crate) task_id: Option<String>,
     #[serde(default)]
-    pub task_id: Option<String>,
+    pub(crate) workflow_name: Option<String>,
     #[serde(default)]
-    pub workflow_name: Option<String>,
+    pub(crate) status: Option<serde_json::Value>,
     #[serde(default)]
-    pub status: Option<serde_json::Value>,
-    #[serde(default)]
-    pub agent_count: Option<u64>,
-    #[serde(default)]
-    pub duration_ms: Option<u64>,
-    #[serde(default)]
-    pub total_tokens: Option<u64>,
+    pub(crate) agent_count: Option<u64>,
 }
 
 /// `<session dir>/workflows/<run>.json`, None when absent or unreadable.
-pub fn manifest(session_dir: &Path, run: &str) -> Option<Manifest> {
+pub(crate) fn manifest(session_dir: &Path, run: &str) -> Option<Manifest> {
     let p: PathBuf = session_dir.join("workflows").join(format!("{run}.json"));
     let bytes = std::fs::read(p).ok()?;
     serde_json::from_slice(&bytes).ok()
 }
 
 impl Manifest {
-    pub fn status_text(&self) -> Option<String> {
+    pub(crate) fn status_text(&self) -> Option<String> {
         match &self.status {
             Some(serde_json::Value::String(s)) => Some(s.clone()),
             Some(serde_json::Value::Null) | None => None,

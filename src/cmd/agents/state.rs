@@ -12,22 +12,21 @@ use super::facts::{Spawn, SpawnResult, TaskOutput};
 use super::sidecar::{JournalEntry, Meta};
 
 /// Everything known about one lane (or lane-less spawn) when deciding.
-pub struct Evidence<'a> {
-    pub agent_id: Option<&'a str>,
-    pub shape: &'static str,
-    pub is_compact: bool,
-    pub is_fork_ref: bool,
-    pub meta: &'a Meta,
-    pub spawn: Option<&'a Spawn>,
-    pub result: Option<&'a SpawnResult>,
-    pub notifications: Vec<&'a Notification>,
-    pub task_output: Option<&'a TaskOutput>,
-    pub journal: Option<&'a JournalEntry>,
-    pub anchor: Option<&'a (usize, Option<String>)>,
-    pub compact_summary: Option<&'a str>,
-    pub stop_notices: &'a [String],
-    pub stats: Option<&'a LaneStats>,
-    pub now: Timestamp,
+pub(crate) struct Evidence<'a> {
+    pub(crate) shape: &'static str,
+    pub(crate) is_compact: bool,
+    pub(crate) is_fork_ref: bool,
+    pub(crate) meta: &'a Meta,
+    pub(crate) spawn: Option<&'a Spawn>,
+    pub(crate) result: Option<&'a SpawnResult>,
+    pub(crate) notifications: Vec<&'a Notification>,
+    pub(crate) task_output: Option<&'a TaskOutput>,
+    pub(crate) journal: Option<&'a JournalEntry>,
+    pub(crate) anchor: Option<&'a (usize, Option<String>)>,
+    pub(crate) compact_summary: Option<&'a str>,
+    pub(crate) stop_notices: &'a [String],
+    pub(crate) stats: Option<&'a LaneStats>,
+    pub(crate) now: Timestamp,
 }
 
 impl Evidence<'_> {
@@ -44,7 +43,7 @@ impl Evidence<'_> {
 }
 
 /// K1–K7, first match wins; returns (kind, basis).
-pub fn kind(e: &Evidence<'_>) -> (&'static str, &'static str) {
+pub(crate) fn kind(e: &Evidence<'_>) -> (&'static str, &'static str) {
     let wf_text = e.result.is_some_and(|r| {
         r.text
             .trim_start()
@@ -94,17 +93,17 @@ pub fn kind(e: &Evidence<'_>) -> (&'static str, &'static str) {
 }
 
 #[derive(Debug, Default)]
-pub struct Outcome {
-    pub state: &'static str,
-    pub carrier: Option<&'static str>,
-    pub evidence: Option<String>,
-    pub completed_utc: Option<String>,
-    pub pending_tool_name: Option<String>,
-    pub pending_since_utc: Option<String>,
-    pub generating: bool,
-    pub source: Option<&'static str>,
-    pub returned: Option<String>,
-    pub footer: Option<Footer>,
+pub(crate) struct Outcome {
+    pub(crate) state: &'static str,
+    pub(crate) carrier: Option<&'static str>,
+    pub(crate) evidence: Option<String>,
+    pub(crate) completed_utc: Option<String>,
+    pub(crate) pending_tool_name: Option<String>,
+    pub(crate) pending_since_utc: Option<String>,
+    pub(crate) generating: bool,
+    pub(crate) source: Option<&'static str>,
+    pub(crate) returned: Option<String>,
+    pub(crate) footer: Option<Footer>,
 }
 
 fn at(line: usize, ts: Option<&str>) -> Option<String> {
@@ -115,7 +114,7 @@ fn at(line: usize, ts: Option<&str>) -> Option<String> {
 }
 
 /// S1–S5 in order; the first hit wins.
-pub fn state(e: &Evidence<'_>) -> Outcome {
+pub(crate) fn state(e: &Evidence<'_>) -> Outcome {
     let mut o = Outcome::default();
     let res = e.result;
     let is_ack = e.is_ack();

@@ -11,7 +11,7 @@ use super::sidecar::Meta;
 
 /// The teammate block of lane `id`. Messages the lane itself records are not
 /// counted as traffic to or from it (its own copy of what it sent or got).
-pub fn row(files: &[FileFacts], id: &str, meta: &Meta, spawn: Option<&Spawn>) -> Teammate {
+pub(crate) fn row(files: &[FileFacts], id: &str, meta: &Meta, spawn: Option<&Spawn>) -> Teammate {
     let name = meta
         .name
         .clone()

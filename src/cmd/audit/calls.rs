@@ -26,7 +26,7 @@ use crate::loss::lite::{raw_str, LiteBlock};
 
 /// Which results must carry the echo object in this file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum EchoPolicy {
+pub(crate) enum EchoPolicy {
     /// Top-level transcript: file tools, Read and Bash (REC-078, SUB-029, BASH-025).
     Main,
     /// Teammate lane: file writes only (SUB-028).
@@ -55,7 +55,7 @@ struct Call {
 }
 
 #[derive(Debug, Default)]
-pub struct Calls {
+pub(crate) struct Calls {
     uses: Vec<Call>,
     names: HashMap<String, String>,
     answered: HashSet<String>,
@@ -65,7 +65,7 @@ pub struct Calls {
 
 impl Calls {
     /// The tool_use blocks of an assistant record.
-    pub fn uses(&mut self, blocks: &[LiteBlock<'_>], at: &At) {
+    pub(crate) fn uses(&mut self, blocks: &[LiteBlock<'_>], at: &At) {
         for b in blocks.iter().filter(|b| b.is("tool_use")) {
             let (Some(id), name) = (raw_str(b.id), raw_str(b.name)) else {
                 continue;
@@ -94,7 +94,7 @@ impl Calls {
 
     /// Every `tool_use_id` a user record's message answers, read from the bytes:
     /// inside `message`, that key only occurs on tool_result blocks.
-    pub fn answers(&mut self, message: &[u8]) {
+    pub(crate) fn answers(&mut self, message: &[u8]) {
         const KEY: &[u8] = b"\"tool_use_id\":";
         for at in memchr::memmem::find_iter(message, KEY) {
             let rest = &message[at + KEY.len()..];
@@ -112,7 +112,7 @@ impl Calls {
 
     /// A carrier whose `toolUseResult` is absent or not an object: its successful
     /// tool_result blocks are echo candidates.
-    pub fn bare_carrier(&mut self, blocks: &[LiteBlock<'_>], at: &At) {
+    pub(crate) fn bare_carrier(&mut self, blocks: &[LiteBlock<'_>], at: &At) {
         for b in blocks
             .iter()
             .filter(|b| b.is("tool_result") && !b.is_error())
@@ -123,7 +123,7 @@ impl Calls {
         }
     }
 
-    pub fn finish(
+    pub(crate) fn finish(
         self,
         ctx: &FileCtx,
         policy: EchoPolicy,

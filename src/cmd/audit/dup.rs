@@ -27,7 +27,7 @@ struct Seen {
 
 /// The keys are already FNV hashes: use them as they are.
 #[derive(Default, Clone, Copy)]
-pub struct PassThrough(u64);
+pub(crate) struct PassThrough(u64);
 
 impl Hasher for PassThrough {
     fn finish(&self) -> u64 {
@@ -46,7 +46,7 @@ impl Hasher for PassThrough {
 type Map<V> = HashMap<u64, V, BuildHasherDefault<PassThrough>>;
 
 #[derive(Debug, Default)]
-pub struct Dups {
+pub(crate) struct Dups {
     seen: Map<Seen>,
     /// Distinct uuids whose hash collided with an earlier one (practically never).
     collided: HashMap<Vec<u8>, Seen>,
@@ -87,13 +87,13 @@ fn zero_usage(line: &[u8]) -> bool {
 }
 
 impl Dups {
-    pub fn boundary(&mut self, line: usize) {
+    pub(crate) fn boundary(&mut self, line: usize) {
         self.boundaries.push(line);
     }
 
     /// A line (bytes `start..end` of `buf`) whose top-level `uuid` is `uuid`, a
     /// sub-slice of `buf`. `at` is built only for a repeat.
-    pub fn uuid(
+    pub(crate) fn uuid(
         &mut self,
         buf: &[u8],
         uuid: &[u8],
@@ -130,7 +130,7 @@ impl Dups {
         self.repeats.push((first, at(), start, end));
     }
 
-    pub fn finish(self, ctx: &FileCtx, buf: &[u8], out: &mut Vec<Finding>) {
+    pub(crate) fn finish(self, ctx: &FileCtx, buf: &[u8], out: &mut Vec<Finding>) {
         for (first, at, start, end) in self.repeats {
             let a = buf[first.start..first.end].trim_ascii_end();
             let b = buf[start..end].trim_ascii_end();

@@ -42,7 +42,7 @@ struct Group {
 }
 
 #[derive(Debug, Default)]
-pub struct Eaten {
+pub(crate) struct Eaten {
     /// Groups in first-seen order, so findings come out in file order.
     groups: Vec<Group>,
     /// Per sidechain flag: `message.id` -> index in `groups`. Looked up by `&str`,
@@ -52,24 +52,24 @@ pub struct Eaten {
     /// thinking-first.
     pending: [Option<usize>; 2],
     /// Admitted records with more than one dict block (the script's counter).
-    pub multi_block: usize,
+    pub(crate) multi_block: usize,
 }
 
 impl Eaten {
     /// Whether the next message record on this lane must be parsed to decide
     /// adjacency (a thinking-first record is waiting for its neighbour).
-    pub fn waiting(&self, sidechain: bool) -> bool {
+    pub(crate) fn waiting(&self, sidechain: bool) -> bool {
         self.pending[usize::from(sidechain)].is_some()
     }
 
     /// A user/assistant record with a `message` that is not an admitted
     /// assistant record: it breaks adjacency.
-    pub fn other_message(&mut self, sidechain: bool) {
+    pub(crate) fn other_message(&mut self, sidechain: bool) {
         self.pending[usize::from(sidechain)] = None;
     }
 
     /// An admitted assistant record, with its top-level uuid's raw bytes.
-    pub fn record(&mut self, mid: &str, uuid: Option<&[u8]>, k: Kinds, at: At) {
+    pub(crate) fn record(&mut self, mid: &str, uuid: Option<&[u8]>, k: Kinds, at: At) {
         let side = at.sidechain;
         if k.dict_blocks > 1 {
             self.multi_block += 1;
@@ -115,7 +115,7 @@ impl Eaten {
 
     /// The fast path stamps byte offsets in `At::line`; turn the ones findings
     /// will use into 1-based line numbers with one counting pass.
-    pub fn offsets_to_lines(&mut self, buf: &[u8]) {
+    pub(crate) fn offsets_to_lines(&mut self, buf: &[u8]) {
         let mut offs: Vec<usize> = self
             .groups
             .iter()
@@ -141,7 +141,13 @@ impl Eaten {
 
     /// Findings in file order: group hits (noting whether adjacency agrees) and
     /// adjacency-only hits.
-    pub fn finish(self, ctx: &FileCtx, want_group: bool, want_adj: bool, out: &mut Vec<Finding>) {
+    pub(crate) fn finish(
+        self,
+        ctx: &FileCtx,
+        want_group: bool,
+        want_adj: bool,
+        out: &mut Vec<Finding>,
+    ) {
         for g in &self.groups {
             let by_group = g.thinking >= 2 && g.text == 0;
             let by_adj = g.adjacent;

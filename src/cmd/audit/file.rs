@@ -21,19 +21,19 @@ use crate::scan::{Line, Source};
 
 /// Which detectors run.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct Want {
-    pub eaten: bool,
-    pub adjacency: bool,
-    pub malformed: bool,
-    pub lanes: bool,
-    pub outputs: bool,
-    pub echo: bool,
-    pub unanswered: bool,
-    pub dup: bool,
+pub(crate) struct Want {
+    pub(crate) eaten: bool,
+    pub(crate) adjacency: bool,
+    pub(crate) malformed: bool,
+    pub(crate) lanes: bool,
+    pub(crate) outputs: bool,
+    pub(crate) echo: bool,
+    pub(crate) unanswered: bool,
+    pub(crate) dup: bool,
 }
 
 impl Want {
-    pub fn from(kinds: &[Kind]) -> Want {
+    pub(crate) fn from(kinds: &[Kind]) -> Want {
         let on = |k| kinds.is_empty() || kinds.contains(&k);
         Want {
             eaten: on(Kind::EatenText),
@@ -49,11 +49,11 @@ impl Want {
 }
 
 #[derive(Debug, Default)]
-pub struct FileAudit {
-    pub findings: Vec<Finding>,
-    pub bytes: u64,
-    pub multi_block: usize,
-    pub error: Option<String>,
+pub(crate) struct FileAudit {
+    pub(crate) findings: Vec<Finding>,
+    pub(crate) bytes: u64,
+    pub(crate) multi_block: usize,
+    pub(crate) error: Option<String>,
 }
 
 fn has(hay: &[u8], needle: &[u8]) -> bool {
@@ -123,7 +123,7 @@ fn ts_before(before: &[u8]) -> Option<&[u8]> {
     None
 }
 
-pub fn audit(t: &Transcript, want: &Want) -> FileAudit {
+pub(crate) fn audit(t: &Transcript, want: &Want) -> FileAudit {
     let mut res = FileAudit::default();
     let src = match Source::open(&t.path) {
         Ok(s) => s,

@@ -8,20 +8,20 @@ use crate::cli::audit::Kind;
 /// One detected loss or anomaly. `line` is 1-based; 0 when the finding is about
 /// a file or folder rather than a line, written `null` in JSON (no line 0 exists).
 #[derive(Debug, Clone, Serialize)]
-pub struct Finding {
+pub(crate) struct Finding {
     #[serde(rename = "type")]
-    pub record: &'static str,
+    pub(crate) record: &'static str,
     #[serde(serialize_with = "kind_name")]
-    pub kind: Kind,
-    pub file: String,
+    pub(crate) kind: Kind,
+    pub(crate) file: String,
     #[serde(serialize_with = "line_or_null")]
-    pub line: usize,
-    pub session_id: String,
-    pub message_id: Option<String>,
-    pub sidechain: bool,
-    pub timestamp: Option<String>,
-    pub version: Option<String>,
-    pub detail: String,
+    pub(crate) line: usize,
+    pub(crate) session_id: String,
+    pub(crate) message_id: Option<String>,
+    pub(crate) sidechain: bool,
+    pub(crate) timestamp: Option<String>,
+    pub(crate) version: Option<String>,
+    pub(crate) detail: String,
 }
 
 fn kind_name<S: serde::Serializer>(k: &Kind, s: S) -> Result<S::Ok, S::Error> {
@@ -37,15 +37,15 @@ fn line_or_null<S: serde::Serializer>(line: &usize, s: S) -> Result<S::Ok, S::Er
 
 /// Where a record sits and what its envelope says; detectors copy it into findings.
 #[derive(Debug, Clone, Default)]
-pub struct At {
-    pub line: usize,
-    pub sidechain: bool,
-    pub timestamp: Option<String>,
-    pub version: Option<String>,
+pub(crate) struct At {
+    pub(crate) line: usize,
+    pub(crate) sidechain: bool,
+    pub(crate) timestamp: Option<String>,
+    pub(crate) version: Option<String>,
 }
 
 impl At {
-    pub fn new(line: usize, sidechain: bool, ts: Option<&[u8]>, ver: Option<&[u8]>) -> At {
+    pub(crate) fn new(line: usize, sidechain: bool, ts: Option<&[u8]>, ver: Option<&[u8]>) -> At {
         let s = |b: Option<&[u8]>| {
             b.filter(|b| !b.is_empty())
                 .map(|b| String::from_utf8_lossy(b).into_owned())
@@ -61,14 +61,14 @@ impl At {
 
 /// The file a detector is reading, for stamping findings.
 #[derive(Debug, Clone)]
-pub struct FileCtx {
-    pub file: String,
-    pub session_id: String,
-    pub is_lane: bool,
+pub(crate) struct FileCtx {
+    pub(crate) file: String,
+    pub(crate) session_id: String,
+    pub(crate) is_lane: bool,
 }
 
 impl FileCtx {
-    pub fn finding(
+    pub(crate) fn finding(
         &self,
         kind: Kind,
         at: &At,

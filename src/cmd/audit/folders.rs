@@ -16,7 +16,7 @@ use crate::discovery::Transcript;
 
 /// Session folders to check: those of the selected transcripts, plus (for an
 /// untargeted audit) every folder with a `subagents/` under each project.
-pub fn session_dirs(selected: &[Transcript], projects: Option<&Path>) -> BTreeSet<PathBuf> {
+pub(crate) fn session_dirs(selected: &[Transcript], projects: Option<&Path>) -> BTreeSet<PathBuf> {
     let mut out: BTreeSet<PathBuf> = selected
         .iter()
         .filter(|t| !matches!(t.shape, crate::discovery::Shape::Flat))
@@ -49,7 +49,7 @@ fn read_dirs(dir: &Path) -> Vec<PathBuf> {
 }
 
 /// Check one session folder.
-pub fn check(dir: &Path, out: &mut Vec<Finding>) {
+pub(crate) fn check(dir: &Path, out: &mut Vec<Finding>) {
     let session = crate::discovery::file_name(dir);
     let ctx = |f: &Path| FileCtx {
         file: f.display().to_string(),

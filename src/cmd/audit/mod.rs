@@ -5,14 +5,14 @@
 //!
 //! Exit status: 0 no findings of the selected kinds, 1 findings, 2 an error.
 
-pub mod calls;
-pub mod dup;
-pub mod eaten;
-pub mod file;
-pub mod finding;
-pub mod folders;
-pub mod print;
-pub mod refs;
+pub(crate) mod calls;
+pub(crate) mod dup;
+pub(crate) mod eaten;
+pub(crate) mod file;
+pub(crate) mod finding;
+pub(crate) mod folders;
+pub(crate) mod print;
+pub(crate) mod refs;
 
 use std::time::Instant;
 
@@ -25,17 +25,17 @@ use super::{Exit, Problems};
 use finding::Finding;
 
 /// Everything the printer needs.
-pub struct Report {
-    pub kinds: Vec<Kind>,
-    pub findings: Vec<Finding>,
-    pub files: usize,
-    pub bytes: u64,
-    pub multi_block: usize,
+pub(crate) struct Report {
+    pub(crate) kinds: Vec<Kind>,
+    pub(crate) findings: Vec<Finding>,
+    pub(crate) files: usize,
+    pub(crate) bytes: u64,
+    pub(crate) multi_block: usize,
     /// Findings csift could not place in time, left out by `--since/--until`.
-    pub untimed_left_out: usize,
+    pub(crate) untimed_left_out: usize,
 }
 
-pub fn run(
+pub(crate) fn run(
     args: &AuditArgs,
     out: &mut Out,
     problems: &Problems,

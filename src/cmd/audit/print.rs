@@ -16,16 +16,16 @@ use crate::output::sanitize::one_line;
 use crate::output::{Format, Out};
 
 #[derive(Debug, Default, Serialize)]
-pub struct Count {
-    pub main: usize,
-    pub sidechain: usize,
-    pub transcripts: usize,
-    pub earliest: Option<String>,
-    pub latest: Option<String>,
+pub(crate) struct Count {
+    pub(crate) main: usize,
+    pub(crate) sidechain: usize,
+    pub(crate) transcripts: usize,
+    pub(crate) earliest: Option<String>,
+    pub(crate) latest: Option<String>,
 }
 
 /// Per-kind counts over the findings (transcripts = distinct files).
-pub fn counts(kinds: &[Kind], findings: &[Finding]) -> BTreeMap<Kind, Count> {
+pub(crate) fn counts(kinds: &[Kind], findings: &[Finding]) -> BTreeMap<Kind, Count> {
     let mut files: BTreeMap<Kind, BTreeSet<&str>> = BTreeMap::new();
     let mut out: BTreeMap<Kind, Count> = kinds.iter().map(|k| (*k, Count::default())).collect();
     for f in findings {
@@ -75,7 +75,7 @@ fn by_name(by: By) -> &'static str {
 }
 
 /// `(kind, key) → (main, sidechain)`.
-pub fn breakdown(by: By, findings: &[Finding]) -> BTreeMap<(Kind, String), (usize, usize)> {
+pub(crate) fn breakdown(by: By, findings: &[Finding]) -> BTreeMap<(Kind, String), (usize, usize)> {
     let mut m: BTreeMap<(Kind, String), (usize, usize)> = BTreeMap::new();
     for f in findings {
         let e = m.entry((f.kind, by_key(by, f))).or_default();
@@ -114,7 +114,7 @@ struct Summary {
     elapsed_ms: u128,
 }
 
-pub fn print(
+pub(crate) fn print(
     out: &mut Out,
     r: &Report,
     args: &AuditArgs,

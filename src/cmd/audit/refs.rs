@@ -37,7 +37,7 @@ struct Spawn<'a> {
 }
 
 #[derive(Debug, Default)]
-pub struct Refs {
+pub(crate) struct Refs {
     /// agent id → (where first named, how).
     lanes: BTreeMap<String, (At, &'static str)>,
     outputs: Vec<(PathBuf, Option<u64>, At)>,
@@ -52,7 +52,7 @@ fn parse_obj(raw: &[u8]) -> Option<Spawn<'_>> {
 
 impl Refs {
     /// A user record's `toolUseResult` (raw): spawn ids and persisted paths.
-    pub fn tool_use_result(&mut self, raw: &[u8], at: &At) -> bool {
+    pub(crate) fn tool_use_result(&mut self, raw: &[u8], at: &At) -> bool {
         let Some(s) = parse_obj(raw) else {
             return false;
         };
@@ -72,13 +72,13 @@ impl Refs {
     }
 
     /// A progress record's `data` (raw) naming a subagent.
-    pub fn progress(&mut self, raw: &[u8], at: &At) {
+    pub(crate) fn progress(&mut self, raw: &[u8], at: &At) {
         if let Some(id) = parse_obj(raw).and_then(|s| s.agent_id) {
             self.lane(&id, at, "an agent_progress record");
         }
     }
 
-    pub fn lane(&mut self, id: &str, at: &At, how: &'static str) {
+    pub(crate) fn lane(&mut self, id: &str, at: &At, how: &'static str) {
         if !id.is_empty() {
             self.lanes
                 .entry(id.to_string())
@@ -87,7 +87,7 @@ impl Refs {
     }
 
     /// `<persisted-output>` text in a tool_result (user) record's message.
-    pub fn inline_output(&mut self, message: &[u8], at: &At) {
+    pub(crate) fn inline_output(&mut self, message: &[u8], at: &At) {
         let Some(m) = LiteMessage::parse(message) else {
             return;
         };
@@ -100,7 +100,7 @@ impl Refs {
     }
 
     /// `<persisted-output>` text anywhere in an attachment payload (hook output).
-    pub fn attachment_output(&mut self, line: &[u8], at: &At) {
+    pub(crate) fn attachment_output(&mut self, line: &[u8], at: &At) {
         let Ok(v) = serde_json::from_slice::<serde_json::Value>(line) else {
             return;
         };
@@ -129,7 +129,7 @@ impl Refs {
         }
     }
 
-    pub fn finish(
+    pub(crate) fn finish(
         self,
         ctx: &FileCtx,
         t: &Transcript,
@@ -197,7 +197,7 @@ fn expand_home(p: &Path) -> PathBuf {
 }
 
 /// Agent ids of every `agent-<id>.jsonl` under `<project>/<session>/subagents/`.
-pub fn lane_ids(project: &Path, session: &str) -> HashSet<String> {
+pub(crate) fn lane_ids(project: &Path, session: &str) -> HashSet<String> {
     let mut out = HashSet::new();
     let mut stack = vec![(project.join(session).join("subagents"), 0)];
     while let Some((dir, depth)) = stack.pop() {

@@ -20,22 +20,22 @@ use super::state::{dedupe, keep_last, log_event, State, Surfaced, PENDING_CAP};
 /// Consecutive footer blocks before the guard gives up (ids are kept): the
 /// report blocks "once", bounded by a counter that resets on any Stop fire
 /// without a footer failure (the harness has its own cap of 8).
-pub const MAX_CONSEC: u32 = 1;
+pub(crate) const MAX_CONSEC: u32 = 1;
 /// The footer is looked for only in the message tail, so a footer quoted
 /// mid-prose cannot clear ids.
-pub const MARKER_TAIL: usize = 300;
+pub(crate) const MARKER_TAIL: usize = 300;
 
 /// What one fire knows beyond the state.
-pub struct Fire<'a> {
-    pub dir: &'a Path,
-    pub session: &'a str,
-    pub prompt_id: &'a str,
-    pub hits: Vec<String>,
-    pub last_message: Option<String>,
+pub(crate) struct Fire<'a> {
+    pub(crate) dir: &'a Path,
+    pub(crate) session: &'a str,
+    pub(crate) prompt_id: &'a str,
+    pub(crate) hits: Vec<String>,
+    pub(crate) last_message: Option<String>,
 }
 
 /// `..<last 8 of mid> HH:MM` for each `mid@HH:MM:SS`.
-pub fn short_ids(ids: &[String]) -> String {
+pub(crate) fn short_ids(ids: &[String]) -> String {
     ids.iter()
         .map(|h| {
             let (mid, ts) = h.split_once('@').unwrap_or((h, ""));
@@ -55,7 +55,7 @@ pub fn short_ids(ids: &[String]) -> String {
 }
 
 /// The largest N of `[recovered: N` in the last [`MARKER_TAIL`] characters.
-pub fn marker_count(text: &str) -> u64 {
+pub(crate) fn marker_count(text: &str) -> u64 {
     static RE: OnceLock<Option<regex::Regex>> = OnceLock::new();
     let Some(re) = RE
         .get_or_init(|| regex::Regex::new(r"\[recovered:\s*(\d+)").ok())
@@ -73,7 +73,7 @@ pub fn marker_count(text: &str) -> u64 {
 }
 
 /// Post arm. Returns the exit code and saves `state` to `path`.
-pub fn post(mut st: State, fire: Fire<'_>, path: &Path) -> anyhow::Result<u8> {
+pub(crate) fn post(mut st: State, fire: Fire<'_>, path: &Path) -> anyhow::Result<u8> {
     let deliver = dedupe(
         st.carryover
             .iter()
@@ -129,7 +129,7 @@ pub fn post(mut st: State, fire: Fire<'_>, path: &Path) -> anyhow::Result<u8> {
 }
 
 /// Stop arm. Returns the exit code and saves `state` to `path`.
-pub fn stop(mut st: State, fire: Fire<'_>, path: &Path) -> anyhow::Result<u8> {
+pub(crate) fn stop(mut st: State, fire: Fire<'_>, path: &Path) -> anyhow::Result<u8> {
     let (current, stale): (Vec<Surfaced>, Vec<Surfaced>) = std::mem::take(&mut st.surfaced)
         .into_iter()
         .partition(|e| fire.prompt_id.is_empty() || e.prompt == fire.prompt_id);

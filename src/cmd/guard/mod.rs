@@ -7,9 +7,9 @@
 //! session: every error, panic or unreadable input exits 0 with a one-line
 //! stderr note (fail open); exit 2 is used only to surface or to block.
 
-pub mod arms;
-pub mod state;
-pub mod window;
+pub(crate) mod arms;
+pub(crate) mod state;
+pub(crate) mod window;
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -28,7 +28,7 @@ use state::State;
 /// Hook payloads are small; a runaway stdin is cut here.
 const MAX_PAYLOAD: u64 = 16 << 20;
 
-pub fn run(
+pub(crate) fn run(
     args: &GuardArgs,
     out: &mut Out,
     _problems: &Problems,

@@ -13,65 +13,65 @@ use serde::{Deserialize, Serialize};
 
 /// An id surfaced to the model mid-turn, awaiting its `[recovered: N]` footer.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Surfaced {
+pub(crate) struct Surfaced {
     /// `"<message.id>@HH:MM:SS"`.
-    pub id: String,
+    pub(crate) id: String,
     /// The hook payload's `prompt_id` of the turn that surfaced it.
     #[serde(default)]
-    pub prompt: String,
+    pub(crate) prompt: String,
 }
 
 /// Carried counts of a message.id whose records may straddle scan windows.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Carried {
-    pub mid: String,
-    pub thinking: u32,
-    pub text: u32,
+pub(crate) struct Carried {
+    pub(crate) mid: String,
+    pub(crate) thinking: u32,
+    pub(crate) text: u32,
     /// Keys of the uuids counted (`loss::fnv1a`), so a record a
     /// resume replays under its own uuid (REC-091) is not counted again.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub uuids: Vec<u64>,
+    pub(crate) uuids: Vec<u64>,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(default)]
-pub struct State {
-    pub transcript: String,
+pub(crate) struct State {
+    pub(crate) transcript: String,
     /// FNV-1a of the transcript's first line: a rewritten file changes it.
-    pub anchor: String,
+    pub(crate) anchor: String,
     /// Byte offset of the next unscanned line; `None` before the first fire.
-    pub offset: Option<u64>,
+    pub(crate) offset: Option<u64>,
     /// Oldest first, at most [`CARRY_CAP`].
-    pub carry: Vec<Carried>,
+    pub(crate) carry: Vec<Carried>,
     /// Never flagged again while retained; newest [`FLAGGED_CAP`].
-    pub flagged_mids: Vec<String>,
+    pub(crate) flagged_mids: Vec<String>,
     /// Scanning runs (the liveness heartbeat, with the file's mtime).
-    pub fires: u64,
-    pub consec_blocks: u32,
+    pub(crate) fires: u64,
+    pub(crate) consec_blocks: u32,
     /// Ids collected by the Stop arm, delivered by the next post fire.
-    pub carryover: Vec<String>,
-    pub surfaced: Vec<Surfaced>,
+    pub(crate) carryover: Vec<String>,
+    pub(crate) surfaced: Vec<Surfaced>,
 }
 
-pub const CARRY_CAP: usize = 200;
-pub const FLAGGED_CAP: usize = 50;
-pub const PENDING_CAP: usize = 20;
+pub(crate) const CARRY_CAP: usize = 200;
+pub(crate) const FLAGGED_CAP: usize = 50;
+pub(crate) const PENDING_CAP: usize = 20;
 
 /// Keep the last `n` items.
-pub fn keep_last<T>(v: &mut Vec<T>, n: usize) -> Vec<T> {
+pub(crate) fn keep_last<T>(v: &mut Vec<T>, n: usize) -> Vec<T> {
     let cut = v.len().saturating_sub(n);
     v.drain(..cut).collect()
 }
 
 /// De-duplicate, keeping first occurrences in order.
-pub fn dedupe(v: impl IntoIterator<Item = String>) -> Vec<String> {
+pub(crate) fn dedupe(v: impl IntoIterator<Item = String>) -> Vec<String> {
     let mut seen = std::collections::HashSet::new();
     v.into_iter().filter(|s| seen.insert(s.clone())).collect()
 }
 
 impl State {
     /// Read the state; a missing or unreadable file is a fresh state (first fire).
-    pub fn load(path: &Path) -> State {
+    pub(crate) fn load(path: &Path) -> State {
         let mut s: State = std::fs::read(path)
             .ok()
             .and_then(|b| serde_json::from_slice(&b).ok())
@@ -84,7 +84,7 @@ impl State {
         s
     }
 
-    pub fn save(&self, path: &Path) -> anyhow::Result<()> {
+    pub(crate) fn save(&self, path: &Path) -> anyhow::Result<()> {
         let dir = path.parent().context("state path has no parent")?;
         std::fs::create_dir_all(dir).with_context(|| format!("create {}", dir.display()))?;
         let tmp = path.with_extension(format!("{}.tmp", std::process::id()));
@@ -96,7 +96,7 @@ impl State {
 
 /// Where state lives: `--state-dir`, `$XDG_STATE_HOME/csift/guard`, or
 /// `$HOME/.local/state/csift/guard`.
-pub fn state_dir(flag: Option<&Path>) -> anyhow::Result<PathBuf> {
+pub(crate) fn state_dir(flag: Option<&Path>) -> anyhow::Result<PathBuf> {
     if let Some(d) = flag {
         return Ok(d.to_path_buf());
     }
@@ -134,7 +134,7 @@ fn resolved(p: &Path) -> PathBuf {
 
 /// Refuse a state dir inside any of `homes` (the Claude home, and the home a
 /// transcript path sits in).
-pub fn check_outside(dir: &Path, homes: &[PathBuf]) -> anyhow::Result<()> {
+pub(crate) fn check_outside(dir: &Path, homes: &[PathBuf]) -> anyhow::Result<()> {
     let d = resolved(dir);
     for h in homes {
         let h = resolved(h);
@@ -150,7 +150,7 @@ pub fn check_outside(dir: &Path, homes: &[PathBuf]) -> anyhow::Result<()> {
 }
 
 /// A session id as a file name: anything but `[A-Za-z0-9._-]` becomes `_`.
-pub fn file_stem(session: &str) -> String {
+pub(crate) fn file_stem(session: &str) -> String {
     let s: String = session
         .chars()
         .take(128)
@@ -170,7 +170,7 @@ pub fn file_stem(session: &str) -> String {
 }
 
 /// Append one telemetry event to `events.jsonl`; failures are ignored.
-pub fn log_event(dir: &Path, session: &str, kind: &str, fields: serde_json::Value) {
+pub(crate) fn log_event(dir: &Path, session: &str, kind: &str, fields: serde_json::Value) {
     let mut ev = serde_json::json!({
         "ts": jiff::Timestamp::now().to_string(),
         "session": session,

@@ -18,16 +18,16 @@ use super::state::{keep_last, Carried, CARRY_CAP};
 
 /// Bytes read per fire: bounds the work so an arm stays far inside the 10 s
 /// hook timeout on any transcript, while the offset always advances.
-pub const MAX_WINDOW: u64 = 8_000_000;
+pub(crate) const MAX_WINDOW: u64 = 8_000_000;
 /// First-fire tail: enough to hold any final turn.
-pub const TAIL_SCAN: u64 = 4_000_000;
+pub(crate) const TAIL_SCAN: u64 = 4_000_000;
 
 #[derive(Debug, Default)]
-pub struct Scan {
+pub(crate) struct Scan {
     /// New eaten responses, `"<mid>@HH:MM:SS"`, in first-record order.
-    pub hits: Vec<String>,
-    pub new_offset: u64,
-    pub carry: Vec<Carried>,
+    pub(crate) hits: Vec<String>,
+    pub(crate) new_offset: u64,
+    pub(crate) carry: Vec<Carried>,
 }
 
 struct Group {
@@ -40,7 +40,7 @@ struct Group {
 
 /// Scan from `offset`. `final_turn_only` (first fire / re-baseline) resets the
 /// groups at every typed user prompt, so only the final turn can flag.
-pub fn scan(
+pub(crate) fn scan(
     path: &Path,
     offset: u64,
     carry: Vec<Carried>,
@@ -164,7 +164,7 @@ fn glued_objects(raw: &[u8]) -> Vec<&[u8]> {
 
 /// FNV-1a (hex) of the transcript's first line, within its first 4,096 bytes: a
 /// truncated-and-regrown or replaced file gets a new anchor.
-pub fn anchor(path: &Path) -> std::io::Result<String> {
+pub(crate) fn anchor(path: &Path) -> std::io::Result<String> {
     let mut head = Vec::with_capacity(4096);
     std::fs::File::open(path)?
         .take(4096)
@@ -174,7 +174,7 @@ pub fn anchor(path: &Path) -> std::io::Result<String> {
 }
 
 /// Where a first fire starts: `size - TAIL_SCAN`, moved to the next line start.
-pub fn tail_start(path: &Path, size: u64) -> std::io::Result<u64> {
+pub(crate) fn tail_start(path: &Path, size: u64) -> std::io::Result<u64> {
     let from = size.saturating_sub(TAIL_SCAN);
     if from == 0 {
         return Ok(0);

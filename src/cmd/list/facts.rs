@@ -31,7 +31,7 @@ const TAIL_RECORDS: usize = 12;
 
 /// Summarise one transcript: read whole when `whole`, else head and tail windows
 /// (whole anyway when the file fits in them).
-pub fn summarize(t: &Transcript, whole: bool) -> crate::error::Result<Summary> {
+pub(crate) fn summarize(t: &Transcript, whole: bool) -> crate::error::Result<Summary> {
     let lane = t.is_lane();
     let mut bytes = Bytes::open(&t.path, whole, Some(t.size))?;
     if let Bytes::Windows(w) = &mut bytes {

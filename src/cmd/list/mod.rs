@@ -6,8 +6,8 @@
 //! read whole, which adds exact turn counts, every model, titles written mid-file
 //! and glued records anywhere ([`facts`]), and [`print`] prints the rows.
 
-pub mod facts;
-pub mod print;
+pub(crate) mod facts;
+pub(crate) mod print;
 pub mod read;
 
 use std::collections::BTreeSet;
@@ -27,7 +27,7 @@ use super::{Exit, Problems};
 /// Where a row's title came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum TitleSource {
+pub(crate) enum TitleSource {
     CustomTitle,
     AiTitle,
     Summary,
@@ -39,7 +39,7 @@ pub enum TitleSource {
 /// How much of a transcript a row was computed from.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum ReadMode {
+pub(crate) enum ReadMode {
     /// Every line: exact turns, models, titles and malformed lines.
     #[default]
     Whole,
@@ -51,38 +51,38 @@ pub enum ReadMode {
 /// A malformed line found while reading: glued records or a torn final line.
 /// Full validation is `stats`/`audit`.
 #[derive(Debug, Clone, Copy)]
-pub struct Bad {
+pub(crate) struct Bad {
     /// 1-based line number; `None` in a tail window, whose line numbers are
     /// unknown without counting every line before it.
-    pub line: Option<usize>,
+    pub(crate) line: Option<usize>,
     /// Byte offset of the line's start.
-    pub offset: u64,
-    pub kind: MalformedKind,
+    pub(crate) offset: u64,
+    pub(crate) kind: MalformedKind,
 }
 
 #[derive(Debug, Clone, Default)]
-pub struct Summary {
-    pub cwd: Option<String>,
-    pub git_branch: Option<String>,
-    pub versions: BTreeSet<String>,
-    pub models: BTreeSet<String>,
-    pub started: Option<Timestamp>,
-    pub last_activity: Option<Timestamp>,
+pub(crate) struct Summary {
+    pub(crate) cwd: Option<String>,
+    pub(crate) git_branch: Option<String>,
+    pub(crate) versions: BTreeSet<String>,
+    pub(crate) models: BTreeSet<String>,
+    pub(crate) started: Option<Timestamp>,
+    pub(crate) last_activity: Option<Timestamp>,
     /// Genuine-user turns; `None` when the file was not read whole.
-    pub turns: Option<usize>,
-    pub read: ReadMode,
-    pub custom_title: Option<String>,
-    pub ai_title: Option<String>,
-    pub summary: Option<String>,
-    pub first_prompt: Option<String>,
+    pub(crate) turns: Option<usize>,
+    pub(crate) read: ReadMode,
+    pub(crate) custom_title: Option<String>,
+    pub(crate) ai_title: Option<String>,
+    pub(crate) summary: Option<String>,
+    pub(crate) first_prompt: Option<String>,
     /// `/name` of the first slash command, for sessions with no typed prompt.
-    pub first_command: Option<String>,
+    pub(crate) first_command: Option<String>,
     /// Glued records (a structural `}{"`) and a torn final line, in file order.
-    pub malformed: Vec<Bad>,
+    pub(crate) malformed: Vec<Bad>,
 }
 
 impl Summary {
-    pub fn title(&self) -> Option<(&str, TitleSource)> {
+    pub(crate) fn title(&self) -> Option<(&str, TitleSource)> {
         // Last-wins within a type (REC-002); an explicit rename outranks the AI title.
         self.custom_title
             .as_deref()
@@ -102,20 +102,20 @@ impl Summary {
 
 /// One output row: a session (its main transcript) or a lane.
 #[derive(Debug)]
-pub struct Row {
-    pub transcript: Transcript,
-    pub summary: Summary,
+pub(crate) struct Row {
+    pub(crate) transcript: Transcript,
+    pub(crate) summary: Summary,
     /// Lane files belonging to this session (0 for a lane row).
-    pub lanes: usize,
+    pub(crate) lanes: usize,
     /// A lane whose session has no main transcript on disk.
-    pub orphan: bool,
+    pub(crate) orphan: bool,
 }
 
 impl Row {
     /// Newest first by the last record time; a transcript with no timestamp
     /// at all sorts after every timed one, by file time among its kind (a copied
     /// home's file times say nothing of the session).
-    pub fn sort_key(&self) -> (bool, Option<Timestamp>) {
+    pub(crate) fn sort_key(&self) -> (bool, Option<Timestamp>) {
         match self.summary.last_activity {
             Some(t) => (true, Some(t)),
             None => (
@@ -128,20 +128,19 @@ impl Row {
     }
 }
 
-pub struct Listing {
-    pub rows: Vec<Row>,
+pub(crate) struct Listing {
+    pub(crate) rows: Vec<Row>,
     /// Rows that matched but were cut by --max-count.
-    pub dropped: usize,
+    pub(crate) dropped: usize,
     /// Rows a time window left out because no record of theirs has a time to
     /// place them by (said, not dropped silently).
-    pub untimed_left_out: usize,
-    pub files: usize,
-    pub bytes: u64,
+    pub(crate) untimed_left_out: usize,
+    pub(crate) bytes: u64,
 }
 
 /// `csift list`: resolve, read, print. Found means sessions matched, shown or
 /// not (as search and stats: `-m 0` counts without printing).
-pub fn run(
+pub(crate) fn run(
     args: &ListArgs,
     out: &mut Out,
     problems: &Problems,
@@ -168,7 +167,7 @@ pub fn run(
 /// when every transcript belongs to one session (`list @<session>`), and for lanes
 /// whose session has no main transcript. Files are read whole under `full` or when
 /// the listing is one session (cheap, and exact); else as head and tail windows.
-pub fn listing(
+pub(crate) fn listing(
     transcripts: &[Transcript],
     window: &timefmt::Window,
     max: Option<usize>,
@@ -237,7 +236,6 @@ pub fn listing(
             .then_with(|| b.sort_key().cmp(&a.sort_key()))
             .then_with(|| a.transcript.path.cmp(&b.transcript.path))
     });
-    let files = rows.len();
     let bytes = rows.iter().map(|r| r.transcript.size).sum();
     let dropped = match max {
         Some(n) if rows.len() > n => {
@@ -251,7 +249,6 @@ pub fn listing(
         rows,
         dropped,
         untimed_left_out,
-        files,
         bytes,
     }
 }

@@ -74,7 +74,7 @@ fn duration(r: &Row) -> Option<i64> {
     Some(b.duration_since(a).as_secs())
 }
 
-pub fn json(out: &mut Out, l: &Listing, errors: usize, elapsed_ms: u128) -> io::Result<()> {
+pub(crate) fn json(out: &mut Out, l: &Listing, errors: usize, elapsed_ms: u128) -> io::Result<()> {
     for r in &l.rows {
         let s = &r.summary;
         let title = s.title();
@@ -130,7 +130,7 @@ pub fn json(out: &mut Out, l: &Listing, errors: usize, elapsed_ms: u128) -> io::
     })
 }
 
-pub fn human(out: &mut Out, l: &Listing) -> io::Result<()> {
+pub(crate) fn human(out: &mut Out, l: &Listing) -> io::Result<()> {
     let st = out.style;
     // The session of the last session row, whose lanes may follow it.
     let mut above: Option<&str> = None;
@@ -263,7 +263,7 @@ fn grouped(n: usize) -> String {
 }
 
 /// Cut to `max` chars with an explicit marker of what was dropped.
-pub fn cut(s: &str, max: usize) -> String {
+pub(crate) fn cut(s: &str, max: usize) -> String {
     let n = s.chars().count();
     if n <= max {
         return s.to_string();

@@ -24,10 +24,10 @@ use crate::scan::Source;
 /// every byte read is parsed, and per file the syscalls cost more than the bytes.
 /// 4 KB holds the envelope and first prompt of most sessions and the last records
 /// of most tails (2 KB already misses most models); the rest grow.
-pub const HEAD_START: usize = 4 * 1024;
-pub const TAIL_START: usize = 4 * 1024;
-pub const HEAD_MAX: usize = 1024 * 1024;
-pub const TAIL_MAX: usize = 256 * 1024;
+pub(crate) const HEAD_START: usize = 4 * 1024;
+pub(crate) const TAIL_START: usize = 4 * 1024;
+pub(crate) const HEAD_MAX: usize = 1024 * 1024;
+pub(crate) const TAIL_MAX: usize = 256 * 1024;
 
 /// What was read of a transcript.
 pub enum Bytes {
@@ -103,11 +103,11 @@ impl Windows {
     }
 
     /// Length of the file at open (or as discovery saw it).
-    pub fn file_len(&self) -> u64 {
+    pub(crate) fn file_len(&self) -> u64 {
         self.len
     }
 
-    pub fn is_whole(&self) -> bool {
+    pub(crate) fn is_whole(&self) -> bool {
         self.head.len() as u64 == self.len
     }
 
@@ -124,7 +124,7 @@ impl Windows {
 
     /// Double the head window, up to `max` bytes. False when it is already at
     /// `max`. A window that would meet the tail reads the gap and becomes whole.
-    pub fn grow_head(&mut self, max: usize, path: &Path) -> Result<bool> {
+    pub(crate) fn grow_head(&mut self, max: usize, path: &Path) -> Result<bool> {
         if self.is_whole() || self.head.len() >= max {
             return Ok(false);
         }
@@ -137,7 +137,7 @@ impl Windows {
     }
 
     /// Double the tail window, up to `max` bytes; as [`Windows::grow_head`].
-    pub fn grow_tail(&mut self, max: usize, path: &Path) -> Result<bool> {
+    pub(crate) fn grow_tail(&mut self, max: usize, path: &Path) -> Result<bool> {
         if self.is_whole() || self.tail.len() >= max {
             return Ok(false);
         }

@@ -19,42 +19,42 @@ use crate::scan::stream::{self, Prefiltered};
 use crate::scan::{Line, Lines, Source};
 use crate::timefmt::{self, Window};
 
-pub struct Config {
-    pub matcher: Matcher,
-    pub prefilter: Option<Prefilter>,
-    pub labels: LabelSet,
+pub(crate) struct Config {
+    pub(crate) matcher: Matcher,
+    pub(crate) prefilter: Option<Prefilter>,
+    pub(crate) labels: LabelSet,
     /// Bytes a line must hold to carry a unit of `labels`
     /// ([`crate::classify::needles`]); `None` reads every candidate line.
-    pub needles: Option<Vec<&'static [u8]>>,
+    pub(crate) needles: Option<Vec<&'static [u8]>>,
     /// Leave out units of `attachment` records (the default without -t or --attachments).
-    pub skip_attachments: bool,
-    pub tool: Option<regex::Regex>,
-    pub model: Option<regex::Regex>,
-    pub window: Window,
-    pub resolve_persisted: bool,
-    pub exchanges: bool,
+    pub(crate) skip_attachments: bool,
+    pub(crate) tool: Option<regex::Regex>,
+    pub(crate) model: Option<regex::Regex>,
+    pub(crate) window: Window,
+    pub(crate) resolve_persisted: bool,
+    pub(crate) exchanges: bool,
     /// Name each tool result by the call it answers (printed hits and
     /// `--count-by tool`; counts and file lists need no name).
-    pub tool_names: bool,
+    pub(crate) tool_names: bool,
     /// Search subagent records nested in `agent_progress` records (whose
     /// agent has no lane file); off with --no-subagents.
-    pub embeds: bool,
+    pub(crate) embeds: bool,
 }
 
 #[derive(Default)]
-pub struct FileResult {
-    pub hits: Vec<Hit>,
-    pub malformed: Vec<Malformed>,
-    pub bytes: u64,
-    pub error: Option<String>,
+pub(crate) struct FileResult {
+    pub(crate) hits: Vec<Hit>,
+    pub(crate) malformed: Vec<Malformed>,
+    pub(crate) bytes: u64,
+    pub(crate) error: Option<String>,
     /// Notes to print on stderr (e.g. a persisted-output file that is gone).
-    pub notes: Vec<String>,
+    pub(crate) notes: Vec<String>,
     /// Lines where the pattern matched only in a record or block type csift
     /// does not model, and what that type is ([`super::unmodelled`]).
-    pub unmodelled: Vec<(usize, String)>,
+    pub(crate) unmodelled: Vec<(usize, String)>,
 }
 
-pub fn search(t: &Transcript, cfg: &Config) -> FileResult {
+pub(crate) fn search(t: &Transcript, cfg: &Config) -> FileResult {
     // Fast path: a streaming prefilter pass; most files end here. A file that
     // matches comes back held in the pass's buffer when it is small enough.
     let mut first = 0;

@@ -4,24 +4,24 @@
 
 use serde::Serialize;
 
-pub use crate::exchange::unit::{Sub, UnitKey, UnitOut};
+pub(crate) use crate::exchange::unit::{Sub, UnitKey, UnitOut};
 
 /// One matched unit and the units that complete its exchange.
 #[derive(Debug, Clone)]
-pub struct Hit {
-    pub unit: UnitOut,
-    pub exchange: Vec<UnitOut>,
+pub(crate) struct Hit {
+    pub(crate) unit: UnitOut,
+    pub(crate) exchange: Vec<UnitOut>,
     /// Where the matched unit sits in the printed exchange (0 = first).
-    pub position: usize,
+    pub(crate) position: usize,
     /// A matched call that no tool_result in its file answers (still running,
     /// interrupted, or never answered: the file cannot tell which).
-    pub unanswered: bool,
+    pub(crate) unanswered: bool,
 }
 
 impl Hit {
     /// The exchange's identity: its units' keys, in order, so a tool_use hit and
     /// its result hit print once.
-    pub fn exchange_key(&self) -> Vec<UnitKey> {
+    pub(crate) fn exchange_key(&self) -> Vec<UnitKey> {
         let mut all: Vec<_> = self
             .exchange
             .iter()
@@ -34,12 +34,12 @@ impl Hit {
 }
 
 #[derive(Serialize)]
-pub struct JsonHit<'a> {
+pub(crate) struct JsonHit<'a> {
     #[serde(rename = "type")]
-    pub kind: &'static str,
+    pub(crate) kind: &'static str,
     #[serde(flatten)]
-    pub unit: &'a UnitOut,
-    pub exchange: &'a [UnitOut],
+    pub(crate) unit: &'a UnitOut,
+    pub(crate) exchange: &'a [UnitOut],
     #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub unanswered: bool,
+    pub(crate) unanswered: bool,
 }

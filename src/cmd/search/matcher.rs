@@ -8,30 +8,30 @@ use regex::{Regex, RegexBuilder};
 use crate::error::{Error, Result};
 
 /// Submatch positions kept per unit.
-pub const MAX_SUBMATCHES: usize = 10_000;
+pub(crate) const MAX_SUBMATCHES: usize = 10_000;
 
 /// Regex size ceiling: keeps compile time and memory bounded on huge alternations.
 const SIZE_LIMIT: usize = 128 << 20;
 
-pub struct Matcher {
-    pub regex: Regex,
+pub(crate) struct Matcher {
+    pub(crate) regex: Regex,
     /// The patterns as regex syntax (after `-F` escaping and `-w` wrapping).
-    pub patterns: Vec<String>,
-    pub case_insensitive: bool,
+    pub(crate) patterns: Vec<String>,
+    pub(crate) case_insensitive: bool,
     /// The empty pattern matches every unit: a way to list or count by label.
-    pub match_all: bool,
+    pub(crate) match_all: bool,
 }
 
-pub struct Options {
-    pub fixed: bool,
-    pub word: bool,
-    pub ignore_case: bool,
-    pub case_sensitive: bool,
-    pub multiline: bool,
+pub(crate) struct Options {
+    pub(crate) fixed: bool,
+    pub(crate) word: bool,
+    pub(crate) ignore_case: bool,
+    pub(crate) case_sensitive: bool,
+    pub(crate) multiline: bool,
 }
 
 impl Matcher {
-    pub fn new(raw: &[String], o: &Options) -> Result<Matcher> {
+    pub(crate) fn new(raw: &[String], o: &Options) -> Result<Matcher> {
         if raw.is_empty() {
             return Err(Error::Usage(
                 "no pattern given: pass PATTERN or -e PATTERN (use '' to match every unit)".into(),
@@ -91,7 +91,7 @@ impl Matcher {
     /// (`^`, `\b`, `x*`) is still a hit, as a line is in ripgrep, with its first
     /// zero-width match. The cap keeps memory bounded when a pattern matches
     /// every byte of a huge unit; the count says what was left out.
-    pub fn find_all(&self, text: &str) -> (Vec<(usize, usize)>, usize) {
+    pub(crate) fn find_all(&self, text: &str) -> (Vec<(usize, usize)>, usize) {
         if self.match_all {
             return (vec![(0, 0)], 0);
         }

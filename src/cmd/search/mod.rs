@@ -2,12 +2,12 @@
 //! Files are searched in parallel and reported in path order; per-file errors are
 //! reported and the run goes on (exit 2 at the end, as ripgrep).
 
-pub mod file;
-pub mod hit;
-pub mod matcher;
-pub mod prefilter;
-pub mod print;
-pub mod unmodelled;
+pub(crate) mod file;
+pub(crate) mod hit;
+pub(crate) mod matcher;
+pub(crate) mod prefilter;
+pub(crate) mod print;
+pub(crate) mod unmodelled;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io::Write;
@@ -30,7 +30,7 @@ use hit::Hit;
 /// `a,b`, `a|b` or `{a,b}` (no tool or model name holds those characters), so
 /// the forms an agent tries first do not silently match nothing. `None` when
 /// no glob was given.
-pub fn globs(given: &[String]) -> Result<Option<regex::Regex>, Error> {
+pub(crate) fn globs(given: &[String]) -> Result<Option<regex::Regex>, Error> {
     let mut alts: Vec<String> = Vec::new();
     for g in given {
         let g = g.trim();
@@ -152,7 +152,7 @@ fn glob_re(part: &str) -> String {
 
 /// The taxonomy, one label a line; with `--format json`, one
 /// `{"type":"label","label","visible","description"}` object a line.
-pub fn list_labels(out: &mut Out, json: bool) -> std::io::Result<()> {
+pub(crate) fn list_labels(out: &mut Out, json: bool) -> std::io::Result<()> {
     #[derive(Serialize)]
     struct Row {
         #[serde(rename = "type")]
@@ -204,7 +204,7 @@ struct Summary {
     elapsed_ms: u128,
 }
 
-pub fn run(
+pub(crate) fn run(
     args: &SearchArgs,
     out: &mut Out,
     problems: &Problems,

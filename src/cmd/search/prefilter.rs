@@ -31,7 +31,7 @@ use crate::scan::find::{Caseless, Find};
 
 /// The raw-byte prefilter: a regex over every form, or for a single
 /// case-insensitive ASCII word, [`Caseless`].
-pub struct Prefilter {
+pub(crate) struct Prefilter {
     regex: Regex,
     caseless: Option<Caseless>,
 }
@@ -57,7 +57,7 @@ type Req = Vec<Vec<u8>>;
 
 /// Build the prefilter for `patterns` (already in regex syntax), or `None` when a
 /// pattern has no required literal.
-pub fn build(patterns: &[String], case_insensitive: bool) -> Option<Prefilter> {
+pub(crate) fn build(patterns: &[String], case_insensitive: bool) -> Option<Prefilter> {
     let mut all: Req = Vec::new();
     for p in patterns {
         let hir = regex_syntax::ParserBuilder::new().build().parse(p).ok()?;
@@ -355,7 +355,7 @@ fn ascii_escaped(lit: &[u8], ci: bool) -> Option<String> {
 }
 
 /// JavaScript `JSON.stringify` string escaping (without the quotes).
-pub fn json_escape(s: &[u8]) -> Vec<u8> {
+pub(crate) fn json_escape(s: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(s.len());
     for &b in s {
         match b {

@@ -10,10 +10,10 @@ use super::hit::{Hit, JsonHit, Sub, UnitKey, UnitOut};
 use crate::output::{sanitize, Out};
 use crate::timefmt;
 
-pub struct Cut {
-    pub no_truncate: bool,
+pub(crate) struct Cut {
+    pub(crate) no_truncate: bool,
     /// Lines kept around each match.
-    pub context: usize,
+    pub(crate) context: usize,
 }
 
 /// Chars kept on each side of a match inside one very long line.
@@ -25,7 +25,7 @@ const PARTNER_CHARS: usize = 1500;
 /// One unit's header line; `mark` ends it with `[match]`, the marker that tells
 /// the matched unit of an exchange from its partners where colour does not
 /// (piped output, which is how an agent reads it).
-pub fn header(out: &mut Out, u: &UnitOut, arrow: bool, mark: bool) -> io::Result<()> {
+pub(crate) fn header(out: &mut Out, u: &UnitOut, arrow: bool, mark: bool) -> io::Result<()> {
     let st = out.style;
     let when = u
         .timestamp
@@ -64,7 +64,7 @@ pub fn header(out: &mut Out, u: &UnitOut, arrow: bool, mark: bool) -> io::Result
 
 /// An exchange: the hit and its partners in file order; a partner that is
 /// itself a hit of this file (`hits`, by unit key) is printed as that hit.
-pub fn exchange(
+pub(crate) fn exchange(
     out: &mut Out,
     h: &Hit,
     hits: &HashMap<UnitKey, &UnitOut>,
@@ -315,7 +315,7 @@ fn partner(out: &mut Out, text: &str) -> io::Result<()> {
     Ok(())
 }
 
-pub fn json_hit(out: &mut Out, h: &Hit) -> io::Result<()> {
+pub(crate) fn json_hit(out: &mut Out, h: &Hit) -> io::Result<()> {
     out.json(&JsonHit {
         kind: "match",
         unit: &h.unit,

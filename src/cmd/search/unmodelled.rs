@@ -43,7 +43,7 @@ const ENVELOPE: &[&[u8]] = &[
 /// as the phrase stderr says after "matches only in": ``a block type `y` csift
 /// does not model`` and the like; `None` when the record is modelled or the
 /// pattern is not in its unmodelled values.
-pub fn matched(r: &Record<'_>, line: &[u8], re: &Regex) -> Option<String> {
+pub(crate) fn matched(r: &Record<'_>, line: &[u8], re: &Regex) -> Option<String> {
     let kind = r.kind();
     if kind == "progress" {
         if let Some(what) = nested(r, line, re) {

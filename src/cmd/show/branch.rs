@@ -21,32 +21,32 @@ use crate::scan::{Lines, Source};
 use crate::timefmt;
 
 #[derive(Debug, Clone, Serialize)]
-pub struct Child {
-    pub uuid: String,
-    pub line: usize,
-    pub record_type: String,
-    pub timestamp: Option<String>,
+pub(crate) struct Child {
+    pub(crate) uuid: String,
+    pub(crate) line: usize,
+    pub(crate) record_type: String,
+    pub(crate) timestamp: Option<String>,
     /// A one-line preview, cut at [`PREVIEW_CHARS`] with `…`.
-    pub text: String,
+    pub(crate) text: String,
     /// Characters of the whole one-line text the preview was cut from.
-    pub text_chars: usize,
+    pub(crate) text_chars: usize,
 }
 
 /// Characters of a child's text the preview keeps.
 const PREVIEW_CHARS: usize = 120;
 
 #[derive(Debug, Clone, Serialize)]
-pub struct BranchPoint {
+pub(crate) struct BranchPoint {
     #[serde(rename = "type")]
-    pub kind: &'static str,
-    pub session_id: String,
-    pub agent_id: Option<String>,
-    pub file: String,
-    pub uuid: String,
+    pub(crate) kind: &'static str,
+    pub(crate) session_id: String,
+    pub(crate) agent_id: Option<String>,
+    pub(crate) file: String,
+    pub(crate) uuid: String,
     /// The parent's first line in this file; `null` when the parent is not in it.
-    pub line: Option<usize>,
-    pub widest_gap_seconds: i64,
-    pub children: Vec<Child>,
+    pub(crate) line: Option<usize>,
+    pub(crate) widest_gap_seconds: i64,
+    pub(crate) children: Vec<Child>,
 }
 
 /// The last JSON line of `--branch-points`.
@@ -92,7 +92,7 @@ fn preview(r: &Record<'_>) -> (String, usize) {
 }
 
 /// Branch points of one transcript, widest gap first.
-pub fn find(t: &Transcript, buf: &[u8]) -> Vec<BranchPoint> {
+pub(crate) fn find(t: &Transcript, buf: &[u8]) -> Vec<BranchPoint> {
     let mut first_line: HashMap<String, usize> = HashMap::new();
     let mut children: HashMap<String, Vec<Child>> = HashMap::new();
     for line in Lines::new(buf) {
@@ -158,7 +158,7 @@ pub fn find(t: &Transcript, buf: &[u8]) -> Vec<BranchPoint> {
     out
 }
 
-pub fn run(
+pub(crate) fn run(
     ts: &[Transcript],
     out: &mut Out,
     format: Format,

@@ -14,42 +14,42 @@ use crate::scan::{lines, Line, Lines};
 
 /// What the user asked for (empty everywhere = the whole transcript).
 #[derive(Debug, Default)]
-pub struct Want {
-    pub lines: Vec<Item>,
-    pub turns: Vec<Item>,
-    pub uuids: Vec<String>,
+pub(crate) struct Want {
+    pub(crate) lines: Vec<Item>,
+    pub(crate) turns: Vec<Item>,
+    pub(crate) uuids: Vec<String>,
 }
 
 impl Want {
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.lines.is_empty() && self.turns.is_empty() && self.uuids.is_empty()
     }
 }
 
 /// Which copy of a duplicated uuid a line is (REC-091/092): `(k, n, every line)`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Copy {
-    pub k: usize,
-    pub n: usize,
-    pub lines: Vec<usize>,
+pub(crate) struct Copy {
+    pub(crate) k: usize,
+    pub(crate) n: usize,
+    pub(crate) lines: Vec<usize>,
 }
 
 /// One line to print, in file order.
 #[derive(Debug, Clone)]
-pub struct Pick<'a> {
-    pub line: Line<'a>,
-    pub copy: Option<Copy>,
+pub(crate) struct Pick<'a> {
+    pub(crate) line: Line<'a>,
+    pub(crate) copy: Option<Copy>,
 }
 
 #[derive(Debug, Default)]
-pub struct Picked<'a> {
-    pub picks: Vec<Pick<'a>>,
+pub(crate) struct Picked<'a> {
+    pub(crate) picks: Vec<Pick<'a>>,
     /// Every address that resolved to nothing, spelled for the error.
-    pub misses: Vec<String>,
+    pub(crate) misses: Vec<String>,
 }
 
 /// The exact bytes of a line as written (a trailing `\r` kept), without its `\n`.
-pub fn raw_bytes<'a>(buf: &'a [u8], line: &Line<'a>) -> &'a [u8] {
+pub(crate) fn raw_bytes<'a>(buf: &'a [u8], line: &Line<'a>) -> &'a [u8] {
     let from = line.offset.min(buf.len());
     let rest = &buf[from..];
     let len = memchr::memchr(b'\n', rest).unwrap_or(rest.len());
@@ -83,7 +83,7 @@ fn turn_member(line: &Line<'_>, idx: &FileIndex, turns: &[(usize, usize)]) -> bo
 
 /// Lines holding `uuid` as their record's own uuid (or its nested subagent
 /// record's), in file order.
-pub fn uuid_lines<'a>(buf: &'a [u8], uuid: &str) -> Vec<Line<'a>> {
+pub(crate) fn uuid_lines<'a>(buf: &'a [u8], uuid: &str) -> Vec<Line<'a>> {
     let mut out: Vec<Line<'a>> = Vec::new();
     if uuid.is_empty() {
         return out;
@@ -114,7 +114,7 @@ pub fn uuid_lines<'a>(buf: &'a [u8], uuid: &str) -> Vec<Line<'a>> {
 }
 
 /// Resolve `want` against `buf`. `idx` is needed only when turns are asked for.
-pub fn pick<'a>(buf: &'a [u8], want: &Want, idx: Option<&FileIndex>) -> Picked<'a> {
+pub(crate) fn pick<'a>(buf: &'a [u8], want: &Want, idx: Option<&FileIndex>) -> Picked<'a> {
     let mut out = Picked::default();
     if want.is_empty() {
         out.picks = Lines::new(buf)

@@ -4,9 +4,9 @@
 //! Addresses are resolved for every file first, so a missed address fails the run
 //! before anything is printed (REC-093).
 
-pub mod branch;
-pub mod fetch;
-pub mod print;
+pub(crate) mod branch;
+pub(crate) mod fetch;
+pub(crate) mod print;
 
 use std::collections::HashMap;
 use std::io::Write;
@@ -29,7 +29,7 @@ use fetch::{Copy, Want};
 
 /// Narrow to the transcript that owns line and turn numbers (REC-094): a session
 /// with lanes means its main transcript; a lane is named by its own @agent-id.
-pub fn owning(ts: Vec<Transcript>) -> Result<Vec<Transcript>, Error> {
+pub(crate) fn owning(ts: Vec<Transcript>) -> Result<Vec<Transcript>, Error> {
     if ts.len() <= 1 {
         return Ok(ts);
     }
@@ -95,7 +95,7 @@ fn resolve(t: &Transcript, want: &Want, need_index: bool, embeds: bool) -> Resol
     }
 }
 
-pub fn run(
+pub(crate) fn run(
     args: &ShowArgs,
     out: &mut Out,
     problems: &Problems,

@@ -16,14 +16,14 @@ use crate::timefmt;
 const MAX_LINES: usize = 60;
 const MAX_CHARS: usize = 6000;
 
-pub fn when(ts: Option<&str>) -> String {
+pub(crate) fn when(ts: Option<&str>) -> String {
     ts.and_then(timefmt::parse_ts)
         .map(timefmt::local)
         .unwrap_or_else(|| "-".into())
 }
 
 /// `session@agent` for a header, cleaned: ids come from file names.
-pub fn who(session_id: &str, agent_id: Option<&str>) -> String {
+pub(crate) fn who(session_id: &str, agent_id: Option<&str>) -> String {
     let who = match agent_id {
         Some(a) => format!("{}@{}", crate::discovery::short(session_id), a),
         None => crate::discovery::short(session_id).to_string(),
@@ -31,7 +31,7 @@ pub fn who(session_id: &str, agent_id: Option<&str>) -> String {
     sanitize::one_line(&who)
 }
 
-pub fn mark(copy: Option<&Copy>) -> String {
+pub(crate) fn mark(copy: Option<&Copy>) -> String {
     match copy {
         None => String::new(),
         Some(c) => {
@@ -41,7 +41,12 @@ pub fn mark(copy: Option<&Copy>) -> String {
     }
 }
 
-pub fn header(out: &mut Out, u: &UnitOut, arrow: bool, copy: Option<&Copy>) -> io::Result<()> {
+pub(crate) fn header(
+    out: &mut Out,
+    u: &UnitOut,
+    arrow: bool,
+    copy: Option<&Copy>,
+) -> io::Result<()> {
     let st = out.style;
     let turn = u.turn.map_or("·t-".to_string(), |t| format!("·t{t}"));
     let tool = u
@@ -70,7 +75,7 @@ pub fn header(out: &mut Out, u: &UnitOut, arrow: bool, copy: Option<&Copy>) -> i
 }
 
 /// A body, sanitised; cut after [`MAX_LINES`] lines or [`MAX_CHARS`] chars.
-pub fn body(out: &mut Out, text: &str, no_truncate: bool) -> io::Result<()> {
+pub(crate) fn body(out: &mut Out, text: &str, no_truncate: bool) -> io::Result<()> {
     let text = text.trim_end_matches('\n');
     if text.is_empty() {
         return writeln!(out, "(empty)");
@@ -97,65 +102,65 @@ pub fn body(out: &mut Out, text: &str, no_truncate: bool) -> io::Result<()> {
 }
 
 #[derive(Serialize)]
-pub struct JsonUnit<'a> {
+pub(crate) struct JsonUnit<'a> {
     #[serde(rename = "type")]
-    pub kind: &'static str,
+    pub(crate) kind: &'static str,
     #[serde(flatten)]
-    pub unit: &'a UnitOut,
+    pub(crate) unit: &'a UnitOut,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub copy: Option<usize>,
+    pub(crate) copy: Option<usize>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub copies: Option<usize>,
+    pub(crate) copies: Option<usize>,
 }
 
 /// A content block of a type csift does not model, said rather than skipped.
 #[derive(Serialize)]
-pub struct JsonUnknownBlock<'a> {
+pub(crate) struct JsonUnknownBlock<'a> {
     #[serde(rename = "type")]
-    pub kind: &'static str,
-    pub file: &'a str,
-    pub line: usize,
-    pub uuid: Option<&'a str>,
-    pub block: usize,
-    pub block_type: &'a str,
+    pub(crate) kind: &'static str,
+    pub(crate) file: &'a str,
+    pub(crate) line: usize,
+    pub(crate) uuid: Option<&'a str>,
+    pub(crate) block: usize,
+    pub(crate) block_type: &'a str,
 }
 
 #[derive(Serialize)]
-pub struct JsonLine<'a> {
+pub(crate) struct JsonLine<'a> {
     #[serde(rename = "type")]
-    pub kind: &'static str,
-    pub session_id: &'a str,
-    pub agent_id: Option<&'a str>,
-    pub file: &'a str,
-    pub line: usize,
-    pub uuid: Option<&'a str>,
-    pub record_type: &'a str,
-    pub subtype: Option<&'a str>,
-    pub turn: Option<usize>,
-    pub timestamp: Option<&'a str>,
+    pub(crate) kind: &'static str,
+    pub(crate) session_id: &'a str,
+    pub(crate) agent_id: Option<&'a str>,
+    pub(crate) file: &'a str,
+    pub(crate) line: usize,
+    pub(crate) uuid: Option<&'a str>,
+    pub(crate) record_type: &'a str,
+    pub(crate) subtype: Option<&'a str>,
+    pub(crate) turn: Option<usize>,
+    pub(crate) timestamp: Option<&'a str>,
 }
 
 #[derive(Serialize)]
-pub struct JsonMalformed<'a> {
+pub(crate) struct JsonMalformed<'a> {
     #[serde(rename = "type")]
-    pub kind: &'static str,
-    pub file: &'a str,
-    pub line: usize,
+    pub(crate) kind: &'static str,
+    pub(crate) file: &'a str,
+    pub(crate) line: usize,
     /// Serialised as `kind`, the name `--help` documents (and `list` uses).
     #[serde(rename = "kind")]
-    pub malformed: &'static str,
-    pub detail: &'a str,
+    pub(crate) malformed: &'static str,
+    pub(crate) detail: &'a str,
 }
 
 #[derive(Serialize)]
-pub struct Summary {
+pub(crate) struct Summary {
     #[serde(rename = "type")]
-    pub kind: &'static str,
-    pub files: usize,
-    pub records: usize,
-    pub malformed: usize,
-    pub units: usize,
+    pub(crate) kind: &'static str,
+    pub(crate) files: usize,
+    pub(crate) records: usize,
+    pub(crate) malformed: usize,
+    pub(crate) units: usize,
     /// Files or targets that could not be read (said on stderr; exit 2).
-    pub errors: usize,
-    pub elapsed_ms: u128,
+    pub(crate) errors: usize,
+    pub(crate) elapsed_ms: u128,
 }

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use jiff::Timestamp;
 
 use super::known;
-pub use super::model::{add_counts, bump, Census, Counts, MalformedOut, ToolRow, MALFORMED_SHOWN};
+pub(crate) use super::model::{bump, Census, Counts, MalformedOut, ToolRow, MALFORMED_SHOWN};
 use super::model::{max_opt, min_opt};
 use super::revisit;
 use super::tokens::{Book, SYNTHETIC};
@@ -57,7 +57,11 @@ struct Scan {
 /// With `embeds`, the subagent records nested in `agent_progress` records are
 /// counted under their labels, as search finds them (unless the agent's lane
 /// file holds them).
-pub fn census(t: &Transcript, window: &Window, embeds: bool) -> Result<(Census, Book), String> {
+pub(crate) fn census(
+    t: &Transcript,
+    window: &Window,
+    embeds: bool,
+) -> Result<(Census, Book), String> {
     let src = Source::open(&t.path).map_err(|e| e.to_string())?;
     let embeds = embeds.then(|| Arc::new(t.lane_files()));
     let (mut c, book) = census_buf(&src, t.is_lane(), window, CHUNK, embeds);

@@ -12,11 +12,11 @@ use serde_json::value::RawValue;
 
 use crate::scan::json;
 
-pub use crate::record::RECORD_TYPES;
+pub(crate) use crate::record::RECORD_TYPES;
 
 /// `system` subtypes (QT-031, QT-SYS-001, ELI-020); `(none)` is the pre-2.x
 /// level+content shape with no subtype.
-pub const SYSTEM_SUBTYPES: &[&str] = &[
+pub(crate) const SYSTEM_SUBTYPES: &[&str] = &[
     "(none)",
     "stop_hook_summary",
     "turn_duration",
@@ -33,7 +33,7 @@ pub const SYSTEM_SUBTYPES: &[&str] = &[
 ];
 
 /// `attachment.type` values (REC-016, 28 observed + binary-only + corpus).
-pub const ATTACHMENT_TYPES: &[&str] = &[
+pub(crate) const ATTACHMENT_TYPES: &[&str] = &[
     "hook_success",
     "hook_additional_context",
     "total_tokens_reminder",
@@ -69,13 +69,13 @@ pub const ATTACHMENT_TYPES: &[&str] = &[
 ];
 
 /// Content block types csift models (defined with the record model).
-pub use crate::record::content::BLOCK_TYPES;
+pub(crate) use crate::record::content::BLOCK_TYPES;
 
 /// Part types of a tool_result's content array (defined with the record model).
-pub use crate::record::content::RESULT_PART_TYPES;
+pub(crate) use crate::record::content::RESULT_PART_TYPES;
 
 /// `toolUseResult` shape names the detector can return (spec §2 table).
-pub const RESULT_SHAPES: &[&str] = &[
+pub(crate) const RESULT_SHAPES: &[&str] = &[
     "error-string",
     "content-array",
     "Write",
@@ -100,13 +100,13 @@ pub const RESULT_SHAPES: &[&str] = &[
     "ExitPlanMode",
 ];
 
-pub fn known(list: &[&str], name: &str) -> bool {
+pub(crate) fn known(list: &[&str], name: &str) -> bool {
     list.contains(&name)
 }
 
 /// The shape of a `toolUseResult` value. Known shapes return their name; any
 /// other object returns `{sorted,keys}` (an unknown shape, listed by its keys).
-pub fn result_shape(raw: &RawValue) -> String {
+pub(crate) fn result_shape(raw: &RawValue) -> String {
     let s = raw.get();
     match s.as_bytes().first() {
         Some(b'"') => return "error-string".into(),

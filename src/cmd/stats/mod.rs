@@ -5,13 +5,13 @@
 //! holds per-file state plus one small entry per message for the cross-file
 //! dedupe ([`total`]). Rows come back in path order and go to [`print`].
 
-pub mod census;
-pub mod known;
-pub mod model;
-pub mod print;
-pub mod revisit;
-pub mod tokens;
-pub mod total;
+pub(crate) mod census;
+pub(crate) mod known;
+pub(crate) mod model;
+pub(crate) mod print;
+pub(crate) mod revisit;
+pub(crate) mod tokens;
+pub(crate) mod total;
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Mutex;
@@ -27,23 +27,23 @@ use census::Census;
 use total::{Acc, Finished};
 
 /// One printed row: a transcript or a group.
-pub struct RowOut<'a> {
-    pub transcript: Option<&'a Transcript>,
+pub(crate) struct RowOut<'a> {
+    pub(crate) transcript: Option<&'a Transcript>,
     /// A group's key (`None`: the group of transcripts with no such value).
-    pub key: Option<String>,
-    pub census: Census,
-    pub transcripts: u64,
+    pub(crate) key: Option<String>,
+    pub(crate) census: Census,
+    pub(crate) transcripts: u64,
 }
 
 /// Everything the printers need.
-pub struct Report<'a> {
-    pub rows: Vec<RowOut<'a>>,
-    pub rows_left_out: usize,
-    pub total: Finished,
-    pub by: Option<GroupBy>,
+pub(crate) struct Report<'a> {
+    pub(crate) rows: Vec<RowOut<'a>>,
+    pub(crate) rows_left_out: usize,
+    pub(crate) total: Finished,
+    pub(crate) by: Option<GroupBy>,
     /// Files or targets that could not be read (said on stderr; exit 2).
-    pub errors: usize,
-    pub elapsed_ms: u128,
+    pub(crate) errors: usize,
+    pub(crate) elapsed_ms: u128,
 }
 
 #[derive(Default)]
@@ -56,7 +56,7 @@ struct Folds {
     outside_whole: u64,
 }
 
-pub fn run(
+pub(crate) fn run(
     args: &StatsArgs,
     out: &mut Out,
     problems: &Problems,

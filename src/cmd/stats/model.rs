@@ -10,12 +10,12 @@ use jiff::Timestamp;
 use super::known;
 use super::tokens::{Notes, Row};
 use crate::classify::Label;
-pub type Counts = BTreeMap<String, u64>;
+pub(crate) type Counts = BTreeMap<String, u64>;
 
 /// How many malformed lines a row names by line number.
-pub const MALFORMED_SHOWN: usize = 5;
+pub(crate) const MALFORMED_SHOWN: usize = 5;
 
-pub fn bump(c: &mut Counts, k: &str, n: u64) {
+pub(crate) fn bump(c: &mut Counts, k: &str, n: u64) {
     match c.get_mut(k) {
         Some(v) => *v += n,
         None => {
@@ -24,31 +24,31 @@ pub fn bump(c: &mut Counts, k: &str, n: u64) {
     }
 }
 
-pub fn add_counts(a: &mut Counts, b: &Counts) {
+pub(crate) fn add_counts(a: &mut Counts, b: &Counts) {
     for (k, v) in b {
         bump(a, k, *v);
     }
 }
 
 #[derive(Debug, Clone, serde::Serialize)]
-pub struct MalformedOut {
-    pub file: String,
-    pub line: usize,
-    pub kind: &'static str,
-    pub detail: String,
+pub(crate) struct MalformedOut {
+    pub(crate) file: String,
+    pub(crate) line: usize,
+    pub(crate) kind: &'static str,
+    pub(crate) detail: String,
 }
 
 #[derive(Debug, Clone, Copy, Default, serde::Serialize)]
-pub struct ToolRow {
-    pub calls: u64,
-    pub errors: u64,
-    pub unanswered: u64,
+pub(crate) struct ToolRow {
+    pub(crate) calls: u64,
+    pub(crate) errors: u64,
+    pub(crate) unanswered: u64,
     /// Unanswered with no turn opener after the call: in flight or died (TAIL-001).
-    pub unanswered_at_tail: u64,
+    pub(crate) unanswered_at_tail: u64,
 }
 
 impl ToolRow {
-    pub fn add(&mut self, o: &ToolRow) {
+    pub(crate) fn add(&mut self, o: &ToolRow) {
         self.calls += o.calls;
         self.errors += o.errors;
         self.unanswered += o.unanswered;
@@ -58,55 +58,55 @@ impl ToolRow {
 
 /// What one transcript (or a group, or the total) holds.
 #[derive(Debug, Clone, Default)]
-pub struct Census {
-    pub lines: u64,
-    pub bytes: u64,
-    pub malformed_lines: u64,
-    pub malformed: Vec<MalformedOut>,
-    pub glued_records: Counts,
-    pub outside_window: u64,
-    pub record_types: Counts,
-    pub system_subtypes: Counts,
-    pub attachment_types: Counts,
-    pub block_types: Counts,
+pub(crate) struct Census {
+    pub(crate) lines: u64,
+    pub(crate) bytes: u64,
+    pub(crate) malformed_lines: u64,
+    pub(crate) malformed: Vec<MalformedOut>,
+    pub(crate) glued_records: Counts,
+    pub(crate) outside_window: u64,
+    pub(crate) record_types: Counts,
+    pub(crate) system_subtypes: Counts,
+    pub(crate) attachment_types: Counts,
+    pub(crate) block_types: Counts,
     /// `message.content` JSON types other than string and array.
-    pub content_shapes: Counts,
+    pub(crate) content_shapes: Counts,
     /// Part types inside tool_result content arrays (REC-011).
-    pub result_part_types: Counts,
-    pub result_shapes: Counts,
+    pub(crate) result_part_types: Counts,
+    pub(crate) result_shapes: Counts,
     /// What `agent_progress` records nest, lane copies included: each nested
     /// record's type, or `(unreadable)` where csift cannot read one
     /// ([`crate::record::embedded::Nested::Unreadable`]).
-    pub nested_record_types: Counts,
+    pub(crate) nested_record_types: Counts,
     /// The content block types of those nested records.
-    pub nested_block_types: Counts,
-    pub units: u64,
+    pub(crate) nested_block_types: Counts,
+    pub(crate) units: u64,
     /// Of `units`, those of subagent records nested in agent_progress records
     /// (agents with no lane file; [`crate::record::embedded`]).
-    pub units_embedded: u64,
-    pub labels: Vec<u64>,
-    pub labels_secondary: Vec<u64>,
-    pub turns: u64,
-    pub genuine_user_turns: u64,
-    pub compactions: u64,
-    pub first_ts: Option<Timestamp>,
-    pub last_ts: Option<Timestamp>,
-    pub turn_durations: u64,
-    pub turn_duration_ms: u64,
-    pub spawns: u64,
-    pub images: u64,
-    pub lanes: u64,
-    pub versions: Counts,
-    pub models: Counts,
-    pub tools: BTreeMap<String, ToolRow>,
-    pub orphan_results: u64,
-    pub tokens: BTreeMap<String, Row>,
-    pub tokens_apart: BTreeMap<String, Row>,
-    pub token_notes: Notes,
+    pub(crate) units_embedded: u64,
+    pub(crate) labels: Vec<u64>,
+    pub(crate) labels_secondary: Vec<u64>,
+    pub(crate) turns: u64,
+    pub(crate) genuine_user_turns: u64,
+    pub(crate) compactions: u64,
+    pub(crate) first_ts: Option<Timestamp>,
+    pub(crate) last_ts: Option<Timestamp>,
+    pub(crate) turn_durations: u64,
+    pub(crate) turn_duration_ms: u64,
+    pub(crate) spawns: u64,
+    pub(crate) images: u64,
+    pub(crate) lanes: u64,
+    pub(crate) versions: Counts,
+    pub(crate) models: Counts,
+    pub(crate) tools: BTreeMap<String, ToolRow>,
+    pub(crate) orphan_results: u64,
+    pub(crate) tokens: BTreeMap<String, Row>,
+    pub(crate) tokens_apart: BTreeMap<String, Row>,
+    pub(crate) token_notes: Notes,
 }
 
 impl Census {
-    pub fn new() -> Census {
+    pub(crate) fn new() -> Census {
         Census {
             labels: vec![0; Label::ALL.len()],
             labels_secondary: vec![0; Label::ALL.len()],
@@ -116,7 +116,7 @@ impl Census {
 
     /// Add `o` into `self` (sums, min/max). Tokens are summed as rows; the
     /// cross-file dedupe of a total is done by the caller.
-    pub fn add(&mut self, o: &Census) {
+    pub(crate) fn add(&mut self, o: &Census) {
         if self.labels.is_empty() {
             self.labels = vec![0; Label::ALL.len()];
             self.labels_secondary = vec![0; Label::ALL.len()];
@@ -171,7 +171,7 @@ impl Census {
     }
 
     /// The unknown names in each census map, by kind.
-    pub fn unknown(&self) -> BTreeMap<&'static str, Counts> {
+    pub(crate) fn unknown(&self) -> BTreeMap<&'static str, Counts> {
         let pick = |c: &Counts, list: &[&str]| -> Counts {
             c.iter()
                 .filter(|(k, _)| !known::known(list, k))
@@ -215,29 +215,29 @@ impl Census {
     }
 
     /// The model with the most assistant records, and the version with the most records.
-    pub fn dominant_model(&self) -> Option<&str> {
+    pub(crate) fn dominant_model(&self) -> Option<&str> {
         top(&self.models)
     }
 
-    pub fn dominant_version(&self) -> Option<&str> {
+    pub(crate) fn dominant_version(&self) -> Option<&str> {
         top(&self.versions)
     }
 }
 
-pub fn top(c: &Counts) -> Option<&str> {
+pub(crate) fn top(c: &Counts) -> Option<&str> {
     c.iter()
         .max_by(|a, b| a.1.cmp(b.1).then_with(|| b.0.cmp(a.0)))
         .map(|(k, _)| k.as_str())
 }
 
-pub fn min_opt(a: Option<Timestamp>, b: Option<Timestamp>) -> Option<Timestamp> {
+pub(crate) fn min_opt(a: Option<Timestamp>, b: Option<Timestamp>) -> Option<Timestamp> {
     match (a, b) {
         (Some(x), Some(y)) => Some(x.min(y)),
         (x, y) => x.or(y),
     }
 }
 
-pub fn max_opt(a: Option<Timestamp>, b: Option<Timestamp>) -> Option<Timestamp> {
+pub(crate) fn max_opt(a: Option<Timestamp>, b: Option<Timestamp>) -> Option<Timestamp> {
     match (a, b) {
         (Some(x), Some(y)) => Some(x.max(y)),
         (x, y) => x.or(y),

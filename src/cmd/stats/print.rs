@@ -88,7 +88,7 @@ fn fields(c: &Census) -> Map<String, Value> {
     m
 }
 
-pub fn json(out: &mut Out, r: &Report<'_>) -> io::Result<()> {
+pub(crate) fn json(out: &mut Out, r: &Report<'_>) -> io::Result<()> {
     for row in &r.rows {
         let mut m = Map::new();
         match row.transcript {
@@ -206,7 +206,7 @@ fn tail(s: &str, max: usize) -> String {
     format!("…{}", s.chars().skip(skip).collect::<String>())
 }
 
-pub fn human(out: &mut Out, r: &Report<'_>) -> io::Result<()> {
+pub(crate) fn human(out: &mut Out, r: &Report<'_>) -> io::Result<()> {
     let st = out.style;
     if !r.rows.is_empty() {
         writeln!(

@@ -17,7 +17,7 @@ use super::model::Census;
 
 /// Why a record may need its labels revisited.
 #[derive(Debug)]
-pub enum Why {
+pub(crate) enum Why {
     Opener,
     /// A meta user text (a wakeup prompt if the file arms one with this text).
     Meta,
@@ -27,16 +27,16 @@ pub enum Why {
 
 /// A record counted inside the window whose labels may change.
 #[derive(Debug)]
-pub struct Cand {
-    pub no: usize,
-    pub offset: usize,
-    pub len: usize,
-    pub why: Why,
+pub(crate) struct Cand {
+    pub(crate) no: usize,
+    pub(crate) offset: usize,
+    pub(crate) len: usize,
+    pub(crate) why: Why,
 }
 
 /// Note `r` (line `l`) in the piece and, when it was counted (`counted`), say
 /// whether its labels wait on the finished index.
-pub fn note(piece: &mut Piece, r: &Record<'_>, l: &Line<'_>, counted: bool) -> Option<Cand> {
+pub(crate) fn note(piece: &mut Piece, r: &Record<'_>, l: &Line<'_>, counted: bool) -> Option<Cand> {
     let opener = piece.note(r, l.no, l.offset);
     if !counted || r.kind() != "user" || !r.has_message() {
         return None;
@@ -89,7 +89,7 @@ fn count(c: &mut Census, r: &Record<'_>, no: usize, idx: &FileIndex, add: bool) 
 
 /// Revisit the candidates of `buf` against the finished `idx`: swap labels
 /// where the index changes them and count the turns the openers open.
-pub fn apply(c: &mut Census, buf: &[u8], idx: &FileIndex, lane: bool, cands: &[Cand]) {
+pub(crate) fn apply(c: &mut Census, buf: &[u8], idx: &FileIndex, lane: bool, cands: &[Cand]) {
     let empty = FileIndex::empty(lane);
     let wakeups = idx.has_wakeup_prompts();
     for cand in cands {

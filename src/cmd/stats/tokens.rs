@@ -11,26 +11,26 @@ use std::hash::{DefaultHasher, Hash, Hasher};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
-pub const SYNTHETIC: &str = "<synthetic>";
-pub const UNKNOWN_MODEL: &str = "(unknown)";
+pub(crate) const SYNTHETIC: &str = "<synthetic>";
+pub(crate) const UNKNOWN_MODEL: &str = "(unknown)";
 
 /// Per-field values of one message (or a sum of messages).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
-pub struct Vals {
-    pub input: u64,
-    pub output: u64,
-    pub cache_read: u64,
-    pub cache_creation: u64,
+pub(crate) struct Vals {
+    pub(crate) input: u64,
+    pub(crate) output: u64,
+    pub(crate) cache_read: u64,
+    pub(crate) cache_creation: u64,
     #[serde(rename = "cache_creation_5m")]
-    pub cc_5m: u64,
+    pub(crate) cc_5m: u64,
     #[serde(rename = "cache_creation_1h")]
-    pub cc_1h: u64,
+    pub(crate) cc_1h: u64,
     /// A subset of `output`, never added to it (REC-099).
-    pub thinking: u64,
+    pub(crate) thinking: u64,
     #[serde(rename = "web_search_requests")]
-    pub web_search: u64,
+    pub(crate) web_search: u64,
     #[serde(rename = "web_fetch_requests")]
-    pub web_fetch: u64,
+    pub(crate) web_fetch: u64,
 }
 
 impl Vals {
@@ -48,14 +48,14 @@ impl Vals {
         ]
     }
 
-    pub fn max(mut self, mut o: Vals) -> Vals {
+    pub(crate) fn max(mut self, mut o: Vals) -> Vals {
         for (a, b) in self.fields().into_iter().zip(o.fields()) {
             *a = (*a).max(*b);
         }
         self
     }
 
-    pub fn add(&mut self, mut o: Vals) {
+    pub(crate) fn add(&mut self, mut o: Vals) {
         // Saturating: a corrupt count near u64::MAX must not wrap to a small one.
         for (a, b) in self.fields().into_iter().zip(o.fields()) {
             *a = a.saturating_add(*b);
@@ -66,15 +66,15 @@ impl Vals {
 /// A per-model row: deduplicated messages, the records they were written as, and
 /// the summed values.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
-pub struct Row {
-    pub messages: u64,
-    pub records: u64,
+pub(crate) struct Row {
+    pub(crate) messages: u64,
+    pub(crate) records: u64,
     #[serde(flatten)]
-    pub vals: Vals,
+    pub(crate) vals: Vals,
 }
 
 impl Row {
-    pub fn add(&mut self, o: &Row) {
+    pub(crate) fn add(&mut self, o: &Row) {
         self.messages = self.messages.saturating_add(o.messages);
         self.records = self.records.saturating_add(o.records);
         self.vals.add(o.vals);
@@ -161,7 +161,7 @@ fn sub(raw: Option<&RawValue>, key: &str) -> u64 {
 
 /// One copy's effective values, and whether a zeroed copy was recovered from
 /// `usage.iterations`. `None` when `raw` is not a usage object.
-pub fn copy_values(raw: &RawValue) -> Option<(Vals, bool)> {
+pub(crate) fn copy_values(raw: &RawValue) -> Option<(Vals, bool)> {
     if !raw.get().starts_with('{') {
         return None;
     }
@@ -216,16 +216,16 @@ pub fn copy_values(raw: &RawValue) -> Option<(Vals, bool)> {
 
 /// One deduplicated message in a file's book.
 #[derive(Debug, Clone)]
-pub struct Entry {
-    pub model: String,
-    pub vals: Vals,
-    pub records: u64,
+pub(crate) struct Entry {
+    pub(crate) model: String,
+    pub(crate) vals: Vals,
+    pub(crate) records: u64,
     /// Whether any two copies disagreed.
-    pub differs: bool,
+    pub(crate) differs: bool,
 }
 
 impl Entry {
-    pub fn merge(&mut self, o: &Entry) {
+    pub(crate) fn merge(&mut self, o: &Entry) {
         self.differs |= o.differs || self.vals != o.vals;
         self.vals = self.vals.max(o.vals);
         self.records += o.records;
@@ -234,16 +234,16 @@ impl Entry {
 
 /// Token notes a file (or total) discloses.
 #[derive(Debug, Clone, Copy, Default, Serialize)]
-pub struct Notes {
-    pub ids_with_differing_copies: u64,
-    pub zeroed_copies_recovered: u64,
-    pub idless_usage_records: u64,
-    pub assistant_without_usage: u64,
-    pub progress_embedded_ids: u64,
+pub(crate) struct Notes {
+    pub(crate) ids_with_differing_copies: u64,
+    pub(crate) zeroed_copies_recovered: u64,
+    pub(crate) idless_usage_records: u64,
+    pub(crate) assistant_without_usage: u64,
+    pub(crate) progress_embedded_ids: u64,
 }
 
 impl Notes {
-    pub fn add(&mut self, o: &Notes) {
+    pub(crate) fn add(&mut self, o: &Notes) {
         self.ids_with_differing_copies += o.ids_with_differing_copies;
         self.zeroed_copies_recovered += o.zeroed_copies_recovered;
         self.idless_usage_records += o.idless_usage_records;
@@ -254,21 +254,26 @@ impl Notes {
 
 /// The per-file book: keyed copies merged by MAX, id-less copies summed apart.
 #[derive(Debug, Default)]
-pub struct Book {
+pub(crate) struct Book {
     /// `model \0 id` → entry.
-    pub keyed: HashMap<String, Entry>,
+    pub(crate) keyed: HashMap<String, Entry>,
     /// Id-less copies: each its own message (per model).
-    pub idless: BTreeMap<String, Row>,
-    pub notes: Notes,
+    pub(crate) idless: BTreeMap<String, Row>,
+    pub(crate) notes: Notes,
     /// Ids of usage-bearing messages embedded in progress records (not counted).
-    pub progress_ids: Vec<String>,
+    pub(crate) progress_ids: Vec<String>,
     /// Scratch for building a `keyed` key.
     key: String,
 }
 
 impl Book {
     /// Admit one assistant record's usage copy.
-    pub fn admit(&mut self, model: Option<&str>, id: Option<&str>, usage: Option<&RawValue>) {
+    pub(crate) fn admit(
+        &mut self,
+        model: Option<&str>,
+        id: Option<&str>,
+        usage: Option<&RawValue>,
+    ) {
         let Some((vals, recovered)) = usage.and_then(copy_values) else {
             self.notes.assistant_without_usage += 1;
             return;
@@ -309,7 +314,7 @@ impl Book {
     }
 
     /// Fold a later chunk's book into this one.
-    pub fn merge(&mut self, o: Book) {
+    pub(crate) fn merge(&mut self, o: Book) {
         for (k, e) in o.keyed {
             match self.keyed.get_mut(&k) {
                 Some(prev) => prev.merge(&e),
@@ -326,7 +331,7 @@ impl Book {
     }
 
     /// Per-model rows of this file (deduplicated within it).
-    pub fn rows(&self) -> BTreeMap<String, Row> {
+    pub(crate) fn rows(&self) -> BTreeMap<String, Row> {
         let mut rows = self.idless.clone();
         for e in self.keyed.values() {
             rows.entry(e.model.clone()).or_default().add(&Row {
@@ -338,13 +343,13 @@ impl Book {
         rows
     }
 
-    pub fn differing(&self) -> u64 {
+    pub(crate) fn differing(&self) -> u64 {
         self.keyed.values().filter(|e| e.differs).count() as u64
     }
 }
 
 /// A stable 64-bit hash of a key, for the cross-file dedupe set.
-pub fn key_hash(key: &str) -> u64 {
+pub(crate) fn key_hash(key: &str) -> u64 {
     let mut h = DefaultHasher::new();
     key.hash(&mut h);
     h.finish()

@@ -20,10 +20,10 @@ struct Shared {
 
 /// A running total over transcripts.
 #[derive(Debug, Default)]
-pub struct Acc {
+pub(crate) struct Acc {
     /// Everything summed; `tokens` here is the Σ of per-file rows until [`Acc::finish`].
-    pub census: Census,
-    pub transcripts: u64,
+    pub(crate) census: Census,
+    pub(crate) transcripts: u64,
     lane_files: u64,
     keys: HashMap<u64, Shared>,
     /// Hashes of bare message ids seen top-level (for the progress disclosure).
@@ -36,20 +36,20 @@ pub struct Acc {
 
 /// What a finished total adds to the summed census.
 #[derive(Debug, Default, Clone)]
-pub struct Finished {
-    pub census: Census,
-    pub transcripts: u64,
+pub(crate) struct Finished {
+    pub(crate) census: Census,
+    pub(crate) transcripts: u64,
     /// The per-file rows summed, before the cross-file dedupe.
-    pub tokens_sum_of_rows: BTreeMap<String, Row>,
+    pub(crate) tokens_sum_of_rows: BTreeMap<String, Row>,
     /// Keys present in more than one file.
-    pub shared_ids: u64,
+    pub(crate) shared_ids: u64,
     /// agent_progress-embedded ids never seen as a top-level assistant record.
-    pub progress_only_ids: u64,
+    pub(crate) progress_only_ids: u64,
 }
 
 impl Acc {
     /// Fold one transcript in (`lane`: it is a subagent/compaction lane).
-    pub fn fold(&mut self, c: &Census, book: &Book, lane: bool) {
+    pub(crate) fn fold(&mut self, c: &Census, book: &Book, lane: bool) {
         self.census.add(c);
         self.transcripts += 1;
         self.lane_files += u64::from(lane);
@@ -88,7 +88,7 @@ impl Acc {
         }
     }
 
-    pub fn finish(self) -> Finished {
+    pub(crate) fn finish(self) -> Finished {
         let mut census = self.census;
         let mut sum_of_rows = std::mem::take(&mut census.tokens);
         for (m, r) in std::mem::take(&mut census.tokens_apart) {

@@ -3,8 +3,8 @@
 //! or packed into hook-sized slices ([`pack`]); the turns are rendered by
 //! [`turns`]. `--hook-json` wraps the text as SessionStart hook output (ELI-021).
 
-pub mod pack;
-pub mod turns;
+pub(crate) mod pack;
+pub(crate) mod turns;
 
 use std::io::{Read, Write};
 use std::time::Instant;
@@ -23,7 +23,7 @@ use pack::{Limits, Piece};
 
 /// Smallest window accepted: room for a cut marker and some text.
 const MIN_WINDOW: usize = 400;
-pub const DEFAULT_BUDGET: usize = 40_000;
+pub(crate) const DEFAULT_BUDGET: usize = 40_000;
 
 #[derive(Deserialize)]
 struct HookPayload {
@@ -125,7 +125,7 @@ fn one_transcript(ts: Vec<Transcript>) -> Result<Transcript, Error> {
     }
 }
 
-pub fn run(
+pub(crate) fn run(
     args: &VerbatimArgs,
     out: &mut Out,
     problems: &Problems,

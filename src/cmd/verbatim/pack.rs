@@ -12,36 +12,36 @@
 
 /// A rendered turn, as the walk produces it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Turn {
-    pub n: usize,
-    pub first_line: usize,
-    pub last_line: usize,
-    pub text: String,
+pub(crate) struct Turn {
+    pub(crate) n: usize,
+    pub(crate) first_line: usize,
+    pub(crate) last_line: usize,
+    pub(crate) text: String,
     /// Lines of the compaction summaries this turn holds (CMP-011: members).
-    pub summaries: Vec<usize>,
+    pub(crate) summaries: Vec<usize>,
     /// The command that prints a line of this transcript, `csift show @S`,
     /// completed by `--line N` where a marker points at a line.
-    pub show: String,
+    pub(crate) show: String,
 }
 
 /// A selected turn, possibly cut.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Piece {
-    pub turn: Turn,
-    pub cut: bool,
+pub(crate) struct Piece {
+    pub(crate) turn: Turn,
+    pub(crate) cut: bool,
     /// Characters (UTF-16 units) of the turn's text the cut left out.
-    pub omitted: usize,
+    pub(crate) omitted: usize,
 }
 
 /// Packing limits: `windows` windows of `window` units each, `budget` in total.
 #[derive(Debug, Clone, Copy)]
-pub struct Limits {
-    pub windows: usize,
-    pub window: usize,
-    pub budget: usize,
+pub(crate) struct Limits {
+    pub(crate) windows: usize,
+    pub(crate) window: usize,
+    pub(crate) budget: usize,
 }
 
-pub fn units(s: &str) -> usize {
+pub(crate) fn units(s: &str) -> usize {
     s.encode_utf16().count()
 }
 
@@ -71,7 +71,7 @@ fn tail_at(s: &str, n: usize) -> usize {
 
 /// `text` cut to at most `limit` units: head, marker, tail; ends with a newline.
 #[cfg(test)]
-pub fn cut(text: &str, limit: usize) -> String {
+pub(crate) fn cut(text: &str, limit: usize) -> String {
     cut_counted(text, limit, &[], "csift show").0
 }
 
@@ -79,7 +79,12 @@ pub fn cut(text: &str, limit: usize) -> String {
 /// names the lines of the compaction summaries the turn holds (`summaries`):
 /// the cut may fall inside one, and `show` (`csift show @S`) with `--line`
 /// prints it whole.
-pub fn cut_counted(text: &str, limit: usize, summaries: &[usize], show: &str) -> (String, usize) {
+pub(crate) fn cut_counted(
+    text: &str,
+    limit: usize,
+    summaries: &[usize],
+    show: &str,
+) -> (String, usize) {
     let total = units(text);
     if total <= limit {
         return (text.to_string(), 0);
@@ -126,13 +131,14 @@ pub fn cut_counted(text: &str, limit: usize, summaries: &[usize], show: &str) ->
 
 /// Select turns newest first (`turns` yields newest first) and pack them.
 /// Returns windows oldest first, each window's pieces oldest first.
-pub fn select(turns: impl Iterator<Item = Turn>, lim: Limits) -> Vec<Vec<Piece>> {
+#[cfg(test)]
+pub(crate) fn select(turns: impl Iterator<Item = Turn>, lim: Limits) -> Vec<Vec<Piece>> {
     select_why(turns, lim).0
 }
 
 /// What ended the walk of [`select_why`] before the oldest turn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Stop {
+pub(crate) enum Stop {
     /// Every turn was kept (or none was left to keep).
     End,
     /// The next turn would pass the budget.
@@ -142,7 +148,10 @@ pub enum Stop {
 }
 
 /// [`select`], and what stopped it.
-pub fn select_why(turns: impl Iterator<Item = Turn>, lim: Limits) -> (Vec<Vec<Piece>>, Stop) {
+pub(crate) fn select_why(
+    turns: impl Iterator<Item = Turn>,
+    lim: Limits,
+) -> (Vec<Vec<Piece>>, Stop) {
     let mut stop = Stop::End;
     let mut windows: Vec<Vec<Piece>> = Vec::new();
     let mut room = 0;
@@ -210,7 +219,7 @@ pub fn select_why(turns: impl Iterator<Item = Turn>, lim: Limits) -> (Vec<Vec<Pi
 }
 
 /// A window's text: its pieces concatenated.
-pub fn text(window: &[Piece]) -> String {
+pub(crate) fn text(window: &[Piece]) -> String {
     window.iter().map(|p| p.turn.text.as_str()).collect()
 }
 

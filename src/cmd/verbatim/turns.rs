@@ -18,17 +18,17 @@ use crate::scan::Lines;
 use crate::timefmt;
 
 #[derive(Debug, Clone)]
-pub struct Opts {
-    pub thinking: bool,
-    pub full_tools: bool,
-    pub lane: bool,
+pub(crate) struct Opts {
+    pub(crate) thinking: bool,
+    pub(crate) full_tools: bool,
+    pub(crate) lane: bool,
     /// `csift show @S` (`@S@A` for a lane): the command a marker names to
     /// print a line it leaves out, runnable as printed.
-    pub show: String,
+    pub(crate) show: String,
 }
 
 /// Yields turns newest first, from the last turn down to turn 0.
-pub struct Walker<'a> {
+pub(crate) struct Walker<'a> {
     buf: &'a [u8],
     idx: &'a FileIndex,
     opts: Opts,
@@ -37,7 +37,7 @@ pub struct Walker<'a> {
 }
 
 impl<'a> Walker<'a> {
-    pub fn new(buf: &'a [u8], idx: &'a FileIndex, opts: Opts) -> Walker<'a> {
+    pub(crate) fn new(buf: &'a [u8], idx: &'a FileIndex, opts: Opts) -> Walker<'a> {
         Walker {
             buf,
             idx,
@@ -51,7 +51,7 @@ impl<'a> Walker<'a> {
 impl Walker<'_> {
     /// Whether anything before the first prompt (turn 0) renders: a session
     /// opened by a slash command or tool work before any typed prompt.
-    pub fn turn_zero_renders(&mut self) -> bool {
+    pub(crate) fn turn_zero_renders(&mut self) -> bool {
         self.idx.turns() > 0 && !self.render(0).text.is_empty()
     }
 }
