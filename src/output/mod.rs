@@ -67,7 +67,8 @@ impl Out {
         let color = match choice {
             ColorChoice::Always => true,
             ColorChoice::Never => false,
-            ColorChoice::Auto => tty && std::env::var_os("NO_COLOR").is_none(),
+            // no-color.org: NO_COLOR set to a non-empty value turns colour off.
+            ColorChoice::Auto => tty && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
         };
         Out {
             w: io::BufWriter::with_capacity(64 * 1024, io::stdout()),
@@ -80,11 +81,7 @@ impl Out {
     /// obeys (DEL, the C1 controls such as CSI 0x9b, bidi overrides) are written
     /// as `\uXXXX` escapes: the same JSON value, safe to `cat`.
     pub(crate) fn json<T: Serialize>(&mut self, v: &T) -> io::Result<()> {
-        // `From` hands back serde_json's underlying io::Error (a broken pipe stays
-        // a broken pipe, exit 0); only a serialisation failure becomes `Other`.
-        let text = serde_json::to_string(v).map_err(io::Error::from)?;
-        sanitize::write_json_escaped(&mut self.w, &text)?;
-        self.w.write_all(b"\n")
+        json_line(&mut self.w, v)
     }
 
     pub(crate) fn flush(&mut self) -> io::Result<()> {
@@ -102,6 +99,16 @@ impl Write for Out {
     fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
         self.w.write_all(buf)
     }
+}
+
+/// Write one JSON Lines record to any writer, as [`Out::json`] does: printers
+/// generic over `W: Write` use this, so they can be tested in-process.
+pub(crate) fn json_line<W: Write, T: Serialize>(w: &mut W, v: &T) -> io::Result<()> {
+    // `From` hands back serde_json's underlying io::Error (a broken pipe stays
+    // a broken pipe, exit 0); only a serialisation failure becomes `Other`.
+    let text = serde_json::to_string(v).map_err(io::Error::from)?;
+    sanitize::write_json_escaped(w, &text)?;
+    w.write_all(b"\n")
 }
 
 /// The marker that says how much of a body was cut: never truncate silently.
