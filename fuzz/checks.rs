@@ -308,3 +308,31 @@ fn audit_skims_agree(data: &[u8], at: usize) {
         (a, b) => panic!("the skims disagree: {a:?} / {b:?}"),
     }
 }
+
+/// The dangerous-rm classifier (BASH-015…017, WIN-011) on arbitrary command text:
+/// it ends, agrees with its boolean form, names a target that is a bare `$VAR/…`
+/// operand copied from the command, says nothing without an `rm` word, never
+/// reads PowerShell, and keeps its verdict when a clause is appended.
+pub fn danger(data: &[u8]) {
+    use csift::bash::{self, Verdict};
+    let cmd = String::from_utf8_lossy(data);
+    let v = bash::dangerous_rm(&cmd);
+    assert_eq!(bash::is_dangerous_rm(&cmd), v.escalates());
+    assert_eq!(bash::for_tool("PowerShell", &cmd), None);
+    assert_eq!(bash::for_tool("Bash", &cmd).as_ref(), Some(&v));
+    if !cmd.contains("rm") {
+        assert_eq!(v, Verdict::Clear);
+    }
+    if let Verdict::DangerousRm { command, target } = &v {
+        assert!(cmd.contains('$') && cmd.contains(command));
+        assert!(cmd.contains(target.as_str()), "{target:?} not in {cmd:?}");
+        assert!(target.starts_with('$') || target.starts_with("\"$"));
+        assert!(target.contains('/'));
+    }
+    if let Verdict::TooManySubstitutions { count } = v {
+        assert!(count > bash::danger::MAX_SUBSTITUTIONS);
+    }
+    if !cmd.ends_with('\\') {
+        assert_eq!(bash::dangerous_rm(&format!("{cmd}\n:")), v, "{cmd:?}");
+    }
+}

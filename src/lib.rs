@@ -6,6 +6,7 @@
 //! results, and [`output`] prints them. `main.rs` only calls [`run_main`].
 
 pub mod address;
+pub mod bash;
 pub mod classify;
 pub(crate) mod cli;
 pub mod cmd;
