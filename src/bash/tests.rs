@@ -51,7 +51,15 @@ fn clause_head_branches_bash_016() {
 #[test]
 fn target_branches_bash_016() {
     for t in [
-        "$X/*", "$X/$y", "$X//", r#""$X/""#, "$X/'", "${X}/", r#""$X"/"#, r#""${X}/$f""#, "$X/",
+        "$X/*",
+        "$X/$y",
+        "$X//",
+        r#""$X/""#,
+        "$X/'",
+        "${X}/",
+        r#""$X"/"#,
+        r#""${X}/$f""#,
+        "$X/",
     ] {
         yes(&format!("rm -rf {t}"), t);
     }
@@ -110,7 +118,10 @@ fn clauses_split_on_separators_and_a_lone_amp_bash_016() {
     // `||` splits on each `|`.
     yes("false || rm -rf $X/*", "$X/*");
     assert_eq!(lone_amp_to_semicolon("a & b&"), "a ; b;");
-    assert_eq!(lone_amp_to_semicolon("a && b 2>&1 &>x <&0"), "a && b 2>&1 &>x <&0");
+    assert_eq!(
+        lone_amp_to_semicolon("a && b 2>&1 &>x <&0"),
+        "a && b 2>&1 &>x <&0"
+    );
 }
 
 #[test]
@@ -126,10 +137,7 @@ fn loop_and_branch_bodies_are_read_as_statements() {
 fn the_teardown_that_froze_a_lane_is_flagged_sub_024() {
     // A lane frozen for half an hour on this call (a subagent's teardown loop).
     let cmd = "SCRATCH=\"/tmp/x\"\nfor f in a.txt b.txt; do\n  [ -f \"$SCRATCH/$f\" ] && rm -f \"$SCRATCH/$f\" && echo \"  shredded $f\"\ndone";
-    assert_eq!(
-        flagged(cmd),
-        Some(("rm", "\"$SCRATCH/$f\"".to_string()))
-    );
+    assert_eq!(flagged(cmd), Some(("rm", "\"$SCRATCH/$f\"".to_string())));
 }
 
 #[test]
