@@ -16,6 +16,7 @@ pub(crate) mod exchange;
 pub(crate) mod images;
 pub mod loss;
 pub mod output;
+pub(crate) mod plan;
 pub mod record;
 pub(crate) mod render;
 pub mod scan;
@@ -89,6 +90,9 @@ pub(crate) fn run(cli: Cli) -> anyhow::Result<Exit> {
         }),
         Command::Guard(args) => dispatch(args.common.color, |out| {
             cmd::guard::run(&args, out, &problems, started)
+        }),
+        Command::Image(args) => dispatch(args.common.color, |out| {
+            cmd::image::run(&args, out, &problems, started)
         }),
         Command::Whoami(args) => {
             let mut out = Out::stdout(args.common.color);

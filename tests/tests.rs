@@ -17,6 +17,7 @@ mod fuzz_regressions;
 mod guard;
 mod hooks;
 mod hostile;
+mod image;
 mod labels;
 mod list;
 mod pipe;

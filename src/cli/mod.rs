@@ -6,6 +6,7 @@ pub(crate) mod agents;
 pub(crate) mod argv;
 pub(crate) mod audit;
 pub(crate) mod guard;
+pub(crate) mod image;
 pub(crate) mod list;
 pub(crate) mod search;
 pub(crate) mod show;
@@ -81,6 +82,8 @@ pub(crate) enum Command {
     #[command(mut_arg("since", |a| a.hide(true)))]
     #[command(mut_arg("until", |a| a.hide(true)))]
     Guard(Box<guard::GuardArgs>),
+    /// Every image a session holds: listed once per content with its copies, or written out.
+    Image(Box<image::ImageArgs>),
     /// Print the calling Claude Code session (from CLAUDE_CODE_SESSION_ID).
     #[command(mut_arg("no_subagents", |a| a.hide(true)))]
     #[command(mut_arg("since", |a| a.hide(true)))]

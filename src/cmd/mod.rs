@@ -6,6 +6,7 @@
 pub(crate) mod agents;
 pub(crate) mod audit;
 pub(crate) mod guard;
+pub(crate) mod image;
 pub mod list;
 pub(crate) mod search;
 pub(crate) mod show;

@@ -46,7 +46,10 @@ pub(crate) fn digest(raw: &[u8]) -> Result<(u64, [u8; 32]), String> {
     for (i, chunk) in b64.chunks(STEP).enumerate() {
         let n = ENGINE
             .decode_slice(chunk, &mut buf)
-            .map_err(|e| format!("bad base64 at character {}: {e}", i * STEP))?;
+            .map_err(|e| match i {
+                0 => format!("bad base64: {e}"),
+                _ => format!("bad base64 past character {}: {e}", i * STEP),
+            })?;
         hasher.update(&buf[..n]);
         total += n as u64;
     }
