@@ -91,6 +91,9 @@ pub(crate) fn run(cli: Cli) -> anyhow::Result<Exit> {
         Command::Guard(args) => dispatch(args.common.color, |out| {
             cmd::guard::run(&args, out, &problems, started)
         }),
+        Command::Plan(args) => dispatch(args.common.color, |out| {
+            cmd::plan::run(&args, out, &problems, started)
+        }),
         Command::Image(args) => dispatch(args.common.color, |out| {
             cmd::image::run(&args, out, &problems, started)
         }),

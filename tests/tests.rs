@@ -21,6 +21,7 @@ mod image;
 mod labels;
 mod list;
 mod pipe;
+mod plan;
 mod printed;
 mod readonly;
 mod replay;

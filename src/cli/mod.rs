@@ -8,6 +8,7 @@ pub(crate) mod audit;
 pub(crate) mod guard;
 pub(crate) mod image;
 pub(crate) mod list;
+pub(crate) mod plan;
 pub(crate) mod search;
 pub(crate) mod show;
 pub(crate) mod stats;
@@ -82,6 +83,10 @@ pub(crate) enum Command {
     #[command(mut_arg("since", |a| a.hide(true)))]
     #[command(mut_arg("until", |a| a.hide(true)))]
     Guard(Box<guard::GuardArgs>),
+    /// The plan file each session is bound to, and what happened to it (--audit: edits).
+    #[command(mut_arg("since", |a| a.hide(true)))]
+    #[command(mut_arg("until", |a| a.hide(true)))]
+    Plan(Box<plan::PlanArgs>),
     /// Every image a session holds: listed once per content with its copies, or written out.
     Image(Box<image::ImageArgs>),
     /// Print the calling Claude Code session (from CLAUDE_CODE_SESSION_ID).

@@ -44,12 +44,10 @@ pub(crate) fn digest(raw: &[u8]) -> Result<(u64, [u8; 32]), String> {
     // Every step but the last is a whole number of 4-character groups, so only
     // the last can carry padding.
     for (i, chunk) in b64.chunks(STEP).enumerate() {
-        let n = ENGINE
-            .decode_slice(chunk, &mut buf)
-            .map_err(|e| match i {
-                0 => format!("bad base64: {e}"),
-                _ => format!("bad base64 past character {}: {e}", i * STEP),
-            })?;
+        let n = ENGINE.decode_slice(chunk, &mut buf).map_err(|e| match i {
+            0 => format!("bad base64: {e}"),
+            _ => format!("bad base64 past character {}: {e}", i * STEP),
+        })?;
         hasher.update(&buf[..n]);
         total += n as u64;
     }
@@ -59,9 +57,7 @@ pub(crate) fn digest(raw: &[u8]) -> Result<(u64, [u8; 32]), String> {
 /// The payload's bytes, for writing.
 pub(crate) fn decode(raw: &[u8]) -> Result<Vec<u8>, String> {
     let b64 = text(raw)?;
-    ENGINE
-        .decode(&*b64)
-        .map_err(|e| format!("bad base64: {e}"))
+    ENGINE.decode(&*b64).map_err(|e| format!("bad base64: {e}"))
 }
 
 /// Lowercase hex of a digest.

@@ -111,7 +111,8 @@ fn content_images(content: &[u8], line: &[u8], base: usize, out: &mut RecordImag
                 }
             }
             Some("tool_result") => {
-                let Some(inner) = json::field(el, b"content").filter(|c| c.starts_with(b"[")) else {
+                let Some(inner) = json::field(el, b"content").filter(|c| c.starts_with(b"["))
+                else {
                     continue;
                 };
                 for part in json::elements(inner) {
@@ -162,7 +163,9 @@ fn read_echo(tur: &[u8], line: &[u8], base: usize) -> Option<Found> {
     Some(Found {
         carrier: Carrier::ReadEcho,
         source_kind: "base64".into(),
-        media_type: json::field(file, b"type").and_then(text).unwrap_or_default(),
+        media_type: json::field(file, b"type")
+            .and_then(text)
+            .unwrap_or_default(),
         data: Some(range(data, line, base)),
     })
 }

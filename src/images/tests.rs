@@ -35,7 +35,9 @@ const JPG: &[u8] = b"\xff\xd8\xff\xe0second";
 fn fixture() -> Vec<u8> {
     buf(&[
         // L1: a prompt with two pasted images and their markers (IMG-001, IMG-005).
-        user(json!([{"type": "text", "text": "[Image #1] [Image #2] compare"}, img("image/png", PNG), img("image/jpeg", JPG)])),
+        user(
+            json!([{"type": "text", "text": "[Image #1] [Image #2] compare"}, img("image/png", PNG), img("image/jpeg", JPG)]),
+        ),
         // L2: an image Read: nested block plus an EMPTY echo (IMG-013, IMG-014).
         json!({"type": "assistant", "message": {"role": "assistant", "content": [
             {"type": "tool_use", "id": "t1", "name": "Read", "input": {"file_path": "/x/s.png"}}]}}),
@@ -52,12 +54,18 @@ fn fixture() -> Vec<u8> {
             "content": [{"type": "text", "text": "PDF pages"}, img("image/jpeg", b"p1"), img("image/jpeg", b"p2")]}]}}),
         // L7: a document block; L8: a subagent's image nested in an
         // agent_progress record (its lane file holds it): counted, not listed.
-        user(json!([{"type": "document", "source": {"type": "base64", "media_type": "application/pdf", "data": "JVBE"}}])),
+        user(
+            json!([{"type": "document", "source": {"type": "base64", "media_type": "application/pdf", "data": "JVBE"}}]),
+        ),
         json!({"type": "progress", "data": {"type": "agent_progress", "agentId": "a1",
             "message": {"type": "user", "message": {"role": "user", "content": [img("image/png", b"lane")]}}}}),
-        user(json!([{"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "a!b="}}])),
+        user(
+            json!([{"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "a!b="}}]),
+        ),
         // L10: more markers than images (a back-reference): no handle is guessed.
-        user(json!([{"type": "text", "text": "[Image #3] [Image #4]"}, img("image/png", b"third")])),
+        user(
+            json!([{"type": "text", "text": "[Image #3] [Image #4]"}, img("image/png", b"third")]),
+        ),
     ])
 }
 
@@ -90,7 +98,17 @@ fn handles_zip_only_when_counts_agree_img_005() {
     let h: Vec<Option<u32>> = f.images.iter().map(|i| i.handle).collect();
     assert_eq!(
         h,
-        [Some(1), Some(2), None, None, Some(1), None, None, None, None]
+        [
+            Some(1),
+            Some(2),
+            None,
+            None,
+            Some(1),
+            None,
+            None,
+            None,
+            None
+        ]
     );
     // Each image names the prompt its turn opened with.
     assert_eq!(f.images[0].turn, Some(1));
@@ -113,7 +131,9 @@ fn hashes_are_of_the_decoded_bytes_and_bad_payloads_are_said_img_014() {
     let bad = &f.images[7];
     assert!(bad.sha256.is_none());
     assert!(
-        bad.error.as_deref().is_some_and(|e| e.contains("bad base64")),
+        bad.error
+            .as_deref()
+            .is_some_and(|e| e.contains("bad base64")),
         "{bad:?}"
     );
 }

@@ -110,7 +110,10 @@ fn slug_only(buf: &[u8], home: &Path) -> Option<Binding> {
     let root = slug::first_cwd(buf).map(PathBuf::from);
     let dir = slug::plans_dir(home, root.as_deref());
     Some(Binding {
-        plan_file: dir.join(format!("{slug}.md")).to_string_lossy().into_owned(),
+        plan_file: dir
+            .join(format!("{slug}.md"))
+            .to_string_lossy()
+            .into_owned(),
         source: Source::SlugOnly,
         line,
         slug: Some(slug),

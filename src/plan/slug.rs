@@ -106,7 +106,10 @@ pub(crate) fn normal(p: &Path) -> PathBuf {
         match c {
             Component::CurDir => {}
             Component::ParentDir => {
-                if !matches!(out.components().next_back(), Some(Component::RootDir) | None) {
+                if !matches!(
+                    out.components().next_back(),
+                    Some(Component::RootDir) | None
+                ) {
                     out.pop();
                 }
             }
@@ -155,7 +158,11 @@ mod tests {
         std::fs::create_dir_all(root.join(".claude")).unwrap();
         std::fs::create_dir_all(&home).unwrap();
         assert_eq!(plans_dir(&home, Some(&root)), home.join("plans"));
-        std::fs::write(home.join("settings.json"), r#"{"plansDirectory":"docs/plans"}"#).unwrap();
+        std::fs::write(
+            home.join("settings.json"),
+            r#"{"plansDirectory":"docs/plans"}"#,
+        )
+        .unwrap();
         // A user-level value is still resolved against the project root.
         assert_eq!(plans_dir(&home, Some(&root)), root.join("docs/plans"));
         let set = |v: &str| {

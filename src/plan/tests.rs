@@ -109,8 +109,14 @@ fn events_approvals_rejections_reinjections_plan_009_010_016() {
     assert_eq!(
         ev.approvals,
         [
-            events::Approval { line: 6, variant: "plan" },
-            events::Approval { line: 8, variant: "empty" }
+            events::Approval {
+                line: 6,
+                variant: "plan"
+            },
+            events::Approval {
+                line: 8,
+                variant: "empty"
+            }
         ]
     );
     assert_eq!(

@@ -29,6 +29,8 @@ pub const COMMANDS: &[&[&str]] = &[
     &["stats"],
     &["audit"],
     &["image"],
+    &["plan"],
+    &["plan", "--audit"],
 ];
 
 /// Stderr of a stub command (see [`COMMANDS`]).

@@ -72,10 +72,7 @@ pub(crate) fn run(
 }
 
 /// Scan one transcript; `None` when it holds no image (and no media at all).
-fn scan(
-    t: &Transcript,
-    window: &Window,
-) -> Result<Option<Scanned>, (std::path::PathBuf, String)> {
+fn scan(t: &Transcript, window: &Window) -> Result<Option<Scanned>, (std::path::PathBuf, String)> {
     let src = Source::open(&t.path).map_err(|e| (t.path.clone(), e.to_string()))?;
     let mut found = images::scan(&src, t.is_lane());
     if !window.is_open() {

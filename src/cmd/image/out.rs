@@ -83,12 +83,11 @@ fn safe(id: &str) -> String {
 
 fn name(s: &Scanned, r: &Row) -> String {
     let session = safe(crate::discovery::short(&s.t.session_id));
-    let agent = s
-        .t
-        .agent_id
-        .as_deref()
-        .map(|a| format!("-{}", safe(a)))
-        .unwrap_or_default();
+    let agent =
+        s.t.agent_id
+            .as_deref()
+            .map(|a| format!("-{}", safe(a)))
+            .unwrap_or_default();
     format!(
         "{session}{agent}-{}.{}",
         r.id,

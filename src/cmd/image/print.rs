@@ -163,11 +163,17 @@ pub(crate) fn human<W: Write>(
 }
 
 fn row<W: Write>(w: &mut W, st: Style, r: &Row) -> io::Result<()> {
-    let handle = r.handle.map_or_else(|| "-".to_string(), |n| format!("#{n}"));
+    let handle = r
+        .handle
+        .map_or_else(|| "-".to_string(), |n| format!("#{n}"));
     let turn = r.turn.map_or_else(|| "-".to_string(), |t| format!("t{t}"));
     let what = match (&r.error, &r.sha256) {
         (Some(e), _) => format!("{}{}{}", st.warn, clean(e), st.reset),
-        (None, Some(h)) => format!("{}  sha256:{}", super::super::human_bytes(r.bytes), &h[..12]),
+        (None, Some(h)) => format!(
+            "{}  sha256:{}",
+            super::super::human_bytes(r.bytes),
+            &h[..12]
+        ),
         (None, None) => "-".into(),
     };
     let mut line = format!(
@@ -182,7 +188,12 @@ fn row<W: Write>(w: &mut W, st: Style, r: &Row) -> io::Result<()> {
     }
     if !r.copies.is_empty() {
         let ids: Vec<&str> = r.copies.iter().map(|c| c.id.as_str()).collect();
-        line.push_str(&format!("  {}copies: {}{}", st.dim, ids.join(" "), st.reset));
+        line.push_str(&format!(
+            "  {}copies: {}{}",
+            st.dim,
+            ids.join(" "),
+            st.reset
+        ));
     }
     if let Some(p) = &r.written {
         line.push_str(&format!("  → {}", clean(p)));
@@ -274,7 +285,9 @@ pub(crate) fn ambiguous(files: &[Scanned], hits: &[(usize, usize)], id: ImageId)
             im.id(),
             im.turn.map_or("-".to_string(), |t| t.to_string()),
             im.timestamp.as_deref().unwrap_or("-"),
-            im.sha256.as_ref().map_or("-".to_string(), |h| payload::hex(h)[..12].to_string()),
+            im.sha256
+                .as_ref()
+                .map_or("-".to_string(), |h| payload::hex(h)[..12].to_string()),
         ));
     }
     msg
