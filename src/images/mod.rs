@@ -13,8 +13,9 @@
 //! markers with its images, only when the counts agree (IMG-005); it is per
 //! prompt and reused (IMG-006), so each image also names the turn of the prompt
 //! it belongs to. The same image re-sent at a prompt or re-included at a
-//! compaction (IMG-008) is one content hash: [`group`] lists it once with its
-//! copies.
+//! compaction (IMG-008) is one content hash (of its base64 payload, which is
+//! one text per content): [`group`] lists it once with its copies. Nothing is
+//! decoded here ([`payload`]).
 
 pub(crate) mod payload;
 pub(crate) mod skim;
@@ -53,7 +54,8 @@ pub(crate) struct Image {
     pub(crate) prompt_line: Option<usize>,
     pub(crate) uuid: Option<String>,
     pub(crate) timestamp: Option<String>,
-    /// Decoded size and SHA-256 (of the decoded bytes), or why it does not decode.
+    /// Decoded size (from the payload's length) and the SHA-256 of the base64
+    /// payload ([`payload::digest`]); `error` when there is no inline payload.
     pub(crate) bytes: u64,
     pub(crate) sha256: Option<[u8; 32]>,
     pub(crate) error: Option<String>,
@@ -150,7 +152,7 @@ pub(crate) struct Distinct {
 }
 
 /// Group a file's occurrences by content hash, in order of first appearance.
-/// An image without a hash (no payload, a bad one) is its own group: two
+/// An image without a hash (no inline payload) is its own group: two
 /// unreadable payloads are never called the same image.
 pub(crate) fn group(images: &[Image]) -> Vec<Distinct> {
     let mut out: Vec<Distinct> = Vec::new();

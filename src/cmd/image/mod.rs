@@ -57,10 +57,12 @@ pub(crate) fn run(
         .enumerate()
         .flat_map(|(f, s)| print::rows_at(f, s))
         .collect();
+    let written = match &dir {
+        Some(dir) => out::write(dir, &files, &mut rows, args.force, problems)?,
+        None => 0,
+    };
     let mut summary = Summary::of(&files, &rows);
-    if let Some(dir) = &dir {
-        summary.written = out::write(dir, &files, &mut rows, args.force, problems)?;
-    }
+    summary.written = written;
     summary.errors = problems.count();
     summary.elapsed_ms = started.elapsed().as_millis();
     let style = w.style;

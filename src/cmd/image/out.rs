@@ -140,6 +140,7 @@ pub(crate) fn write(
             Ok(b) => b,
             Err(e) => {
                 problems.report(&s.t.path, format!("{}: {e}; not written", r.id));
+                r.error = Some(e);
                 continue;
             }
         };
