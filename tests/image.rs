@@ -102,7 +102,9 @@ fn rows(h: &Home, args: &[&str]) -> (Vec<Value>, Value) {
 /// The listing's hash: SHA-256 of the base64 payload as written.
 fn sha(b: &[u8]) -> String {
     hex(&sha2::Sha256::digest(
-        base64::engine::general_purpose::STANDARD.encode(b).as_bytes(),
+        base64::engine::general_purpose::STANDARD
+            .encode(b)
+            .as_bytes(),
     ))
 }
 

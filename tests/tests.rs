@@ -33,3 +33,4 @@ mod stats;
 mod terminal;
 mod unmodelled;
 mod verbatim;
+mod windows;

@@ -37,7 +37,9 @@ TARGETS (every command accepts them):
   <encoded>            a projects/ folder's bare name, e.g. -home-ana-app: it starts
                        with a dash but is read as a target when that folder exists
                        or no flags spell it (a typo is then an error, not flags);
-                       put any other dashed target after `--`"
+                       put any other dashed target after `--`
+  @<encoded>           the same folder by name in any shape: @-home-ana-app, a
+                       Windows cwd's @C--Users-ana-app, a UNC cwd's @--server-share-app"
     };
 }
 #[derive(Debug, Parser)]

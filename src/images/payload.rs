@@ -40,7 +40,10 @@ fn text(raw: &[u8]) -> Result<Cow<'_, [u8]>, String> {
 /// why it is not a payload. The length is exact for canonical base64.
 pub(crate) fn digest(raw: &[u8]) -> Result<(u64, [u8; 32]), String> {
     let b64 = text(raw)?;
-    let body = b64.strip_suffix(b"==").or_else(|| b64.strip_suffix(b"=")).unwrap_or(&b64);
+    let body = b64
+        .strip_suffix(b"==")
+        .or_else(|| b64.strip_suffix(b"="))
+        .unwrap_or(&b64);
     let len = (body.len() / 4 * 3 + (body.len() % 4).saturating_sub(1)) as u64;
     Ok((len, Sha256::digest(&b64).into()))
 }
@@ -96,7 +99,10 @@ mod tests {
             assert_eq!(decode(&raw(&b64)).unwrap(), bytes);
         }
         // `printf %s aGk= | sha256sum`: the hash of the payload as written.
-        assert_eq!(hex(&digest(&raw("aGk=")).unwrap().1), "96e3186af2815065fbc894de1bdadda7830527fffdba6bdd709789cf0ee79a6a");
+        assert_eq!(
+            hex(&digest(&raw("aGk=")).unwrap().1),
+            "96e3186af2815065fbc894de1bdadda7830527fffdba6bdd709789cf0ee79a6a"
+        );
     }
 
     #[test]
