@@ -912,6 +912,7 @@ fn an_agent_id_in_two_sessions_is_ambiguous_not_picked() {
 /// wedged).
 #[test]
 fn pending_bash_rm_is_escalation_blocked_and_powershell_is_not_sub_024() {
+    // SUB-024, TAIL-010, BASH-015, BASH-016, BASH-028, WIN-005
     let h = Home::new();
     let mut m = Session::new(S, CWD);
     m.user("go");

@@ -114,6 +114,7 @@ fn hex(b: &[u8]) -> String {
 
 #[test]
 fn lists_every_carrier_once_per_content_img_001_002_008() {
+    // IMG-001, IMG-002, IMG-008
     let h = fixture();
     let (all, s) = rows(&h, &[&format!("@{S}")]);
     let (r, lane): (Vec<Value>, Vec<Value>) =
@@ -150,6 +151,7 @@ fn lists_every_carrier_once_per_content_img_001_002_008() {
 
 #[test]
 fn a_line_address_stays_valid_across_compaction_cmp_018() {
+    // CMP-018
     // The copy after the boundary has its own id; the original keeps L1i1.
     let h = fixture();
     let (r, _) = rows(&h, &[&format!("@{S}"), "--id", "L7i1"]);
@@ -159,6 +161,7 @@ fn a_line_address_stays_valid_across_compaction_cmp_018() {
 
 #[test]
 fn a_handle_naming_two_images_is_an_error_listing_them_img_006() {
+    // IMG-006
     let h = fixture();
     let out = h
         .cmd()
@@ -177,6 +180,7 @@ fn a_handle_naming_two_images_is_an_error_listing_them_img_006() {
 
 #[test]
 fn a_missing_handle_names_the_ones_present_img_007() {
+    // IMG-007
     let h = fixture();
     let out = h
         .cmd()
@@ -193,6 +197,7 @@ fn a_missing_handle_names_the_ones_present_img_007() {
 
 #[test]
 fn out_writes_each_distinct_image_once_and_never_overwrites_img_004() {
+    // IMG-004
     let h = fixture();
     let dir = tempfile::tempdir().unwrap();
     let out = h

@@ -89,6 +89,7 @@ fn fixture() -> (Home, String) {
 
 #[test]
 fn plan_mode_binds_with_its_events_plan_001_009_010_016() {
+    // PLAN-001, PLAN-009, PLAN-010, PLAN-016
     let (h, plan) = fixture();
     let (r, s, code) = rows(&h, &[&format!("@{A}")]);
     assert_eq!(code, 0);
@@ -130,6 +131,7 @@ fn show_prints_the_plan_file() {
 
 #[test]
 fn audit_warns_when_a_session_edits_a_plan_it_does_not_bind_plan_015_016() {
+    // PLAN-015, PLAN-016
     let (h, plan) = fixture();
     let out = h
         .cmd()
@@ -161,6 +163,7 @@ fn audit_warns_when_a_session_edits_a_plan_it_does_not_bind_plan_015_016() {
 
 #[test]
 fn a_fork_binds_by_its_first_slug_minted_at_a_compaction_plan_013_cmp_015() {
+    // PLAN-013, CMP-015
     let h = Home::new();
     let root = tempfile::tempdir().unwrap();
     let cwd = root.path().display().to_string();

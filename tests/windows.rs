@@ -102,6 +102,7 @@ fn json_of(h: &Home, args: &[&str]) -> Vec<Value> {
 
 #[test]
 fn drive_and_unc_folders_are_targets_win_001() {
+    // WIN-001
     let h = fixture();
     for t in [DRIVE, &format!("@{DRIVE}")] {
         let rows = json_of(&h, &["list", t]);
@@ -139,6 +140,7 @@ fn crlf_transcripts_read_as_any_other() {
 
 #[test]
 fn a_native_plan_path_binds_and_is_missing_here_win_006_plan_014() {
+    // WIN-006, PLAN-014
     let h = fixture();
     let rows = json_of(&h, &["plan", &format!("@{S}")]);
     let r = rows
@@ -155,6 +157,7 @@ fn a_native_plan_path_binds_and_is_missing_here_win_006_plan_014() {
 
 #[test]
 fn powershell_pending_is_awaiting_execution_bash_is_escalation_blocked_win_005() {
+    // WIN-005
     let h = fixture();
     let rows = json_of(&h, &["agents", &format!("@{S}")]);
     let lane = |a: &str| rows.iter().find(|r| r["agent_id"] == a).unwrap().clone();

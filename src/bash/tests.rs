@@ -26,6 +26,7 @@ fn no(cmd: &str) {
 
 #[test]
 fn entry_guard_needs_an_rm_word_and_a_dollar_bash_015() {
+    // BASH-015
     no("echo $HOME/*");
     no("rm -rf /tmp/build/*");
     // JavaScript's \b is ASCII: `farm` holds no rm word, `é` is not a word character.
@@ -35,6 +36,7 @@ fn entry_guard_needs_an_rm_word_and_a_dollar_bash_015() {
 
 #[test]
 fn clause_head_branches_bash_016() {
+    // BASH-016
     yes("rm $X/*", "$X/*");
     assert_eq!(flagged("rmdir $D/"), Some(("rmdir", "$D/".into())));
     yes("FOO=1 BAR+=x rm -rf $X/*", "$X/*");
@@ -50,6 +52,7 @@ fn clause_head_branches_bash_016() {
 
 #[test]
 fn target_branches_bash_016() {
+    // BASH-016
     for t in [
         "$X/*",
         "$X/$y",
@@ -74,6 +77,7 @@ fn target_branches_bash_016() {
 
 #[test]
 fn operand_walk_skips_flags_quotes_and_redirects_bash_016() {
+    // BASH-016
     yes("rm -r -f --one-file-system $X/*", "$X/*");
     // A single-quoted operand never expands.
     no("rm -rf '$X/*'");
@@ -87,6 +91,7 @@ fn operand_walk_skips_flags_quotes_and_redirects_bash_016() {
 
 #[test]
 fn preprocessing_line_continuations_and_backticks_bash_016() {
+    // BASH-016
     yes("rm -rf \\\n  $X/*", "$X/*");
     yes("rm -rf \\\r\n  $X/*", "$X/*");
     // A backtick substitution is blanked, its body never read.
@@ -98,6 +103,7 @@ fn preprocessing_line_continuations_and_backticks_bash_016() {
 
 #[test]
 fn groups_are_stripped_to_a_fixpoint_win_011() {
+    // WIN-011
     assert_eq!(strip_groups("a $(b $(c)) d"), "a   d");
     assert_eq!(strip_groups("a (b (c) d) e"), "a   e");
     // A `$`-preceded group is left to the `$(` pass of the next round.
@@ -112,6 +118,7 @@ fn groups_are_stripped_to_a_fixpoint_win_011() {
 
 #[test]
 fn clauses_split_on_separators_and_a_lone_amp_bash_016() {
+    // BASH-016
     for sep in ["; ", " | ", " && ", "\n", "\r\n", " & "] {
         yes(&format!("make{sep}rm -rf $X/*"), "$X/*");
     }
@@ -135,6 +142,7 @@ fn loop_and_branch_bodies_are_read_as_statements() {
 
 #[test]
 fn the_teardown_that_froze_a_lane_is_flagged_sub_024() {
+    // SUB-024
     // A lane frozen for half an hour on this call (a subagent's teardown loop).
     let cmd = "SCRATCH=\"/tmp/x\"\nfor f in a.txt b.txt; do\n  [ -f \"$SCRATCH/$f\" ] && rm -f \"$SCRATCH/$f\" && echo \"  shredded $f\"\ndone";
     assert_eq!(flagged(cmd), Some(("rm", "\"$SCRATCH/$f\"".to_string())));
@@ -142,12 +150,14 @@ fn the_teardown_that_froze_a_lane_is_flagged_sub_024() {
 
 #[test]
 fn lexical_only_an_assigned_variable_still_counts_bash_015() {
+    // BASH-015
     // Claude Code never checks whether the variable is empty; neither does csift.
     yes("SCRATCH=/tmp/real\nrm -rf $SCRATCH/*", "$SCRATCH/*");
 }
 
 #[test]
 fn more_than_64_substitutions_bail_to_approval_win_011() {
+    // WIN-011
     let subs = |n: usize| "$(true) ".repeat(n);
     let at = format!("echo {} && rm -rf build", subs(MAX_SUBSTITUTIONS));
     no(&at);
@@ -176,6 +186,7 @@ fn more_than_64_substitutions_bail_to_approval_win_011() {
 
 #[test]
 fn powershell_is_never_read_as_bash_win_005() {
+    // WIN-005
     let cmd = "Remove-Item -Recurse -Force $env:TEMP/*; rm -rf $X/*";
     assert_eq!(for_tool("PowerShell", cmd), None);
     assert!(for_tool("Bash", cmd).is_some_and(|v| v.escalates()));
@@ -184,6 +195,7 @@ fn powershell_is_never_read_as_bash_win_005() {
 
 #[test]
 fn reasons_use_claude_codes_wording_bash_015() {
+    // BASH-015
     assert_eq!(
         dangerous_rm("rm -rf $X/*").reason().as_deref(),
         Some("Dangerous rm operation on possibly-empty variable path: $X/*")

@@ -139,6 +139,7 @@ mod tests {
 
     #[test]
     fn flag_wins_over_env_path_006() {
+        // PATH-006
         let h = resolve(Some("/a".into()), Some("/b".into()), Some("/h".into())).unwrap();
         assert_eq!(h.root, PathBuf::from("/a"));
         assert_eq!(h.source, HomeSource::Flag);
@@ -146,6 +147,7 @@ mod tests {
 
     #[test]
     fn env_wins_over_home_path_006() {
+        // PATH-006
         let h = resolve(None, Some("/b".into()), Some("/h".into())).unwrap();
         assert_eq!(h.root, PathBuf::from("/b"));
         assert_eq!(h.projects(), PathBuf::from("/b/projects"));
@@ -159,12 +161,14 @@ mod tests {
 
     #[test]
     fn empty_env_counts_as_set_path_011() {
+        // PATH-011
         let e = resolve(None, Some(OsString::new()), Some("/h".into())).unwrap_err();
         assert!(e.to_string().contains("set but empty"), "{e}");
     }
 
     #[test]
     fn windows_home_is_userprofile_never_a_git_bash_home_path_007_win_002() {
+        // PATH-007, WIN-002
         let home = || Some(OsString::from("/c/Users/ana"));
         let profile = || Some(OsString::from(r"C:\Users\ana"));
         // HOME unset (cmd, PowerShell): the profile directory.
@@ -193,6 +197,7 @@ mod tests {
 
     #[test]
     fn nfc_normalises_path_006() {
+        // PATH-006
         // "é" as e + combining acute (NFD) must become the single code point.
         let h = resolve(Some("/x/e\u{301}".into()), None, None).unwrap();
         assert_eq!(h.root, PathBuf::from("/x/\u{e9}"));

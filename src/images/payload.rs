@@ -121,6 +121,7 @@ mod tests {
 
     #[test]
     fn extensions_come_from_a_fixed_list_img_004_img_010() {
+        // IMG-004, IMG-010
         assert_eq!(extension("image/jpeg"), "jpg");
         assert_eq!(extension("image/jpg"), "jpg");
         assert_eq!(extension("image/png"), "png");

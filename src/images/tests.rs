@@ -71,6 +71,7 @@ fn fixture() -> Vec<u8> {
 
 #[test]
 fn every_carrier_in_document_order_img_001_002_013() {
+    // IMG-001, IMG-002, IMG-013
     let f = scan(&fixture(), false);
     let ids: Vec<(String, Carrier)> = f.images.iter().map(|i| (i.id(), i.carrier)).collect();
     assert_eq!(
@@ -94,6 +95,7 @@ fn every_carrier_in_document_order_img_001_002_013() {
 
 #[test]
 fn handles_zip_only_when_counts_agree_img_005() {
+    // IMG-005
     let f = scan(&fixture(), false);
     let h: Vec<Option<u32>> = f.images.iter().map(|i| i.handle).collect();
     assert_eq!(
@@ -119,6 +121,7 @@ fn handles_zip_only_when_counts_agree_img_005() {
 
 #[test]
 fn payloads_are_hashed_as_written_and_sized_without_decoding_img_014() {
+    // IMG-014
     let f = scan(&fixture(), false);
     let first = &f.images[0];
     assert_eq!(first.bytes, PNG.len() as u64);
@@ -136,6 +139,7 @@ fn payloads_are_hashed_as_written_and_sized_without_decoding_img_014() {
 
 #[test]
 fn copies_group_by_content_img_008() {
+    // IMG-008
     let f = scan(&fixture(), false);
     let g = group(&f.images);
     assert_eq!(g.len(), 8, "{g:?}");
@@ -155,6 +159,7 @@ fn a_file_without_the_key_costs_one_search() {
 
 #[test]
 fn a_respaced_line_still_reads_img_003() {
+    // IMG-003
     let line = br#"{"type": "user", "message": {"role": "user", "content": [{"type": "image", "source": {"type": "base64", "media_type": "image/gif", "data": "R0lG"}}]}}"#;
     let mut b = line.to_vec();
     b.extend_from_slice(b"\r\n");

@@ -125,6 +125,7 @@ mod tests {
 
     #[test]
     fn slug_rule_is_claude_codes_plan_007() {
+        // PLAN-007
         assert!(slug_is_valid("nested-prancing-popcorn"));
         assert!(slug_is_valid(&"a".repeat(120)));
         assert!(!slug_is_valid(&"a".repeat(121)));
@@ -137,6 +138,7 @@ mod tests {
 
     #[test]
     fn the_first_top_level_slug_wins_plan_006_011() {
+        // PLAN-006, PLAN-011
         let buf = b"{\"type\":\"user\",\"toolUseResult\":{\"slug\":\"nested\"}}\n{\"type\":\"system\",\"subtype\":\"compact_boundary\",\"slug\":null}\n{\"type\":\"system\",\"subtype\":\"compact_boundary\",\"slug\":\"happy-sparking-sloth\"}\n{\"type\":\"user\",\"slug\":\"happy-sparking-sloth\"}\n";
         assert_eq!(
             first_slug(buf),
@@ -152,6 +154,7 @@ mod tests {
 
     #[test]
     fn plans_dir_stays_inside_the_root_plan_018() {
+        // PLAN-018
         let t = tempfile::tempdir().unwrap();
         let home = t.path().join("home");
         let root = t.path().join("proj");

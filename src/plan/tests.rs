@@ -23,6 +23,7 @@ fn plan_mode(path: &str, exists: bool) -> Value {
 
 #[test]
 fn the_latest_plan_mode_attachment_binds_plan_001_002() {
+    // PLAN-001, PLAN-002
     let b = buf(&[
         json!({"type": "user", "cwd": "/w", "slug": "nested-prancing-popcorn", "message": {"role": "user", "content": "plan it"}}),
         plan_mode("/h/.claude/plans/nested-prancing-popcorn.md", false),
@@ -42,6 +43,7 @@ fn the_latest_plan_mode_attachment_binds_plan_001_002() {
 
 #[test]
 fn without_plan_mode_the_first_valid_slug_binds_plan_006_012_cmp_015() {
+    // PLAN-006, PLAN-012, CMP-015
     let home = Path::new("/h/.claude");
     // A fork: its head boundary has slug:null, its own compaction mints one.
     let b = buf(&[
@@ -69,6 +71,7 @@ fn without_plan_mode_the_first_valid_slug_binds_plan_006_012_cmp_015() {
 
 #[test]
 fn events_approvals_rejections_reinjections_plan_009_010_016() {
+    // PLAN-009, PLAN-010, PLAN-016
     let exit = |id: &str, path: Option<&str>| {
         let mut input = json!({"plan": "# Plan"});
         if let Some(p) = path {
@@ -130,6 +133,7 @@ fn events_approvals_rejections_reinjections_plan_009_010_016() {
 
 #[test]
 fn structured_mutations_only_plan_017() {
+    // PLAN-017
     let b = buf(&[
         json!({"type": "assistant", "message": {"role": "assistant", "content": [
             {"type": "tool_use", "id": "a", "name": "Write", "input": {"file_path": "/h/plans/a.md", "content": "x"}},
