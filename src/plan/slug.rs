@@ -138,7 +138,7 @@ mod tests {
 
     #[test]
     fn the_first_top_level_slug_wins_plan_006_011() {
-        // PLAN-006, PLAN-011
+        // PLAN-006, PLAN-011; the slug is read off whichever record carries it first (PLAN-005)
         let buf = b"{\"type\":\"user\",\"toolUseResult\":{\"slug\":\"nested\"}}\n{\"type\":\"system\",\"subtype\":\"compact_boundary\",\"slug\":null}\n{\"type\":\"system\",\"subtype\":\"compact_boundary\",\"slug\":\"happy-sparking-sloth\"}\n{\"type\":\"user\",\"slug\":\"happy-sparking-sloth\"}\n";
         assert_eq!(
             first_slug(buf),
@@ -154,7 +154,8 @@ mod tests {
 
     #[test]
     fn plans_dir_stays_inside_the_root_plan_018() {
-        // PLAN-018
+        // PLAN-018; the layers low to high (PLAN-019); the flag and policy layers
+        // leave nothing on disk to read (PLAN-020)
         let t = tempfile::tempdir().unwrap();
         let home = t.path().join("home");
         let root = t.path().join("proj");

@@ -65,7 +65,7 @@ fn without_plan_mode_the_first_valid_slug_binds_plan_006_012_cmp_015() {
         json!({"type": "user", "slug": "jolly-humming", "message": {"role": "user", "content": "y"}}),
     ]);
     assert!(bind(&bad, home, false).is_none());
-    // No slug, no attachment: no binding, never a guess (PLAN-003/004).
+    // No slug, no attachment: no binding, never a guess (PLAN-003, PLAN-004).
     assert!(bind(&buf(&[json!({"type": "user", "cwd": "/w"})]), home, false).is_none());
 }
 
