@@ -10,7 +10,7 @@
 //! can be empty (IMG-014): the echo is read only when the record holds no image
 //! block at all, so it never doubles a row (IMG-013).
 
-use crate::scan::json::{self, Fields};
+use crate::scan::json::{self, Fields, Flaw};
 
 /// Where an image rode.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -58,33 +58,34 @@ pub(crate) struct RecordImages {
     pub(crate) malformed: bool,
 }
 
-fn fields(v: &[u8]) -> impl Iterator<Item = (&[u8], &[u8])> {
-    Fields::new(v, 0).map_while(Result::ok)
-}
-
 fn text(v: &[u8]) -> Option<String> {
     json::string(v).map(std::borrow::Cow::into_owned)
 }
 
-/// Skim the record `line`, which starts at byte `base` of its file.
+/// Skim the record `line`, which starts at byte `base` of its file. Each value
+/// is walked once: the message is read while the top-level walk passes it,
+/// so a payload costs one quote search (then one hash).
 pub(crate) fn record(line: &[u8], base: usize) -> RecordImages {
     let mut out = RecordImages::default();
     let mut echo = None;
-    for kv in Fields::new(line, 0) {
-        let Ok((k, v)) = kv else {
-            out.malformed = true;
-            break;
-        };
-        match k {
-            b"uuid" => out.uuid = text(v),
-            b"timestamp" => out.timestamp = text(v),
-            b"message" => {
-                if let Some(content) = json::field(v, b"content") {
-                    content_images(content, line, base, &mut out);
-                }
+    let mut top = Fields::new(line, 0);
+    loop {
+        let kv = top.next_with(|k, i| match k {
+            b"message" => message(line, i, base, &mut out),
+            _ => json::value_end(line, i),
+        });
+        match kv {
+            None => break,
+            Some(Err(_)) => {
+                out.malformed = true;
+                break;
             }
-            b"toolUseResult" => echo = read_echo(v, line, base),
-            _ => {}
+            Some(Ok((k, v))) => match k {
+                b"uuid" => out.uuid = text(v),
+                b"timestamp" => out.timestamp = text(v),
+                b"toolUseResult" => echo = read_echo(v, line, base),
+                _ => {}
+            },
         }
     }
     if out.images.is_empty() {
@@ -93,63 +94,122 @@ pub(crate) fn record(line: &[u8], base: usize) -> RecordImages {
     out
 }
 
+/// `message` at `b[i]`: its `content` array read in passing; returns its end.
+fn message(b: &[u8], i: usize, base: usize, out: &mut RecordImages) -> Result<usize, Flaw> {
+    if b.get(i) != Some(&b'{') {
+        return json::value_end(b, i);
+    }
+    let mut f = Fields::new(b, i);
+    while let Some(kv) = f.next_with(|k, j| match (k, b.get(j)) {
+        (b"content", Some(b'[')) => array(b, j, base, out, true),
+        _ => json::value_end(b, j),
+    }) {
+        kv?;
+    }
+    Ok(f.end())
+}
+
+/// A content array at `b[i]`; `top`: the message's own (a tool_result's
+/// array is read one level down). Returns its end.
+fn array(
+    b: &[u8],
+    i: usize,
+    base: usize,
+    out: &mut RecordImages,
+    top: bool,
+) -> Result<usize, Flaw> {
+    let mut j = json::ws(b, i + 1);
+    if b.get(j) == Some(&b']') {
+        return Ok(j + 1);
+    }
+    loop {
+        j = json::ws(b, block(b, j, base, out, top)?);
+        match b.get(j) {
+            Some(b',') => j = json::ws(b, j + 1),
+            Some(b']') => return Ok(j + 1),
+            None | Some(b'\n') => return Err(Flaw::Unterminated),
+            Some(_) => return Err(Flaw::Invalid),
+        }
+    }
+}
+
+/// One content element at `b[i]`, its fields in any order. Returns its end.
+fn block(
+    b: &[u8],
+    i: usize,
+    base: usize,
+    out: &mut RecordImages,
+    top: bool,
+) -> Result<usize, Flaw> {
+    if b.get(i) != Some(&b'{') {
+        return json::value_end(b, i);
+    }
+    let (mut kind, mut src, mut text_raw) = (None, None, None);
+    let mut inner = RecordImages::default();
+    let mut f = Fields::new(b, i);
+    while let Some(kv) = f.next_with(|k, j| match (k, b.get(j)) {
+        (b"source", Some(b'{')) => {
+            let (found, end) = source(b, j, base)?;
+            src = Some(found);
+            Ok(end)
+        }
+        (b"content", Some(b'[')) if top => array(b, j, base, &mut inner, false),
+        _ => json::value_end(b, j),
+    }) {
+        let (k, v) = kv?;
+        match k {
+            b"type" => kind = json::plain_str(v),
+            b"text" => text_raw = Some(v),
+            _ => {}
+        }
+    }
+    let carrier = if top {
+        Carrier::Block
+    } else {
+        Carrier::ToolResult
+    };
+    match kind {
+        Some("image") => out.images.extend(src.map(|mut s| {
+            s.carrier = carrier;
+            s
+        })),
+        Some("document") => out.documents += 1,
+        Some("text") if top => markers(text_raw.unwrap_or_default(), &mut out.markers),
+        Some("tool_result") => {
+            out.images.append(&mut inner.images);
+            out.documents += inner.documents;
+        }
+        _ => {}
+    }
+    Ok(f.end())
+}
+
+/// An image `source` at `b[i]`: kind, media type (never guessed when absent:
+/// a url source has none) and the payload's range; and where it ends.
+fn source(b: &[u8], i: usize, base: usize) -> Result<(Found, usize), Flaw> {
+    let mut found = Found {
+        carrier: Carrier::Block,
+        source_kind: String::new(),
+        media_type: String::new(),
+        data: None,
+    };
+    let mut f = Fields::new(b, i);
+    for kv in f.by_ref() {
+        let (k, v) = kv?;
+        match k {
+            b"type" => found.source_kind = text(v).unwrap_or_default(),
+            b"media_type" => found.media_type = text(v).unwrap_or_default(),
+            b"data" if v.starts_with(b"\"") => found.data = Some(range(v, b, base)),
+            _ => {}
+        }
+    }
+    Ok((found, f.end()))
+}
+
 /// The absolute file range of `sub`, a slice of `line`.
 fn range(sub: &[u8], line: &[u8], base: usize) -> (usize, usize) {
     let start = base + (sub.as_ptr() as usize - line.as_ptr() as usize);
     (start, start + sub.len())
-}
-
-fn content_images(content: &[u8], line: &[u8], base: usize, out: &mut RecordImages) {
-    for el in json::elements(content) {
-        let kind = json::field(el, b"type").and_then(json::plain_str);
-        match kind {
-            Some("image") => out.images.extend(image(el, Carrier::Block, line, base)),
-            Some("document") => out.documents += 1,
-            Some("text") => {
-                if let Some(t) = json::field(el, b"text") {
-                    markers(t, &mut out.markers);
-                }
-            }
-            Some("tool_result") => {
-                let Some(inner) = json::field(el, b"content").filter(|c| c.starts_with(b"["))
-                else {
-                    continue;
-                };
-                for part in json::elements(inner) {
-                    match json::field(part, b"type").and_then(json::plain_str) {
-                        Some("image") => {
-                            out.images
-                                .extend(image(part, Carrier::ToolResult, line, base));
-                        }
-                        Some("document") => out.documents += 1,
-                        _ => {}
-                    }
-                }
-            }
-            _ => {}
-        }
-    }
-}
-
-/// An image element's `source`: kind, media type, payload range.
-fn image(el: &[u8], carrier: Carrier, line: &[u8], base: usize) -> Option<Found> {
-    let source = json::field(el, b"source")?;
-    let mut f = Found {
-        carrier,
-        source_kind: String::new(),
-        // A source without a media type (a url source has none) is never guessed.
-        media_type: String::new(),
-        data: None,
-    };
-    for (k, v) in fields(source) {
-        match k {
-            b"type" => f.source_kind = text(v).unwrap_or_default(),
-            b"media_type" => f.media_type = text(v).unwrap_or_default(),
-            b"data" if v.starts_with(b"\"") => f.data = Some(range(v, line, base)),
-            _ => {}
-        }
-    }
-    Some(f)
 }
 
 /// The image `Read` echo (IMG-011): `{type:"image", file:{base64, type}}`,

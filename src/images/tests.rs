@@ -171,3 +171,23 @@ fn a_respaced_line_still_reads_img_003() {
 }
 
 use sha2::Digest as _;
+
+#[test]
+fn keys_in_any_order_still_read_img_002() {
+    // IMG-002: both carriers, whatever order another writer puts the keys in.
+    let line = br#"{"message":{"content":[{"source":{"data":"aGk=","media_type":"image/png","type":"base64"},"type":"image"},{"content":[{"source":{"media_type":"image/jpeg","data":"aGk="},"type":"image"}],"tool_use_id":"t","type":"tool_result"}],"role":"user"},"type":"user","uuid":"x"}"#;
+    let f = scan(&[&line[..], b"\n"].concat(), false);
+    let got: Vec<(String, Carrier, &str)> = f
+        .images
+        .iter()
+        .map(|i| (i.id(), i.carrier, i.media_type.as_str()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("L1i1".into(), Carrier::Block, "image/png"),
+            ("L1i2".into(), Carrier::ToolResult, "image/jpeg"),
+        ]
+    );
+    assert_eq!(f.images[0].uuid.as_deref(), Some("x"));
+}
