@@ -86,8 +86,41 @@ pub(crate) fn run(
     } else {
         bindings(home, problems)
     };
+    let rows = join(&edits, &bindings, &moved);
+    let summary = Summary {
+        kind: "summary",
+        bindings: bindings.values().map(Vec::len).sum(),
+        plan_files_touched: rows
+            .iter()
+            .map(|r| r.plan_file.as_str())
+            .collect::<std::collections::BTreeSet<_>>()
+            .len(),
+        edits: rows.iter().map(|r| r.mutations).sum(),
+        warnings: rows.iter().filter(|r| !r.bound_by_owner).count(),
+        errors: problems.count(),
+        elapsed_ms: started.elapsed().as_millis(),
+    };
+    let style = w.style;
+    match args.common.format {
+        Format::Json => {
+            for r in &rows {
+                json_line(w, r)?;
+            }
+            json_line(w, &summary)?;
+        }
+        Format::Human => human(w, style, &rows, &summary)?,
+    }
+    Ok(Exit::from(!rows.is_empty(), problems.count()))
+}
+
+/// The targets' edits of bound plan files, one row per (transcript, plan file).
+fn join(
+    edits: &[(Transcript, Vec<Mutation>)],
+    bindings: &Bindings,
+    moved: &HashMap<String, Vec<BoundBy>>,
+) -> Vec<EditRow> {
     let mut rows = Vec::new();
-    for (t, muts) in &edits {
+    for (t, muts) in edits {
         let mut by_plan: BTreeMap<PathBuf, (Vec<usize>, &Vec<BoundBy>, &'static str)> =
             BTreeMap::new();
         for m in muts {
@@ -123,30 +156,7 @@ pub(crate) fn run(
             });
         }
     }
-    let summary = Summary {
-        kind: "summary",
-        bindings: bindings.values().map(Vec::len).sum(),
-        plan_files_touched: rows
-            .iter()
-            .map(|r| r.plan_file.as_str())
-            .collect::<std::collections::BTreeSet<_>>()
-            .len(),
-        edits: rows.iter().map(|r| r.mutations).sum(),
-        warnings: rows.iter().filter(|r| !r.bound_by_owner).count(),
-        errors: problems.count(),
-        elapsed_ms: started.elapsed().as_millis(),
-    };
-    let style = w.style;
-    match args.common.format {
-        Format::Json => {
-            for r in &rows {
-                json_line(w, r)?;
-            }
-            json_line(w, &summary)?;
-        }
-        Format::Human => human(w, style, &rows, &summary)?,
-    }
-    Ok(Exit::from(!rows.is_empty(), problems.count()))
+    rows
 }
 
 /// `<slug>.md` when `p` is `…/.claude/plans/<slug>.md`.
