@@ -43,7 +43,6 @@ pub(crate) struct Image {
     /// 1-based ordinal among the record's images (`i<n>`).
     pub(crate) block: usize,
     pub(crate) carrier: Carrier,
-    pub(crate) source_kind: String,
     pub(crate) media_type: String,
     /// The payload's JSON string as a range of the file.
     pub(crate) data: Option<(usize, usize)>,
@@ -92,8 +91,17 @@ pub(crate) fn scan(buf: &[u8], lane: bool) -> FileImages {
         return out;
     }
     let (idx, lines) = FileIndex::build_finding(buf, lane, &*CANDIDATE, 0);
-    for line in lines {
-        let rec = skim::record(line.bytes, line.offset);
+    // Skimmed and hashed in parallel, each payload while it is in cache;
+    // assembled in file order.
+    let recs: Vec<(skim::RecordImages, Vec<Digest>)> = lines
+        .par_iter()
+        .map(|l| {
+            let rec = skim::record(l.bytes, l.offset);
+            let digests = rec.images.iter().map(|f| digest(buf, f)).collect();
+            (rec, digests)
+        })
+        .collect();
+    for (line, (rec, digests)) in lines.iter().zip(recs) {
         out.malformed += usize::from(rec.malformed);
         out.documents += rec.documents;
         if rec.images.is_empty() {
@@ -103,12 +111,15 @@ pub(crate) fn scan(buf: &[u8], lane: bool) -> FileImages {
         let zip = rec.markers.len() == rec.images.len();
         let turn = idx.turn(line.no);
         let prompt_line = turn.and_then(|t| idx.turn_start(t));
-        for (i, f) in rec.images.into_iter().enumerate() {
+        for (i, (f, d)) in rec.images.into_iter().zip(digests).enumerate() {
+            let (bytes, sha256, error) = match d {
+                Ok((n, h)) => (n, Some(h), None),
+                Err(e) => (0, None, Some(e)),
+            };
             out.images.push(Image {
                 line: line.no,
                 block: i + 1,
                 carrier: f.carrier,
-                source_kind: f.source_kind,
                 media_type: f.media_type,
                 data: f.data,
                 handle: zip.then(|| rec.markers[i]),
@@ -116,30 +127,24 @@ pub(crate) fn scan(buf: &[u8], lane: bool) -> FileImages {
                 prompt_line,
                 uuid: rec.uuid.clone(),
                 timestamp: rec.timestamp.clone(),
-                bytes: 0,
-                sha256: None,
-                error: None,
+                bytes,
+                sha256,
+                error,
             });
         }
     }
-    out.images.par_iter_mut().for_each(|im| hash(buf, im));
     out
 }
 
-fn hash(buf: &[u8], im: &mut Image) {
-    let Some((a, b)) = im.data else {
-        im.error = Some(format!(
+type Digest = Result<(u64, [u8; 32]), String>;
+
+fn digest(buf: &[u8], f: &skim::Found) -> Digest {
+    match f.data {
+        Some((a, b)) => payload::digest(&buf[a..b]),
+        None => Err(format!(
             "no inline payload (source type `{}`)",
-            im.source_kind
-        ));
-        return;
-    };
-    match payload::digest(&buf[a..b]) {
-        Ok((n, d)) => {
-            im.bytes = n;
-            im.sha256 = Some(d);
-        }
-        Err(e) => im.error = Some(e),
+            f.source_kind
+        )),
     }
 }
 
