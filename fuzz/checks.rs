@@ -332,7 +332,9 @@ pub fn danger(data: &[u8]) {
     if let Verdict::TooManySubstitutions { count } = v {
         assert!(count > bash::danger::MAX_SUBSTITUTIONS);
     }
-    if !cmd.ends_with('\\') {
+    // A trailing backslash (before an optional CR) would make the appended
+    // newline a line continuation, `\\\r?\n`: not a new clause.
+    if !cmd.trim_end_matches('\r').ends_with('\\') {
         assert_eq!(bash::dangerous_rm(&format!("{cmd}\n:")), v, "{cmd:?}");
     }
 }
