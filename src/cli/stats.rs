@@ -11,7 +11,8 @@ pub(crate) enum GroupBy {
     Day,
     /// The local month of the transcript's first timestamp.
     Month,
-    /// The model with the most assistant records in the transcript.
+    /// Each message's model: a transcript that used several models counts in
+    /// each of their groups, with that model's tokens.
     Model,
     /// The Claude Code version with the most records in the transcript.
     Version,

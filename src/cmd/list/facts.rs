@@ -9,7 +9,10 @@
 //! seen in them, and no turn count (`None`), which cannot be had without every
 //! line. Nothing here guesses a fact from a part of the file. The tail still
 //! answers the usual title: Claude Code rewrites `ai-title` every turn (QT-030,
-//! TAIL-006), so the newest one sits among the last records.
+//! TAIL-006), so the newest one sits among the last records. A `summary` titles
+//! the row only when its `leafUuid` is a record of the file; when the windows
+//! hold such a summary but not its leaf, and nothing outranks it, the file is
+//! read whole to decide rather than guess (so `--full` gives the same title).
 
 use std::sync::OnceLock;
 
@@ -47,6 +50,7 @@ pub(crate) fn summarize(t: &Transcript, whole: bool) -> crate::error::Result<Sum
     // cut a long last record and miss the last records before it (REC-089).
     let end = TailFacts::scan(buf, 0, buf.len() as u64, Some(buf));
     literal_pass(buf, 0, true, &mut s);
+    s.summary = titling_summary(&s, &[buf]).ok().flatten();
     end.merge(&mut s);
     s.turns = Some(FileIndex::build(buf, lane).turns());
     s.read = ReadMode::Whole;
@@ -105,6 +109,15 @@ fn from_windows(
     let (at, win) = w.tail();
     let skip = memchr::memchr(b'\n', win).map_or(win.len(), |i| i + 1);
     literal_pass(&win[skip..], at + skip as u64, false, &mut s);
+    let titled = titling_summary(&s, &[w.head(), w.tail().1]);
+    match titled {
+        Ok(found) => s.summary = found,
+        // A summary's leaf may lie between the windows: read it all to decide.
+        Err(Undecided) => {
+            w.read_whole(path)?;
+            return Ok(None);
+        }
+    }
     end.merge(&mut s);
     s.turns = None;
     s.read = ReadMode::HeadTail;
@@ -423,7 +436,65 @@ fn literal_pass(buf: &[u8], base: u64, numbered: bool, s: &mut Summary) {
     }
 }
 
+/// A summary whose leaf the bytes read so far cannot settle.
+struct Undecided;
+
+/// The title among `s.summaries`: the newest whose leaf is a record uuid in
+/// `parts` (the whole file, or its windows); `Err` when a newer one's leaf is
+/// not in the windows, which only the rest of the file can settle. `None`
+/// when a custom or AI title outranks every summary anyway.
+fn titling_summary(s: &Summary, parts: &[&[u8]]) -> Result<Option<String>, Undecided> {
+    if s.summaries.is_empty() || s.custom_title.is_some() || s.ai_title.is_some() {
+        return Ok(None);
+    }
+    let leaves: std::collections::HashSet<&str> =
+        s.summaries.iter().map(|(_, l)| l.as_str()).collect();
+    let mut found = std::collections::HashSet::new();
+    for part in parts {
+        record_uuids_among(part, &leaves, &mut found);
+    }
+    for (title, leaf) in s.summaries.iter().rev() {
+        if found.contains(leaf.as_str()) {
+            return Ok(Some(title.clone()));
+        }
+        if parts.len() > 1 {
+            return Err(Undecided);
+        }
+    }
+    Ok(None)
+}
+
+/// Every value of a `"uuid"` key in `buf` (either spacing, REC-038) that is in
+/// `wanted`. The bare token `"uuid"` cannot occur inside a JSON string (its
+/// quotes would be escaped), so each is a key: a record's own uuid, or one
+/// nested in an `agent_progress` record (a record of this session too).
+fn record_uuids_among<'a>(
+    buf: &[u8],
+    wanted: &std::collections::HashSet<&'a str>,
+    found: &mut std::collections::HashSet<&'a str>,
+) {
+    for at in crate::scan::lit!(b"\"uuid\"").find_iter(buf) {
+        let v = buf[at + 6..].trim_ascii_start();
+        let Some(v) = v.strip_prefix(b":").map(<[u8]>::trim_ascii_start) else {
+            continue;
+        };
+        let Some(v) = v.strip_prefix(b"\"") else {
+            continue;
+        };
+        let Some(end) = memchr::memchr(b'"', &v[..v.len().min(128)]) else {
+            continue;
+        };
+        if let Some(w) = std::str::from_utf8(&v[..end])
+            .ok()
+            .and_then(|u| wanted.get(u))
+        {
+            found.insert(*w);
+        }
+    }
+}
+
 /// Last wins within a type (REC-002); a blank title keeps the previous one.
+/// Summaries are gathered with their leaves ([`titling_summary`] picks one).
 fn take_titles(r: &Record<'_>, s: &mut Summary) {
     let keep = |v: &Option<std::borrow::Cow<'_, str>>| {
         v.as_deref()
@@ -433,7 +504,12 @@ fn take_titles(r: &Record<'_>, s: &mut Summary) {
     match r.kind() {
         "custom-title" => s.custom_title = keep(&r.custom_title).or(s.custom_title.take()),
         "ai-title" => s.ai_title = keep(&r.ai_title).or(s.ai_title.take()),
-        "summary" => s.summary = keep(&r.summary).or(s.summary.take()),
+        "summary" => {
+            let leaf = r.leaf_uuid.as_deref().filter(|l| !l.is_empty());
+            if let (Some(title), Some(leaf)) = (keep(&r.summary), leaf) {
+                s.summaries.push((title, leaf.to_string()));
+            }
+        }
         _ => {}
     }
 }
