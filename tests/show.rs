@@ -694,11 +694,20 @@ fn raw_adds_no_newline_the_file_does_not_have() {
     let last = &bytes[bytes.iter().position(|&b| b == b'\n').unwrap() + 1..];
     let out = run(&home, &["@11111111", "--line", "-1", "--raw"]).success();
     assert_eq!(out.get_output().stdout, last);
+    // Lines print in file order, whatever the address order.
     let out = run(&home, &["@11111111", "--line", "2,1", "--raw"]).success();
-    let mut want = last.to_vec();
-    want.push(b'\n');
-    want.extend_from_slice(&bytes[..=bytes.iter().position(|&b| b == b'\n').unwrap()]);
-    assert_eq!(out.get_output().stdout, want);
+    assert_eq!(out.get_output().stdout, bytes);
+    // A line printed after it (another file's) starts on a line of its own.
+    let mut other = Session::new("22222222-2222-4333-8444-555555555555", "/w/p");
+    other.user("another prompt");
+    let uuid = other.text("msg_2", "another reply");
+    home.write("-w-p", &other.file_name(), &other.lines);
+    let last_uuid = s.lines[1]["uuid"].as_str().unwrap().to_string();
+    assert_eq!(last_uuid, uuid, "the builders number uuids alike");
+    let out = run(&home, &["--uuid", &uuid, "--raw"]).success();
+    let text = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+    assert_eq!(text.lines().count(), 2, "{text}");
+    assert!(text.ends_with("}\n"), "{text}");
 }
 
 /// A `show` with no target would print every record of every session (53,000
@@ -752,7 +761,7 @@ fn progress_records_render_as_one_readable_line() {
         "mcp linear-server get_issue failed after 670 ms",
         "waiting for local_bash task: Run SessionLive tests",
         "progress/novel_progress",
-        "novel_progress: phase=warming percent=40",
+        "novel_progress: percent=40 phase=warming",
     ] {
         assert!(text.contains(want), "{want:?} missing in:\n{text}");
     }
