@@ -125,7 +125,7 @@ pub(crate) struct SearchArgs {
     #[arg(long, value_name = "GLOB")]
     pub(crate) model: Vec<String>,
     /// Also search attachment records (hook-injected additionalContext and other
-    /// payloads, MISC-001, REC-018). Without -t they are skipped: they dominate line
+    /// payloads). Without -t they are skipped: they dominate line
     /// counts and repeat the same hook text. With -t the labels decide: an explicit
     /// `-t harness.meta.hook` or `-t harness.meta.attachment` reaches them, and
     /// --attachments adds nothing to a -t that names neither.
