@@ -139,7 +139,6 @@ fn words(line: &str) -> Vec<String> {
 #[test]
 fn the_readme_examples_print_what_they_show() {
     let readme = read("README.md");
-    let sample = root().join("sample/claude-home");
     let mut examples = 0;
     for block in readme.split("```console\n").skip(1) {
         let block = block.split("```").next().unwrap();
@@ -157,9 +156,11 @@ fn the_readme_examples_print_what_they_show() {
         for (cmd, want) in runs {
             let args = words(&cmd);
             assert_eq!(args[0], "csift", "{cmd}");
+            // As the README runs them: from the checkout, the home relative.
             let out = common::csift()
                 .args(&args[1..])
-                .env("CLAUDE_CONFIG_DIR", &sample)
+                .current_dir(root())
+                .env("CLAUDE_CONFIG_DIR", "sample/claude-home")
                 .env("TZ", "UTC")
                 .output()
                 .unwrap();
