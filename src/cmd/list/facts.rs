@@ -187,27 +187,50 @@ impl HeadScan {
             if parsed >= HEAD_RECORDS && !may_tell(line.bytes, s) {
                 continue;
             }
+            // A line without the bare `"user"` token is no user record, so it
+            // holds no prompt: its envelope is all it can tell, read without
+            // building its content (a file read whole has its first records
+            // parsed, often tool calls and results, most of their bytes).
+            if crate::scan::lit!(b"\"user\"").find(line.bytes).is_none() {
+                if let Some(e) = envelope(line.bytes) {
+                    self.envelope(
+                        parsed,
+                        [e.cwd, e.git_branch, e.version, e.timestamp],
+                        s,
+                    );
+                }
+                continue;
+            }
             let Parsed::Record(r) = parse_line(&line) else {
                 continue;
             };
-            if s.cwd.is_none() {
-                s.cwd = r.cwd.as_deref().map(str::to_string);
-            }
-            if s.git_branch.is_none() {
-                s.git_branch = nonempty(r.git_branch.as_deref());
-            }
-            if let Some(v) = r.version.as_deref() {
-                if s.versions.is_empty() {
-                    s.versions.insert(v.to_string());
-                }
-            }
-            if parsed < HEAD_RECORDS {
-                if let Some(ts) = r.timestamp.as_deref().and_then(timefmt::parse_ts) {
-                    s.started = Some(s.started.map_or(ts, |x: Timestamp| x.min(ts)));
-                }
-            }
+            let fields = [&r.cwd, &r.git_branch, &r.version, &r.timestamp].map(|f| f.clone());
+            self.envelope(parsed, fields, s);
             if s.first_prompt.is_none() && (lane || !r.is_sidechain()) {
                 first_prompt(&r, s);
+            }
+        }
+    }
+}
+
+impl HeadScan {
+    /// What the `parsed`-th head record's envelope tells: `[cwd, gitBranch,
+    /// version, timestamp]`.
+    fn envelope(&self, parsed: usize, [cwd, branch, version, ts]: [Str<'_>; 4], s: &mut Summary) {
+        if s.cwd.is_none() {
+            s.cwd = cwd.as_deref().map(str::to_string);
+        }
+        if s.git_branch.is_none() {
+            s.git_branch = nonempty(branch.as_deref());
+        }
+        if let Some(v) = version.as_deref() {
+            if s.versions.is_empty() {
+                s.versions.insert(v.to_string());
+            }
+        }
+        if parsed < HEAD_RECORDS {
+            if let Some(ts) = ts.as_deref().and_then(timefmt::parse_ts) {
+                s.started = Some(s.started.map_or(ts, |x: Timestamp| x.min(ts)));
             }
         }
     }
@@ -359,12 +382,14 @@ impl TailFacts {
     }
 }
 
-/// The envelope fields the tail needs. Tail records are often the largest (tool
-/// results, long replies); reading three fields skips the rest without building
-/// content blocks or unescaping text.
+/// The envelope fields the tail (and a head line that holds no prompt) needs.
+/// Such records are often the largest (tool results, long replies); reading four
+/// fields skips the rest without building content blocks or unescaping text.
 #[derive(serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct Envelope<'a> {
+    #[serde(borrow, default, deserialize_with = "opt_str")]
+    cwd: Str<'a>,
     #[serde(borrow, default, deserialize_with = "opt_str")]
     timestamp: Str<'a>,
     #[serde(borrow, default, deserialize_with = "opt_str")]
