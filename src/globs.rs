@@ -134,8 +134,14 @@ mod tests {
             ["Bash", "bash", "Dash"]
         );
         assert_eq!(hits("[![:alpha:]]ash", &["Bash", "_ash"]), ["_ash"]);
-        assert_eq!(hits("mcp__*[[:digit:]]", &["mcp__a1", "mcp__ab"]), ["mcp__a1"]);
-        assert_eq!(hits("x[[:punct:]]", &["x!", "x]", "x-", "xa"]), ["x!", "x]", "x-"]);
+        assert_eq!(
+            hits("mcp__*[[:digit:]]", &["mcp__a1", "mcp__ab"]),
+            ["mcp__a1"]
+        );
+        assert_eq!(
+            hits("x[[:punct:]]", &["x!", "x]", "x-", "xa"]),
+            ["x!", "x]", "x-"]
+        );
         assert_eq!(hits("x[[:graph:]]", &["x!", "x ", "xa"]), ["x!", "xa"]);
         assert_eq!(
             hits("claude-opus-4-[5,6]*", &models),
@@ -152,7 +158,10 @@ mod tests {
         assert_eq!(hits("BASH*", &tools), ["Bash", "BashOutput"]);
         assert_eq!(hits("{read,bash}", &tools), ["Bash", "Read"]);
         assert_eq!(hits("read|bash", &tools), ["Bash", "Read"]);
-        assert_eq!(hits("mcp__{a,b}__*", &["mcp__a__x", "mcp__c__x"]), ["mcp__a__x"]);
+        assert_eq!(
+            hits("mcp__{a,b}__*", &["mcp__a__x", "mcp__c__x"]),
+            ["mcp__a__x"]
+        );
     }
 
     #[test]

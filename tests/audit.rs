@@ -656,6 +656,7 @@ fn unanswered_calls_skip_the_live_tail_tail_001() {
         .any(|t| t.contains("toolu_orphan") && t.contains("orphan")));
     assert!(d
         .iter()
+        // TAIL-011: a background launch is acknowledged at once.
         .any(|t| t.contains("toolu_bg") && t.contains("launches are answered at once")));
 }
 

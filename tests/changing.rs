@@ -193,7 +193,10 @@ fn replaced_by_rename_misc_017() {
             .collect();
         assert_eq!(versions.len(), 1, "one run read two versions: {versions:?}");
         for cmd in robust::COMMANDS {
-            run(h.path(), &robust::command(h.path(), cmd, &[f.to_str().unwrap()]));
+            run(
+                h.path(),
+                &robust::command(h.path(), cmd, &[f.to_str().unwrap()]),
+            );
         }
     }
     drop(writer);

@@ -71,7 +71,11 @@ fn no_claim_id_in_the_readme_docs_or_help() {
             found.push(format!("{name}: {}", ids.join(" ")));
         }
     }
-    assert!(found.is_empty(), "claim ids in user-facing text:\n{}", found.join("\n"));
+    assert!(
+        found.is_empty(),
+        "claim ids in user-facing text:\n{}",
+        found.join("\n")
+    );
 }
 
 #[test]
@@ -80,7 +84,10 @@ fn every_command_has_a_docs_page_the_readme_links() {
     for c in COMMANDS {
         let page = format!("docs/{c}.md");
         assert!(root().join(&page).is_file(), "{page} missing");
-        assert!(readme.contains(&format!("]({page})")), "README does not link {page}");
+        assert!(
+            readme.contains(&format!("]({page})")),
+            "README does not link {page}"
+        );
     }
 }
 

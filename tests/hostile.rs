@@ -166,7 +166,10 @@ fn a_20_mb_single_line_in_bounded_memory() {
     every_command_human(h.path(), &[]);
     run(h.path(), &["search", "^.", "--format", "json"]);
     let projects = h.projects();
-    run(h.path(), &["show", projects.to_str().unwrap(), "--format", "json"]);
+    run(
+        h.path(),
+        &["show", projects.to_str().unwrap(), "--format", "json"],
+    );
     assert_eq!(run(h.path(), &["verbatim", f.to_str().unwrap()]).code(), 0);
     let (rss_kb, r) = robust::peak_rss_kb(h.path(), &["search", NEEDLE]);
     assert_eq!(r.code(), 0, "{}", r.stderr());
@@ -356,7 +359,10 @@ fn directory_named_jsonl() {
     assert!(r.stderr().contains("00000000d.jsonl"), "{}", r.stderr());
     // Named directly, it is an error that says what it is.
     for cmd in robust::COMMANDS {
-        let r = run(h.path(), &robust::command(h.path(), cmd, &[d.to_str().unwrap()]));
+        let r = run(
+            h.path(),
+            &robust::command(h.path(), cmd, &[d.to_str().unwrap()]),
+        );
         if !r.skipped {
             assert_ne!(r.code(), 0, "{}", r.label);
         }

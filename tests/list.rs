@@ -1350,8 +1350,10 @@ fn a_summary_titles_a_session_only_when_its_leaf_is_in_it() {
     let mut b = Session::new(S2, "/w/sum");
     b.user("add a flag");
     let leaf = b.text("m1", "Added.");
-    b.lines
-        .insert(0, json!({"type": "summary", "summary": "Flag added", "leafUuid": leaf}));
+    b.lines.insert(
+        0,
+        json!({"type": "summary", "summary": "Flag added", "leafUuid": leaf}),
+    );
     home.write("-w-sum", &b.file_name(), &b.lines);
     for full in [false, true] {
         let mut cmd = home.cmd();
@@ -1382,7 +1384,10 @@ fn a_summary_leaf_between_the_windows_is_looked_for_not_guessed() {
     let mut a_lines = a.lines.clone();
     a_lines.extend(tail.lines.iter().map(|l| {
         let mut l = l.clone();
-        let u = l["uuid"].as_str().unwrap().replace("-0000-4000-", "-1111-4000-");
+        let u = l["uuid"]
+            .as_str()
+            .unwrap()
+            .replace("-0000-4000-", "-1111-4000-");
         l["uuid"] = json!(u);
         l
     }));
@@ -1434,7 +1439,11 @@ fn whoami_notes_the_lane_caveat_only_where_a_session_has_lanes_misc_009() {
         .unwrap();
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), S2);
-    assert!(out.stderr.is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let mut lane = Session::lane(S2, "/w/app", "a0123456789abcdef");
     lane.user("explore");
     home.write(

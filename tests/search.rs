@@ -1226,9 +1226,19 @@ fn corpus_unanswered_calls_are_marked_as_stats_counts_them() {
 fn tool_and_model_globs_ignore_case_and_a_miss_names_the_tools_seen() {
     let mut s = Session::new("ff12cd34-0000-4000-8000-000000000002", "/w/proj");
     s.user("check the widget");
-    s.tool_use("m1", "toolu_1", "Read", json!({"file_path": "/w/widget.rs"}));
+    s.tool_use(
+        "m1",
+        "toolu_1",
+        "Read",
+        json!({"file_path": "/w/widget.rs"}),
+    );
     s.tool_result("toolu_1", "fn widget() {}", false, None);
-    s.tool_use("m2", "toolu_2", "Bash", json!({"command": "grep widget -r ."}));
+    s.tool_use(
+        "m2",
+        "toolu_2",
+        "Bash",
+        json!({"command": "grep widget -r ."}),
+    );
     s.tool_result("toolu_2", "src/widget.rs: fn widget", false, None);
     let home = Home::new();
     home.write("-w-proj", &s.file_name(), &s.lines);
@@ -1250,9 +1260,16 @@ fn tool_and_model_globs_ignore_case_and_a_miss_names_the_tools_seen() {
     for glob in ["bash", "BASH", "ba*", "[b]ash"] {
         let out = search(&["--tool", glob]);
         assert_eq!(lines(&out), vec![4, 5], "{glob}");
-        assert!(out.stderr.is_empty(), "{glob}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.stderr.is_empty(),
+            "{glob}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
-    assert_eq!(lines(&search(&["--model", "CLAUDE-OPUS-*", "-t", "agent"])).len(), 2);
+    assert_eq!(
+        lines(&search(&["--model", "CLAUDE-OPUS-*", "-t", "agent"])).len(),
+        2
+    );
     // A miss names the tools the searched lines hold.
     let out = search(&["--tool", "Bsh"]);
     assert_eq!(out.status.code(), Some(1));

@@ -119,7 +119,9 @@ fn uuid_round_trip_prints_every_copy_rec_091_092() {
             // The file's last line, printed last, keeps its missing newline.
             let end = bytes.as_ptr_range().end;
             if bytes.last() != Some(&b'\n')
-                && by_uuid[u].last().is_some_and(|l| l.as_ptr_range().end == end)
+                && by_uuid[u]
+                    .last()
+                    .is_some_and(|l| l.as_ptr_range().end == end)
             {
                 want.pop();
             }
@@ -740,16 +742,22 @@ fn progress_records_render_as_one_readable_line() {
         json!({"type": "progress", "data": data, "toolUseID": "toolu_1",
                "parentToolUseID": "toolu_1", "slug": "a-b-c"})
     };
-    s.push(progress(json!({"type": "hook_progress", "hookEvent": "PreToolUse",
-        "hookName": "PreToolUse:Bash", "command": "bash ${CLAUDE_PROJECT_DIR}/.claude/check.sh"})));
-    s.push(progress(json!({"type": "bash_progress", "output": "compiling\nrunning 12 tests",
+    s.push(progress(
+        json!({"type": "hook_progress", "hookEvent": "PreToolUse",
+        "hookName": "PreToolUse:Bash", "command": "bash ${CLAUDE_PROJECT_DIR}/.claude/check.sh"}),
+    ));
+    s.push(progress(
+        json!({"type": "bash_progress", "output": "compiling\nrunning 12 tests",
         "fullOutput": "compiling\nrunning 12 tests", "elapsedTimeSeconds": 3, "totalLines": 2,
-        "timeoutMs": 120000})));
+        "timeoutMs": 120000}),
+    ));
     s.push(progress(json!({"type": "mcp_progress", "status": "failed",
         "serverName": "linear-server", "toolName": "get_issue", "elapsedTimeMs": 670})));
     s.push(progress(json!({"type": "waiting_for_task",
         "taskDescription": "Run SessionLive tests", "taskType": "local_bash"})));
-    s.push(progress(json!({"type": "novel_progress", "phase": "warming", "percent": 40})));
+    s.push(progress(
+        json!({"type": "novel_progress", "phase": "warming", "percent": 40}),
+    ));
     home.write("-w-p", &s.file_name(), &s.lines);
     let out = run(&home, &["@11111111", "--line", "3..7"]).success();
     let text = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
@@ -771,5 +779,8 @@ fn progress_records_render_as_one_readable_line() {
     let v = json_lines(&out.get_output().stdout);
     assert_eq!(v[0]["record_type"], "progress");
     assert_eq!(v[0]["progress_type"], "mcp_progress");
-    assert_eq!(v[0]["text"], "mcp linear-server get_issue failed after 670 ms");
+    assert_eq!(
+        v[0]["text"],
+        "mcp linear-server get_issue failed after 670 ms"
+    );
 }

@@ -1027,13 +1027,37 @@ fn by_model_groups_tokens_by_each_messages_model() {
     let (opus, haiku) = ("claude-opus-4-5-20251101", "claude-haiku-4-5-20251001");
     let mut a = Session::new("11111111-0000-4000-8000-00000000000a", "/w/p");
     a.user("two models");
-    asst(&mut a, "msg_a1", json!({"type": "text", "text": "one"}), usage(100, 0), opus);
-    asst(&mut a, "msg_a2", json!({"type": "text", "text": "two"}), usage(200, 0), opus);
-    asst(&mut a, "msg_a3", json!({"type": "text", "text": "three"}), usage(7, 0), haiku);
+    asst(
+        &mut a,
+        "msg_a1",
+        json!({"type": "text", "text": "one"}),
+        usage(100, 0),
+        opus,
+    );
+    asst(
+        &mut a,
+        "msg_a2",
+        json!({"type": "text", "text": "two"}),
+        usage(200, 0),
+        opus,
+    );
+    asst(
+        &mut a,
+        "msg_a3",
+        json!({"type": "text", "text": "three"}),
+        usage(7, 0),
+        haiku,
+    );
     home.write("-w-p", &a.file_name(), &a.lines);
     let mut b = Session::new("22222222-0000-4000-8000-00000000000b", "/w/p");
     b.user("one model");
-    asst(&mut b, "msg_b1", json!({"type": "text", "text": "four"}), usage(5, 0), haiku);
+    asst(
+        &mut b,
+        "msg_b1",
+        json!({"type": "text", "text": "four"}),
+        usage(5, 0),
+        haiku,
+    );
     home.write("-w-p", &b.file_name(), &b.lines);
 
     let v = run_json(&home, &["--by", "model"]);

@@ -42,7 +42,9 @@ pub fn command(home: &Path, cmd: &[&str], extra: &[&str]) -> Vec<String> {
     let mut args: Vec<String> = Vec::new();
     for a in cmd {
         match *a {
-            EVERYTHING if extra.is_empty() => args.push(home.join("projects").display().to_string()),
+            EVERYTHING if extra.is_empty() => {
+                args.push(home.join("projects").display().to_string())
+            }
             EVERYTHING => {}
             a => args.push(a.to_string()),
         }

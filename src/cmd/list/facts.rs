@@ -193,11 +193,7 @@ impl HeadScan {
             // parsed, often tool calls and results, most of their bytes).
             if crate::scan::lit!(b"\"user\"").find(line.bytes).is_none() {
                 if let Some(e) = envelope(line.bytes) {
-                    self.envelope(
-                        parsed,
-                        [e.cwd, e.git_branch, e.version, e.timestamp],
-                        s,
-                    );
+                    self.envelope(parsed, [e.cwd, e.git_branch, e.version, e.timestamp], s);
                 }
                 continue;
             }

@@ -198,8 +198,12 @@ pub(crate) fn run(
         malformed += r.malformed.len();
     }
 
-    unmatched_globs("--tool", "tool name", cfg.tool.as_ref(), &results, |r| &r.tools_seen);
-    unmatched_globs("--model", "model", cfg.model.as_ref(), &results, |r| &r.models_seen);
+    unmatched_globs("--tool", "tool name", cfg.tool.as_ref(), &results, |r| {
+        &r.tools_seen
+    });
+    unmatched_globs("--model", "model", cfg.model.as_ref(), &results, |r| {
+        &r.models_seen
+    });
 
     if unmodelled > UNMODELLED_SHOWN {
         eprintln!(
@@ -340,10 +344,7 @@ fn unmatched_globs(
                 format!("{what}s in the lines searched: {}", v.join(", "))
             }
         };
-        eprintln!(
-            "csift: {flag} `{}` matches no {what} ({there})",
-            one(g)
-        );
+        eprintln!("csift: {flag} `{}` matches no {what} ({there})", one(g));
     }
 }
 

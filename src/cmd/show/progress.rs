@@ -51,7 +51,11 @@ pub(crate) fn line(r: &Record<'_>) -> Option<String> {
         ));
     }
     let d = data(r)?;
-    let s = |k: &str| d.get(k).and_then(Value::as_str).map(|v| cut_chars(v, FIELD_MAX));
+    let s = |k: &str| {
+        d.get(k)
+            .and_then(Value::as_str)
+            .map(|v| cut_chars(v, FIELD_MAX))
+    };
     let n = |k: &str| d.get(k).and_then(Value::as_u64);
     let text = match d.get("type").and_then(Value::as_str).unwrap_or("") {
         "hook_progress" => {
@@ -99,7 +103,10 @@ fn non_empty(s: &str) -> &str {
 /// `bash running 3s, 2 lines, timeout 120s; last output: …`
 fn bash(d: &Map<String, Value>) -> String {
     let n = |k: &str| d.get(k).and_then(Value::as_u64);
-    let mut parts = vec![format!("bash running {}s", n("elapsedTimeSeconds").unwrap_or(0))];
+    let mut parts = vec![format!(
+        "bash running {}s",
+        n("elapsedTimeSeconds").unwrap_or(0)
+    )];
     if let Some(l) = n("totalLines") {
         parts.push(format!("{l} lines"));
     }
@@ -118,7 +125,10 @@ fn bash(d: &Map<String, Value>) -> String {
         .and_then(Value::as_str)
         .and_then(|o| o.lines().rev().find(|l| !l.trim().is_empty()));
     if let Some(l) = last {
-        t.push_str(&format!("; last output: {}", cut_chars(l.trim(), FIELD_MAX)));
+        t.push_str(&format!(
+            "; last output: {}",
+            cut_chars(l.trim(), FIELD_MAX)
+        ));
     }
     t
 }
