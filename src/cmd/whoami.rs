@@ -55,20 +55,7 @@ pub(crate) fn run(args: &WhoamiArgs, out: &mut Out) -> Result<super::Exit> {
         Err(_) => (Vec::new(), false),
     };
     let shown = crate::output::sanitize::clean(id);
-    // Only a session with lanes can have a subagent calling: a running
-    // subagent's lane file is on disk from its first record (TAIL-003), so with
-    // none the caller is the session itself and the note is noise. A session
-    // whose transcript is not found keeps the note: nothing is known of it.
-    if lanes || files.is_empty() {
-        let why = match lanes {
-            true => "this session has subagents, and from one of them",
-            false => "from a subagent",
-        };
-        eprintln!(
-            "csift: note: resolved via ${ENV}, which names the TOP-LEVEL session in every lane; \
-             {why} this is the parent's id, not the lane's"
-        );
-    }
+    lane_note(lanes, files.is_empty());
     match args.common.format {
         Format::Json => out.json(&Json {
             kind: "session",
@@ -110,4 +97,23 @@ pub(crate) fn run(args: &WhoamiArgs, out: &mut Out) -> Result<super::Exit> {
         });
     }
     Ok(super::Exit::Found)
+}
+
+/// The caveat that the variable names the top-level session. Only a session
+/// with lanes can have a subagent calling: a running subagent's lane file is
+/// on disk from its first record (TAIL-003), so with none the caller is the
+/// session itself and the note is noise. A session whose transcript is not
+/// found keeps the note: nothing is known of it.
+fn lane_note(lanes: bool, not_found: bool) {
+    if !(lanes || not_found) {
+        return;
+    }
+    let why = match lanes {
+        true => "this session has subagents, and from one of them",
+        false => "from a subagent",
+    };
+    eprintln!(
+        "csift: note: resolved via ${ENV}, which names the TOP-LEVEL session in every lane; \
+         {why} this is the parent's id, not the lane's"
+    );
 }

@@ -47,6 +47,19 @@ pub(crate) fn owning(ts: Vec<Transcript>) -> Result<Vec<Transcript>, Error> {
     }
 }
 
+/// A bare show printed every record of every session (53,000 lines on a real
+/// home): a TARGET is required, unless `--uuid` looks for records everywhere.
+fn require_target(args: &ShowArgs) -> Result<(), Error> {
+    if !args.targets.is_empty() || !args.uuids.is_empty() {
+        return Ok(());
+    }
+    Err(Error::Usage(
+        "show needs a TARGET: a session as `csift list` prints it (@<session-id>), a lane \
+         (@<agent-id>), a .jsonl file or a project folder; --uuid alone looks in every transcript"
+            .into(),
+    ))
+}
+
 /// One file's resolved addresses, owned so the files can be resolved in parallel.
 struct Resolved {
     src: Option<Source>,
@@ -110,16 +123,7 @@ pub(crate) fn run(
         )
         .into());
     }
-    if args.targets.is_empty() && args.uuids.is_empty() {
-        // A bare show printed every record of every session (53,000 lines
-        // on a real home): say what to name instead.
-        return Err(Error::Usage(
-            "show needs a TARGET: a session as `csift list` prints it (@<session-id>), a lane \
-             (@<agent-id>), a .jsonl file or a project folder; --uuid alone looks in every transcript"
-                .into(),
-        )
-        .into());
-    }
+    require_target(args)?;
     let labels = match args.labels.is_empty() {
         true => None,
         false => Some(LabelSet::parse(&args.labels).map_err(Error::Usage)?),

@@ -98,26 +98,7 @@ pub(crate) fn run(
             if !t.is_lane() {
                 c.lanes = lanes.get(t.session_id.as_str()).copied().unwrap_or(0);
             }
-            // Per model: each message's tokens under its own model.
-            let parts = match args.by {
-                Some(GroupBy::Model) => bymodel::split(&c, &book),
-                _ => Vec::new(),
-            };
-            if let Ok(mut f) = folds.lock() {
-                f.total.fold(&c, &book, t.is_lane());
-                for (key, pc, pb) in &parts {
-                    f.groups
-                        .entry(key.clone())
-                        .or_default()
-                        .fold(pc, pb, t.is_lane());
-                }
-                if let Some(by) = args.by.filter(|&b| b != GroupBy::Model) {
-                    f.groups
-                        .entry(group_key(by, t, &c))
-                        .or_default()
-                        .fold(&c, &book, t.is_lane());
-                }
-            }
+            fold(&folds, args.by, t, &c, &book);
             Ok(Some((i < keep).then_some(c)))
         },
     );
@@ -178,6 +159,35 @@ pub(crate) fn run(
         Format::Human => print::human(out, &report)?,
     }
     Ok(Exit::from(report.total.transcripts > 0, problems.count()))
+}
+
+/// Fold a finished transcript into the total and its `--by` group(s): per
+/// model, each message's tokens go to its own model's group.
+fn fold(
+    folds: &Mutex<Folds>,
+    by: Option<GroupBy>,
+    t: &Transcript,
+    c: &Census,
+    book: &tokens::Book,
+) {
+    let parts = match by {
+        Some(GroupBy::Model) => bymodel::split(c, book),
+        _ => Vec::new(),
+    };
+    let Ok(mut f) = folds.lock() else { return };
+    f.total.fold(c, book, t.is_lane());
+    for (key, pc, pb) in &parts {
+        f.groups
+            .entry(key.clone())
+            .or_default()
+            .fold(pc, pb, t.is_lane());
+    }
+    if let Some(by) = by.filter(|&b| b != GroupBy::Model) {
+        f.groups
+            .entry(group_key(by, t, c))
+            .or_default()
+            .fold(c, book, t.is_lane());
+    }
 }
 
 /// A transcript's group; `None` when it has no such value (no timestamp, no
