@@ -471,7 +471,8 @@ fn empty_home_exits_1_and_help_states_the_rule() {
         "per-field MAX",
         "iterations",
         "<synthetic>",
-        "REC-035",
+        // REC-035: the rule says a subagent's replayed spawning message counts once.
+        "spawning message counts once",
         "\"tokens\"",
     ] {
         assert!(h.contains(needle), "--help lacks {needle}");
