@@ -23,7 +23,7 @@ pub(crate) fn tool_input(name: &str, input: &str) -> String {
     let Some(fields) = ordered_fields(input) else {
         return input.to_string();
     };
-    let string = |v: &str| serde_json::from_str::<String>(v).ok();
+    let string = crate::record::surrogate::string;
     let mut out = String::new();
     if name == "Bash" {
         if let Some(c) = fields
@@ -161,11 +161,20 @@ struct Hunk<'a> {
 /// A tool result's body. `echo` is the record's `toolUseResult` when this block is
 /// the record's only tool_result (the echo cannot be attributed otherwise).
 pub(crate) fn tool_result(text: &str, echo: Option<&str>) -> String {
-    let Some(e) = echo
-        .filter(|e| e.starts_with('{'))
-        .and_then(|e| serde_json::from_str::<Echo<'_>>(e).ok())
-    else {
+    let Some(echo) = echo.filter(|e| e.starts_with('{')) else {
         return text.to_string();
+    };
+    // A lone surrogate escape in the echo (a cut output) reads as U+FFFD.
+    let fixed;
+    let e = match serde_json::from_str::<Echo<'_>>(echo) {
+        Ok(e) => e,
+        Err(_) => {
+            fixed = crate::record::surrogate::repaired_str(echo);
+            match fixed.as_deref().map(serde_json::from_str::<Echo<'_>>) {
+                Some(Ok(e)) => e,
+                _ => return text.to_string(),
+            }
+        }
     };
     let mut out = String::new();
     if e.stdout.is_some() || e.stderr.is_some() {

@@ -517,12 +517,16 @@ fn attachment_text(raw: &str) -> Cow<'_, str> {
         // Decode by the first byte: a failed parse builds an error message.
         match c.get().as_bytes().first() {
             Some(b'[') => {
-                if let Ok(v) = serde_json::from_str::<Vec<String>>(c.get()) {
+                let fixed = || crate::record::surrogate::repaired_str(c.get());
+                let v = serde_json::from_str::<Vec<String>>(c.get())
+                    .ok()
+                    .or_else(|| serde_json::from_str(&fixed()?).ok());
+                if let Some(v) = v {
                     return Cow::Owned(v.join("\n"));
                 }
             }
             Some(b'"') => {
-                if let Ok(s) = serde_json::from_str::<String>(c.get()) {
+                if let Some(s) = crate::record::surrogate::string(c.get()) {
                     return Cow::Owned(s);
                 }
             }

@@ -56,6 +56,8 @@ pub(crate) enum GroupBy {
     "JSON (--format json), one object per line:\n",
     "  {\"type\":\"transcript\",\"file\",\"session_id\",\"agent_id\",\"shape\",\"project\",\"lines\",\"bytes\",\n",
     "   \"malformed_lines\",\"malformed\":[{\"line\",\"kind\",\"detail\"}] (the first 5),\n",
+    "   \"repaired_surrogates\" (lines whose record was read by taking a lone surrogate escape,\n",
+    "   a string cut inside an emoji, as U+FFFD: records, not malformed),\n",
     "   \"malformed_omitted\" (the rest, counted),\"glued_records\":{type:n},\n",
     "   \"records\",\"outside_window\",\"record_types\":{…},\"system_subtypes\":{…},\"attachment_types\":{…},\n",
     "   \"block_types\":{…},\"content_shapes\":{…},\"tool_use_result_shapes\":{…},\"units\",\n",

@@ -235,7 +235,11 @@ pub(crate) fn raw_text<'a>(raw: &'a RawValue) -> Cow<'a, str> {
             struct W<'b>(#[serde(borrow)] Cow<'b, str>);
             match serde_json::from_str::<W<'a>>(s) {
                 Ok(W(c)) => c,
-                Err(_) => Cow::Borrowed(""),
+                // A lone surrogate escape reads as U+FFFD (a line parse
+                // repairs it first; a raw value from elsewhere here).
+                Err(_) => super::surrogate::repaired_str(s)
+                    .and_then(|f| serde_json::from_str::<String>(&f).ok())
+                    .map_or(Cow::Borrowed(""), Cow::Owned),
             }
         }
         Some(b'[') => match serde_json::from_str::<Vec<Part<'a>>>(s) {
@@ -263,11 +267,20 @@ pub(crate) fn raw_text<'a>(raw: &'a RawValue) -> Cow<'a, str> {
                 }
                 Cow::Owned(out)
             }
-            Err(_) => Cow::Borrowed(s),
+            Err(_) => match super::surrogate::repaired_str(s) {
+                Some(f) => raw_text_owned(&f).map_or(Cow::Borrowed(s), Cow::Owned),
+                None => Cow::Borrowed(s),
+            },
         },
         Some(b'n') => Cow::Borrowed(""),
         _ => Cow::Borrowed(s),
     }
+}
+
+/// [`raw_text`] of a repaired copy of a raw value (owned, since the copy is).
+fn raw_text_owned(fixed: &str) -> Option<String> {
+    let raw: &RawValue = serde_json::from_str(fixed).ok()?;
+    Some(raw_text(raw).into_owned())
 }
 
 /// Top-level `type` values: observed, registered in the 2.1.258 binary, or from

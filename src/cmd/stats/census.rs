@@ -166,6 +166,7 @@ fn scan(
                 }
             }
             Parsed::Record(r) => {
+                s.c.repaired_surrogates += u64::from(r.repaired);
                 let ts = r.timestamp.as_deref().and_then(parse_ts);
                 carried = ts.or(carried);
                 s.join(&r, line.no);

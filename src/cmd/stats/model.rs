@@ -62,6 +62,11 @@ pub(crate) struct Census {
     pub(crate) lines: u64,
     pub(crate) bytes: u64,
     pub(crate) malformed_lines: u64,
+    /// Lines whose record could be read only by reading a lone surrogate
+    /// escape as U+FFFD ([`crate::record::surrogate`]): records, not
+    /// malformed lines. (One in a tool result's text fails no record: it is
+    /// repaired when the text is decoded, and not counted here.)
+    pub(crate) repaired_surrogates: u64,
     pub(crate) malformed: Vec<MalformedOut>,
     pub(crate) glued_records: Counts,
     pub(crate) outside_window: u64,
@@ -124,6 +129,7 @@ impl Census {
         self.lines += o.lines;
         self.bytes += o.bytes;
         self.malformed_lines += o.malformed_lines;
+        self.repaired_surrogates += o.repaired_surrogates;
         self.malformed.extend(o.malformed.iter().cloned());
         self.malformed.truncate(MALFORMED_SHOWN);
         add_counts(&mut self.glued_records, &o.glued_records);
