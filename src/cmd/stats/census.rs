@@ -16,7 +16,7 @@ pub(crate) use super::model::{bump, Census, Counts, MalformedOut, ToolRow, MALFO
 use super::model::{max_opt, min_opt};
 use super::revisit;
 use super::tokens::{Book, SYNTHETIC};
-use crate::classify::index::{self, Piece};
+use crate::classify::index::Piece;
 use crate::classify::markers::SPAWN_TOOLS;
 use crate::classify::{classify_labels, FileIndex, Label};
 use crate::discovery::Transcript;
@@ -107,7 +107,7 @@ fn census_buf(
     }
     s.c.bytes = buf.len() as u64;
     let piece = std::mem::replace(&mut s.piece, Piece::new(lane));
-    let idx = piece.finish(index::head_is_fork(buf));
+    let idx = piece.finish(buf);
     revisit::apply(&mut s.c, buf, &idx, lane, &s.cands);
     s.finish(&idx)
 }
