@@ -1,6 +1,7 @@
-//! Content the record model used to lose or misplace (issue 27, items 1–4):
-//! text beside a tool_result, an image-only prompt, a session opened by a
-//! bare slash command, and lone surrogate escapes. Every record here copies a real shape from the corpus (or, where the
+//! Content the record model used to lose or misplace (issue 27, items 1–4 and
+//! 17): text beside a tool_result, an image-only prompt, a session opened by a
+//! bare slash command, lone surrogate escapes, and 1.0.x inline sidechain
+//! lanes. Every record here copies a real shape from the corpus (or, where the
 //! corpus has none, the shape the claims name), never its text.
 
 use crate::common;
@@ -348,6 +349,55 @@ fn lone_surrogate_escapes_read_as_replacement_characters() {
 
     let shown = ok(&home, &["show", "@e1b2c3d4", "--line", "3"]);
     assert!(shown.contains("warning: unused import \u{FFFD}"), "{shown}");
+}
+
+// --------------------------------------------------------------- item 17 --
+
+/// A 1.0.x main file holds its Task subagents' records inline
+/// (`isSidechain:true`, each chain rooted at a parentless spawn prompt: the
+/// corpus's a4e5b271 shape). `list` and `stats` count those lanes as `agents`
+/// lists them.
+#[test]
+fn inline_sidechain_lanes_count_in_list_and_stats_as_in_agents() {
+    let home = Home::new();
+    let mut s = Session::new("f1b2c3d4-0000-4000-8000-000000000006", "/work/app");
+    s.version = "1.0.71".into();
+    s.user("research two libraries in parallel");
+    let spawn = |s: &mut Session, id: &str, prompt: &str| {
+        s.tool_use(
+            "msg_t",
+            id,
+            "Task",
+            json!({"description": prompt, "prompt": prompt, "subagent_type": "general-purpose"}),
+        );
+        let main_last = s.lines.last().unwrap()["uuid"].clone();
+        s.sidechain = true;
+        // The chain's root has no parent (REC-031's 1.0.x seed).
+        let seed = s.user(prompt);
+        let i = s.lines.len() - 1;
+        s.lines[i]["parentUuid"] = Value::Null;
+        s.text("msg_c", "Found it.");
+        s.sidechain = false;
+        s.tool_result(id, "Found it.", false, None);
+        let last = s.lines.len() - 1;
+        s.lines[last]["parentUuid"] = main_last;
+        seed
+    };
+    spawn(&mut s, "toolu_a", "Look up serde");
+    spawn(&mut s, "toolu_b", "Look up rayon");
+    s.text("msg_z", "Both are documented.");
+    home.write(PROJECT, &s.file_name(), &s.lines);
+
+    let agents = ok(&home, &["agents", "@f1b2c3d4"]);
+    assert_eq!(agents.matches("└─ inline:").count(), 2, "{agents}");
+    let row = session_row(&home);
+    assert_eq!(row["lanes"], 2, "{row}");
+    assert_eq!(row["inline_lanes"], 2, "{row}");
+    let total = stats_total(&home, "@f1b2c3d4");
+    assert_eq!(total["lanes"], 2, "{total}");
+    assert_eq!(total["inline_lanes"], 2, "{total}");
+    let list = ok(&home, &["list", "--full"]);
+    assert!(list.contains("  2 lanes  "), "{list}");
 }
 
 // ------------------------------------------- item 1 audit: first block decides --

@@ -95,7 +95,7 @@ pub(crate) fn run(
                 return Ok(None);
             }
             if !t.is_lane() {
-                c.lanes = lanes.get(t.session_id.as_str()).copied().unwrap_or(0);
+                c.lanes = lanes.get(t.session_id.as_str()).copied().unwrap_or(0) + c.inline_lanes;
             }
             if let Ok(mut f) = folds.lock() {
                 f.total.fold(&c, &book, t.is_lane());

@@ -101,6 +101,9 @@ pub(crate) struct Census {
     pub(crate) spawns: u64,
     pub(crate) images: u64,
     pub(crate) lanes: u64,
+    /// Of `lanes`, those inline in a 1.0.x main file (`isSidechain:true`
+    /// chains, [`crate::classify::sidechain`]).
+    pub(crate) inline_lanes: u64,
     pub(crate) versions: Counts,
     pub(crate) models: Counts,
     pub(crate) tools: BTreeMap<String, ToolRow>,
@@ -161,6 +164,7 @@ impl Census {
         self.spawns += o.spawns;
         self.images += o.images;
         self.lanes += o.lanes;
+        self.inline_lanes += o.inline_lanes;
         add_counts(&mut self.versions, &o.versions);
         add_counts(&mut self.models, &o.models);
         for (k, v) in &o.tools {

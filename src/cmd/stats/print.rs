@@ -72,6 +72,7 @@ fn fields(c: &Census) -> Map<String, Value> {
         ("turn_durations", json!(c.turn_durations)),
         ("turn_duration_ms", json!(c.turn_duration_ms)),
         ("lanes", json!(c.lanes)),
+        ("inline_lanes", json!(c.inline_lanes)),
         ("spawns", json!(c.spawns)),
         ("images", json!(c.images)),
         ("versions", json!(c.versions)),
