@@ -13,6 +13,7 @@ mod audit;
 mod bounds;
 mod changing;
 mod content;
+mod docs;
 mod embedded;
 mod fuzz_regressions;
 mod guard;
