@@ -70,6 +70,9 @@ pub(crate) struct Summary {
     pub(crate) last_activity: Option<Timestamp>,
     /// Genuine-user turns; `None` when the file was not read whole.
     pub(crate) turns: Option<usize>,
+    /// Lanes inline in a 1.0.x main file (`isSidechain:true` chains,
+    /// [`crate::classify::sidechain`]); `None` when the file was not read whole.
+    pub(crate) inline_lanes: Option<usize>,
     pub(crate) read: ReadMode,
     pub(crate) custom_title: Option<String>,
     pub(crate) ai_title: Option<String>,
@@ -111,7 +114,8 @@ impl Summary {
 pub(crate) struct Row {
     pub(crate) transcript: Transcript,
     pub(crate) summary: Summary,
-    /// Lane files belonging to this session (0 for a lane row).
+    /// Lanes of this session: its lane files and the inline lanes its file
+    /// holds (0 for a lane row).
     pub(crate) lanes: usize,
     /// A lane whose session has no main transcript on disk.
     pub(crate) orphan: bool,
@@ -217,6 +221,7 @@ pub(crate) fn listing(
                         0
                     } else {
                         lanes_of.get(t.session_id.as_str()).copied().unwrap_or(0)
+                            + summary.inline_lanes.unwrap_or(0)
                     },
                     // Missing means missing on disk, not just left out of this listing.
                     orphan: t.is_lane()

@@ -332,7 +332,10 @@ fn match_unit(
     } else if opens_turn
         && matches!(
             label,
-            Label::UserMessage | Label::AgentCommunicationInbox | Label::HarnessCompactionSummary
+            Label::UserMessage
+                | Label::AgentCommunicationInbox
+                | Label::HarnessCompactionSummary
+                | Label::HarnessCommandInvocation
         )
     {
         hit.exchange.extend(reply());

@@ -16,7 +16,7 @@ pub(crate) use super::model::{bump, Census, Counts, MalformedOut, ToolRow, MALFO
 use super::model::{max_opt, min_opt};
 use super::revisit;
 use super::tokens::{Book, SYNTHETIC};
-use crate::classify::index::{self, Piece};
+use crate::classify::index::Piece;
 use crate::classify::markers::SPAWN_TOOLS;
 use crate::classify::{classify_labels, FileIndex, Label};
 use crate::discovery::Transcript;
@@ -50,6 +50,9 @@ struct Scan {
     piece: Piece,
     /// Records whose labels wait on the finished index.
     cands: Vec<revisit::Cand>,
+    /// `(uuid, parentUuid)` of a main file's sidechain records, in file
+    /// order: its 1.0.x inline lanes ([`crate::classify::sidechain`]).
+    sidechain: Vec<(Option<String>, Option<String>)>,
 }
 
 /// Census one transcript. Returns its census and its token book (for the
@@ -106,8 +109,15 @@ fn census_buf(
         s.merge(p);
     }
     s.c.bytes = buf.len() as u64;
+    // Lanes inline in a 1.0.x main file, by the rule `agents` lists them by,
+    // placed in file order once the chunks are merged.
+    let mut inline = crate::classify::sidechain::InlineLanes::default();
+    for (uuid, parent) in std::mem::take(&mut s.sidechain) {
+        inline.place(uuid.as_deref(), parent.as_deref());
+    }
+    s.c.inline_lanes = inline.len() as u64;
     let piece = std::mem::replace(&mut s.piece, Piece::new(lane));
-    let idx = piece.finish(index::head_is_fork(buf));
+    let idx = piece.finish(buf);
     revisit::apply(&mut s.c, buf, &idx, lane, &s.cands);
     s.finish(&idx)
 }
@@ -166,6 +176,12 @@ fn scan(
                 }
             }
             Parsed::Record(r) => {
+                s.c.repaired_surrogates += u64::from(r.repaired);
+                if !lane && r.is_sidechain() {
+                    let id =
+                        |v: &Option<std::borrow::Cow<'_, str>>| v.as_deref().map(str::to_string);
+                    s.sidechain.push((id(&r.uuid), id(&r.parent_uuid)));
+                }
                 let ts = r.timestamp.as_deref().and_then(parse_ts);
                 carried = ts.or(carried);
                 s.join(&r, line.no);
@@ -220,6 +236,7 @@ impl Scan {
             answers: HashMap::new(),
             piece: Piece::new(lane),
             cands: Vec::new(),
+            sidechain: Vec::new(),
         }
     }
 
@@ -415,6 +432,7 @@ impl Scan {
         self.c.add(&o.c);
         self.piece.append(o.piece);
         self.cands.extend(o.cands);
+        self.sidechain.extend(o.sidechain);
         self.book.merge(o.book);
         for (k, v) in o.calls {
             match self.calls.get_mut(&k) {

@@ -96,7 +96,7 @@ pub(crate) fn run(
                 return Ok(None);
             }
             if !t.is_lane() {
-                c.lanes = lanes.get(t.session_id.as_str()).copied().unwrap_or(0);
+                c.lanes = lanes.get(t.session_id.as_str()).copied().unwrap_or(0) + c.inline_lanes;
             }
             fold(&folds, args.by, t, &c, &book);
             Ok(Some((i < keep).then_some(c)))

@@ -38,6 +38,7 @@ fn fields(c: &Census) -> Map<String, Value> {
         ("lines", json!(c.lines)),
         ("bytes", json!(c.bytes)),
         ("malformed_lines", json!(c.malformed_lines)),
+        ("repaired_surrogates", json!(c.repaired_surrogates)),
         ("malformed", json!(c.malformed)),
         // The list holds the first MALFORMED_SHOWN; the rest are counted here.
         (
@@ -71,6 +72,7 @@ fn fields(c: &Census) -> Map<String, Value> {
         ("turn_durations", json!(c.turn_durations)),
         ("turn_duration_ms", json!(c.turn_duration_ms)),
         ("lanes", json!(c.lanes)),
+        ("inline_lanes", json!(c.inline_lanes)),
         ("spawns", json!(c.spawns)),
         ("images", json!(c.images)),
         ("versions", json!(c.versions)),
@@ -387,6 +389,13 @@ fn total(out: &mut Out, r: &Report<'_>) -> io::Result<()> {
             out,
             "  (+{} more malformed lines)",
             c.malformed_lines as usize - c.malformed.len()
+        )?;
+    }
+    if c.repaired_surrogates > 0 {
+        writeln!(
+            out,
+            "  repaired    {} lines read by taking a lone surrogate escape (a string cut inside an emoji) as U+FFFD",
+            n(c.repaired_surrogates)
         )?;
     }
     Ok(())

@@ -117,8 +117,9 @@ impl Acc {
             }
         }
         census.token_notes.progress_embedded_ids = self.progress.len() as u64;
-        // A total's `lanes` counts lane files, whether or not their main file is here.
-        census.lanes = self.lane_files;
+        // A total's `lanes` counts lane files, whether or not their main file
+        // is here, and the lanes inline in the main files it holds.
+        census.lanes = self.lane_files + census.inline_lanes;
         Finished {
             census,
             transcripts: self.transcripts,
