@@ -18,6 +18,10 @@ pub enum Error {
         path: PathBuf,
         error: std::io::Error,
     },
+    /// A file that was cut (or otherwise changed) while csift read it: said
+    /// for that file, and the command goes on with the others.
+    #[error("{path}: changed while reading ({detail})")]
+    Changed { path: PathBuf, detail: String },
     /// Writing output failed (a broken pipe is mapped to exit 0 by the caller).
     #[error("writing output: {0}")]
     Output(#[from] std::io::Error),

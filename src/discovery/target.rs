@@ -305,6 +305,10 @@ fn spawned_without_lane(all: &Walk, session: &str, id: &str, home_args: &str) ->
             }
         }
         let Some((at, start)) = first else { continue };
+        // Cut while mapped: zeros past the cut, so no line number is trusted.
+        if buf.check().is_err() {
+            continue;
+        }
         let full: String = buf[start..]
             .iter()
             .take_while(|b| b.is_ascii_alphanumeric() || **b == b'-')

@@ -6,6 +6,8 @@ pub mod find;
 pub(crate) mod json;
 pub mod lines;
 pub(crate) mod pair;
+#[cfg(unix)]
+pub(crate) mod sigbus;
 pub(crate) mod source;
 pub(crate) mod stream;
 

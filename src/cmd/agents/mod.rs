@@ -171,9 +171,7 @@ fn flat_session(mut t: Transcript) -> Transcript {
     if t.shape != crate::discovery::Shape::Flat || t.session_id != "unknown" {
         return t;
     }
-    let Ok(src) = crate::scan::Source::open(&t.path) else {
-        return t;
-    };
+    let src = crate::scan::source::head(&t.path, 256 * 1024);
     let head = crate::scan::head(&src, 256 * 1024);
     for line in crate::scan::Lines::new(head).take(64) {
         if let crate::record::Parsed::Record(r) = crate::record::parse_line(&line) {

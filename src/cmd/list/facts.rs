@@ -33,7 +33,7 @@ const TAIL_RECORDS: usize = 12;
 /// (whole anyway when the file fits in them).
 pub(crate) fn summarize(t: &Transcript, whole: bool) -> crate::error::Result<Summary> {
     let lane = t.is_lane();
-    let mut bytes = Bytes::open(&t.path, whole, Some(t.size))?;
+    let mut bytes = Bytes::open(&t.path, whole)?;
     if let Bytes::Windows(w) = &mut bytes {
         if let Some(s) = from_windows(w, lane, &t.path)? {
             return Ok(s);
@@ -50,6 +50,8 @@ pub(crate) fn summarize(t: &Transcript, whole: bool) -> crate::error::Result<Sum
     end.merge(&mut s);
     s.turns = Some(FileIndex::build(buf, lane).turns());
     s.read = ReadMode::Whole;
+    s.bytes = buf.len() as u64;
+    bytes.check()?;
     Ok(s)
 }
 
@@ -108,6 +110,7 @@ fn from_windows(
     end.merge(&mut s);
     s.turns = None;
     s.read = ReadMode::HeadTail;
+    s.bytes = w.file_len();
     Ok(Some(s))
 }
 

@@ -71,6 +71,9 @@ pub(crate) struct Summary {
     /// Genuine-user turns; `None` when the file was not read whole.
     pub(crate) turns: Option<usize>,
     pub(crate) read: ReadMode,
+    /// The file's length as it was read (at open), which the row shows: the
+    /// tree walk's may be another version's (MISC-017).
+    pub(crate) bytes: u64,
     pub(crate) custom_title: Option<String>,
     pub(crate) ai_title: Option<String>,
     pub(crate) summary: Option<String>,
@@ -219,7 +222,10 @@ pub(crate) fn listing(
                             .project_dir
                             .join(format!("{}.jsonl", t.session_id))
                             .is_file(),
-                    transcript: t.clone(),
+                    transcript: Transcript {
+                        size: summary.bytes,
+                        ..t.clone()
+                    },
                     summary,
                 })
             }

@@ -167,7 +167,9 @@ pub(crate) fn run(
 ) -> anyhow::Result<Exit> {
     let found: Vec<Result<Vec<BranchPoint>, String>> = crate::scan::par_map(ts, |t| {
         let src = Source::open(&t.path).map_err(|e| e.to_string())?;
-        Ok(find(t, &src))
+        let points = find(t, &src);
+        src.check().map_err(|e| e.to_string())?;
+        Ok(points)
     });
     let mut total = 0;
     for (t, f) in ts.iter().zip(found) {

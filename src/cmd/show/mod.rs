@@ -56,17 +56,16 @@ struct Resolved {
 }
 
 fn resolve(t: &Transcript, want: &Want, need_index: bool, embeds: bool) -> Resolved {
+    let failed = |e: Error| Resolved {
+        src: None,
+        idx: None,
+        picks: Vec::new(),
+        misses: Vec::new(),
+        error: Some(e.to_string()),
+    };
     let src = match Source::open(&t.path) {
         Ok(s) => s,
-        Err(e) => {
-            return Resolved {
-                src: None,
-                idx: None,
-                picks: Vec::new(),
-                misses: Vec::new(),
-                error: Some(e.to_string()),
-            }
-        }
+        Err(e) => return failed(e),
     };
     let idx = need_index.then(|| {
         let idx = FileIndex::build(&src, t.is_lane());
@@ -86,6 +85,10 @@ fn resolve(t: &Transcript, want: &Want, need_index: bool, embeds: bool) -> Resol
             .collect();
         (picks, picked.misses)
     };
+    // A file cut while mapped read zeros past the cut: nothing of it is shown.
+    if let Err(e) = src.check() {
+        return failed(e);
+    }
     Resolved {
         src: Some(src),
         idx,
@@ -178,6 +181,10 @@ pub(crate) fn run(
         };
         for (no, offset, copy) in &f.picks {
             print_line(out, &ctx, *no, *offset, copy.as_ref(), &mut shown)?;
+        }
+        // Cut while it was printed: what was printed past the cut is not the file.
+        if let Err(e) = src.check() {
+            problems.report(&t.path, e);
         }
     }
     for (t, f) in ts.iter().zip(&files) {

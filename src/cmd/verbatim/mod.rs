@@ -222,6 +222,8 @@ pub(crate) fn run(
     let left_out_before = oldest.filter(|&n| {
         n > 1 || (n == 1 && turns::Walker::new(&src, &idx, opts.clone()).turn_zero_renders())
     });
+    // A file cut while mapped read zeros past the cut: nothing of it is trusted.
+    src.check()?;
 
     if args.hook_json {
         if !text.is_empty() {
