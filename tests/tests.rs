@@ -13,6 +13,7 @@ mod audit;
 mod bounds;
 mod changing;
 mod embedded;
+mod errors;
 mod fuzz_regressions;
 mod guard;
 mod hooks;

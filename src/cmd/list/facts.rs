@@ -11,8 +11,6 @@
 //! answers the usual title: Claude Code rewrites `ai-title` every turn (QT-030,
 //! TAIL-006), so the newest one sits among the last records.
 
-use std::sync::OnceLock;
-
 use jiff::Timestamp;
 use regex::bytes::Regex;
 
@@ -372,20 +370,16 @@ fn envelope(line: &[u8]) -> Option<Envelope<'_>> {
     serde_json::from_slice(line).ok()
 }
 
-fn interesting() -> Option<&'static Regex> {
-    static RE: OnceLock<Option<Regex>> = OnceLock::new();
-    RE.get_or_init(|| {
-        // REC-038: tolerate `"type": "x"` as well as the compact form.
-        Regex::new(r#""type":\s?"(?:ai-title|custom-title|summary)"|"model"\s*:\s*"|\}\{""#).ok()
-    })
-    .as_ref()
+fn interesting() -> &'static Regex {
+    // REC-038: tolerate `"type": "x"` as well as the compact form.
+    crate::scan::re!(bytes r#""type":\s?"(?:ai-title|custom-title|summary)"|"model"\s*:\s*"|\}\{""#)
 }
 
 /// One pass over `buf` (whole lines at file offset `base`; numbered from 1 when
 /// `numbered`, i.e. it starts the file) with a literal set: models, titles, and
 /// glued records (confirmed by a parse).
 fn literal_pass(buf: &[u8], base: u64, numbered: bool, s: &mut Summary) {
-    let Some(re) = interesting() else { return };
+    let re = interesting();
     for (l, hit) in scan::lines::HitLines::new(buf, re) {
         let line = l.bytes;
         // `}{"` also ends strings like "x }{" in code; only a parse can confirm glue.
@@ -444,6 +438,15 @@ fn take_titles(r: &Record<'_>, s: &mut Summary) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The static pattern compiles and finds each fact it is for.
+    #[test]
+    fn static_pattern_compiles() {
+        let re = interesting();
+        for hay in [&br#""type": "summary""#[..], br#""model":"x""#, b"}{\""] {
+            assert!(re.is_match(hay), "{}", String::from_utf8_lossy(hay));
+        }
+    }
 
     /// REC-038: a re-serialised line (`": "`) is the same record, so both byte
     /// checks read either spacing; a quoted mention inside a string is escaped

@@ -148,7 +148,7 @@ pub(crate) fn run(
     out: &mut Out,
     problems: &Problems,
     started: Instant,
-) -> anyhow::Result<Exit> {
+) -> crate::error::Result<Exit> {
     let window =
         timefmt::Window::parse(args.common.since.as_deref(), args.common.until.as_deref())?;
     let ts = super::select(&args.common, &args.targets, problems)?;

@@ -209,7 +209,7 @@ pub(crate) fn run(
     out: &mut Out,
     problems: &Problems,
     started: Instant,
-) -> anyhow::Result<Exit> {
+) -> crate::error::Result<Exit> {
     if args.list_labels {
         list_labels(out, args.common.format == crate::output::Format::Json)?;
         return Ok(Exit::Found);
@@ -255,9 +255,9 @@ pub(crate) fn run(
         && !labels.contains(Label::HarnessMetaHook)
         && !labels.contains(Label::HarnessMetaAttachment)
     {
-        eprintln!(
-            "csift: --attachments: -t names no attachment label \
-             (harness.meta.hook, harness.meta.attachment), so no attachment is searched"
+        problems.note(
+            "--attachments: -t names no attachment label \
+             (harness.meta.hook, harness.meta.attachment), so no attachment is searched",
         );
     }
     let cfg = Config {
@@ -293,27 +293,27 @@ pub(crate) fn run(
             problems.report(&t.path, e);
         }
         for n in &r.notes {
-            eprintln!("csift: {}", crate::output::sanitize::one_line(n));
+            problems.note(crate::output::sanitize::one_line(n));
         }
         for m in &r.malformed {
-            eprintln!(
-                "csift: {}:{}: malformed line ({}): {}",
+            problems.note(format_args!(
+                "{}:{}: malformed line ({}): {}",
                 crate::output::sanitize::path(&t.path),
                 m.line,
                 m.kind.name(),
                 m.detail
-            );
+            ));
         }
         for (no, what) in &r.unmodelled {
             unmodelled += 1;
             if unmodelled <= UNMODELLED_SHOWN {
                 let target = t.target_args(&home);
-                eprintln!(
-                    "csift: {}:{no}: the pattern matches only in {}, which no label holds; `csift show {} --line {no} --raw` prints the line",
+                problems.note(format_args!(
+                    "{}:{no}: the pattern matches only in {}, which no label holds; `csift show {} --line {no} --raw` prints the line",
                     crate::output::sanitize::path(&t.path),
                     crate::output::sanitize::one_line(what),
                     crate::output::sanitize::one_line(&target)
-                );
+                ));
             }
         }
         total_hits += r.hits.len();
@@ -323,10 +323,10 @@ pub(crate) fn run(
     }
 
     if unmodelled > UNMODELLED_SHOWN {
-        eprintln!(
-            "csift: … and {} more lines where the pattern matches only a record or block type csift does not model",
+        problems.note(format_args!(
+            "… and {} more lines where the pattern matches only a record or block type csift does not model",
             unmodelled - UNMODELLED_SHOWN
-        );
+        ));
     }
 
     let st = out.style;
@@ -412,7 +412,8 @@ pub(crate) fn run(
             )?;
         }
     }
-    let errors = problems.count() + results.iter().filter(|r| r.error.is_some()).count();
+    // Each failed file was reported (and counted) once, above.
+    let errors = problems.count();
     if args.common.format == Format::Json {
         out.json(&Summary {
             kind: "summary",

@@ -103,14 +103,13 @@ pub(crate) fn run(
     out: &mut Out,
     problems: &Problems,
     started: Instant,
-) -> anyhow::Result<Exit> {
+) -> crate::error::Result<Exit> {
     if args.raw && args.common.format == crate::output::Format::Json {
         // The raw bytes are not JSON Lines (a glued line holds two objects);
         // JSON already carries each record whole.
         return Err(Error::Usage(
             "--raw prints the lines' exact bytes and --format json prints records as JSON: choose one".into(),
-        )
-        .into());
+        ));
     }
     let labels = match args.labels.is_empty() {
         true => None,
@@ -158,9 +157,10 @@ pub(crate) fn run(
             [t] => format!(" in {}", crate::output::sanitize::path(&t.path)),
             many => format!(" (searched {} transcripts)", many.len()),
         };
-        return Err(
-            Error::NotFound(format!("no such record(s){place}: {}", misses.join(", "))).into(),
-        );
+        return Err(Error::NotFound(format!(
+            "no such record(s){place}: {}",
+            misses.join(", ")
+        )));
     }
 
     let home_args = crate::discovery::home::from_env(args.common.claude_home.clone())?.flag_args();
@@ -189,10 +189,10 @@ pub(crate) fn run(
     }
     for (t, f) in ts.iter().zip(&files) {
         if f.picks.iter().any(|p| p.2.is_some()) && args.raw {
-            eprintln!(
-                "csift: {}: a requested uuid has several lines; every copy was printed (REC-091)",
+            problems.note(format_args!(
+                "{}: a requested uuid has several lines; every copy was printed (REC-091)",
                 crate::output::sanitize::path(&t.path)
-            );
+            ));
         }
     }
     if args.common.format == Format::Json && !args.raw {
@@ -245,7 +245,7 @@ fn print_line(
     offset: usize,
     copy: Option<&Copy>,
     shown: &mut Shown,
-) -> anyhow::Result<()> {
+) -> crate::error::Result<()> {
     let line = lines::line_at(c.buf, offset, no);
     let parsed = parse_line(&line);
     if !c.window.is_open() {
@@ -335,7 +335,7 @@ fn print_malformed(
     no: usize,
     file: &str,
     m: &crate::record::Malformed,
-) -> anyhow::Result<()> {
+) -> crate::error::Result<()> {
     match c.format {
         Format::Json => Ok(out.json(&print::JsonMalformed {
             kind: "malformed",
@@ -368,7 +368,7 @@ fn print_record(
     line: &crate::scan::Line<'_>,
     copy: Option<&Copy>,
     shown: &mut Shown,
-) -> anyhow::Result<()> {
+) -> crate::error::Result<()> {
     let no = line.no;
     let file = c.t.path.display().to_string();
     let empty = FileIndex::empty(c.t.is_lane());

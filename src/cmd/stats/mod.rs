@@ -61,7 +61,7 @@ pub(crate) fn run(
     out: &mut Out,
     problems: &Problems,
     started: Instant,
-) -> anyhow::Result<Exit> {
+) -> crate::error::Result<Exit> {
     let window = Window::parse(args.common.since.as_deref(), args.common.until.as_deref())?;
     let mut transcripts = super::select(&args.common, &args.targets, problems)?;
     // Each main transcript, then its lanes (discovery may list a lane first).
@@ -132,7 +132,7 @@ pub(crate) fn run(
     }
     let folds = folds
         .into_inner()
-        .map_err(|_| anyhow::anyhow!("a census worker panicked"))?;
+        .map_err(|_| crate::error::Error::Internal("a census worker panicked".into()))?;
     if args.by.is_some() {
         rows = folds
             .groups
