@@ -1,6 +1,6 @@
-//! The error path every command shares: how often a problem is counted (one
-//! failed file is one error in every summary), and that saying it never
-//! crashes csift (a closed stderr).
+//! The error path every command shares: what a problem does to the exit status
+//! (issue 27 item 16), how often it is counted (one failed file is one error
+//! in every summary), and that saying it never crashes csift (a closed stderr).
 
 use crate::common;
 use crate::robust;
@@ -10,6 +10,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 
 use common::{Home, Session};
+use robust::run;
 
 const A: &str = "aaaaaaaa-0000-4000-8000-00000000000a";
 const B: &str = "bbbbbbbb-0000-4000-8000-00000000000b";
@@ -34,6 +35,81 @@ fn deep_lanes_in_b(h: &Home) {
         d = d.join(format!("level{i}"));
     }
     std::fs::create_dir_all(&d).unwrap();
+}
+
+/// Issue 27 item 16: `stats` over a home whose transcripts hold no line
+/// prints a zero total and exits 1, as list, search and agents do when they
+/// find nothing.
+#[test]
+fn stats_with_nothing_to_count_exits_1() {
+    let h = Home::new();
+    h.write_raw("-w-x", &format!("{A}.jsonl"), b"");
+    let r = run(h.path(), &["stats"]);
+    assert_eq!(r.code(), 1, "{}", r.stdout());
+    assert!(r.stdout().contains("TOTAL 0 transcripts") || r.stdout().contains("0 lines"));
+    let r = run(h.path(), &["stats", "--format", "json"]);
+    assert_eq!(r.code(), 1);
+    let r = run(Home::new().path(), &["stats"]);
+    assert_eq!(r.code(), 1);
+}
+
+/// Issue 27 item 16: an empty target (what an unset shell variable gives) is
+/// a usage error that names the problem, not a silent "nothing found".
+#[test]
+fn an_empty_target_is_a_usage_error() {
+    let h = home();
+    for cmd in [
+        &["list", ""][..],
+        &["search", "NEEDLE8", ""],
+        &["stats", ""],
+        &["show", "", "--line", "1"],
+        &["agents", ""],
+        &["list", &format!("@{A}"), ""],
+    ] {
+        let r = run(h.path(), cmd);
+        assert_eq!(r.code(), 2, "`{}`: {}", r.label, r.stderr());
+        assert!(
+            r.stderr().contains("empty target"),
+            "`{}`: {}",
+            r.label,
+            r.stderr()
+        );
+        assert!(r.stdout().is_empty(), "`{}`: {}", r.label, r.stdout());
+    }
+}
+
+/// Issue 27 item 16: a problem with files outside what the targets select
+/// (here B's over-deep lane folders, met while the whole home is walked to
+/// find `@A`) is said on stderr but leaves `show @A`'s complete answer at
+/// exit 0. Within the selection it still makes the status 2.
+#[test]
+fn problems_outside_the_selection_do_not_set_the_status() {
+    let h = home();
+    deep_lanes_in_b(&h);
+    let at_a = format!("@{A}");
+    for cmd in [
+        &["show", &at_a[..], "--line", "1"][..],
+        &["list", &at_a],
+        &["search", "NEEDLE8", &at_a],
+        &["stats", &at_a],
+        &["verbatim", &at_a],
+    ] {
+        let r = run(h.path(), cmd);
+        assert_eq!(r.code(), 0, "`{}`: {}", r.label, r.stderr());
+        assert!(
+            r.stderr().contains("deeper than"),
+            "`{}`: the problem is still said: {}",
+            r.label,
+            r.stderr()
+        );
+        assert!(r.stderr().contains(B), "{}", r.stderr());
+    }
+    // In the selection: the whole home, or B itself.
+    let at_b = format!("@{B}");
+    for cmd in [&["list"][..], &["search", "NEEDLE8"], &["list", &at_b]] {
+        let r = run(h.path(), cmd);
+        assert_eq!(r.code(), 2, "`{}`: {}", r.label, r.stderr());
+    }
 }
 
 /// Run csift as a user that cannot read `unreadable` (root ignores
@@ -121,6 +197,22 @@ fn a_failed_file_is_one_error_in_every_summary() {
     }
 }
 
+/// Issue 27 item 16: an unrelated folder csift cannot read does not turn
+/// `show @A`'s complete answer into exit 2 (it is said).
+#[test]
+fn an_unreadable_folder_elsewhere_does_not_fail_show() {
+    let h = home();
+    let d = h.projects().join("-w-c");
+    std::fs::create_dir_all(&d).unwrap();
+    let Some(out) = without_read_permission(&h, &d, &["show", &format!("@{A}"), "--line", "1"])
+    else {
+        return;
+    };
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(err.contains("-w-c"), "the folder is still said: {err}");
+}
+
 /// `csift ARGS` against `home` with stderr a pipe whose read end is closed
 /// before anything is said: its exit status.
 fn code_with_stderr_closed(home: &Path, args: &[&str]) -> i32 {
@@ -149,6 +241,7 @@ fn a_closed_stderr_is_not_a_crash() {
         let code = code_with_stderr_closed(h.path(), cmd);
         assert!(matches!(code, 1 | 2), "`{}` exited {code}", cmd.join(" "));
     }
-    // A note (whoami always says one).
+    // A note (whoami always says one) and a usage error.
     assert_eq!(code_with_stderr_closed(h.path(), &["whoami"]), 0);
+    assert_eq!(code_with_stderr_closed(h.path(), &["list", ""]), 2);
 }

@@ -52,8 +52,9 @@ impl Exit {
 /// Everything a command says on stderr, in one place and one form
 /// (`csift: …`, cleaned for the terminal, a closed stderr ignored):
 /// per-file problems, printed as they happen and counted for the exit
-/// status ([`Problems::report`]), and notes that are no error
-/// ([`Problems::note`]). The same problem met twice (a command
+/// status ([`Problems::report`]); problems with files the command was not
+/// asked about, said but not counted ([`Problems::aside`]); and notes that
+/// are no error ([`Problems::note`]). The same problem met twice (a command
 /// that walks a project again, as `agents` does for a named lane's siblings)
 /// is said and counted once.
 #[derive(Debug, Default)]
@@ -68,6 +69,13 @@ impl Problems {
         if self.say(path, &msg.to_string()) {
             self.count.fetch_add(1, Ordering::Relaxed);
         }
+    }
+
+    /// A problem with a file outside the command's selection (met while a
+    /// target was looked for): said, but it does not make a complete answer
+    /// exit 2.
+    pub(crate) fn aside(&self, path: &Path, msg: impl std::fmt::Display) {
+        self.say(path, &msg.to_string());
     }
 
     /// A note that is no error: `csift: <msg>`, cleaned; the exit status is
@@ -113,6 +121,9 @@ pub(crate) fn select(
     let sel = target::resolve(&home, targets, !common.no_subagents)?;
     for issue in &sel.issues {
         problems.report(&issue.path, &issue.message);
+    }
+    for issue in &sel.asides {
+        problems.aside(&issue.path, &issue.message);
     }
     Ok(sel.transcripts)
 }

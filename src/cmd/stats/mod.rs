@@ -165,7 +165,9 @@ pub(crate) fn run(
         Format::Json => print::json(out, &report)?,
         Format::Human => print::human(out, &report)?,
     }
-    Ok(Exit::from(report.total.transcripts > 0, problems.count()))
+    // Found means a line was counted: a home of empty transcripts prints a
+    // zero total and, like list, search and agents with nothing, exits 1.
+    Ok(Exit::from(report.total.census.lines > 0, problems.count()))
 }
 
 /// A transcript's group; `None` when it has no such value (no timestamp, no
