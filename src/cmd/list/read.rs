@@ -1,7 +1,8 @@
 //! The bytes `csift list` reads of one transcript. By default a head window and a
 //! tail window, fetched with positioned reads and grown by doubling while the facts
-//! they should answer are missing; the whole file when it fits in the two windows,
-//! or when the caller asks (`--full`, one session).
+//! they should answer are missing; the whole file when it is small ([`WHOLE_MAX`]),
+//! when the windows grow to cover it, or when the caller asks (`--full`, one
+//! session).
 //!
 //! Windows are plain reads, never a map: mapping a large file to touch its first
 //! and last pages costs a map, page-table setup and an unmap per file, and a
@@ -32,6 +33,11 @@ pub(crate) const HEAD_START: usize = 4 * 1024;
 pub(crate) const TAIL_START: usize = 4 * 1024;
 pub(crate) const HEAD_MAX: usize = 1024 * 1024;
 pub(crate) const TAIL_MAX: usize = 256 * 1024;
+
+/// A file up to this size is read whole by default, for exact turn counts: the
+/// bundled sample's sessions (26–150 KB) all showed `?t`, the first thing a new
+/// user sees. Measured on the bench homes in BENCHMARKS.md's notes.
+pub(crate) const WHOLE_MAX: u64 = 256 * 1024;
 
 /// What was read of a transcript.
 pub enum Bytes {
@@ -96,7 +102,7 @@ impl Windows {
             head: Vec::new(),
             tail: Vec::new(),
         };
-        if len <= (HEAD_START + TAIL_START) as u64 {
+        if len <= WHOLE_MAX.max((HEAD_START + TAIL_START) as u64) {
             // Small: one read, and the head is the whole file.
             w.read_into_head(0, len as usize, path)?;
             return Ok(w);
@@ -156,6 +162,14 @@ impl Windows {
         grown.extend_from_slice(&self.tail);
         self.tail = grown;
         Ok(true)
+    }
+
+    /// Read the rest of the file: `head` becomes the whole file.
+    pub(crate) fn read_whole(&mut self, path: &Path) -> Result<()> {
+        match self.is_whole() {
+            true => Ok(()),
+            false => self.fill(path),
+        }
     }
 
     /// Read the gap between the windows: `head` becomes the whole file.
@@ -220,38 +234,49 @@ mod tests {
         (f, bytes)
     }
 
+    /// Up to [`WHOLE_MAX`] a file is read whole (exact turns); past it, as
+    /// two windows.
     #[test]
     fn small_files_are_read_whole() {
-        let (f, bytes) = file_of(HEAD_START + TAIL_START);
+        let (f, bytes) = file_of(WHOLE_MAX as usize);
         let b = Bytes::open(f.path(), false).unwrap();
         assert_eq!(b.whole(), Some(&bytes[..]));
+        let (f, _) = file_of(WHOLE_MAX as usize + 1);
+        let b = Bytes::open(f.path(), false).unwrap();
+        assert!(b.whole().is_none());
     }
 
     /// The length at open bounds the windows (TAIL-012: lines appended
     /// since are not read), and a file cut after open is changed while reading.
     #[test]
     fn the_length_at_open_bounds_the_windows_tail_012() {
-        let n = 3 * HEAD_START;
+        let n = WHOLE_MAX as usize + 3 * HEAD_START;
         let (f, bytes) = file_of(n);
         let Bytes::Windows(mut w) = Bytes::open(f.path(), false).unwrap() else {
             panic!("expected windows");
         };
         std::io::Write::write_all(&mut f.as_file(), &[b'z'; 5000]).unwrap();
         assert_eq!(w.file_len(), n as u64);
-        assert!(w.grow_head(HEAD_MAX, f.path()).unwrap());
+        while w.grow_head(HEAD_MAX, f.path()).unwrap() {}
         assert!(w.is_whole());
         assert_eq!(w.head(), &bytes[..]);
         let Bytes::Windows(mut w) = Bytes::open(f.path(), false).unwrap() else {
             panic!("expected windows");
         };
         f.as_file().set_len(HEAD_START as u64).unwrap();
-        let e = w.grow_head(HEAD_MAX, f.path()).err().unwrap();
+        let e = loop {
+            match w.grow_head(HEAD_MAX, f.path()) {
+                Ok(true) => continue,
+                Ok(false) => panic!("grew to the end of a cut file"),
+                Err(e) => break e,
+            }
+        };
         assert!(e.to_string().contains("changed while reading"), "{e}");
     }
 
     #[test]
     fn windows_grow_and_meet() {
-        let n = 5 * HEAD_START + 123;
+        let n = WHOLE_MAX as usize + 123;
         let (f, bytes) = file_of(n);
         let Bytes::Windows(mut w) = Bytes::open(f.path(), false).unwrap() else {
             panic!("expected windows");
@@ -267,8 +292,14 @@ mod tests {
         assert!(w.grow_head(HEAD_MAX, f.path()).unwrap());
         assert_eq!(w.head(), &bytes[..2 * HEAD_START]);
         assert!(!w.is_whole());
+        // Doubling from 8 KB: at 128 KB of head and 8 KB of tail the next
+        // doubling would pass the tail, so it reads the gap instead.
+        for _ in 0..4 {
+            assert!(w.grow_head(HEAD_MAX, f.path()).unwrap());
+            assert!(!w.is_whole(), "{}", w.head().len());
+        }
         assert!(w.grow_head(HEAD_MAX, f.path()).unwrap());
-        assert!(w.is_whole(), "4 head + 2 tail windows cover 5 and a bit");
+        assert!(w.is_whole(), "the windows met");
         assert_eq!(w.head(), &bytes[..]);
         assert_eq!(Bytes::Windows(w).whole(), Some(&bytes[..]));
     }
