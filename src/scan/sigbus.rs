@@ -18,7 +18,7 @@
 //! benchmark machine the page faults of fresh memory for a large read cost
 //! more than the read (a 336 MB transcript: 0.25 s of system time read, 0.05
 //! s mapped), which took `search` on the generated home from 0.8x to 1.8x
-//! `rg` (bench/NOTES.md, "Reading instead of mapping").
+//! `rg` (bench/NOTES.md, "SIGBUS and the read path").
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::OnceLock;

@@ -23,7 +23,7 @@
 //! Why not read every file: on the benchmark machine the page faults of
 //! fresh memory cost more than the copy, and a whole-file read took `search`
 //! from 0.8x to 1.8x `rg` on the generated home (its 336 MB transcript holds
-//! the hit), `stats` and `audit` +20% CPU, `list --full` +80%; a buffer
+//! the hit), `stats` and `audit` +20% CPU, `list --full` +54%; a buffer
 //! reused across files does not help the one large file. A guarded map costs
 //! what a map did. The measurements are in bench/NOTES.md ("SIGBUS and the
 //! read path").
