@@ -28,6 +28,9 @@ pub const COMMANDS: &[&[&str]] = &[
     &["agents"],
     &["stats"],
     &["audit"],
+    &["image"],
+    &["plan"],
+    &["plan", "--audit"],
 ];
 
 /// A target that selects every transcript of the home (its `projects`
