@@ -33,6 +33,8 @@ use cmd::{Exit, Problems};
 use output::Out;
 
 /// Parse the command line, run, and map the outcome to ripgrep's exit status.
+/// This is the binary edge: the one place an error is printed, by the exit
+/// status its type maps to ([`error::Error::exit_code`]).
 pub fn run_main() -> ExitCode {
     let args = cli::argv::protect_project_names(std::env::args_os().collect());
     // --print-settings is run by a person, not a hook: its mistakes exit 2.
@@ -44,36 +46,38 @@ pub fn run_main() -> ExitCode {
         // its help promises 0 on every error, a usage error included.
         Err(e) if guard && e.use_stderr() => {
             let _ = e.print();
-            eprintln!("csift guard: not run (exit 0 so the session goes on)");
+            output::to_stderr("csift guard: not run (exit 0 so the session goes on)");
             return ExitCode::SUCCESS;
         }
         Err(e) => e.exit(),
     };
     match run(cli) {
         Ok(exit) => ExitCode::from(exit.code()),
-        Err(e) if output::is_broken_pipe(&e) => ExitCode::from(0),
         Err(e) => {
-            // Errors echo targets, patterns and file names: clean them for the terminal.
-            eprintln!("csift: {}", output::sanitize::clean(&format!("{e:#}")));
-            ExitCode::from(2)
+            let code = e.exit_code();
+            if code != 0 {
+                // Errors echo targets, patterns and file names: clean them for the terminal.
+                output::to_stderr(&format!(
+                    "csift: {}",
+                    output::sanitize::clean(&e.to_string())
+                ));
+            }
+            ExitCode::from(code)
         }
     }
 }
 
 /// Run one parsed command line.
-pub(crate) fn run(cli: Cli) -> anyhow::Result<Exit> {
+pub(crate) fn run(cli: Cli) -> error::Result<Exit> {
     let started = Instant::now();
     let problems = Problems::default();
     match cli.command {
         Command::List(args) => dispatch(args.common.color, |out| {
             cmd::list::run(&args, out, &problems, started)
         }),
-        Command::Search(args) => {
-            let mut out = Out::stdout(args.common.color);
-            let exit = cmd::search::run(&args, &mut out, &problems, started)?;
-            out.flush()?;
-            Ok(exit)
-        }
+        Command::Search(args) => dispatch(args.common.color, |out| {
+            cmd::search::run(&args, out, &problems, started)
+        }),
         Command::Show(args) => dispatch(args.common.color, |out| {
             cmd::show::run(&args, out, &problems, started)
         }),
@@ -98,20 +102,17 @@ pub(crate) fn run(cli: Cli) -> anyhow::Result<Exit> {
         Command::Image(args) => dispatch(args.common.color, |out| {
             cmd::image::run(&args, out, &problems, started)
         }),
-        Command::Whoami(args) => {
-            let mut out = Out::stdout(args.common.color);
-            let exit = cmd::whoami::run(&args, &mut out)?;
-            out.flush()?;
-            Ok(exit)
-        }
+        Command::Whoami(args) => dispatch(args.common.color, |out| {
+            cmd::whoami::run(&args, out, &problems)
+        }),
     }
 }
 
 /// Run a command against stdout and flush it, so a broken pipe surfaces here.
 fn dispatch(
     color: output::ColorChoice,
-    f: impl FnOnce(&mut Out) -> anyhow::Result<Exit>,
-) -> anyhow::Result<Exit> {
+    f: impl FnOnce(&mut Out) -> error::Result<Exit>,
+) -> error::Result<Exit> {
     let mut out = Out::stdout(color);
     let exit = f(&mut out)?;
     out.flush()?;

@@ -15,6 +15,7 @@ mod changing;
 mod content;
 mod docs;
 mod embedded;
+mod errors;
 mod fuzz_regressions;
 mod guard;
 mod hooks;

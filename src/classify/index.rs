@@ -6,7 +6,7 @@
 //! speed; search builds it only for files that have a candidate hit.
 
 use std::collections::{HashMap, HashSet};
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use regex::bytes::Regex;
 
@@ -43,25 +43,19 @@ pub struct FileIndex {
 
 /// Single literals, so each pass runs at memmem speed (an alternation sharing the
 /// common `"type":"` prefix is several times slower on a large file).
-fn literal(key: usize) -> Option<&'static Regex> {
-    static RE: [OnceLock<Option<Regex>>; 2] = [OnceLock::new(), OnceLock::new()];
-    const PATS: [&str; 2] = [r#""type":"user""#, r#""type": "user""#];
-    RE[key]
-        .get_or_init(|| Regex::new(&regex::escape(PATS[key])).ok())
-        .as_ref()
+fn literal(key: usize) -> &'static Regex {
+    match key {
+        0 => crate::scan::re!(bytes r#""type":"user""#),
+        _ => crate::scan::re!(bytes r#""type": "user""#),
+    }
 }
 
 /// Markers without which a tool_result carrier cannot open a turn: an answered
 /// question (TURN-009, TURN-010) or a typed rejection (TURN-013).
-fn carrier_markers() -> Option<&'static Regex> {
-    static RE: OnceLock<Option<Regex>> = OnceLock::new();
-    RE.get_or_init(|| {
-        Regex::new(
-            r#""answers"|User has answered your questions|Your questions have been answered|The user answered:|To tell you how to proceed"#,
-        )
-        .ok()
-    })
-    .as_ref()
+fn carrier_markers() -> &'static Regex {
+    crate::scan::re!(bytes
+        r#""answers"|User has answered your questions|Your questions have been answered|The user answered:|To tell you how to proceed"#
+    )
 }
 
 /// Whether a flagged line needs a parse. Tool-result carriers are most user lines
@@ -82,7 +76,8 @@ fn may_matter(hit: &[u8], line: &[u8]) -> bool {
         return true;
     }
     let tail = &line[line.len().saturating_sub(WINDOW)..];
-    carrier_markers().is_none_or(|re| re.is_match(head) || re.is_match(tail))
+    let re = carrier_markers();
+    re.is_match(head) || re.is_match(tail)
 }
 
 /// Files at least this large are indexed in parallel pieces of about `PIECE` bytes.
@@ -387,7 +382,7 @@ impl Piece {
         // one when either end of the file has it ([`has_spaced_end`]).
         let mut openers = Vec::new();
         let mut pending = Vec::new();
-        for (key, re) in (0..1 + usize::from(spaced)).filter_map(|k| Some((k, literal(k)?))) {
+        for (key, re) in (0..1 + usize::from(spaced)).map(|k| (k, literal(k))) {
             let mut hits = HitLines::from(part, re, 0, before + 1);
             for (line, hit) in hits.by_ref() {
                 if !may_matter(hit, line.bytes) {
@@ -665,6 +660,14 @@ impl FileIndex {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The static patterns compile and find what they are for.
+    #[test]
+    fn static_patterns_compile() {
+        assert!(literal(0).is_match(br#"{"type":"user"}"#));
+        assert!(literal(1).is_match(br#"{"type": "user"}"#));
+        assert!(carrier_markers().is_match(b"User has answered your questions"));
+    }
 
     fn user(uuid: &str, parent: &str, text: &str) -> String {
         format!(

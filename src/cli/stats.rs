@@ -93,7 +93,7 @@ pub(crate) enum GroupBy {
     "  glued_records (their usage and labels count), so record_types sum to lines -\n",
     "  malformed_lines. rows, shown, dropped: as list's summary (rows in all, printed, left out\n",
     "  by --max-count).\n\n",
-    "Exit status: 0 something was counted, 1 no transcript, 2 an error (other files still count).",
+    "Exit status: 0 something was counted, 1 no line to count, 2 an error (other files still count).",
 ))]
 pub(crate) struct StatsArgs {
     /// What to read (see TARGETS in `csift --help`).

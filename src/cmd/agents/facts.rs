@@ -322,6 +322,7 @@ pub(crate) fn scan(
         .collect();
     f.lanes.push(own.finish());
     f.lanes.extend(chains.into_iter().map(LaneAcc::finish));
+    src.check()?;
     Ok(f)
 }
 

@@ -47,21 +47,20 @@ pub(crate) fn run(
     out: &mut Out,
     problems: &Problems,
     started: Instant,
-) -> anyhow::Result<Exit> {
+) -> crate::error::Result<Exit> {
     let window = Window::parse(args.common.since.as_deref(), args.common.until.as_deref())?;
     // Lanes are what this command is about: --no-subagents cannot apply, and
     // ignoring it would show the lanes it asked to leave out.
     if args.common.no_subagents {
         return Err(crate::error::Error::Usage(
             "agents shows subagent lanes: --no-subagents does not apply (use --depth or --kind to narrow the tree)".into(),
-        )
-        .into());
+        ));
     }
     let common = args.common.clone();
     let picked = super::select(&common, &args.targets, problems)?;
     let sessions = sessions_of(&picked, problems);
     if !args.targets.is_empty() && sessions.len() > 1 {
-        return Err(too_many(&sessions).into());
+        return Err(too_many(&sessions));
     }
     let now = jiff::Timestamp::now();
     let returns = Returns(args.returns);
@@ -171,9 +170,7 @@ fn flat_session(mut t: Transcript) -> Transcript {
     if t.shape != crate::discovery::Shape::Flat || t.session_id != "unknown" {
         return t;
     }
-    let Ok(src) = crate::scan::Source::open(&t.path) else {
-        return t;
-    };
+    let src = crate::scan::source::head(&t.path, 256 * 1024);
     let head = crate::scan::head(&src, 256 * 1024);
     for line in crate::scan::Lines::new(head).take(64) {
         if let crate::record::Parsed::Record(r) = crate::record::parse_line(&line) {

@@ -14,8 +14,6 @@
 //! hold such a summary but not its leaf, and nothing outranks it, the file is
 //! read whole to decide rather than guess (so `--full` gives the same title).
 
-use std::sync::OnceLock;
-
 use jiff::Timestamp;
 use regex::bytes::Regex;
 
@@ -37,7 +35,7 @@ const TAIL_RECORDS: usize = 12;
 /// (whole anyway when the file fits in them).
 pub(crate) fn summarize(t: &Transcript, whole: bool) -> crate::error::Result<Summary> {
     let lane = t.is_lane();
-    let mut bytes = Bytes::open(&t.path, whole, Some(t.size))?;
+    let mut bytes = Bytes::open(&t.path, whole)?;
     if let Bytes::Windows(w) = &mut bytes {
         if let Some(s) = from_windows(w, lane, &t.path)? {
             return Ok(s);
@@ -57,6 +55,8 @@ pub(crate) fn summarize(t: &Transcript, whole: bool) -> crate::error::Result<Sum
     end.merge(&mut s);
     s.turns = Some(FileIndex::build(buf, lane).turns());
     s.read = ReadMode::Whole;
+    s.bytes = buf.len() as u64;
+    bytes.check()?;
     Ok(s)
 }
 
@@ -124,6 +124,7 @@ fn from_windows(
     end.merge(&mut s);
     s.turns = None;
     s.read = ReadMode::HeadTail;
+    s.bytes = w.file_len();
     Ok(Some(s))
 }
 
@@ -410,18 +411,16 @@ fn envelope(line: &[u8]) -> Option<Envelope<'_>> {
 /// sidechain record's flag, which leads its record (before any `"model"`).
 /// Only a main file read whole looks for it: a pattern every line's
 /// `"isSidechain":false` starts costs the pass a few percent.
-fn interesting(sidechains: bool) -> Option<&'static Regex> {
-    static RE: [OnceLock<Option<Regex>>; 2] = [OnceLock::new(), OnceLock::new()];
-    RE[usize::from(sidechains)]
-        .get_or_init(|| {
-            // REC-038: tolerate `"type": "x"` as well as the compact form.
-            let base = r#""type":\s?"(?:ai-title|custom-title|summary)"|"model"\s*:\s*"|\}\{""#;
-            match sidechains {
-                false => Regex::new(base).ok(),
-                true => Regex::new(&format!(r#"{base}|"isSidechain":\s?true"#)).ok(),
-            }
-        })
-        .as_ref()
+fn interesting(sidechains: bool) -> &'static Regex {
+    // REC-038: tolerate `"type": "x"` as well as the compact form.
+    match sidechains {
+        false => {
+            crate::scan::re!(bytes r#""type":\s?"(?:ai-title|custom-title|summary)"|"model"\s*:\s*"|\}\{""#)
+        }
+        true => {
+            crate::scan::re!(bytes r#""type":\s?"(?:ai-title|custom-title|summary)"|"model"\s*:\s*"|\}\{"|"isSidechain":\s?true"#)
+        }
+    }
 }
 
 /// One pass over `buf` (whole lines at file offset `base`; numbered from 1 when
@@ -436,9 +435,7 @@ fn literal_pass(
     s: &mut Summary,
     mut inline: Option<&mut InlineLanes>,
 ) {
-    let Some(re) = interesting(inline.is_some()) else {
-        return;
-    };
+    let re = interesting(inline.is_some());
     for (l, hit) in scan::lines::HitLines::new(buf, re) {
         let line = l.bytes;
         // `}{"` also ends strings like "x }{" in code; only a parse can confirm glue.
@@ -573,6 +570,15 @@ fn take_titles(r: &Record<'_>, s: &mut Summary) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The static pattern compiles and finds each fact it is for.
+    #[test]
+    fn static_pattern_compiles() {
+        let re = interesting();
+        for hay in [&br#""type": "summary""#[..], br#""model":"x""#, b"}{\""] {
+            assert!(re.is_match(hay), "{}", String::from_utf8_lossy(hay));
+        }
+    }
 
     /// REC-038: a re-serialised line (`": "`) is the same record, so both byte
     /// checks read either spacing; a quoted mention inside a string is escaped

@@ -74,6 +74,9 @@ pub(crate) struct Summary {
     /// [`crate::classify::sidechain`]); `None` when the file was not read whole.
     pub(crate) inline_lanes: Option<usize>,
     pub(crate) read: ReadMode,
+    /// The file's length as it was read (at open), which the row shows: the
+    /// tree walk's may be another version's (MISC-017).
+    pub(crate) bytes: u64,
     pub(crate) custom_title: Option<String>,
     pub(crate) ai_title: Option<String>,
     /// The newest `summary` whose leaf is a record of this transcript.
@@ -155,7 +158,7 @@ pub(crate) fn run(
     out: &mut Out,
     problems: &Problems,
     started: Instant,
-) -> anyhow::Result<Exit> {
+) -> crate::error::Result<Exit> {
     let window =
         timefmt::Window::parse(args.common.since.as_deref(), args.common.until.as_deref())?;
     let ts = super::select(&args.common, &args.targets, problems)?;
@@ -230,7 +233,10 @@ pub(crate) fn listing(
                             .project_dir
                             .join(format!("{}.jsonl", t.session_id))
                             .is_file(),
-                    transcript: t.clone(),
+                    transcript: Transcript {
+                        size: summary.bytes,
+                        ..t.clone()
+                    },
                     summary,
                 })
             }

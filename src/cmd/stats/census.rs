@@ -68,6 +68,7 @@ pub(crate) fn census(
     let src = Source::open(&t.path).map_err(|e| e.to_string())?;
     let embeds = embeds.then(|| Arc::new(t.lane_files()));
     let (mut c, book) = census_buf(&src, t.is_lane(), window, CHUNK, embeds);
+    src.check().map_err(|e| e.to_string())?;
     for m in &mut c.malformed {
         m.file = t.path.display().to_string();
     }

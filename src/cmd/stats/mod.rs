@@ -62,7 +62,7 @@ pub(crate) fn run(
     out: &mut Out,
     problems: &Problems,
     started: Instant,
-) -> anyhow::Result<Exit> {
+) -> crate::error::Result<Exit> {
     let window = Window::parse(args.common.since.as_deref(), args.common.until.as_deref())?;
     let mut transcripts = super::select(&args.common, &args.targets, problems)?;
     // Each main transcript, then its lanes (discovery may list a lane first).
@@ -125,7 +125,7 @@ pub(crate) fn run(
     }
     let folds = folds
         .into_inner()
-        .map_err(|_| anyhow::anyhow!("a census worker panicked"))?;
+        .map_err(|_| crate::error::Error::Internal("a census worker panicked".into()))?;
     if args.by.is_some() {
         rows = folds
             .groups
@@ -158,7 +158,9 @@ pub(crate) fn run(
         Format::Json => print::json(out, &report)?,
         Format::Human => print::human(out, &report)?,
     }
-    Ok(Exit::from(report.total.transcripts > 0, problems.count()))
+    // Found means a line was counted: a home of empty transcripts prints a
+    // zero total and, like list, search and agents with nothing, exits 1.
+    Ok(Exit::from(report.total.census.lines > 0, problems.count()))
 }
 
 /// Fold a finished transcript into the total and its `--by` group(s): per
