@@ -12,6 +12,7 @@ pub mod cmd;
 pub mod discovery;
 pub(crate) mod error;
 pub(crate) mod exchange;
+pub(crate) mod live;
 pub mod loss;
 pub mod output;
 pub mod record;
@@ -87,6 +88,12 @@ pub(crate) fn run(cli: Cli) -> anyhow::Result<Exit> {
         }),
         Command::Guard(args) => dispatch(args.common.color, |out| {
             cmd::guard::run(&args, out, &problems, started)
+        }),
+        Command::Status(args) => dispatch(args.common.color, |out| {
+            cmd::status::run(&args, out, &problems, started)
+        }),
+        Command::Tasks(args) => dispatch(args.common.color, |out| {
+            cmd::tasks::run(&args, out, &problems, started)
         }),
         Command::Whoami(args) => {
             let mut out = Out::stdout(args.common.color);

@@ -10,6 +10,7 @@ pub(crate) mod list;
 pub(crate) mod search;
 pub(crate) mod show;
 pub(crate) mod stats;
+pub(crate) mod status;
 pub(crate) mod verbatim;
 
 use std::path::PathBuf;
@@ -81,6 +82,10 @@ pub(crate) enum Command {
     #[command(mut_arg("since", |a| a.hide(true)))]
     #[command(mut_arg("until", |a| a.hide(true)))]
     Guard(Box<guard::GuardArgs>),
+    /// What sessions are doing now: a verdict per session, with its evidence.
+    Status(Box<status::StatusArgs>),
+    /// Background tasks sessions launched, whether each came back, and task lists.
+    Tasks(Box<status::TasksArgs>),
     /// Print the calling Claude Code session (from CLAUDE_CODE_SESSION_ID).
     #[command(mut_arg("no_subagents", |a| a.hide(true)))]
     #[command(mut_arg("since", |a| a.hide(true)))]

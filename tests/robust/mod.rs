@@ -28,6 +28,8 @@ pub const COMMANDS: &[&[&str]] = &[
     &["agents"],
     &["stats"],
     &["audit"],
+    &["status", "--all"],
+    &["tasks"],
 ];
 
 /// Stderr of a stub command (see [`COMMANDS`]).
