@@ -21,13 +21,6 @@ pub(crate) struct SessionFiles {
     pub(crate) journals: Vec<Transcript>,
 }
 
-impl SessionFiles {
-    /// Every transcript of the session: the main file first, then its lanes.
-    pub(crate) fn transcripts(&self) -> impl Iterator<Item = &Transcript> {
-        self.main.iter().chain(&self.lanes)
-    }
-}
-
 /// Group the selected transcripts by session. With `rewalk`, each session's
 /// project is walked again so every lane of the session is read even when one
 /// lane was named (`@<id>`); the problems that walk meets, where they could

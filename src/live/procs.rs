@@ -267,6 +267,7 @@ pub(crate) fn probe(_pid: u32) -> Probe {
 }
 
 /// What `/proc/<pid>/stat` says: whether the process has exited, and its start.
+#[cfg(unix)]
 #[derive(Debug, Clone, Copy)]
 struct ProcStat {
     exited: bool,
@@ -275,8 +276,10 @@ struct ProcStat {
 
 /// Linux clock ticks per second of `/proc/<pid>/stat` times (USER_HZ, 100 on
 /// every architecture Claude Code ships for).
+#[cfg(unix)]
 const USER_HZ: u64 = 100;
 
+#[cfg(unix)]
 fn proc_stat(pid: u32) -> Option<ProcStat> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     // The command name may hold spaces and parentheses: fields follow the last `)`.
@@ -293,6 +296,7 @@ fn proc_stat(pid: u32) -> Option<ProcStat> {
     Some(ProcStat { exited, start })
 }
 
+#[cfg(unix)]
 fn boot_time() -> Option<u64> {
     let stat = std::fs::read_to_string("/proc/stat").ok()?;
     stat.lines()

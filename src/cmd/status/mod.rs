@@ -6,6 +6,8 @@
 
 pub(crate) mod print;
 
+use std::collections::HashSet;
+use std::path::Path;
 use std::time::Instant;
 
 use jiff::{Timestamp, ToSpan};
@@ -13,7 +15,7 @@ use jiff::{Timestamp, ToSpan};
 use crate::cli::status::StatusArgs;
 use crate::discovery::home::{self, ClaudeHome};
 use crate::discovery::session::{self, SessionFiles};
-use crate::discovery::target;
+use crate::discovery::{target, Transcript};
 use crate::error::Error;
 use crate::live::registry::Registry;
 use crate::live::session::{Options, SessionStatus};
@@ -67,7 +69,10 @@ impl Config {
             opts: Options {
                 no_lanes: c.no_subagents,
                 all_lanes: args.all_lanes,
-                ledger: crate::live::ledger::Options::default(),
+                ledger: crate::live::ledger::Options {
+                    main_only: c.no_subagents,
+                    ..crate::live::ledger::Options::default()
+                },
             },
             format: c.format,
         })
@@ -135,24 +140,34 @@ fn select(
     for i in &sel.issues {
         problems.report(&i.path, &i.message);
     }
-    let (sessions, issues) = session::group(&sel.transcripts, !cfg.targets.is_empty());
+    // Only the sessions active in the window (or registered) are grouped at
+    // all: with no target that is a few of thousands.
+    let picked: Vec<Transcript> = match cfg.active_since {
+        None => sel.transcripts,
+        Some(since) => {
+            let registered: HashSet<&str> = registry.session_ids().collect();
+            let cutoff = now.as_second() - since.as_second();
+            let active: HashSet<(&Path, &str)> = sel
+                .transcripts
+                .iter()
+                .filter(|t| {
+                    registered.contains(t.session_id.as_str())
+                        || crate::live::lanes::idle_secs(t.mtime, now).is_some_and(|i| i <= cutoff)
+                })
+                .map(|t| (t.project_dir.as_path(), t.session_id.as_str()))
+                .collect();
+            sel.transcripts
+                .iter()
+                .filter(|t| active.contains(&(t.project_dir.as_path(), t.session_id.as_str())))
+                .cloned()
+                .collect()
+        }
+    };
+    let (sessions, issues) = session::group(&picked, !cfg.targets.is_empty());
     for i in &issues {
         problems.report(&i.path, &i.message);
     }
-    let Some(since) = cfg.active_since else {
-        return Ok(sessions);
-    };
-    let registered: std::collections::HashSet<&str> = registry.session_ids().collect();
-    let cutoff = now.as_second() - since.as_second();
-    Ok(sessions
-        .into_iter()
-        .filter(|s| {
-            registered.contains(s.session_id.as_str())
-                || s.transcripts().chain(&s.journals).any(|t| {
-                    crate::live::lanes::idle_secs(t.mtime, now).is_some_and(|i| i <= cutoff)
-                })
-        })
-        .collect())
+    Ok(sessions)
 }
 
 /// Line numbers for what is printed.
