@@ -241,3 +241,91 @@ fn count_journal(path: &std::path::Path) -> std::io::Result<(usize, usize, usize
     }
     Ok((s, r, f))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lane_file(dir: &std::path::Path, lines: &[String]) -> Transcript {
+        let p = dir.join("agent-a1.jsonl");
+        std::fs::write(&p, lines.join("\n") + "\n").unwrap();
+        Transcript {
+            path: p,
+            project_dir: dir.to_path_buf(),
+            session_id: "s".into(),
+            agent_id: Some("a1".into()),
+            shape: crate::discovery::Shape::Subagent,
+            size: 0,
+            mtime: Some(SystemTime::now()),
+        }
+    }
+
+    fn at(now: Timestamp, ago: i64) -> String {
+        crate::timefmt::utc_exact(Timestamp::from_second(now.as_second() - ago).unwrap())
+    }
+
+    /// TAIL-004/005: recency AND no end_turn is generating; a bounded call in
+    /// its life is in flight, past it stalled; a stale tail is settled.
+    #[test]
+    fn lane_states_tail_004_005() {
+        let d = tempfile::tempdir().unwrap();
+        let now = Timestamp::now();
+        let bash = |ago: i64| {
+            format!(
+                r#"{{"type":"assistant","timestamp":"{}","message":{{"id":"m","stop_reason":"tool_use","content":[{{"type":"tool_use","id":"t1","name":"Bash","input":{{"command":"x","timeout":60000}}}}]}}}}"#,
+                at(now, ago)
+            )
+        };
+        let think = |ago: i64, stop: &str| {
+            format!(
+                r#"{{"type":"assistant","timestamp":"{}","message":{{"id":"m","stop_reason":{stop},"content":[{{"type":"text","text":"x"}}]}}}}"#,
+                at(now, ago)
+            )
+        };
+        let judge_of = |lines: Vec<String>| {
+            let t = lane_file(d.path(), &lines);
+            let tail = tail::read(&t.path, false).unwrap();
+            judge(t, tail, now).state
+        };
+        assert_eq!(judge_of(vec![bash(10)]), LaneState::InFlight);
+        assert_eq!(judge_of(vec![bash(600)]), LaneState::Stalled);
+        assert_eq!(judge_of(vec![think(20, "null")]), LaneState::Generating);
+        assert_eq!(judge_of(vec![think(20, "\"end_turn\"")]), LaneState::Settled);
+        assert_eq!(judge_of(vec![think(900, "null")]), LaneState::Settled);
+    }
+
+    /// TAIL-008, SUB-008: started - result - failed per fresh journal; an old
+    /// journal's imbalance is not counted.
+    #[test]
+    fn journals_count_in_flight_only_while_fresh_tail_008() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("journal.jsonl");
+        std::fs::write(
+            &p,
+            r#"{"type":"started","key":"k1","agentId":"a1"}
+{"type":"started","key":"k2","agentId":"a2"}
+{"type":"started","key":"k3","agentId":"a3"}
+{"type":"result","key":"k1","agentId":"a1","result":"ok"}
+{"type":"failed","key":"k2","agentId":"a2"}
+"#,
+        )
+        .unwrap();
+        let mut j = Transcript {
+            path: p,
+            project_dir: d.path().to_path_buf(),
+            session_id: "s".into(),
+            agent_id: Some("journal".into()),
+            shape: crate::discovery::Shape::Workflow { run: "wf_1".into() },
+            size: 0,
+            mtime: Some(SystemTime::now()),
+        };
+        let now = Timestamp::now();
+        let l = assess(&[], std::slice::from_ref(&j), now, false);
+        assert_eq!(l.journal_in_flight(), 1);
+        assert_eq!((l.runs[0].started, l.runs[0].returned, l.runs[0].failed), (3, 1, 1));
+        j.mtime = Some(SystemTime::now() - std::time::Duration::from_secs(86_400));
+        let l = assess(&[], &[j], now, false);
+        assert_eq!(l.journal_in_flight(), 0, "a day-old journal is not live");
+        assert_eq!(l.runs[0].in_flight, 1);
+    }
+}

@@ -130,11 +130,15 @@ impl Tail {
 /// Read the tail of `path`. `main` leaves an old main file's inline sidechain
 /// records (1.0.x, `isSidechain:true`) out of the main lane's shape.
 pub(crate) fn read(path: &Path, main: bool) -> std::io::Result<Tail> {
+    // Stat before opening: a FIFO would block the open, and a tail is read by
+    // position, which only a regular file has.
+    if !std::fs::metadata(path)?.is_file() {
+        return Err(std::io::Error::other(
+            "not a regular file: a tail is read from a file's end",
+        ));
+    }
     let file = File::open(path)?;
     let meta = file.metadata()?;
-    if meta.is_dir() {
-        return Err(std::io::Error::other("is a directory, not a transcript"));
-    }
     let len = meta.len();
     let mut size = WINDOW.min(len as usize);
     loop {
