@@ -149,7 +149,8 @@ fn because(v: &Value) -> String {
 }
 
 /// The acceptance pair (REG-010, REG-013, MISC-022): a live process with a
-/// fresh unreturned call is `running`; killed, the same row is `stale-dead`.
+/// fresh unreturned call is `running` (an unreturned call at the tail is a
+/// live block, ELI-012, TAIL-001); killed, the same row is `stale-dead`.
 #[test]
 fn a_live_registered_process_runs_and_killed_is_stale_dead_reg_010_013() {
     let h = Home::new();
@@ -198,8 +199,10 @@ fn a_reused_pid_with_the_wrong_start_is_stale_dead_reg_013() {
     assert!(because(&s).contains("the pid was reused"), "{s}");
 }
 
-/// REG-003/005: a live pid, a busy row and a fresh end-of-turn tail is running
+/// REG-003: a live pid, a busy row and a fresh end-of-turn tail is running
 /// (the model is generating its next message); the same row idle is idle-eot.
+/// REG-004: an hours-old statusUpdatedAt is a transition stamp, not a dead
+/// heartbeat. REG-002: a status value csift does not know is not a running one.
 #[test]
 fn a_live_busy_row_with_a_fresh_tail_is_running_reg_003() {
     let h = Home::new();
@@ -212,8 +215,21 @@ fn a_live_busy_row_with_a_fresh_tail_is_running_reg_003() {
     let (idle, _, _, _) = status(&h, &[]);
     write_row(&h, pid, &row(json!(pid), &proc_start(pid), "shell"));
     let (shell, _, _, _) = status(&h, &[]);
+    let mut old = row(json!(pid), &proc_start(pid), "busy");
+    old["statusUpdatedAt"] = json!(now_ms() - 3 * 3600 * 1000);
+    write_row(&h, pid, &old);
+    let (old_busy, _, _, _) = status(&h, &[]);
+    write_row(&h, pid, &row(json!(pid), &proc_start(pid), "compacting"));
+    let (odd, _, _, _) = status(&h, &[]);
     child.kill().unwrap();
     child.wait().unwrap();
+    assert_eq!(old_busy["verdict"], "running", "{old_busy}");
+    assert!(
+        because(&old_busy).contains("registry busy 3h00m"),
+        "{old_busy}"
+    );
+    assert_eq!(odd["verdict"], "idle-eot", "{odd}");
+    assert!(because(&odd).contains("registry compacting"), "{odd}");
     assert_eq!(busy["verdict"], "running", "{busy}");
     assert!(because(&busy).contains("registry busy"), "{busy}");
     assert_eq!(idle["verdict"], "idle-eot", "{idle}");
@@ -222,7 +238,8 @@ fn a_live_busy_row_with_a_fresh_tail_is_running_reg_003() {
     assert!(shell["notes"].to_string().contains("REG-003"), "{shell}");
 }
 
-/// REG-011, MISC-023: where `ps` fails for a live pid (busybox), /proc answers.
+/// REG-011, MISC-023: where `ps` fails for a live pid (busybox), /proc answers,
+/// start time included, so the REG-010 guard still binds.
 #[cfg(target_os = "linux")]
 #[test]
 fn a_failing_ps_falls_back_to_proc_reg_011() {
@@ -266,7 +283,8 @@ fn a_failing_ps_falls_back_to_proc_reg_011() {
     assert_eq!(dead["verdict"], "stale-dead", "{dead}");
 }
 
-/// An exited child not yet reaped still answers `ps`: /proc says it is a zombie.
+/// REG-013: an exited child not yet reaped still answers `ps`; /proc says it
+/// is a zombie, an exited process.
 #[cfg(target_os = "linux")]
 #[test]
 fn a_zombie_is_dead_reg_013() {
@@ -282,8 +300,8 @@ fn a_zombie_is_dead_reg_013() {
     assert_eq!(s["verdict"], "stale-dead", "{s}");
 }
 
-/// ELI-013, TAIL-010: a waiting row names the dialog; a pending permission
-/// prompt is seen only there.
+/// ELI-013, TAIL-010, REG-002: a waiting row names the dialog; a pending
+/// permission prompt is seen only there.
 #[test]
 fn a_waiting_row_is_waiting_hitl_with_its_reason_eli_013() {
     let h = Home::new();
@@ -302,7 +320,8 @@ fn a_waiting_row_is_waiting_hitl_with_its_reason_eli_013() {
 }
 
 /// The bad-input section: a pid that is no number, a procStart in an unknown
-/// form, a torn row (REG-017) - each said, `unknown` with the reason.
+/// form (WIN-007: neither asctime nor FILETIME), a torn row (REG-017) - each
+/// said, `unknown` with the reason.
 #[test]
 fn bad_registry_input_is_unknown_with_the_reason_reg_017() {
     let h = Home::new();
@@ -349,7 +368,8 @@ fn bad_registry_input_is_unknown_with_the_reason_reg_017() {
 }
 
 /// Missing sessions/ and tasks/ (older Claude Code): said once, verdicts from
-/// the transcripts alone.
+/// the transcripts alone. TAIL-006, TAIL-014: metadata lines after the turn's
+/// end (the file grows while idle) change nothing.
 #[test]
 fn no_registry_is_said_once_and_transcripts_decide() {
     let h = Home::new();
@@ -358,6 +378,8 @@ fn no_registry_is_said_once_and_transcripts_decide() {
     other.user("x");
     other.push(json!({"type": "assistant", "timestamp": ago(40), "message": {"id": "m", "role": "assistant",
         "stop_reason": "end_turn", "content": [{"type": "text", "text": "ok"}]}}));
+    other.push(json!({"type": "attachment", "timestamp": ago(2), "attachment": {"type": "hook_success", "content": ""}}));
+    other.raw(json!({"type": "last-prompt", "lastPrompt": "x", "sessionId": "0a0a0a0a-1111-4222-8333-444455556666"}));
     h.write(PROJECT, &other.file_name(), &other.lines);
     let out = h
         .cmd()
@@ -377,8 +399,9 @@ fn no_registry_is_said_once_and_transcripts_decide() {
     assert_eq!(summary["registry"]["present"], false);
 }
 
-/// TAIL-004/005/007: a lane written seconds ago with no end_turn is generating,
-/// and the session waits on it; the same lane with an end_turn is settled.
+/// TAIL-004, TAIL-005, TAIL-007: a lane written seconds ago with no end_turn is
+/// generating, and the session waits on it; the same lane with an end_turn is
+/// settled. REG-006: a lane has no registry row; its id names its session.
 #[test]
 fn a_generating_lane_makes_the_session_wait_on_children_tail_004() {
     let h = Home::new();
@@ -399,6 +422,16 @@ fn a_generating_lane_makes_the_session_wait_on_children_tail_004() {
     let l = lines.iter().find(|l| l["type"] == "lane").unwrap();
     assert_eq!(l["state"], "generating");
     assert_eq!(l["agent_id"], "a8ec01234567890ab");
+    let out = h
+        .cmd()
+        .args(["status", "@a8ec0123", "--format", "json"])
+        .output()
+        .unwrap();
+    let by_lane = json_lines(&out.stdout);
+    assert_eq!(
+        by_lane[0]["session_id"], SID,
+        "a lane target judges its session"
+    );
     lane.push(json!({"type": "assistant", "timestamp": ago(5), "message": {"id": "m3", "role": "assistant",
         "stop_reason": "end_turn", "content": [{"type": "text", "text": "done"}]}}));
     h.write(PROJECT, &rel, &lane.lines);
@@ -408,7 +441,9 @@ fn a_generating_lane_makes_the_session_wait_on_children_tail_004() {
 
 /// TAIL-001, BASH-018, BASH-027: with no process to probe, a Bash call past
 /// its timeout is not running - not returned is not proof of running; a fresh
-/// one is; a question at the tail waits on a human (ELI-009).
+/// one is; a question at the tail waits on a human (ELI-009). QT-015, QT-016:
+/// a turn_duration after a tool result is no end of turn. ELI-008, TAIL-010:
+/// with a registry but no row, an idle verdict says a prompt cannot be ruled out.
 #[test]
 fn without_a_registry_the_tail_decides_and_says_what_it_cannot_tail_001() {
     let h = Home::new();
@@ -429,6 +464,30 @@ fn without_a_registry_the_tail_decides_and_says_what_it_cannot_tail_001() {
     );
 
     let mut s = Session::new(SID, CWD);
+    s.push(json!({"type": "user", "timestamp": ago(7300), "message": {"role": "user", "content": "go"}}));
+    s.push(json!({"type": "assistant", "timestamp": ago(7200), "message": {"id": "m0", "role": "assistant",
+        "stop_reason": "tool_use", "content": [{"type": "tool_use", "id": "toolu_r", "name": "Read", "input": {"file_path": "/a"}}]}}));
+    s.tool_result("toolu_r", "text", false, None);
+    s.system(
+        "turn_duration",
+        json!({"durationMs": 100, "timestamp": ago(7100)}),
+    );
+    h.write(PROJECT, &s.file_name(), &s.lines);
+    let (td, _, _, _) = status(&h, &[]);
+    assert_eq!(td["verdict"], "unknown", "{td}");
+    assert!(
+        because(&td).contains("owes a reply to a tool result"),
+        "{td}"
+    );
+    at_end_of_turn(&h, 30);
+    std::fs::create_dir_all(h.path().join("sessions")).unwrap();
+    let (norow, _, _, _) = status(&h, &[]);
+    std::fs::remove_dir_all(h.path().join("sessions")).unwrap();
+    assert_eq!(norow["verdict"], "idle-eot", "{norow}");
+    assert_eq!(norow["registry_state"], "no-row");
+    assert!(norow["notes"].to_string().contains("TAIL-010"), "{norow}");
+
+    let mut s = Session::new(SID, CWD);
     s.push(json!({"type": "user", "timestamp": ago(70), "message": {"role": "user", "content": "plan it"}}));
     s.push(json!({"type": "assistant", "timestamp": ago(60), "message": {"id": "m1", "role": "assistant",
         "stop_reason": "tool_use", "content": [{"type": "tool_use", "id": "toolu_q", "name": "AskUserQuestion",
@@ -443,8 +502,9 @@ fn without_a_registry_the_tail_decides_and_says_what_it_cannot_tail_001() {
     assert_eq!(q["waiting_for"]["source"], "tail");
 }
 
-/// BG-003, TAIL-011, QT-012: a backgrounded shell pairs at once, so the tail
-/// shows nothing pending; the ledger keeps it open and the verdict says so.
+/// BG-003, TAIL-011, QT-012, BG-031: a backgrounded shell pairs at once, so the
+/// tail shows nothing pending, and the turn_duration written at the turn's end
+/// says nothing of it; the ledger keeps it open and the verdict says so.
 #[test]
 fn an_open_background_shell_after_end_turn_is_idle_background_open_bg_003() {
     let h = Home::new();

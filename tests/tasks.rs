@@ -104,6 +104,16 @@ fn fixture() -> Home {
         false,
         Some(json!({"scheduledFor": 1, "clampedDelaySeconds": 60, "wasClamped": false})),
     );
+    // BG-004, BG-005, BG-022: an async agent whose ack is no report, still
+    // open, its lane written now.
+    m.tool_use(
+        "m9b",
+        "toolu_agent2",
+        "Agent",
+        json!({"description": "long job", "prompt": "go", "run_in_background": true}),
+    );
+    m.tool_result("toolu_agent2", "Async agent launched successfully.\nagentId: a9999999999999999 (internal)", false,
+        Some(json!({"isAsync": true, "status": "async_launched", "agentId": "a9999999999999999", "description": "long job", "prompt": "go", "outputFile": "/tmp/none.output", "canReadOutputFile": true})));
     m.text("m10", "All started.");
     // Carriers (QT-008): a queue enqueue, its remove (delivers nothing, BG-015),
     // an attachment, user records.
@@ -142,12 +152,21 @@ fn fixture() -> Home {
         Some("completed"),
         "<summary>Agent \"review\" finished</summary>\n<result>LGTM</result>\n",
     ));
+    // BG-019: notified twice, the latest wins.
+    m.user(&notification(
+        "bnoecho00",
+        Some("toolu_lane_sh"),
+        Some("failed"),
+        "",
+    ));
     m.user(&notification(
         "bnoecho00",
         Some("toolu_lane_sh"),
         Some("completed"),
         "",
     ));
+    // BG-025, CLS-008: the agents-stopped notice names no id: said, not joined.
+    m.user("2 background agents were stopped by the user: \"review…\", \"long job…\".");
     h.write(PROJECT, &m.file_name(), &m.lines);
 
     // A subagent lane launching an async agent (BG-004) and a shell (BG-012).
@@ -161,6 +180,13 @@ fn fixture() -> Home {
         PROJECT,
         &format!("{SID}/subagents/agent-a0000000000000001.jsonl"),
         &l.lines,
+    );
+    let mut long = Session::lane(SID, CWD, "a9999999999999999");
+    long.user("go");
+    h.write(
+        PROJECT,
+        &format!("{SID}/subagents/agent-a9999999999999999.jsonl"),
+        &long.lines,
     );
 
     // REG-007/008: the task list in both folder forms.
@@ -200,7 +226,10 @@ fn by_use(lines: &[Value]) -> BTreeMap<String, Value> {
         .collect()
 }
 
-/// Every launch and carrier shape, joined (BG-001…022, BASH-027/029).
+/// Every launch and carrier shape, joined: BG-001, BG-002, BG-004, BG-005,
+/// BG-006, BG-007, BG-008, BG-009, BG-010, BG-011, BG-012, BG-013, BG-014,
+/// BG-015, BG-016, BG-017, BG-019, BG-020, BG-021, BG-022, BG-025, BG-028,
+/// BG-029, BG-033, BASH-027, BASH-029, QT-008, CLS-008, REG-007, REG-008.
 #[test]
 fn every_launch_shape_is_listed_with_how_it_ended_bg_010_013_016() {
     let h = fixture();
@@ -208,7 +237,7 @@ fn every_launch_shape_is_listed_with_how_it_ended_bg_010_013_016() {
     assert_eq!(code, 0, "{err}");
     let t = by_use(&lines);
     let state = |id: &str| t[id]["state"].as_str().unwrap().to_string();
-    assert_eq!(t.len(), 9, "{:?}", t.keys().collect::<Vec<_>>());
+    assert_eq!(t.len(), 10, "{:?}", t.keys().collect::<Vec<_>>());
     // BG-010/013: joined on tool-use-id through the queue enqueue; the remove
     // that follows repeats it and is not read (BG-015).
     assert_eq!(state("toolu_sh"), "failed");
@@ -247,7 +276,13 @@ fn every_launch_shape_is_listed_with_how_it_ended_bg_010_013_016() {
     assert_eq!(t["toolu_agent"]["agent_id"], "a0000000000000001");
     assert_eq!(t["toolu_agent"]["task_id"], LANE);
     // BG-012: a lane shell whose echo has no backgroundTaskId, joined on tool-use-id.
+    // BG-019: notified twice, failed then completed, the latest wins.
     assert_eq!(state("toolu_lane_sh"), "completed");
+    assert_eq!(t["toolu_lane_sh"]["notifications"], 2);
+    // BG-005, BG-022: the ack is no report; open, with the 48 h resume note.
+    assert_eq!(state("toolu_agent2"), "open");
+    let note = t["toolu_agent2"]["notes"].to_string();
+    assert!(note.contains("within 48 h"), "{note}");
     // BG-033 and a quoted template are no tasks.
     assert!(!t.contains_key("toolu_wake") && !t.contains_key("toolu_read"));
     // Lines and turns of the launching calls.
@@ -265,7 +300,12 @@ fn every_launch_shape_is_listed_with_how_it_ended_bg_010_013_016() {
     );
     let summary = lines.last().unwrap();
     assert_eq!(summary["type"], "summary");
-    assert_eq!(summary["background"], 9);
+    assert_eq!(summary["background"], 10);
+    // BG-025, CLS-008: said, never joined to a task.
+    assert!(
+        summary["notes"].to_string().contains("names no id"),
+        "{summary}"
+    );
     let unjoined = summary["unjoined_notifications"].to_string();
     assert!(unjoined.contains("bnobody00"), "{unjoined}");
 }
@@ -279,7 +319,7 @@ fn open_and_kind_filters_and_exit_codes() {
     let open: BTreeSet<String> = by_use(&lines).into_keys().collect();
     assert_eq!(
         open,
-        ["toolu_mon", "toolu_o2", "toolu_prom"]
+        ["toolu_agent2", "toolu_mon", "toolu_o2", "toolu_prom"]
             .map(String::from)
             .into()
     );

@@ -264,7 +264,8 @@ mod tests {
         crate::timefmt::utc_exact(Timestamp::from_second(now.as_second() - ago).unwrap())
     }
 
-    /// TAIL-004/005: recency AND no end_turn is generating; a bounded call in
+    /// TAIL-002, TAIL-004, TAIL-005, TAIL-007: recency AND no end_turn is
+    /// generating (a lane's stop_reason is null mid-message); a bounded call in
     /// its life is in flight, past it stalled; a stale tail is settled.
     #[test]
     fn lane_states_tail_004_005() {
@@ -290,7 +291,10 @@ mod tests {
         assert_eq!(judge_of(vec![bash(10)]), LaneState::InFlight);
         assert_eq!(judge_of(vec![bash(600)]), LaneState::Stalled);
         assert_eq!(judge_of(vec![think(20, "null")]), LaneState::Generating);
-        assert_eq!(judge_of(vec![think(20, "\"end_turn\"")]), LaneState::Settled);
+        assert_eq!(
+            judge_of(vec![think(20, "\"end_turn\"")]),
+            LaneState::Settled
+        );
         assert_eq!(judge_of(vec![think(900, "null")]), LaneState::Settled);
     }
 
@@ -322,7 +326,10 @@ mod tests {
         let now = Timestamp::now();
         let l = assess(&[], std::slice::from_ref(&j), now, false);
         assert_eq!(l.journal_in_flight(), 1);
-        assert_eq!((l.runs[0].started, l.runs[0].returned, l.runs[0].failed), (3, 1, 1));
+        assert_eq!(
+            (l.runs[0].started, l.runs[0].returned, l.runs[0].failed),
+            (3, 1, 1)
+        );
         j.mtime = Some(SystemTime::now() - std::time::Duration::from_secs(86_400));
         let l = assess(&[], &[j], now, false);
         assert_eq!(l.journal_in_flight(), 0, "a day-old journal is not live");

@@ -308,7 +308,7 @@ fn boot_time() -> Option<u64> {
 mod tests {
     use super::*;
 
-    /// REG-010/012, MISC-024: both field orders, a double space, UTC.
+    /// REG-010, REG-012, MISC-024: both field orders, a double space, UTC.
     #[test]
     fn lstart_parses_both_field_orders_reg_012() {
         let a = parse_row_start("Sun Aug 16 09:04:23 2026").unwrap();
@@ -328,7 +328,8 @@ mod tests {
         assert_eq!(filetime(5), None);
     }
 
-    /// REG-010/013: the guard's three answers on one live pid.
+    /// REG-010, REG-013: the guard's three answers on one live pid; WIN-009: no
+    /// probe on the host is said, never read as dead.
     #[test]
     fn the_start_guard_matches_skips_or_calls_reuse_reg_010_013() {
         let start = parse_row_start("Sun Aug 16 09:04:23 2026").unwrap();
@@ -356,6 +357,8 @@ mod tests {
             PidCheck::UnknownStart { .. }
         ));
         assert_eq!(judge(7, raw, Probe::Gone), PidCheck::Dead { pid: 7 });
+        assert_eq!(judge(7, raw, Probe::Unavailable), PidCheck::Unavailable);
+        assert_eq!(PidCheck::Unavailable.alive(), None);
     }
 
     /// WIN-008: another OS or another Linux pid namespace is foreign.

@@ -253,8 +253,9 @@ mod tests {
         d
     }
 
-    /// REG-001/016/017: rows matched on sessionId, `.key` companions never read,
-    /// a `.json` with no sessionId and a torn row skipped and said.
+    /// REG-001, REG-016, REG-017, MISC-026: rows matched on sessionId (the row
+    /// file is named by pid), `.key` companions never read, a `.json` with no
+    /// sessionId and a torn row skipped and said.
     #[test]
     fn rows_match_on_session_id_and_bad_rows_are_said_reg_001_016_017() {
         let row = br#"{"pid":4123,"sessionId":"s-1","cwd":"/w","startedAt":1,"procStart":"Sun Aug 16 09:04:23 2026","version":"2.1.258","kind":"interactive","entrypoint":"cli","status":"busy","updatedAt":5,"statusUpdatedAt":4}"#;
@@ -295,6 +296,7 @@ mod tests {
         assert_eq!(r.pid_raw.as_deref(), Some("\"abc\""));
     }
 
+    /// An older Claude Code writes no registry: a leg of its own, not "no row".
     #[test]
     fn no_sessions_folder_is_no_registry() {
         let d = tempfile::tempdir().unwrap();

@@ -376,8 +376,8 @@ mod tests {
     const END: &str = r#"{"type":"assistant","timestamp":"2026-09-01T10:00:07.000Z","message":{"id":"m2","stop_reason":"end_turn","content":[{"type":"text","text":"done"}]}}"#;
     const META: &str = r#"{"type":"system","subtype":"turn_duration","timestamp":"2026-09-01T10:00:08.000Z","durationMs":8000}"#;
 
-    /// TAIL-001/012/014: the pairing walk, the newest record of any type, and
-    /// a torn final line held without a malformed count.
+    /// TAIL-001, TAIL-012, TAIL-014: the pairing walk, the newest record of any
+    /// type, and a torn final line held without a malformed count.
     #[test]
     fn tail_reads_pairing_stop_reason_and_holds_a_torn_line_tail_001_012_014() {
         let f = file(&[USE], Some(r#"{"type":"user","timest"#));
@@ -402,7 +402,8 @@ mod tests {
         assert_eq!(t.last.as_ref().and_then(|a| a.line), Some(4));
     }
 
-    /// The window grows past a tail of records with no assistant one.
+    /// TAIL-001: the 512 KB window grows past a tail of records with no
+    /// assistant one (progress records can bury the call, BG-030).
     #[test]
     fn the_window_grows_until_it_holds_an_assistant_record() {
         let filler = format!(

@@ -143,8 +143,8 @@ fn read_one(f: &Path, list: &mut TaskList) {
 mod tests {
     use super::*;
 
-    /// REG-007/008, MISC-005: both folder forms merged; open rows verbatim,
-    /// in progress first; completed counted; a number id tolerated.
+    /// REG-007, REG-008, MISC-005, BG-034: both folder forms merged; open rows
+    /// verbatim, in progress first; completed counted; a number id tolerated.
     #[test]
     fn both_folder_forms_merge_reg_007_008() {
         let d = tempfile::tempdir().unwrap();

@@ -523,31 +523,78 @@ mod tests {
         let busy = row("busy");
         let idle = row("idle");
         let v = |leg, pid, t, n| verdict(leg, pid, t, n).verdict;
-        assert_eq!(v(Leg::Row(&waiting), Some(&dead), &in_call, 0), Verdict::StaleDead);
-        assert_eq!(v(Leg::Row(&waiting), Some(&alive), &in_call, 0), Verdict::WaitingHitl);
-        assert_eq!(v(Leg::Row(&busy), Some(&alive), &ended, 0), Verdict::Running);
-        assert_eq!(v(Leg::Row(&idle), Some(&alive), &ended, 2), Verdict::IdleBackgroundOpen);
-        assert_eq!(v(Leg::Row(&idle), Some(&alive), &ended, 0), Verdict::IdleEot);
-        assert_eq!(v(Leg::NoRegistry, None, &in_call, 0), Verdict::Running);
-        let bad = PidCheck::BadPid { raw: "\"x\"".into() };
-        assert_eq!(v(Leg::Row(&busy), Some(&bad), &in_call, 0), Verdict::Unknown);
         assert_eq!(
-            v(Leg::Unreadable(std::path::Path::new("/x.json")), None, &ended, 0),
+            v(Leg::Row(&waiting), Some(&dead), &in_call, 0),
+            Verdict::StaleDead
+        );
+        assert_eq!(
+            v(Leg::Row(&waiting), Some(&alive), &in_call, 0),
+            Verdict::WaitingHitl
+        );
+        assert_eq!(
+            v(Leg::Row(&busy), Some(&alive), &ended, 0),
+            Verdict::Running
+        );
+        assert_eq!(
+            v(Leg::Row(&idle), Some(&alive), &ended, 2),
+            Verdict::IdleBackgroundOpen
+        );
+        assert_eq!(
+            v(Leg::Row(&idle), Some(&alive), &ended, 0),
+            Verdict::IdleEot
+        );
+        assert_eq!(v(Leg::NoRegistry, None, &in_call, 0), Verdict::Running);
+        let bad = PidCheck::BadPid {
+            raw: "\"x\"".into(),
+        };
+        assert_eq!(
+            v(Leg::Row(&busy), Some(&bad), &in_call, 0),
+            Verdict::Unknown
+        );
+        assert_eq!(
+            v(
+                Leg::Unreadable(std::path::Path::new("/x.json")),
+                None,
+                &ended,
+                0
+            ),
             Verdict::Unknown
         );
     }
 
     /// TAIL-003: a prompt with no reply yet is a reply being written while
     /// fresh, and unknown once nothing vouches for it; an interrupt ends it.
+    /// QT-015, QT-016: the verdict never reads a turn_duration as a stop.
     #[test]
     fn an_owed_reply_runs_while_fresh_tail_003() {
-        let fresh = tail_with(None, None, Turn::Owed { what: "a prompt", time: ago(20) });
-        let stale = tail_with(None, None, Turn::Owed { what: "a prompt", time: ago(3600) });
+        let fresh = tail_with(
+            None,
+            None,
+            Turn::Owed {
+                what: "a prompt",
+                time: ago(20),
+            },
+        );
+        let stale = tail_with(
+            None,
+            None,
+            Turn::Owed {
+                what: "a prompt",
+                time: ago(3600),
+            },
+        );
         let cut = tail_with(None, Some("tool_use"), Turn::Interrupted { time: ago(50) });
-        assert_eq!(verdict(Leg::NoRow, None, &fresh, 0).verdict, Verdict::Running);
+        assert_eq!(
+            verdict(Leg::NoRow, None, &fresh, 0).verdict,
+            Verdict::Running
+        );
         let a = verdict(Leg::NoRow, None, &stale, 0);
         assert_eq!(a.verdict, Verdict::Unknown);
-        assert!(a.because.join(" ").contains("owes a reply"), "{:?}", a.because);
+        assert!(
+            a.because.join(" ").contains("owes a reply"),
+            "{:?}",
+            a.because
+        );
         assert_eq!(verdict(Leg::NoRow, None, &cut, 0).verdict, Verdict::IdleEot);
     }
 

@@ -521,7 +521,7 @@ fn carriers(ctx: &Ctx<'_>, rec: &Record<'_>, line: &Line<'_>, out: &mut FileScan
 mod tests {
     use super::*;
 
-    /// BG-002/007, BASH-027: the id and path markers of the launch results.
+    /// BG-002, BG-007, BASH-027: the id and path markers of the launch results.
     #[test]
     fn result_markers_give_the_id_and_output_file_bg_002_007() {
         let shell = "Command running in background with ID: b7636e2. Output is being written to: /tmp/claude-1000/-p/s/tasks/b7636e2.output";

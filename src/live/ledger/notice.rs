@@ -163,7 +163,8 @@ pub(crate) fn stopped_agents(text: &str) -> Option<usize> {
 mod tests {
     use super::*;
 
-    /// BG-010/016/020: every task id, the orphan sentinels, an event pulse.
+    /// BG-010, BG-016, BG-017, BG-020: every task id, the orphan sentinels, an
+    /// event pulse whose own "timed out" is no Monitor timeout.
     #[test]
     fn sections_read_every_task_id_and_the_sentinels_bg_010_016_020() {
         let t = "<task-notification>\n<task-id>b1</task-id>\n<tool-use-id>toolu_1</tool-use-id>\n<status>completed</status>\n<summary>Background command \"x\" completed (exit code 0)</summary>\n</task-notification>\n<task-notification><task-id>bA</task-id><task-id>bB</task-id><task-id>__orphan_summary__:shell</task-id><task-id>__orphan_summary_live__:bC</task-id><status>stopped</status></task-notification>";
