@@ -10,12 +10,13 @@
 //! - [`tail`]: a transcript's tail, read backward from EOF (TAIL-*);
 //! - [`calls`]: an unreturned call's plausible life;
 //! - [`lanes`]: child lanes and workflow journals (TAIL-004/007/008);
-//! - [`verdict`]: the join and its precedence;
+//! - [`verdict`]: the join and its precedence; [`evidence`]: its rows in words;
 //! - [`ledger`]: background launches and their completions (BG-*);
 //! - [`tasklist`]: the session task list under `<home>/tasks` (REG-007/008);
 //! - [`session`]: one session's surfaces gathered and judged.
 
 pub(crate) mod calls;
+pub(crate) mod evidence;
 pub(crate) mod lanes;
 pub(crate) mod ledger;
 pub(crate) mod procs;

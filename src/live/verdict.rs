@@ -25,8 +25,9 @@
 use jiff::Timestamp;
 use serde::Serialize;
 
-use super::calls::Wait;
-use super::lanes::{LaneState, Lanes, CHILD_RECENT_SECS};
+use super::calls::{Call, Wait};
+use super::evidence;
+use super::lanes::{Lanes, CHILD_RECENT_SECS};
 use super::procs::PidCheck;
 use super::registry::{Leg, Row};
 use super::tail::{Tail, Turn};
@@ -102,232 +103,291 @@ pub(crate) struct Assessment {
 
 const NOT_PROOF: &str = "not returned is not proof of running";
 
-fn ago(now: Timestamp, t: Option<Timestamp>) -> String {
-    t.map_or("of unknown age".into(), |t| {
-        crate::timefmt::duration(now.as_second() - t.as_second())
-    })
-}
-
 fn ms(ms: Option<i64>) -> Option<Timestamp> {
     Timestamp::from_millisecond(ms?).ok()
 }
 
-/// Join the surfaces into one verdict.
+/// What every step reads, computed once from the surfaces.
+struct Facts<'a> {
+    s: &'a Surfaces<'a>,
+    row: Option<&'a Row>,
+    alive: Option<bool>,
+    status: Option<&'a str>,
+    pending: Option<&'a Call>,
+    turn: Option<&'a Turn>,
+    /// A reply the model owes (no call pending): what to, since when.
+    owed: Option<(&'static str, Option<Timestamp>)>,
+    live_lanes: usize,
+    /// An `idle`/`shell` row of a live process.
+    idle_row: bool,
+    last_sign: Option<Timestamp>,
+}
+
+impl Facts<'_> {
+    fn fresh(&self, t: Option<Timestamp>) -> bool {
+        t.is_some_and(|t| self.s.now.as_second() - t.as_second() <= CHILD_RECENT_SECS)
+    }
+
+    /// The pending call is within its plausible life.
+    fn call_live(&self) -> bool {
+        self.pending.is_some_and(|c| match c.wait {
+            Wait::Bounded => !c.past_bound(self.s.now),
+            Wait::Spawn => self.live_lanes > 0 || self.fresh(c.time),
+            Wait::Open | Wait::Human => self.fresh(c.time),
+        })
+    }
+
+    fn owed_live(&self) -> bool {
+        self.owed.is_some_and(|(_, t)| self.fresh(t))
+    }
+}
+
+/// Join the surfaces into one verdict: the first step that decides wins.
 pub(crate) fn assess(s: &Surfaces<'_>) -> Assessment {
-    let mut a = Assessment {
-        verdict: Verdict::Unknown,
-        since: None,
-        because: evidence(s),
-        notes: Vec::new(),
-        waiting_for: None,
-    };
     let row = match s.registry {
         Leg::Row(r) => Some(r),
         _ => None,
     };
+    let pending = s.main.and_then(Tail::newest_pending);
+    let turn = s.main.and_then(|t| t.turn.as_ref());
     let alive = s.pid.and_then(PidCheck::alive);
     let status = row.and_then(|r| r.status.as_deref());
-    let pending = s.main.and_then(Tail::newest_pending);
-    let last_sign = last_sign_of_life(s);
-    // 1. A dead or reused pid outranks every other surface (REG-013).
-    if alive == Some(false) {
-        a.verdict = Verdict::StaleDead;
-        a.since = last_sign;
-        a.because.push(match pending {
-            Some(c) => format!(
-                "the process ended mid-tool: its {} call ({}) never returned - {NOT_PROOF}",
-                c.name,
-                c.age(s.now).map_or("of unknown age".into(), |a| format!(
-                    "{} old",
-                    crate::timefmt::duration(a)
-                ))
-            ),
-            None => "the process ended; the tail shows no call in flight".to_string(),
-        });
-        return a;
+    let f = Facts {
+        s,
+        row,
+        alive,
+        status,
+        pending,
+        turn,
+        owed: match turn {
+            Some(Turn::Owed { what, time }) if pending.is_none() => Some((*what, *time)),
+            _ => None,
+        },
+        live_lanes: s.lanes.live().count() + s.lanes.journal_in_flight(),
+        idle_row: matches!(status, Some("idle" | "shell")) && alive == Some(true),
+        last_sign: evidence::last_sign_of_life(s),
+    };
+    let mut a = Assessment {
+        verdict: Verdict::Unknown,
+        since: None,
+        because: evidence::rows(s),
+        notes: Vec::new(),
+        waiting_for: None,
+    };
+    let steps: [fn(&Facts<'_>, &mut Assessment) -> bool; 7] = [
+        stale_dead,
+        bad_input,
+        waiting_hitl,
+        running,
+        waiting_children,
+        unvouched,
+        end_of_turn,
+    ];
+    if !steps.iter().any(|step| step(&f, &mut a)) {
+        unranked(&f, &mut a);
     }
-    // Bad input on the registry leg: said, never guessed past.
-    if let Leg::Unreadable(p) = s.registry {
-        a.since = last_sign;
+    a
+}
+
+/// Step 1: a dead or reused pid outranks every other surface (REG-013).
+fn stale_dead(f: &Facts<'_>, a: &mut Assessment) -> bool {
+    if f.alive != Some(false) {
+        return false;
+    }
+    a.verdict = Verdict::StaleDead;
+    a.since = f.last_sign;
+    a.because.push(match f.pending {
+        Some(c) => format!(
+            "the process ended mid-tool: its {} call ({}) never returned - {NOT_PROOF}",
+            c.name,
+            c.age(f.s.now).map_or("of unknown age".into(), |x| format!(
+                "{} old",
+                crate::timefmt::duration(x)
+            ))
+        ),
+        None => "the process ended; the tail shows no call in flight".to_string(),
+    });
+    true
+}
+
+/// Bad input on the registry leg: said, never guessed past (`unknown`).
+fn bad_input(f: &Facts<'_>, a: &mut Assessment) -> bool {
+    if let Leg::Unreadable(p) = f.s.registry {
+        a.since = f.last_sign;
         a.because.push(format!(
             "the registry row {} naming this session could not be parsed: its process cannot \
              be probed",
             crate::output::sanitize::path(p)
         ));
-        return a;
+        return true;
     }
-    if let Some(PidCheck::BadPid { .. } | PidCheck::UnknownStart { .. }) = s.pid {
-        a.since = last_sign;
-        return a;
+    if let Some(PidCheck::BadPid { .. } | PidCheck::UnknownStart { .. }) = f.s.pid {
+        a.since = f.last_sign;
+        return true;
     }
-    // 2. Blocked on a human.
-    if let Some(w) = hitl(row, pending) {
-        a.verdict = Verdict::WaitingHitl;
-        a.since = match w.source {
-            "registry" => row.and_then(|r| ms(r.status_updated_at_ms)),
-            _ => pending.and_then(|c| c.time),
-        };
-        a.waiting_for = Some(w);
-        return a;
-    }
-    // 3. Running: a busy row, a call within its plausible life, or a reply the
-    // model owes that is fresh (the main lane writes a message when it ends).
-    let live_lanes = s.lanes.live().count() + s.lanes.journal_in_flight();
-    let fresh = |t: Option<Timestamp>| {
-        t.is_some_and(|t| s.now.as_second() - t.as_second() <= CHILD_RECENT_SECS)
-    };
-    let call_live = pending.map(|c| match c.wait {
-        Wait::Bounded => !c.past_bound(s.now),
-        Wait::Spawn => live_lanes > 0 || fresh(c.time),
-        Wait::Open | Wait::Human => fresh(c.time),
-    });
-    let turn = s.main.and_then(|t| t.turn.as_ref());
-    let owed = match turn {
-        Some(Turn::Owed { what, time }) if pending.is_none() => Some((*what, *time)),
-        _ => None,
-    };
-    let owed_live = owed.is_some_and(|(_, t)| fresh(t));
-    let idle_row = matches!(status, Some("idle" | "shell")) && alive == Some(true);
-    if status == Some("busy") || call_live == Some(true) || owed_live {
-        a.verdict = Verdict::Running;
-        a.since = match (call_live, pending, owed) {
-            (Some(true), Some(c), _) => c.time,
-            (_, _, Some((_, t))) if owed_live => t,
-            _ => row.and_then(|r| ms(r.status_updated_at_ms)),
-        };
-        if (call_live == Some(true) || owed_live) && matches!(status, Some("idle" | "shell")) {
-            a.notes.push(format!(
-                "the registry reads {} while the tail shows a turn in progress: the \
-                 surfaces disagree (the row is written only on transitions, REG-004)",
-                status.unwrap_or_default()
-            ));
-        }
-        if row.is_none() && pending.is_some() {
-            a.notes.push(
-                "if this call waits on an approval prompt, only a registry row would show it \
-                 (TAIL-010)"
-                    .into(),
-            );
-        }
-        return a;
-    }
-    // 4. Children: a lane being written proves a live process.
-    if live_lanes > 0 {
-        a.verdict = Verdict::WaitingChildren;
-        a.since = s
-            .main
-            .and_then(|t| t.assistant.as_ref())
-            .and_then(|x| x.time);
-        if let Some(c) = pending {
-            a.notes.push(format!(
-                "the main tail also holds an {} that no surface vouches for",
-                c.describe(s.now)
-            ));
-        }
-        permission_note(&mut a, s.registry, alive);
-        return a;
-    }
-    // An unreturned call or an owed reply nothing vouches for: not running,
-    // not provably stopped.
-    if !idle_row {
-        if let Some(c) = pending {
-            a.since = c.time;
-            a.because.push(match c.bound_secs {
-                Some(b) if c.past_bound(s.now) => format!(
-                    "the {} call is past its plausible life ({}): {NOT_PROOF}",
-                    c.name,
-                    crate::timefmt::duration(b)
-                ),
-                _ => format!(
-                    "no bound is known for a {} call and no live surface vouches for it: \
-                     {NOT_PROOF}",
-                    c.name
-                ),
-            });
-            return a;
-        }
-        if let Some((what, t)) = owed {
-            a.since = t;
-            a.because.push(format!(
-                "the model owes a reply to {what} {} old and no live surface vouches for it: \
-                 the process may have ended or been interrupted",
-                ago(s.now, t)
-            ));
-            return a;
-        }
-    }
-    // 5, 6. End of turn.
-    let main = s.main;
-    let ended = main.is_some_and(|t| {
-        matches!(t.stop_reason.as_deref(), Some("end_turn" | "stop_sequence"))
-            || (t.stop_reason.is_none() && t.text_final)
-    }) && matches!(turn, Some(Turn::Replied) | None);
-    let interrupted = matches!(turn, Some(Turn::Interrupted { .. }));
-    if ended || interrupted || idle_row {
-        a.verdict = if s.open_background > 0 {
-            Verdict::IdleBackgroundOpen
-        } else {
-            Verdict::IdleEot
-        };
-        a.since = if idle_row {
-            row.and_then(|r| ms(r.status_updated_at_ms))
-        } else if let Some(Turn::Interrupted { time }) = turn {
-            *time
-        } else {
-            main.and_then(|t| t.assistant.as_ref()).and_then(|x| x.time)
-        };
-        if a.verdict == Verdict::IdleBackgroundOpen {
-            a.notes.push(
-                "the turn ended but background task(s) never came back - by design (a dev \
-                 server, a watcher) or not: a UI stop, a Monitor timeout or agent teardown \
-                 leaves no transcript marker, and Claude Code reconciles only at the next \
-                 session start (BG-020, BG-027)"
-                    .into(),
-            );
-        } else if status == Some("shell") {
-            a.notes.push(
-                "the registry reads shell (idle with a background shell open, REG-003) but \
-                 the ledger counts none open: launched where csift did not read, or moved \
-                 to the background without a trace"
-                    .into(),
-            );
-        }
-        if let Some(c) = pending {
-            a.notes.push(format!(
-                "the tail still holds an {}, never answered",
-                c.describe(s.now)
-            ));
-        }
-        permission_note(&mut a, s.registry, alive);
-        return a;
-    }
-    // 7. Unranked.
-    a.since = last_sign;
-    a.because.push(match s.main {
-        None => "no main transcript: the session's own lane cannot be read".to_string(),
-        Some(t) if t.records == 0 => "no records readable at the tail".to_string(),
-        Some(t) => format!(
-            "tail shape unranked: no pending call, last stop_reason {} - not an end_turn, \
-             not provably running",
-            t.stop_reason.as_deref().unwrap_or("(none)")
-        ),
-    });
-    a
+    false
 }
 
-/// TAIL-010: a pending permission prompt (or a single-question ask, ELI-008)
-/// leaves no transcript trace; only a live registry row rules one out. With no
-/// registry at all the run says so once, not each session.
-fn permission_note(a: &mut Assessment, leg: Leg<'_>, alive: Option<bool>) {
-    let live_row = matches!(leg, Leg::Row(_)) && alive == Some(true);
-    if !live_row && !matches!(leg, Leg::NoRegistry) {
+/// Step 2: blocked on a human.
+fn waiting_hitl(f: &Facts<'_>, a: &mut Assessment) -> bool {
+    let Some(w) = hitl(f.row, f.pending) else {
+        return false;
+    };
+    a.verdict = Verdict::WaitingHitl;
+    a.since = match w.source {
+        "registry" => f.row.and_then(|r| ms(r.status_updated_at_ms)),
+        _ => f.pending.and_then(|c| c.time),
+    };
+    a.waiting_for = Some(w);
+    true
+}
+
+/// Step 3, running: a busy row, a call within its plausible life, or a reply the
+/// model owes that is fresh (the main lane writes a message when it ends).
+fn running(f: &Facts<'_>, a: &mut Assessment) -> bool {
+    let (call_live, owed_live) = (f.call_live(), f.owed_live());
+    if f.status != Some("busy") && !call_live && !owed_live {
+        return false;
+    }
+    a.verdict = Verdict::Running;
+    a.since = match (call_live, f.pending, f.owed) {
+        (true, Some(c), _) => c.time,
+        (_, _, Some((_, t))) if owed_live => t,
+        _ => f.row.and_then(|r| ms(r.status_updated_at_ms)),
+    };
+    if (call_live || owed_live) && matches!(f.status, Some("idle" | "shell")) {
+        a.notes.push(format!(
+            "the registry reads {} while the tail shows a turn in progress: the surfaces \
+             disagree (the row is written only on transitions, REG-004)",
+            f.status.unwrap_or_default()
+        ));
+    }
+    if f.row.is_none() && f.pending.is_some() {
         a.notes.push(
-            "a pending permission prompt or single-question AskUserQuestion leaves no \
-             transcript trace (TAIL-010, ELI-008): with no live registry row csift cannot \
-             rule one out"
+            "if this call waits on an approval prompt, only a registry row would show it \
+             (TAIL-010)"
                 .into(),
         );
     }
+    true
+}
+
+/// Step 4, children: a lane being written proves a live process.
+fn waiting_children(f: &Facts<'_>, a: &mut Assessment) -> bool {
+    if f.live_lanes == 0 {
+        return false;
+    }
+    a.verdict = Verdict::WaitingChildren;
+    a.since =
+        f.s.main
+            .and_then(|t| t.assistant.as_ref())
+            .and_then(|x| x.time);
+    if let Some(c) = f.pending {
+        a.notes.push(format!(
+            "the main tail also holds an {} that no surface vouches for",
+            c.describe(f.s.now)
+        ));
+    }
+    evidence::permission_note(a, f.s.registry, f.alive);
+    true
+}
+
+/// An unreturned call or an owed reply nothing vouches for: not running, not
+/// provably stopped (`unknown`). A live idle row vouches for the end of turn.
+fn unvouched(f: &Facts<'_>, a: &mut Assessment) -> bool {
+    if f.idle_row {
+        return false;
+    }
+    if let Some(c) = f.pending {
+        a.since = c.time;
+        a.because.push(match c.bound_secs {
+            Some(b) if c.past_bound(f.s.now) => format!(
+                "the {} call is past its plausible life ({}): {NOT_PROOF}",
+                c.name,
+                crate::timefmt::duration(b)
+            ),
+            _ => format!(
+                "no bound is known for a {} call and no live surface vouches for it: \
+                 {NOT_PROOF}",
+                c.name
+            ),
+        });
+        return true;
+    }
+    let Some((what, t)) = f.owed else {
+        return false;
+    };
+    a.since = t;
+    a.because.push(format!(
+        "the model owes a reply to {what} {} old and no live surface vouches for it: the \
+         process may have ended or been interrupted",
+        evidence::ago(f.s.now, t)
+    ));
+    true
+}
+
+/// Steps 5 and 6, end of turn: an `end_turn` (or a final text message where none is
+/// written), the user's interrupt, or a live idle row.
+fn end_of_turn(f: &Facts<'_>, a: &mut Assessment) -> bool {
+    let main = f.s.main;
+    let ended = main.is_some_and(|t| {
+        matches!(t.stop_reason.as_deref(), Some("end_turn" | "stop_sequence"))
+            || (t.stop_reason.is_none() && t.text_final)
+    }) && matches!(f.turn, Some(Turn::Replied) | None);
+    let interrupted = matches!(f.turn, Some(Turn::Interrupted { .. }));
+    if !ended && !interrupted && !f.idle_row {
+        return false;
+    }
+    a.verdict = if f.s.open_background > 0 {
+        Verdict::IdleBackgroundOpen
+    } else {
+        Verdict::IdleEot
+    };
+    a.since = if f.idle_row {
+        f.row.and_then(|r| ms(r.status_updated_at_ms))
+    } else if let Some(Turn::Interrupted { time }) = f.turn {
+        *time
+    } else {
+        main.and_then(|t| t.assistant.as_ref()).and_then(|x| x.time)
+    };
+    if a.verdict == Verdict::IdleBackgroundOpen {
+        a.notes.push(
+            "the turn ended but background task(s) never came back - by design (a dev \
+             server, a watcher) or not: a UI stop, a Monitor timeout or agent teardown \
+             leaves no transcript marker, and Claude Code reconciles only at the next \
+             session start (BG-020, BG-027)"
+                .into(),
+        );
+    } else if f.status == Some("shell") {
+        a.notes.push(
+            "the registry reads shell (idle with a background shell open, REG-003) but the \
+             ledger counts none open: launched where csift did not read, or moved to the \
+             background without a trace"
+                .into(),
+        );
+    }
+    if let Some(c) = f.pending {
+        a.notes.push(format!(
+            "the tail still holds an {}, never answered",
+            c.describe(f.s.now)
+        ));
+    }
+    evidence::permission_note(a, f.s.registry, f.alive);
+    true
+}
+
+/// Step 7: unranked.
+fn unranked(f: &Facts<'_>, a: &mut Assessment) {
+    a.since = f.last_sign;
+    a.because.push(match f.s.main {
+        None => "no main transcript: the session's own lane cannot be read".to_string(),
+        Some(t) if t.records == 0 => "no records readable at the tail".to_string(),
+        Some(t) => format!(
+            "tail shape unranked: no pending call, last stop_reason {} - not an end_turn, not \
+             provably running",
+            t.stop_reason.as_deref().unwrap_or("(none)")
+        ),
+    });
 }
 
 /// The human-in-the-loop legs: a `waiting` row, or a question at the tail.
@@ -350,97 +410,6 @@ fn hitl(row: Option<&Row>, pending: Option<&super::calls::Call>) -> Option<Waiti
         source: "tail",
         detail: c.detail.clone(),
     })
-}
-
-/// The newest record of any of the session's files.
-fn last_sign_of_life(s: &Surfaces<'_>) -> Option<Timestamp> {
-    s.main
-        .and_then(Tail::time)
-        .into_iter()
-        .chain(
-            s.lanes
-                .read
-                .iter()
-                .filter_map(|l| l.tail.as_ref().and_then(Tail::time)),
-        )
-        .max()
-}
-
-/// Where the main tail's conversation stands, in words.
-fn turn_words(t: &Tail) -> String {
-    match &t.turn {
-        Some(Turn::Owed { what, .. }) => format!("the model owes a reply to {what}"),
-        Some(Turn::Interrupted { .. }) => "interrupted by the user".to_string(),
-        _ => match t.stop_reason.as_deref() {
-            Some(r) => format!("no pending call, last stop_reason {r}"),
-            None if t.text_final => {
-                "no pending call; the last message is text, no stop_reason written".to_string()
-            }
-            None if t.assistant.is_some() => "no pending call, no stop_reason written".to_string(),
-            None => "no assistant record".to_string(),
-        },
-    }
-}
-
-/// The evidence rows every verdict shows, surface by surface.
-fn evidence(s: &Surfaces<'_>) -> Vec<String> {
-    let mut out = Vec::new();
-    match s.registry {
-        Leg::Row(r) => {
-            let age = ms(r.status_updated_at_ms).map(|t| ago(s.now, Some(t)));
-            let status = match (r.status.as_deref(), r.waiting_for.as_deref()) {
-                (None, _) => "status null".to_string(),
-                (Some("waiting"), Some(w)) => format!("waiting ({w})"),
-                (Some(st), _) => st.to_string(),
-            };
-            out.push(match age {
-                Some(age) => format!("registry {status} {age}"),
-                None => format!("registry {status}"),
-            });
-        }
-        Leg::NoRow => out.push(
-            "no registry row (a row exists only while a top-level session's process runs, \
-             REG-001/013)"
-                .into(),
-        ),
-        Leg::Unreadable(_) | Leg::NoRegistry => {}
-    }
-    if let Some(p) = s.pid {
-        out.push(p.evidence());
-    }
-    if let Some(t) = s.main {
-        out.push(match t.newest_pending() {
-            Some(c) => match c.detail.as_deref() {
-                Some(d) => format!("tail: {}: {d}", c.describe(s.now)),
-                None => format!("tail: {}", c.describe(s.now)),
-            },
-            None => format!("tail: {} ({} ago)", turn_words(t), ago(s.now, t.time())),
-        });
-    }
-    for l in s
-        .lanes
-        .read
-        .iter()
-        .filter(|l| l.state != LaneState::Settled)
-    {
-        let id = l.transcript.agent_id.as_deref().unwrap_or("?");
-        out.push(format!(
-            "lane {} {}: {}",
-            crate::discovery::short(id),
-            l.state.name(),
-            l.because.join("; ")
-        ));
-    }
-    for r in s.lanes.runs.iter().filter(|r| r.fresh && r.in_flight > 0) {
-        out.push(format!(
-            "workflow {}: {} agent(s) in flight (journal: {} started, {} returned, {} failed)",
-            r.run, r.in_flight, r.started, r.returned, r.failed
-        ));
-    }
-    if s.open_background > 0 {
-        out.push(format!("{} background task(s) open", s.open_background));
-    }
-    out
 }
 
 #[cfg(test)]

@@ -176,6 +176,19 @@ fn task<W: Write>(w: &mut W, st: Style, t: &Task) -> io::Result<()> {
         clean(&t.tool_use_id),
         t.line,
     )?;
+    what_line(w, t)?;
+    let tail = ended_parts(t);
+    if !tail.is_empty() {
+        writeln!(w, "      {}{}{}", st.dim, tail.join(" · "), st.reset)?;
+    }
+    for n in &t.notes {
+        writeln!(w, "      {}note: {}{}", st.dim, clean(n), st.reset)?;
+    }
+    Ok(())
+}
+
+/// The command (or description), how it got into the background, persistence.
+fn what_line<W: Write>(w: &mut W, t: &Task) -> io::Result<()> {
     let what = t
         .command
         .as_deref()
@@ -198,6 +211,11 @@ fn task<W: Write>(w: &mut W, st: Style, t: &Task) -> io::Result<()> {
         ""
     };
     writeln!(w, "      {what}{how}{persistent}")?;
+    Ok(())
+}
+
+/// How it ended, its carriers and events, its output file.
+fn ended_parts(t: &Task) -> Vec<String> {
     let mut tail = Vec::new();
     if let Some(e) = &t.ended_by {
         let raw = t
@@ -241,13 +259,7 @@ fn task<W: Write>(w: &mut W, st: Style, t: &Task) -> io::Result<()> {
         };
         tail.push(format!("output {}{size}", clean(o)));
     }
-    if !tail.is_empty() {
-        writeln!(w, "      {}{}{}", st.dim, tail.join(" · "), st.reset)?;
-    }
-    for n in &t.notes {
-        writeln!(w, "      {}note: {}{}", st.dim, clean(n), st.reset)?;
-    }
-    Ok(())
+    tail
 }
 
 /// The run's summary.

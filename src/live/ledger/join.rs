@@ -11,8 +11,7 @@
 
 use std::collections::HashMap;
 
-use super::launch::Hit;
-use super::notice::{is_timeout_event, Section};
+use super::notice::{is_timeout_event, Hit, Section};
 use super::{Ended, Ledger, State};
 
 /// Apply `hits` (each with the index of the file it came from) to the ledger.

@@ -7,12 +7,11 @@
 //! acknowledged without the flag on record, or a workflow (CLS-009) is first
 //! seen at its result, and its call is then found by searching back for its id.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::LazyLock;
 
-use serde::Deserialize;
-
-use super::notice::{self, Carrier, Section};
+use super::echo::{after, shell_trigger, tool_fits, Echo, Input};
+use super::notice::{self, Carried, Hit};
 use super::{Kind, State, Task, Trigger};
 use crate::discovery::Transcript;
 use crate::record::{line_records, Block, Record};
@@ -43,63 +42,12 @@ static NEEDLES: LazyLock<regex::bytes::Regex> = LazyLock::new(|| {
     regex::bytes::Regex::new(&alt.join("|")).expect("a literal alternation compiles")
 });
 
-/// A carrier line and the sections it holds.
-#[derive(Debug, Clone)]
-pub(crate) struct Hit {
-    pub(crate) carrier: Carrier,
-    pub(crate) file: PathBuf,
-    pub(crate) line: usize,
-    pub(crate) time: Option<String>,
-    pub(crate) sections: Vec<Section>,
-}
-
 /// What one file adds to the ledger.
 #[derive(Debug, Default)]
 pub(crate) struct FileScan {
     pub(crate) tasks: Vec<Task>,
     pub(crate) carriers: Vec<Hit>,
     pub(crate) notes: Vec<String>,
-}
-
-/// The `toolUseResult` keys a launch or carrier is read from.
-#[derive(Deserialize, Default)]
-#[serde(rename_all = "camelCase")]
-struct Echo {
-    status: Option<serde_json::Value>,
-    agent_id: Option<String>,
-    background_task_id: Option<String>,
-    task_id: Option<String>,
-    output_file: Option<String>,
-    description: Option<String>,
-    workflow_name: Option<String>,
-    timed_out_after_ms: Option<serde_json::Value>,
-    backgrounded_by_user: Option<bool>,
-    backgrounded_to_deliver_message: Option<bool>,
-    task: Option<Retrieval>,
-    #[serde(rename = "task_id")]
-    stop_task_id: Option<String>,
-    shell_id: Option<String>,
-    message: Option<String>,
-}
-
-#[derive(Deserialize, Default)]
-struct Retrieval {
-    task_id: Option<String>,
-    status: Option<String>,
-}
-
-#[derive(Deserialize, Default)]
-struct Input {
-    command: Option<String>,
-    description: Option<String>,
-    run_in_background: Option<bool>,
-    persistent: Option<bool>,
-    ws: Option<Ws>,
-}
-
-#[derive(Deserialize, Default)]
-struct Ws {
-    url: Option<String>,
 }
 
 struct Ctx<'a> {
@@ -132,7 +80,11 @@ pub(crate) fn scan_file(
                 _ => {}
             }
             if is_main {
-                carriers(&ctx, &rec, &sub, &mut out);
+                match notice::carried(ctx.path, &rec, sub.no) {
+                    Some(Carried::Hit(h)) => out.carriers.push(h),
+                    Some(Carried::Note(n)) => out.notes.push(n),
+                    None => {}
+                }
             }
         }
     }
@@ -224,59 +176,6 @@ fn launches(ctx: &Ctx<'_>, rec: &Record<'_>, line: &Line<'_>, out: &mut FileScan
     }
 }
 
-/// The token after `marker` in `text`: up to a blank, `,` or `)`, or a `.`
-/// that ends a sentence.
-pub(crate) fn after(text: &str, marker: &str) -> Option<String> {
-    let rest = &text[text.find(marker)? + marker.len()..];
-    let end = rest
-        .char_indices()
-        .find(|&(i, c)| {
-            c.is_whitespace()
-                || c == ','
-                || c == ')'
-                || (c == '.' && rest[i + 1..].chars().next().is_none_or(char::is_whitespace))
-        })
-        .map_or(rest.len(), |(i, _)| i);
-    let tok = rest[..end].trim_end_matches('.');
-    (!tok.is_empty()).then(|| tok.to_string())
-}
-
-/// How a shell result says it went to the background, if it does (BASH-029):
-/// the structured echo, else one of the four result templates, which all open
-/// the text (a command's own output that mentions them does not).
-fn shell_trigger(text: &str, echo: &Echo) -> Option<Trigger> {
-    let t = text.trim_start();
-    if echo.timed_out_after_ms.is_some() || t.starts_with("Command did not complete within") {
-        Some(Trigger::Timeout)
-    } else if echo.backgrounded_by_user == Some(true)
-        || t.starts_with("Command was manually backgrounded")
-    {
-        Some(Trigger::User)
-    } else if echo.backgrounded_to_deliver_message == Some(true)
-        || (t.starts_with("Command was moved to the background")
-            && t.contains("so that a message that arrived"))
-    {
-        Some(Trigger::Message)
-    } else if echo.background_task_id.is_some()
-        || t.starts_with("Command running in background with ID:")
-        || t.starts_with("Command was moved to the background")
-    {
-        Some(Trigger::Unmarked)
-    } else {
-        None
-    }
-}
-
-/// Whether a task first seen at its result was launched by a tool that makes
-/// its kind: a result text alone (a file that quotes a template) is no launch.
-fn tool_fits(kind: Kind, tool: &str) -> bool {
-    match kind {
-        Kind::Shell => matches!(tool, "Bash" | "PowerShell" | ""),
-        Kind::Monitor => matches!(tool, "Monitor" | ""),
-        Kind::Agent | Kind::Workflow => true,
-    }
-}
-
 /// Results: a launch's acknowledgement (its id and output file), a launch first
 /// seen at its result, and the TaskOutput/TaskStop carriers.
 fn results(ctx: &Ctx<'_>, rec: &Record<'_>, line: &Line<'_>, out: &mut FileScan) {
@@ -326,7 +225,10 @@ fn results(ctx: &Ctx<'_>, rec: &Record<'_>, line: &Line<'_>, out: &mut FileScan)
                 out.tasks.remove(i);
             }
         }
-        retrievals(ctx, rec, line, &echo, &head, b.is_error(), out);
+        if !b.is_error() {
+            out.carriers
+                .extend(notice::retrieval(ctx.path, rec, line.no, &echo, &head));
+        }
     }
 }
 
@@ -438,107 +340,14 @@ fn acknowledge(task: &mut Task, b: &Block<'_>, head: &str, echo: &Echo, async_ac
     true
 }
 
-/// `TaskOutput` retrievals and `TaskStop`/`KillShell` results: carriers from
-/// any lane, keyed by task id.
-fn retrievals(
-    ctx: &Ctx<'_>,
-    rec: &Record<'_>,
-    line: &Line<'_>,
-    echo: &Echo,
-    head: &str,
-    is_error: bool,
-    out: &mut FileScan,
-) {
-    if is_error {
-        return;
-    }
-    let hit = |carrier, id: String, status: Option<String>| Hit {
-        carrier,
-        file: ctx.path.to_path_buf(),
-        line: line.no,
-        time: rec.timestamp.as_deref().map(str::to_string),
-        sections: vec![Section {
-            task_ids: vec![id],
-            status,
-            ..Section::default()
-        }],
-    };
-    if let Some(r) = &echo.task {
-        if let (Some(id), Some(st)) = (&r.task_id, &r.status) {
-            out.carriers
-                .push(hit(Carrier::TaskOutput, id.clone(), Some(st.clone())));
-        }
-        return;
-    }
-    let stopped = echo
-        .message
-        .as_deref()
-        .unwrap_or(head)
-        .trim_start()
-        .starts_with("Successfully ");
-    let id = echo
-        .stop_task_id
-        .clone()
-        .or_else(|| echo.shell_id.clone())
-        .or_else(|| after(echo.message.as_deref().unwrap_or(head), ": "));
-    if let (true, Some(id)) = (stopped, id) {
-        if echo.message.as_deref().unwrap_or(head).contains("stopped")
-            || echo.message.as_deref().unwrap_or(head).contains("killed")
-        {
-            out.carriers
-                .push(hit(Carrier::TaskStop, id, Some("killed".into())));
-        }
-    }
-}
-
-/// The main transcript's completion carriers and stop notices.
-fn carriers(ctx: &Ctx<'_>, rec: &Record<'_>, line: &Line<'_>, out: &mut FileScan) {
-    let Some((carrier, text)) = notice::carrier_text(rec) else {
-        return;
-    };
-    if let Some(n) = notice::stopped_agents(&text) {
-        let at = rec.timestamp.as_deref().unwrap_or("?");
-        out.notes.push(format!(
-            "{n} background agent(s) were stopped by the user at {} - the notice names no id, \
-             so csift cannot mark which (BG-025)",
-            at.get(..19).unwrap_or(at)
-        ));
-        return;
-    }
-    let sections = notice::sections(&text);
-    if !sections.is_empty() {
-        out.carriers.push(Hit {
-            carrier,
-            file: ctx.path.to_path_buf(),
-            line: line.no,
-            time: rec.timestamp.as_deref().map(str::to_string),
-            sections,
-        });
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// BG-002, BG-007, BASH-027: the id and path markers of the launch results.
+    /// The prefilter's literal alternation compiles.
     #[test]
-    fn result_markers_give_the_id_and_output_file_bg_002_007() {
-        let shell = "Command running in background with ID: b7636e2. Output is being written to: /tmp/claude-1000/-p/s/tasks/b7636e2.output";
-        assert_eq!(after(shell, "with ID: ").as_deref(), Some("b7636e2"));
-        assert_eq!(
-            after(shell, "written to: ").as_deref(),
-            Some("/tmp/claude-1000/-p/s/tasks/b7636e2.output")
-        );
-        let moved = "Command did not complete within its 120s timeout and was moved to the background (ID: bx1y2z3w4). Output is being written to: /t/x.output.";
-        assert_eq!(after(moved, "(ID: ").as_deref(), Some("bx1y2z3w4"));
-        assert_eq!(after(moved, "written to: ").as_deref(), Some("/t/x.output"));
-        assert_eq!(
-            shell_trigger(moved, &Echo::default()),
-            Some(Trigger::Timeout)
-        );
-        let mon =
-            "Monitor started (task bmon12345, persistent - runs until TaskStop or session end).";
-        assert_eq!(after(mon, "(task ").as_deref(), Some("bmon12345"));
+    fn the_needles_compile() {
+        assert!(NEEDLES.is_match(b"{\"run_in_background\": true}"));
+        assert!(!NEEDLES.is_match(b"{\"type\":\"user\"}"));
     }
 }

@@ -18,6 +18,7 @@
 //! beyond any tail window) behind a byte prefilter, so only the few lines that
 //! can matter are parsed. `ScheduleWakeup` mints no task and is not one (BG-033).
 
+pub(crate) mod echo;
 pub(crate) mod join;
 pub(crate) mod launch;
 pub(crate) mod notice;

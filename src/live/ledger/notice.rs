@@ -159,6 +159,84 @@ pub(crate) fn stopped_agents(text: &str) -> Option<usize> {
     Some(digits.parse().unwrap_or(1))
 }
 
+/// A carrier line and the sections it holds.
+#[derive(Debug, Clone)]
+pub(crate) struct Hit {
+    pub(crate) carrier: Carrier,
+    pub(crate) file: std::path::PathBuf,
+    pub(crate) line: usize,
+    pub(crate) time: Option<String>,
+    pub(crate) sections: Vec<Section>,
+}
+
+/// What one main-transcript record carries: a hit, or a note (the
+/// agents-stopped notice, which names no id, BG-025, CLS-008).
+pub(crate) enum Carried {
+    Hit(Hit),
+    Note(String),
+}
+
+/// The completion carriers of a main-transcript record at `line` of `file`.
+pub(crate) fn carried(file: &std::path::Path, rec: &Record<'_>, line: usize) -> Option<Carried> {
+    let (carrier, text) = carrier_text(rec)?;
+    if let Some(n) = stopped_agents(&text) {
+        let at = rec.timestamp.as_deref().unwrap_or("?");
+        return Some(Carried::Note(format!(
+            "{n} background agent(s) were stopped by the user at {} - the notice names no id, \
+             so csift cannot mark which (BG-025)",
+            at.get(..19).unwrap_or(at)
+        )));
+    }
+    let sections = sections(&text);
+    (!sections.is_empty()).then(|| {
+        Carried::Hit(Hit {
+            carrier,
+            file: file.to_path_buf(),
+            line,
+            time: rec.timestamp.as_deref().map(str::to_string),
+            sections,
+        })
+    })
+}
+
+/// A `TaskOutput` retrieval (its `task.status`) or a `TaskStop`/`KillShell`
+/// result that says it stopped a task: a carrier from any lane, keyed by task id.
+pub(crate) fn retrieval(
+    file: &std::path::Path,
+    rec: &Record<'_>,
+    line: usize,
+    echo: &super::echo::Echo,
+    head: &str,
+) -> Option<Hit> {
+    let hit = |carrier, id: String, status: Option<String>| Hit {
+        carrier,
+        file: file.to_path_buf(),
+        line,
+        time: rec.timestamp.as_deref().map(str::to_string),
+        sections: vec![Section {
+            task_ids: vec![id],
+            status,
+            ..Section::default()
+        }],
+    };
+    if let Some(r) = &echo.task {
+        let (id, st) = (r.task_id.clone()?, r.status.clone()?);
+        return Some(hit(Carrier::TaskOutput, id, Some(st)));
+    }
+    let message = echo.message.as_deref().unwrap_or(head);
+    if !message.trim_start().starts_with("Successfully ")
+        || !(message.contains("stopped") || message.contains("killed"))
+    {
+        return None;
+    }
+    let id = echo
+        .stop_task_id
+        .clone()
+        .or_else(|| echo.shell_id.clone())
+        .or_else(|| super::echo::after(message, ": "))?;
+    Some(hit(Carrier::TaskStop, id, Some("killed".into())))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
