@@ -83,8 +83,12 @@ pub(crate) enum Command {
     #[command(mut_arg("until", |a| a.hide(true)))]
     Guard(Box<guard::GuardArgs>),
     /// What sessions are doing now: a verdict per session, with its evidence.
+    #[command(mut_arg("until", |a| a.hide(true)))]
+    #[command(mut_arg("since", |a| a.help(status::STATUS_SINCE).long_help(None::<&str>)))]
     Status(Box<status::StatusArgs>),
     /// Background tasks sessions launched, whether each came back, and task lists.
+    #[command(mut_arg("since", |a| a.help(status::TASKS_SINCE).long_help(None::<&str>)))]
+    #[command(mut_arg("until", |a| a.help(status::TASKS_UNTIL).long_help(None::<&str>)))]
     Tasks(Box<status::TasksArgs>),
     /// Print the calling Claude Code session (from CLAUDE_CODE_SESSION_ID).
     #[command(mut_arg("no_subagents", |a| a.hide(true)))]

@@ -2,6 +2,19 @@
 
 use clap::{Args, ValueEnum};
 
+/// `status --since`: the activity window, not a record window.
+pub(crate) const STATUS_SINCE: &str =
+    "Sessions whose transcript or a lane was written at or after this time \
+(default with no TARGET: 24 h ago); the same forms as everywhere: RFC 3339, a local date or \
+date and time, or an age like 2h, 3d";
+/// `tasks --since/--until`: a window on launch times.
+pub(crate) const TASKS_SINCE: &str =
+    "Only background tasks launched at or after this time (RFC 3339, a \
+local date or date and time, or an age like 2d, 12h)";
+pub(crate) const TASKS_UNTIL: &str =
+    "Only background tasks launched at or before this time (same forms \
+as --since; a date alone means the end of that day)";
+
 #[derive(Debug, Args)]
 #[command(after_help = concat!(
     "Examples:\n",
