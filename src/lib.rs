@@ -12,6 +12,7 @@ pub mod cmd;
 pub mod discovery;
 pub(crate) mod error;
 pub(crate) mod exchange;
+pub(crate) mod globs;
 pub(crate) mod live;
 pub mod loss;
 pub mod output;

@@ -12,6 +12,7 @@ mod agents;
 mod audit;
 mod bounds;
 mod changing;
+mod docs;
 mod embedded;
 mod fuzz_regressions;
 mod guard;

@@ -28,7 +28,7 @@ pub(crate) fn permission_note(a: &mut Assessment, leg: Leg<'_>, alive: Option<bo
     if !live_row && !matches!(leg, Leg::NoRegistry) {
         a.notes.push(
             "a pending permission prompt or single-question AskUserQuestion leaves no \
-             transcript trace (TAIL-010, ELI-008): with no live registry row csift cannot \
+             transcript trace: with no live registry row csift cannot \
              rule one out"
                 .into(),
         );
@@ -82,9 +82,8 @@ pub(crate) fn rows(s: &Surfaces<'_>) -> Vec<String> {
             });
         }
         Leg::NoRow => out.push(
-            "no registry row (a row exists only while a top-level session's process runs, \
-             REG-001/013)"
-                .into(),
+            // REG-001, REG-013: rows exist only while a top-level process runs.
+            "no registry row (a row exists only while a top-level session's process runs)".into(),
         ),
         Leg::Unreadable(_) | Leg::NoRegistry => {}
     }

@@ -138,8 +138,9 @@ impl Registry {
             None => {
                 self.skipped.push((
                     p.to_path_buf(),
+                    // REG-017: a plain in-place write can be caught half-done.
                     "not valid JSON (skipped; Claude Code writes rows in place, so a read can \
-                     catch one mid-write, REG-017)"
+                     catch one mid-write)"
                         .to_string(),
                 ));
                 if let Some(id) = salvage_session_id(&bytes) {

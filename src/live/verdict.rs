@@ -258,15 +258,14 @@ fn running(f: &Facts<'_>, a: &mut Assessment) -> bool {
     if (call_live || owed_live) && matches!(f.status, Some("idle" | "shell")) {
         a.notes.push(format!(
             "the registry reads {} while the tail shows a turn in progress: the surfaces \
-             disagree (the row is written only on transitions, REG-004)",
+             disagree (the row is written only on transitions)",
             f.status.unwrap_or_default()
         ));
     }
     if f.row.is_none() && f.pending.is_some() {
         a.notes.push(
-            "if this call waits on an approval prompt, only a registry row would show it \
-             (TAIL-010)"
-                .into(),
+            // TAIL-010: an approval prompt leaves no transcript trace.
+            "if this call waits on an approval prompt, only a registry row would show it".into(),
         );
     }
     true
@@ -355,12 +354,12 @@ fn end_of_turn(f: &Facts<'_>, a: &mut Assessment) -> bool {
             "the turn ended but background task(s) never came back - by design (a dev \
              server, a watcher) or not: a UI stop, a Monitor timeout or agent teardown \
              leaves no transcript marker, and Claude Code reconciles only at the next \
-             session start (BG-020, BG-027)"
+             session start"
                 .into(),
         );
     } else if f.status == Some("shell") {
         a.notes.push(
-            "the registry reads shell (idle with a background shell open, REG-003) but the \
+            "the registry reads shell (idle with a background shell open) but the \
              ledger counts none open: launched where csift did not read, or moved to the \
              background without a trace"
                 .into(),

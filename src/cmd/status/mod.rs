@@ -200,8 +200,7 @@ fn run_notes(cfg: &Config, registry: &Registry, judged: &[SessionStatus]) -> Vec
             "no session registry at {} (Claude Code before it kept one, or a copied home): \
              verdicts come from the transcripts alone: a dead process cannot be told from \
              an idle one, and a pending permission prompt or single-question \
-             AskUserQuestion, which leaves no transcript trace (TAIL-010, ELI-008), \
-             cannot be ruled out",
+             AskUserQuestion, which leaves no transcript trace, cannot be ruled out",
             crate::output::sanitize::path(&registry.dir)
         ));
     }

@@ -117,7 +117,7 @@ fn close(t: &mut super::Task, s: &Section, h: &Hit) {
     if s.orphan && state != State::Open {
         let note = "Claude Code marked it stopped at a later session start for want of a \
                     completion record: a UI stop, a Monitor timeout or agent teardown leaves \
-                    none, and the process may have outlived it (BG-020, BG-027)";
+                    none, and the process may have outlived it";
         if !t.notes.iter().any(|n| n == note) {
             t.notes.push(note.to_string());
         }

@@ -273,11 +273,11 @@ fn agent_age_note(t: &mut Task, s: &SessionFiles, now: Timestamp) {
     };
     t.notes.push(if age < 48 * 3600 {
         "its lane was written within 48 h: a later session start may auto-resume it rather \
-         than reconcile it (BG-022)"
+         than reconcile it"
             .to_string()
     } else {
         "its lane is older than 48 h: a later session start reconciles it as stopped or \
-         failed, never resumes it (BG-022)"
+         failed, never resumes it"
             .to_string()
     });
 }

@@ -183,7 +183,7 @@ pub(crate) fn carried(file: &std::path::Path, rec: &Record<'_>, line: usize) -> 
         let at = rec.timestamp.as_deref().unwrap_or("?");
         return Some(Carried::Note(format!(
             "{n} background agent(s) were stopped by the user at {} - the notice names no id, \
-             so csift cannot mark which (BG-025)",
+             so csift cannot mark which",
             at.get(..19).unwrap_or(at)
         )));
     }
