@@ -164,6 +164,20 @@ if floor_rows:
     out.append("| home | what ran | what it does | median s | ratio to rg |")
     out.append("|---|---|---|---:|---:|")
     out.extend(floor_rows)
+if os.path.exists(os.path.join(jsondir, "image_big.json")):
+    rows = load("image_big")
+    base = next((r for r in rows if " search -c media_type " in r["command"]), None)
+    out.append("\n## Images\n")
+    out.append("`csift image` over one 300 MB transcript holding 1,000 images (`bench/gen_images.py`), against searches "
+               "that read the same lines. Target: no more than `search` over it.\n")
+    out.append("| command | median s | user s | ratio to search -c media_type |")
+    out.append("|---|---:|---:|---:|")
+    for r in rows:
+        ratio = f"{r['median'] / base['median']:.2f}x" if base else "-"
+        words = [("$IMAGES" + w[w.rindex("/images") + 7:]) if "/images" in w else w
+                 for w in r["command"].split()]
+        cmd = " ".join([os.path.basename(words[0])] + words[1:])
+        out.append(f"| `{cmd}` | {r['median']:.3f} | {r['user']:.3f} | {ratio} |")
 out.append("\n## Peak memory on the largest transcript\n")
 out.append("`anon` is the process's own memory (heap, stacks); `total` also counts page-cache pages of the memory-mapped transcript, which the kernel can drop at will.\n")
 out.append("| command | anon MB | total MB | seconds |")

@@ -101,24 +101,8 @@ pub fn narration(data: &[u8]) {
 }
 
 fn base64(bytes: &[u8]) -> String {
-    const T: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut s = String::new();
-    for chunk in bytes.chunks(3) {
-        let b = [
-            chunk[0],
-            *chunk.get(1).unwrap_or(&0),
-            *chunk.get(2).unwrap_or(&0),
-        ];
-        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
-        for i in 0..4 {
-            if i <= chunk.len() {
-                s.push(T[((n >> (18 - 6 * i)) & 63) as usize] as char);
-            } else {
-                s.push('=');
-            }
-        }
-    }
-    s
+    use base64::Engine as _;
+    base64::engine::general_purpose::STANDARD.encode(bytes)
 }
 
 /// The caseless word finder (`scan::find::Caseless`, SIMD with an unsafe load):
@@ -322,5 +306,35 @@ fn audit_skims_agree(data: &[u8], at: usize) {
         }
         (Err(a), Err(b)) => assert_eq!(a, b),
         (a, b) => panic!("the skims disagree: {a:?} / {b:?}"),
+    }
+}
+
+/// The dangerous-rm classifier (BASH-015…017, WIN-011) on arbitrary command text:
+/// it ends, agrees with its boolean form, names a target that is a bare `$VAR/…`
+/// operand copied from the command, says nothing without an `rm` word, never
+/// reads PowerShell, and keeps its verdict when a clause is appended.
+pub fn danger(data: &[u8]) {
+    use csift::bash::{self, Verdict};
+    let cmd = String::from_utf8_lossy(data);
+    let v = bash::dangerous_rm(&cmd);
+    assert_eq!(bash::is_dangerous_rm(&cmd), v.escalates());
+    assert_eq!(bash::for_tool("PowerShell", &cmd), None);
+    assert_eq!(bash::for_tool("Bash", &cmd).as_ref(), Some(&v));
+    if !cmd.contains("rm") {
+        assert_eq!(v, Verdict::Clear);
+    }
+    if let Verdict::DangerousRm { command, target } = &v {
+        assert!(cmd.contains('$') && cmd.contains(command));
+        assert!(cmd.contains(target.as_str()), "{target:?} not in {cmd:?}");
+        assert!(target.starts_with('$') || target.starts_with("\"$"));
+        assert!(target.contains('/'));
+    }
+    if let Verdict::TooManySubstitutions { count } = v {
+        assert!(count > bash::danger::MAX_SUBSTITUTIONS);
+    }
+    // A trailing backslash (before an optional CR) would make the appended
+    // newline a line continuation, `\\\r?\n`: not a new clause.
+    if !cmd.trim_end_matches('\r').ends_with('\\') {
+        assert_eq!(bash::dangerous_rm(&format!("{cmd}\n:")), v, "{cmd:?}");
     }
 }

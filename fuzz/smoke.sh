@@ -21,7 +21,7 @@ cd "$(dirname "$0")"
 ROOT=$(cd .. && pwd)
 SECS=${FUZZ_SECS:-25}
 TARGETS=("$@")
-[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(records narration target ranges caseless)
+[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(records narration target ranges caseless danger)
 
 skip() {
     echo "fuzz/smoke.sh: cannot fuzz: $1" >&2

@@ -6,6 +6,7 @@
 //! results, and [`output`] prints them. `main.rs` only calls [`run_main`].
 
 pub mod address;
+pub mod bash;
 pub mod classify;
 pub(crate) mod cli;
 pub mod cmd;
@@ -13,9 +14,11 @@ pub mod discovery;
 pub(crate) mod error;
 pub(crate) mod exchange;
 pub(crate) mod globs;
+pub(crate) mod images;
 pub(crate) mod live;
 pub mod loss;
 pub mod output;
+pub(crate) mod plan;
 pub mod record;
 pub(crate) mod render;
 pub mod scan;
@@ -89,6 +92,12 @@ pub(crate) fn run(cli: Cli) -> anyhow::Result<Exit> {
         }),
         Command::Guard(args) => dispatch(args.common.color, |out| {
             cmd::guard::run(&args, out, &problems, started)
+        }),
+        Command::Plan(args) => dispatch(args.common.color, |out| {
+            cmd::plan::run(&args, out, &problems, started)
+        }),
+        Command::Image(args) => dispatch(args.common.color, |out| {
+            cmd::image::run(&args, out, &problems, started)
         }),
         Command::Status(args) => dispatch(args.common.color, |out| {
             cmd::status::run(&args, out, &problems, started)

@@ -904,3 +904,85 @@ fn an_agent_id_in_two_sessions_is_ambiguous_not_picked() {
     assert_eq!(out.status.code(), Some(0));
     assert!(String::from_utf8_lossy(&out.stdout).contains("seed of 22222222"));
 }
+
+/// A frozen lane's pending Bash call is escalation-blocked exactly when Claude
+/// Code's dangerous-rm rule would hold it for a human (BASH-015, SUB-024,
+/// TAIL-010); a PowerShell call is never read as bash (WIN-005), and a harmless
+/// call stays awaiting-execution (BASH-028: the transcript cannot tell slow from
+/// wedged).
+#[test]
+fn pending_bash_rm_is_escalation_blocked_and_powershell_is_not_sub_024() {
+    // SUB-024, TAIL-010, BASH-015, BASH-016, BASH-028, WIN-005
+    let h = Home::new();
+    let mut m = Session::new(S, CWD);
+    m.user("go");
+    for (i, d) in ["E", "W", "X", "Q"].iter().enumerate() {
+        m.tool_use(
+            &format!("m{i}"),
+            &format!("toolu_{d}"),
+            "Agent",
+            json!({"prompt": format!("Do {d}"), "description": d}),
+        );
+    }
+    h.write(P, &m.file_name(), &m.lines);
+    let frozen = |agent: &str, blocks: Vec<Value>| {
+        let mut l = Session::lane(S, CWD, agent);
+        l.user("Do it");
+        l.push(json!({"type": "assistant", "message": {"model": "claude-x", "id": format!("msg_{agent}"),
+            "role": "assistant", "content": blocks, "stop_reason": "tool_use"}}));
+        write_lane(&h, &format!("agent-{agent}"), &l, None);
+    };
+    let teardown =
+        "SCRATCH=/tmp/s\nfor f in a b; do\n  [ -f \"$SCRATCH/$f\" ] && rm -f \"$SCRATCH/$f\"\ndone";
+    frozen(
+        "aescalate0000000a",
+        vec![
+            json!({"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": teardown}}),
+        ],
+    );
+    frozen(
+        "awindows00000000a",
+        vec![json!({"type": "tool_use", "id": "t2", "name": "PowerShell",
+            "input": {"command": "Remove-Item -Recurse -Force \"$env:SCRATCH/*\"; rm -rf $X/*"}})],
+    );
+    // Two calls in one record: the held one is what the lane waits on.
+    frozen(
+        "amixed0000000000a",
+        vec![
+            json!({"type": "tool_use", "id": "t3", "name": "Bash", "input": {"command": "rm -rf \"${OUT}/\""}}),
+            json!({"type": "tool_use", "id": "t4", "name": "Read", "input": {"file_path": "/work/app/x"}}),
+        ],
+    );
+    frozen(
+        "aquiet0000000000a",
+        vec![
+            json!({"type": "tool_use", "id": "t5", "name": "Bash", "input": {"command": "rm -rf $TMP/build"}}),
+        ],
+    );
+    let l = by_label(&rows(&h, &[&format!("@{S}")]));
+    let e = &l["aescalate0000000a"];
+    assert_eq!(e["state"], "pending");
+    assert_eq!(e["pending_classification"], "escalation-blocked");
+    assert_eq!(e["carrier"], "escalation-blocked");
+    assert_eq!(
+        e["pending_reason"],
+        "Dangerous rm operation on possibly-empty variable path: \"$SCRATCH/$f\""
+    );
+    let w = &l["awindows00000000a"];
+    assert_eq!(w["pending_tool_name"], "PowerShell");
+    assert_eq!(w["pending_classification"], "awaiting-execution");
+    assert_eq!(w["pending_reason"], Value::Null);
+    let x = &l["amixed0000000000a"];
+    assert_eq!(x["pending_tool_name"], "Bash");
+    assert_eq!(x["pending_classification"], "escalation-blocked");
+    // `$VAR/literal` is not Claude Code's dangerous shape (BASH-016).
+    let q = &l["aquiet0000000000a"];
+    assert_eq!(q["pending_classification"], "awaiting-execution");
+    let out = agents(&h).arg(format!("@{S}")).output().unwrap();
+    let s = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        s.contains("escalation-blocked: Bash since") && s.contains("asks a human"),
+        "{s}"
+    );
+    assert!(s.contains("awaiting-execution: PowerShell since"), "{s}");
+}

@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 
 /// Every subcommand; each has a page docs/<command>.md the README links to.
 const COMMANDS: &[&str] = &[
-    "list", "search", "show", "stats", "verbatim", "agents", "audit", "guard", "status", "tasks",
-    "whoami",
+    "list", "search", "show", "stats", "verbatim", "agents", "audit", "plan", "image", "guard",
+    "status", "tasks", "whoami",
 ];
 
 fn root() -> &'static Path {
@@ -26,7 +26,7 @@ fn read(rel: &str) -> String {
 /// `NAR-*`, `CMP-*`.
 fn claim_ids(text: &str) -> Vec<String> {
     let re = regex::Regex::new(
-        r"\b(?:REC|QT|TURN|CLS|CMP|TAIL|SUB|BG|NAR|MISC|ELI|PATH|FH|BASH|REG|PLAN|PERF|SCH|HOOK|TOOL|AUD)-(?:[0-9]{3}|\*)",
+        r"\b(?:REC|QT|TURN|CLS|CMP|TAIL|SUB|BG|NAR|MISC|ELI|PATH|FH|BASH|REG|PLAN|PERF|SCH|HOOK|TOOL|AUD|IMG|WIN)-(?:[0-9]{3}|\*)",
     )
     .unwrap();
     re.find_iter(text).map(|m| m.as_str().to_string()).collect()

@@ -41,6 +41,11 @@ fn records_regressions() {
 }
 
 #[test]
+fn danger_regressions() {
+    replay("danger", checks::danger);
+}
+
+#[test]
 fn narration_regressions() {
     replay("narration", checks::narration);
 }

@@ -78,36 +78,24 @@ fn last_len_delimited(b: &[u8], want: u64) -> Option<&[u8]> {
     found
 }
 
-/// Standard base64 with optional padding; ASCII whitespace ignored (NAR-008).
+/// Standard base64, padding optional and read up to the first `=`, ASCII
+/// whitespace ignored (NAR-008), unused trailing bits allowed: the lenient
+/// reading the signature gate has always had, now through the `base64` crate.
 pub fn base64_decode(s: &str) -> Option<Vec<u8>> {
-    let mut out = Vec::with_capacity(s.len() * 3 / 4);
-    let mut acc: u32 = 0;
-    let mut bits = 0u32;
-    let mut n = 0usize;
-    for c in s.bytes() {
-        let v = match c {
-            b'A'..=b'Z' => c - b'A',
-            b'a'..=b'z' => c - b'a' + 26,
-            b'0'..=b'9' => c - b'0' + 52,
-            b'+' => 62,
-            b'/' => 63,
-            b'=' => break,
-            c if c.is_ascii_whitespace() => continue,
-            _ => return None,
-        };
-        n += 1;
-        acc = (acc << 6) | u32::from(v);
-        bits += 6;
-        if bits >= 8 {
-            bits -= 8;
-            out.push((acc >> bits) as u8);
-            acc &= (1 << bits) - 1;
-        }
+    use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
+    use base64::Engine as _;
+    const LENIENT: GeneralPurpose = GeneralPurpose::new(
+        &base64::alphabet::STANDARD,
+        GeneralPurposeConfig::new()
+            .with_decode_padding_mode(DecodePaddingMode::RequireNone)
+            .with_decode_allow_trailing_bits(true),
+    );
+    let body = s.split('=').next().unwrap_or("");
+    if body.bytes().any(|b| b.is_ascii_whitespace()) {
+        let kept: Vec<u8> = body.bytes().filter(|b| !b.is_ascii_whitespace()).collect();
+        return LENIENT.decode(kept).ok();
     }
-    if n % 4 == 1 {
-        return None;
-    }
-    Some(out)
+    LENIENT.decode(body).ok()
 }
 
 #[cfg(test)]
@@ -115,24 +103,8 @@ mod tests {
     use super::*;
 
     fn b64(bytes: &[u8]) -> String {
-        const T: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-        let mut s = String::new();
-        for chunk in bytes.chunks(3) {
-            let b = [
-                chunk[0],
-                *chunk.get(1).unwrap_or(&0),
-                *chunk.get(2).unwrap_or(&0),
-            ];
-            let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
-            for i in 0..4 {
-                if i <= chunk.len() {
-                    s.push(T[((n >> (18 - 6 * i)) & 63) as usize] as char);
-                } else {
-                    s.push('=');
-                }
-            }
-        }
-        s
+        use base64::Engine as _;
+        base64::engine::general_purpose::STANDARD.encode(bytes)
     }
 
     fn ld(field: u8, payload: &[u8]) -> Vec<u8> {
@@ -174,5 +146,12 @@ mod tests {
         assert!(!is_narration("bmFycmF0aW9u"));
         assert_eq!(base64_decode("a"), None);
         assert_eq!(base64_decode("aGk=").as_deref(), Some(&b"hi"[..]));
+        // The hand decoder's leniencies, kept: no padding, whitespace, trailing bits,
+        // and nothing read past the first `=`.
+        assert_eq!(base64_decode("aGk").as_deref(), Some(&b"hi"[..]));
+        assert_eq!(base64_decode("aG\nk=").as_deref(), Some(&b"hi"[..]));
+        assert_eq!(base64_decode("aGl=").as_deref(), Some(&b"hi"[..]));
+        assert_eq!(base64_decode("aGk=!!").as_deref(), Some(&b"hi"[..]));
+        assert_eq!(base64_decode("aG!k"), None);
     }
 }

@@ -6,7 +6,9 @@ pub(crate) mod agents;
 pub(crate) mod argv;
 pub(crate) mod audit;
 pub(crate) mod guard;
+pub(crate) mod image;
 pub(crate) mod list;
+pub(crate) mod plan;
 pub(crate) mod search;
 pub(crate) mod show;
 pub(crate) mod stats;
@@ -36,7 +38,9 @@ TARGETS (every command accepts them):
   <encoded>            a projects/ folder's bare name, e.g. -home-ana-app: it starts
                        with a dash but is read as a target when that folder exists
                        or no flags spell it (a typo is then an error, not flags);
-                       put any other dashed target after `--`"
+                       put any other dashed target after `--`
+  @<encoded>           the same folder by name in any shape: @-home-ana-app, a
+                       Windows cwd's @C--Users-ana-app, a UNC cwd's @--server-share-app"
     };
 }
 #[derive(Debug, Parser)]
@@ -82,6 +86,12 @@ pub(crate) enum Command {
     #[command(mut_arg("since", |a| a.hide(true)))]
     #[command(mut_arg("until", |a| a.hide(true)))]
     Guard(Box<guard::GuardArgs>),
+    /// The plan file each session is bound to, and what happened to it (--audit: edits).
+    #[command(mut_arg("since", |a| a.hide(true)))]
+    #[command(mut_arg("until", |a| a.hide(true)))]
+    Plan(Box<plan::PlanArgs>),
+    /// Every image a session holds: listed once per content with its copies, or written out.
+    Image(Box<image::ImageArgs>),
     /// What sessions are doing now: a verdict per session, with its evidence.
     #[command(mut_arg("until", |a| a.hide(true)))]
     #[command(mut_arg("since", |a| a.help(status::STATUS_SINCE).long_help(None::<&str>)))]

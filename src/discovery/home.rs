@@ -1,5 +1,8 @@
 //! Resolving the Claude config home: `--claude-home`, else `CLAUDE_CONFIG_DIR`,
-//! else `$HOME/.claude`, NFC-normalised the way Claude Code does it (PATH-006).
+//! else `<user home>/.claude`, NFC-normalised the way Claude Code does it
+//! (PATH-006). The user home is the runtime's `os.homedir()` (PATH-007, WIN-002):
+//! `$HOME` on Unix, `%USERPROFILE%` on Windows, where a Git-Bash `HOME` is never
+//! read (it often holds a POSIX spelling Claude Code never wrote under).
 //! This module only decides *which* directory; it never reads or writes inside it.
 
 use std::ffi::OsString;
@@ -75,29 +78,51 @@ pub(crate) fn resolve(
     }
     match user_home {
         Some(home) => Ok(ClaudeHome { root: nfc(home.join(".claude")), source: HomeSource::UserHome }),
-        None => Err(Error::Usage(
-            "cannot find the Claude home: HOME is not set; pass --claude-home DIR or set CLAUDE_CONFIG_DIR"
-                .into(),
-        )),
+        None => Err(Error::Usage(format!(
+            "cannot find the Claude home: {} is not set; pass --claude-home DIR or set CLAUDE_CONFIG_DIR",
+            if cfg!(windows) { "USERPROFILE" } else { "HOME" }
+        ))),
     }
 }
 
-/// A path a hook payload names, `~/…` read against `$HOME` (guard and
+/// A path a hook payload names, `~/…` read against the user home (guard and
 /// `verbatim --hook-json` read payloads alike); else as given.
 pub(crate) fn expand_tilde(p: &str) -> PathBuf {
-    match (p.strip_prefix("~/"), std::env::var_os("HOME")) {
-        (Some(rest), Some(h)) => PathBuf::from(h).join(rest),
+    match (p.strip_prefix("~/"), user_home()) {
+        (Some(rest), Some(h)) => h.join(rest),
         _ => PathBuf::from(p),
     }
 }
 
+/// The user home as Claude Code's runtime finds it (`os.homedir()`, PATH-007):
+/// [`user_home_from`] over this process's environment, else the platform's own
+/// lookup (the password database on Unix).
+pub(crate) fn user_home() -> Option<PathBuf> {
+    user_home_from(
+        cfg!(windows),
+        std::env::var_os("HOME"),
+        std::env::var_os("USERPROFILE"),
+    )
+    .or_else(|| {
+        #[allow(deprecated)] // un-deprecated since Rust 1.86; correct on Windows since 1.85
+        std::env::home_dir()
+    })
+}
+
+/// `$HOME` on Unix; on Windows `%USERPROFILE%` only, even when a Git-Bash or
+/// MSYS shell exported a `HOME` (WIN-002, PATH-007). An empty value is unset.
+pub(crate) fn user_home_from(
+    windows: bool,
+    home: Option<OsString>,
+    userprofile: Option<OsString>,
+) -> Option<PathBuf> {
+    let var = if windows { userprofile } else { home };
+    var.filter(|v| !v.is_empty()).map(PathBuf::from)
+}
+
 /// Resolve from the real process environment.
 pub fn from_env(flag: Option<PathBuf>) -> Result<ClaudeHome, Error> {
-    resolve(
-        flag,
-        std::env::var_os("CLAUDE_CONFIG_DIR"),
-        std::env::var_os("HOME").map(PathBuf::from),
-    )
+    resolve(flag, std::env::var_os("CLAUDE_CONFIG_DIR"), user_home())
 }
 
 /// NFC-normalise a path when it is valid UTF-8; other paths pass through untouched.
@@ -114,6 +139,7 @@ mod tests {
 
     #[test]
     fn flag_wins_over_env_path_006() {
+        // PATH-006
         let h = resolve(Some("/a".into()), Some("/b".into()), Some("/h".into())).unwrap();
         assert_eq!(h.root, PathBuf::from("/a"));
         assert_eq!(h.source, HomeSource::Flag);
@@ -121,6 +147,7 @@ mod tests {
 
     #[test]
     fn env_wins_over_home_path_006() {
+        // PATH-006
         let h = resolve(None, Some("/b".into()), Some("/h".into())).unwrap();
         assert_eq!(h.root, PathBuf::from("/b"));
         assert_eq!(h.projects(), PathBuf::from("/b/projects"));
@@ -134,12 +161,43 @@ mod tests {
 
     #[test]
     fn empty_env_counts_as_set_path_011() {
+        // PATH-011
         let e = resolve(None, Some(OsString::new()), Some("/h".into())).unwrap_err();
         assert!(e.to_string().contains("set but empty"), "{e}");
     }
 
     #[test]
+    fn windows_home_is_userprofile_never_a_git_bash_home_path_007_win_002() {
+        // PATH-007, WIN-002
+        let home = || Some(OsString::from("/c/Users/ana"));
+        let profile = || Some(OsString::from(r"C:\Users\ana"));
+        // HOME unset (cmd, PowerShell): the profile directory.
+        assert_eq!(
+            user_home_from(true, None, profile()),
+            Some(PathBuf::from(r"C:\Users\ana"))
+        );
+        // A Git-Bash HOME beside it is never read.
+        assert_eq!(
+            user_home_from(true, home(), profile()),
+            Some(PathBuf::from(r"C:\Users\ana"))
+        );
+        assert_eq!(user_home_from(true, home(), None), None);
+        // Unix reads HOME, and an empty one counts as unset.
+        assert_eq!(
+            user_home_from(false, home(), profile()),
+            Some(PathBuf::from("/c/Users/ana"))
+        );
+        assert_eq!(
+            user_home_from(false, Some(OsString::new()), profile()),
+            None
+        );
+        let h = resolve(None, None, user_home_from(true, None, profile())).unwrap();
+        assert_eq!(h.root, PathBuf::from(r"C:\Users\ana").join(".claude"));
+    }
+
+    #[test]
     fn nfc_normalises_path_006() {
+        // PATH-006
         // "é" as e + combining acute (NFD) must become the single code point.
         let h = resolve(Some("/x/e\u{301}".into()), None, None).unwrap();
         assert_eq!(h.root, PathBuf::from("/x/\u{e9}"));

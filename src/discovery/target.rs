@@ -57,7 +57,16 @@ pub fn resolve(home: &ClaudeHome, targets: &[String], lanes: bool) -> Result<Sel
             })
         };
         let done = if let Some(id) = t.strip_prefix('@') {
-            by_id_target(id, &mut walk, &mut explicit)
+            // `@<encoded>`: a projects/ folder by its name in any shape, the one
+            // form a UNC cwd's `--server-share-…` folder has besides `-- NAME`
+            // (WIN-001); an id never looks encoded.
+            match projects.join(id) {
+                dir if looks_encoded(id) && !id.contains(['/', '\\']) && dir.is_dir() => {
+                    walk::walk_project(&dir, &mut walk);
+                    Ok(())
+                }
+                _ => by_id_target(id, &mut walk, &mut explicit),
+            }
         } else {
             match resolve_path(&projects, t, &mut walk, &mut explicit) {
                 // An id as headers and rows print it (`6c2214d7@afc096d`,

@@ -28,6 +28,9 @@ pub const COMMANDS: &[&[&str]] = &[
     &["agents"],
     &["stats"],
     &["audit"],
+    &["image"],
+    &["plan"],
+    &["plan", "--audit"],
     &["status", "--all"],
     &["tasks"],
 ];

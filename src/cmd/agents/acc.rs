@@ -53,6 +53,39 @@ pub(crate) struct Pending {
     pub(crate) tool_name: String,
     pub(crate) since: Option<String>,
     pub(crate) line: usize,
+    /// Claude Code's reason when it would hold this call for a human "Yes"
+    /// (its dangerous-rm rule on a Bash command, BASH-015, SUB-024, TAIL-010);
+    /// `None`: awaiting execution, as far as the transcript can tell.
+    pub(crate) escalation: Option<String>,
+}
+
+/// One tool_use of the lane's newest record: id, tool name, and the
+/// dangerous-rm reason when Claude Code would hoist it ([`crate::bash::for_tool`]).
+#[derive(Debug, Clone, Default)]
+struct Use {
+    id: String,
+    name: String,
+    escalation: Option<String>,
+}
+
+impl Use {
+    fn new(b: &crate::record::Block<'_>, id: &str) -> Use {
+        let name = b.name.as_deref().unwrap_or("").to_string();
+        // Only a shell call's command is read, and only Bash's as bash (WIN-005).
+        let command = b
+            .input
+            .filter(|_| crate::bash::is_bash_tool(&name))
+            .and_then(|raw| crate::scan::json::field(raw.get().as_bytes(), b"command"))
+            .and_then(crate::scan::json::string);
+        let escalation = command
+            .and_then(|c| crate::bash::for_tool(&name, &c))
+            .and_then(|v| v.reason());
+        Use {
+            id: id.to_string(),
+            name,
+            escalation,
+        }
+    }
 }
 
 /// What one lane's records add up to.
@@ -79,7 +112,7 @@ pub(crate) struct LaneStats {
 #[derive(Default)]
 struct LastMeaningful {
     assistant: bool,
-    uses: Vec<(String, String)>,
+    uses: Vec<Use>,
     ts: Option<String>,
     line: usize,
 }
@@ -151,7 +184,7 @@ impl LaneAcc {
                         if self.tool_ids.insert(id.to_string()) {
                             s.tool_calls += 1;
                         }
-                        uses.push((id.to_string(), b.name.as_deref().unwrap_or("").to_string()));
+                        uses.push(Use::new(b, id));
                     }
                 }
                 "tool_result" => {
@@ -206,17 +239,21 @@ impl LaneAcc {
         }
         self.stats.tokens = total;
         if self.last.assistant {
-            if let Some((_, name)) = self
+            // Unanswered calls, newest first; one Claude Code would hoist to a
+            // human wins, as that is what holds the lane (SUB-024, TAIL-010).
+            let mut open = self
                 .last
                 .uses
                 .iter()
                 .rev()
-                .find(|(id, _)| !self.answered.contains(id))
-            {
+                .filter(|u| !self.answered.contains(&u.id));
+            let newest = open.clone().next();
+            if let Some(u) = open.find(|u| u.escalation.is_some()).or(newest) {
                 self.stats.pending = Some(Pending {
-                    tool_name: name.clone(),
+                    tool_name: u.name.clone(),
                     since: self.last.ts.clone(),
                     line: self.last.line,
+                    escalation: u.escalation.clone(),
                 });
             }
         }

@@ -243,13 +243,21 @@ fn lane(
     }
     writeln!(out, "{pad}{}{}", facts.join(" · "), st.reset)?;
     if r.state == "pending" {
-        writeln!(
-            out,
-            "{pad}awaiting-execution: {} since {} (slow, wedged and abandoned look the same on disk){}",
-            one_line(r.pending_tool_name.as_deref().unwrap_or("?")),
-            r.pending_since_utc.as_deref().unwrap_or("?"),
-            st.reset
-        )?;
+        let tool = one_line(r.pending_tool_name.as_deref().unwrap_or("?"));
+        let since = r.pending_since_utc.as_deref().unwrap_or("?");
+        match &r.pending_reason {
+            Some(reason) => writeln!(
+                out,
+                "{pad}escalation-blocked: {tool} since {since}: Claude Code asks a human before it runs ({}){}",
+                one_line(reason),
+                st.reset
+            )?,
+            None => writeln!(
+                out,
+                "{pad}awaiting-execution: {tool} since {since} (slow, wedged and abandoned look the same on disk){}",
+                st.reset
+            )?,
+        }
     }
     if r.generating {
         writeln!(

@@ -81,6 +81,8 @@ pub(crate) struct LaneRow {
     pub(crate) pending_tool_name: Option<String>,
     #[serde(rename = "pending_since")]
     pub(crate) pending_since_utc: Option<String>,
+    /// Claude Code's reason for holding an escalation-blocked call (BASH-015).
+    pub(crate) pending_reason: Option<String>,
     pub(crate) generating: bool,
     pub(crate) last_stop_reason: Option<String>,
     pub(crate) returned_message_source: Option<&'static str>,

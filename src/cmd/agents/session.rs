@@ -342,7 +342,8 @@ impl Ctx<'_> {
         r.carrier = o.carrier;
         r.state_evidence = o.evidence;
         r.completed_utc = o.completed_utc;
-        r.pending_classification = (o.state == "pending").then_some("awaiting-execution");
+        r.pending_classification = (o.state == "pending").then_some(o.carrier).flatten();
+        r.pending_reason = o.pending_reason;
         r.pending_tool_name = o.pending_tool_name;
         r.pending_since_utc = o.pending_since_utc;
         r.generating = o.generating;

@@ -100,6 +100,7 @@ pub(crate) struct Outcome {
     pub(crate) completed_utc: Option<String>,
     pub(crate) pending_tool_name: Option<String>,
     pub(crate) pending_since_utc: Option<String>,
+    pub(crate) pending_reason: Option<String>,
     pub(crate) generating: bool,
     pub(crate) source: Option<&'static str>,
     pub(crate) returned: Option<String>,
@@ -212,7 +213,14 @@ pub(crate) fn state(e: &Evidence<'_>) -> Outcome {
         o.evidence = Some("description-join".into());
     } else if let Some(p) = e.stats.and_then(|s| s.pending.as_ref()) {
         o.state = "pending";
-        o.carrier = Some("awaiting-execution");
+        // Escalation-blocked: Claude Code's dangerous-rm rule would hold this call
+        // for a human (BASH-015, SUB-024, TAIL-010); else awaiting execution.
+        o.carrier = Some(if p.escalation.is_some() {
+            "escalation-blocked"
+        } else {
+            "awaiting-execution"
+        });
+        o.pending_reason = p.escalation.clone();
         o.pending_tool_name = Some(p.tool_name.clone());
         o.pending_since_utc = p.since.clone();
         o.evidence = at(p.line, p.since.as_deref());
