@@ -15,6 +15,7 @@ pub(crate) mod error;
 pub(crate) mod exchange;
 pub(crate) mod globs;
 pub(crate) mod images;
+pub(crate) mod live;
 pub mod loss;
 pub mod output;
 pub(crate) mod plan;
@@ -101,6 +102,12 @@ pub(crate) fn run(cli: Cli) -> error::Result<Exit> {
         }),
         Command::Image(args) => dispatch(args.common.color, |out| {
             cmd::image::run(&args, out, &problems, started)
+        }),
+        Command::Status(args) => dispatch(args.common.color, |out| {
+            cmd::status::run(&args, out, &problems, started)
+        }),
+        Command::Tasks(args) => dispatch(args.common.color, |out| {
+            cmd::tasks::run(&args, out, &problems, started)
         }),
         Command::Whoami(args) => dispatch(args.common.color, |out| {
             cmd::whoami::run(&args, out, &problems)

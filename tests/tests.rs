@@ -33,6 +33,8 @@ mod search;
 mod search_input;
 mod show;
 mod stats;
+mod status;
+mod tasks;
 mod terminal;
 mod unmodelled;
 mod verbatim;

@@ -12,6 +12,7 @@ pub(crate) mod plan;
 pub(crate) mod search;
 pub(crate) mod show;
 pub(crate) mod stats;
+pub(crate) mod status;
 pub(crate) mod verbatim;
 
 use std::path::PathBuf;
@@ -91,6 +92,14 @@ pub(crate) enum Command {
     Plan(Box<plan::PlanArgs>),
     /// Every image a session holds: listed once per content with its copies, or written out.
     Image(Box<image::ImageArgs>),
+    /// What sessions are doing now: a verdict per session, with its evidence.
+    #[command(mut_arg("until", |a| a.hide(true)))]
+    #[command(mut_arg("since", |a| a.help(status::STATUS_SINCE).long_help(None::<&str>)))]
+    Status(Box<status::StatusArgs>),
+    /// Background tasks sessions launched, whether each came back, and task lists.
+    #[command(mut_arg("since", |a| a.help(status::TASKS_SINCE).long_help(None::<&str>)))]
+    #[command(mut_arg("until", |a| a.help(status::TASKS_UNTIL).long_help(None::<&str>)))]
+    Tasks(Box<status::TasksArgs>),
     /// Print the calling Claude Code session (from CLAUDE_CODE_SESSION_ID).
     #[command(mut_arg("no_subagents", |a| a.hide(true)))]
     #[command(mut_arg("since", |a| a.hide(true)))]

@@ -12,6 +12,8 @@ pub(crate) mod plan;
 pub(crate) mod search;
 pub(crate) mod show;
 pub(crate) mod stats;
+pub(crate) mod status;
+pub(crate) mod tasks;
 pub(crate) mod verbatim;
 pub(crate) mod whoami;
 

@@ -31,6 +31,8 @@ pub const COMMANDS: &[&[&str]] = &[
     &["image"],
     &["plan"],
     &["plan", "--audit"],
+    &["status", "--all"],
+    &["tasks"],
 ];
 
 /// A target that selects every transcript of the home (its `projects`
