@@ -12,6 +12,7 @@ pub mod cmd;
 pub mod discovery;
 pub(crate) mod error;
 pub(crate) mod exchange;
+pub(crate) mod files;
 pub mod loss;
 pub mod output;
 pub mod record;
@@ -81,6 +82,9 @@ pub(crate) fn run(cli: Cli) -> anyhow::Result<Exit> {
         }),
         Command::Agents(args) => dispatch(args.common.color, |out| {
             cmd::agents::run(&args, out, &problems, started)
+        }),
+        Command::Files(args) => dispatch(args.common.color, |out| {
+            cmd::files::run(&args, out, &problems, started)
         }),
         Command::Audit(args) => dispatch(args.common.color, |out| {
             cmd::audit::run(&args, out, &problems, started)

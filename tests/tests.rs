@@ -13,6 +13,7 @@ mod audit;
 mod bounds;
 mod changing;
 mod embedded;
+mod files;
 mod fuzz_regressions;
 mod guard;
 mod hooks;

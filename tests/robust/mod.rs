@@ -28,6 +28,7 @@ pub const COMMANDS: &[&[&str]] = &[
     &["agents"],
     &["stats"],
     &["audit"],
+    &["files"],
 ];
 
 /// Stderr of a stub command (see [`COMMANDS`]).
