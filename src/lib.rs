@@ -16,6 +16,7 @@ pub(crate) mod files;
 pub mod loss;
 pub mod output;
 pub mod record;
+pub(crate) mod recover;
 pub(crate) mod render;
 pub mod scan;
 pub(crate) mod timefmt;
@@ -85,6 +86,9 @@ pub(crate) fn run(cli: Cli) -> anyhow::Result<Exit> {
         }),
         Command::Files(args) => dispatch(args.common.color, |out| {
             cmd::files::run(&args, out, &problems, started)
+        }),
+        Command::Recover(args) => dispatch(args.common.color, |out| {
+            cmd::recover::run(&args, out, &problems, started)
         }),
         Command::Audit(args) => dispatch(args.common.color, |out| {
             cmd::audit::run(&args, out, &problems, started)

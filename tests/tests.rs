@@ -23,6 +23,7 @@ mod list;
 mod pipe;
 mod printed;
 mod readonly;
+mod recover;
 mod replay;
 mod respaced;
 mod search;

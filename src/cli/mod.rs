@@ -8,6 +8,7 @@ pub(crate) mod audit;
 pub(crate) mod files;
 pub(crate) mod guard;
 pub(crate) mod list;
+pub(crate) mod recover;
 pub(crate) mod search;
 pub(crate) mod show;
 pub(crate) mod stats;
@@ -77,6 +78,8 @@ pub(crate) enum Command {
     Agents(Box<agents::AgentsArgs>),
     /// Every path a session touched: reads, writes, bash, outside-stream signals.
     Files(Box<files::FilesArgs>),
+    /// Rebuild a file's content from the transcript, gaps marked, never filled.
+    Recover(Box<recover::RecoverArgs>),
     /// Detect what Claude Code lost from its transcripts (eaten text, missing files …).
     Audit(Box<audit::AuditArgs>),
     /// Claude Code hook arms that surface transcript loss in live sessions.

@@ -8,6 +8,7 @@ pub(crate) mod audit;
 pub(crate) mod files;
 pub(crate) mod guard;
 pub mod list;
+pub(crate) mod recover;
 pub(crate) mod search;
 pub(crate) mod show;
 pub(crate) mod stats;
