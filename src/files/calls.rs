@@ -60,8 +60,10 @@ pub(crate) struct Outcome<'a> {
     pub(crate) ts: Option<String>,
     /// The result record's cwd: a stale hint's paths are relative to it (FH-005).
     pub(crate) cwd: Option<String>,
-    /// The record's `toolUseResult`, undecoded.
+    /// The record's `toolUseResult`, undecoded (parsed records).
     pub(crate) echo: Option<&'a RawValue>,
+    /// The echo's facts, when the line was skimmed instead ([`super::skim`]).
+    pub(crate) facts: Option<super::echo::Facts>,
     pub(crate) turn: Option<usize>,
 }
 
@@ -164,12 +166,36 @@ impl<'a> Intake<'a> {
                             ts: ts.clone(),
                             cwd: cwd.map(str::to_string),
                             echo,
+                            facts: None,
                             turn: at.turn,
                         },
                     );
                 }
                 _ => {}
             }
+        }
+    }
+
+    /// Take in a carrier line read by the skim.
+    pub(crate) fn carrier(&mut self, c: super::skim::Carrier<'_>, at: At<'_>) {
+        let cwd = c.cwd.as_deref().or(at.cwd);
+        if self.first_cwd.is_none() {
+            self.first_cwd = cwd.filter(|c| is_absolute(c)).map(str::to_string);
+        }
+        let one = c.results.len() == 1;
+        for (id, error) in c.results {
+            self.outcomes.insert(
+                id.into_owned(),
+                Outcome {
+                    error,
+                    line: at.line,
+                    ts: c.ts.as_deref().or(at.ts).map(str::to_string),
+                    cwd: cwd.map(str::to_string),
+                    echo: None,
+                    facts: if one { c.facts.clone() } else { None },
+                    turn: at.turn,
+                },
+            );
         }
     }
 

@@ -94,6 +94,40 @@ impl<'a> Echo<'a> {
     }
 }
 
+/// The few facts of an echo a touch's kind needs (from the skim or from
+/// [`Echo`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Facts {
+    /// `type`: `create`/`update` (Write), `text`/`image`/… (Read).
+    pub(crate) kind: Option<String>,
+    /// A Read echo's `file` object is there, and whether it holds `content`.
+    pub(crate) file: bool,
+    pub(crate) content: bool,
+    pub(crate) start: Option<usize>,
+    pub(crate) num: Option<usize>,
+    pub(crate) total: Option<usize>,
+    pub(crate) truncated: bool,
+    pub(crate) stale: bool,
+    pub(crate) hint: Option<String>,
+}
+
+impl Facts {
+    pub(crate) fn of(e: &Echo<'_>) -> Facts {
+        let f = e.file.as_ref();
+        Facts {
+            kind: e.kind().map(Cow::into_owned),
+            file: f.is_some(),
+            content: f.is_some_and(|f| f.content.is_some_and(|c| c.get().starts_with('"'))),
+            start: f.and_then(|f| uint(f.start_line)),
+            num: f.and_then(|f| uint(f.num_lines)),
+            total: f.and_then(|f| uint(f.total_lines)),
+            truncated: f.is_some_and(|f| is_true(f.truncated_by_token_cap)),
+            stale: is_true(e.stale_recovered),
+            hint: string(e.stale_read_file_state_hint).map(Cow::into_owned),
+        }
+    }
+}
+
 /// A raw value decoded as a string; `None` for any other JSON type.
 pub(crate) fn string<'a>(raw: Raw<'a>) -> Option<Cow<'a, str>> {
     let r = raw?;

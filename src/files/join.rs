@@ -8,7 +8,7 @@
 use serde_json::value::RawValue;
 
 use super::calls::{place, Call, Intake, Outcome, Target};
-use super::echo::{self, Echo, Evidence, Step};
+use super::echo::{self, Echo, Evidence, Facts, Step};
 use super::shell::Act;
 use super::{Class, Kind, Touch};
 
@@ -108,9 +108,10 @@ fn structured(
         return vec![touch(call, path, class, Kind::Failed, outcome)];
     }
     let echo = outcome.and_then(|o| o.echo).and_then(Echo::parse);
+    let facts = facts(outcome, echo.as_ref());
     let kind = match call.tool {
-        "Read" => read_kind(echo.as_ref(), truncated),
-        "Write" => match echo.as_ref().and_then(Echo::kind).as_deref() {
+        "Read" => read_kind(facts.as_ref(), truncated),
+        "Write" => match facts.as_ref().and_then(|f| f.kind.as_deref()) {
             Some("create") => Kind::Create,
             Some("update") => Kind::Update,
             _ => Kind::Write,
@@ -123,9 +124,7 @@ fn structured(
     if want.is_some_and(|w| w(path)) {
         t.evidence = evidence(call.tool, kind, echo.as_ref(), input).map(Box::new);
     }
-    let stale = echo
-        .as_ref()
-        .is_some_and(|e| echo::is_true(e.stale_recovered));
+    let stale = facts.as_ref().is_some_and(|f| f.stale);
     let mut out = vec![t];
     if stale {
         // FH-006, FH-035: the edit applied to a file that had drifted on disk.
@@ -134,26 +133,31 @@ fn structured(
     out
 }
 
+/// An outcome's echo facts: skimmed already, or read from the parsed echo.
+fn facts(outcome: Option<&Outcome<'_>>, echo: Option<&Echo<'_>>) -> Option<Facts> {
+    outcome
+        .and_then(|o| o.facts.clone())
+        .or_else(|| echo.map(Facts::of))
+}
+
 /// A Read's kind from its echo (REC-043: six variants; FH-026…FH-048).
-fn read_kind(echo: Option<&Echo<'_>>, truncated: bool) -> Kind {
-    let Some(e) = echo else { return Kind::Read };
-    let Some(f) = &e.file else {
+fn read_kind(facts: Option<&Facts>, truncated: bool) -> Kind {
+    let Some(f) = facts else { return Kind::Read };
+    if !f.file {
         return Kind::ReadOther;
-    };
-    match e.kind().as_deref() {
+    }
+    match f.kind.as_deref() {
         Some("file_unchanged") => return Kind::ReadUnchanged,
         Some("image" | "pdf" | "parts" | "notebook") => return Kind::ReadOther,
         _ => {}
     }
-    if f.content.is_none() {
+    if !f.content {
         return Kind::ReadOther;
     }
-    if truncated || echo::is_true(f.truncated_by_token_cap) {
+    if truncated || f.truncated {
         return Kind::ReadTruncated;
     }
-    let start = echo::uint(f.start_line);
-    let (num, total) = (echo::uint(f.num_lines), echo::uint(f.total_lines));
-    match (start, num, total) {
+    match (f.start, f.num, f.total) {
         (Some(1), Some(n), Some(t)) if n >= t => Kind::ReadFull,
         _ => Kind::ReadPartial,
     }
@@ -286,8 +290,8 @@ fn bash(
     for m in &a.markers {
         out.push(touch(call, m, Class::Marker, Kind::Opaque, outcome));
     }
-    if let (Some(o), Some(e)) = (outcome, &echo) {
-        if let Some(hint) = echo::string(e.stale_read_file_state_hint) {
+    if let (Some(o), Some(f)) = (outcome, facts(outcome, echo.as_ref())) {
+        if let Some(hint) = f.hint {
             for p in echo::hint_paths(&hint) {
                 let (path, class) = place(&p, o.cwd.as_deref());
                 let mut t = touch(call, &path, class, Kind::HintModified, outcome);

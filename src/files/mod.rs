@@ -21,6 +21,7 @@ pub(crate) mod needles;
 pub(crate) mod pass;
 pub(crate) mod path;
 pub(crate) mod shell;
+pub(crate) mod skim;
 
 use serde::Serialize;
 

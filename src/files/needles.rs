@@ -20,6 +20,8 @@ const FILES: &[&str] = &[
     "file_path",
     "notebook_path",
     "filePath",
+    // Image, PDF and parts Read echoes name no filePath (IMG-011, IMG-012).
+    "originalSize",
     "Bash",
     "PowerShell",
     "is_error",
@@ -55,6 +57,59 @@ pub(crate) fn finder(recover: bool) -> Option<&'static Regex> {
     }
 }
 
+/// The second look at a candidate line: a strong needle admits it; `Bash` /
+/// `PowerShell` only on a line carrying a tool_use block (`"tool_use"`,
+/// quoted: a result's `"tool_use_id"` does not match); `is_error` only when
+/// one of its values is `true` (most results carry `"is_error":false`); in
+/// `recover`, any Bash result (`stdout`).
+pub(crate) fn admit(line: &[u8], recover: bool) -> bool {
+    use crate::scan::lit;
+    // One multi-literal pass for the strong needles (a memmem per needle cost
+    // a tenth of `files`' time on real homes: echo lines are long).
+    if STRONG_RE.as_ref().is_none_or(|re| re.is_match(line)) {
+        return true;
+    }
+    if recover && lit!(b"stdout").find(line).is_some() {
+        return true;
+    }
+    let shell = lit!(b"Bash").find(line).is_some() || lit!(b"PowerShell").find(line).is_some();
+    if shell && lit!(b"\"tool_use\"").find(line).is_some() {
+        return true;
+    }
+    error_true(line)
+}
+
+/// Needles that admit a line on their own.
+static STRONG_RE: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    build(&[
+        "file_path",
+        "notebook_path",
+        "filePath",
+        "originalSize",
+        "staleReadFileStateHint",
+        "edited_text_file",
+        "read_truncation_notice",
+        "file-history-",
+    ])
+});
+
+/// Whether some `"is_error"` key holds `true` (any spacing).
+fn error_true(line: &[u8]) -> bool {
+    let f = crate::scan::lit!(b"\"is_error\"");
+    let mut at = 0;
+    while let Some(i) = f.find(&line[at..]) {
+        let rest = &line[at + i + 10..];
+        let rest = rest.trim_ascii_start();
+        if let Some(v) = rest.strip_prefix(b":") {
+            if v.trim_ascii_start().starts_with(b"true") {
+                return true;
+            }
+        }
+        at += i + 10;
+    }
+    false
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -79,5 +134,19 @@ mod tests {
         assert!(finder(true)
             .unwrap()
             .is_match(br#"{"type":"user","toolUseResult":{"stdout":"x"}}"#));
+    }
+
+    /// Most results carry `"is_error":false`, and results quote `Bash` in
+    /// prose: neither is parsed; an error (any spacing) and a Bash call are.
+    #[test]
+    fn the_second_look() {
+        assert!(!admit(br#"{"message":{"content":[{"type":"tool_result","tool_use_id":"t","is_error":false}]}}"#, false));
+        assert!(admit(br#"{"message":{"content":[{"type":"tool_result","tool_use_id":"t","is_error" :  true}]}}"#, false));
+        assert!(!admit(br#"{"message":{"content":[{"type":"tool_result","tool_use_id":"t","content":"ran Bash"}]}}"#, false));
+        assert!(admit(
+            br#"{"message":{"content":[{"type": "tool_use","name": "Bash","input":{}}]}}"#,
+            false
+        ));
+        assert!(admit(br#"{"toolUseResult":{"stdout":"x"}}"#, true));
     }
 }

@@ -71,7 +71,25 @@ pub(crate) fn scan(t: &Transcript, opts: &Options<'_>) -> FileTouches {
     let mut intake = Intake::default();
     let mut out = FileTouches::default();
     let lane = t.agent_id.as_deref();
-    for line in &candidates {
+    for line in candidates
+        .iter()
+        .filter(|l| needles::admit(l.bytes, opts.recover))
+    {
+        // A tool-result carrier needs no parse in `files`: a skim reads what it
+        // needs. `recover` decodes content, so it always parses.
+        if !opts.recover {
+            if let Some(c) = super::skim::carrier(line.bytes) {
+                let at = At {
+                    line: line.no,
+                    turn: idx.turn(line.no),
+                    agent: lane,
+                    cwd: None,
+                    ts: None,
+                };
+                intake.carrier(c, at);
+                continue;
+            }
+        }
         match parse_line(line) {
             Parsed::Record(r) => take(&mut intake, &mut out, &idx, &r, line, lane, opts),
             Parsed::Malformed(m) => {
