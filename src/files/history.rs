@@ -182,8 +182,10 @@ pub(crate) fn in_interval(
 mod tests {
     use super::*;
 
-    /// FH-001/002: the snapshot's instant is nested; a relative key with a
-    /// realParentDir resolves against it, one without waits for the cwd.
+    /// FH-001, FH-002, FH-003, FH-004, QT-025: the snapshot's instant is
+    /// nested; a relative key with a realParentDir resolves against it, one
+    /// without waits for the cwd; a null backupFileName is kept as none; a
+    /// delta names one path and carries its own timestamp.
     #[test]
     fn snapshot_and_delta_lines() {
         let snap = br#"{"type":"file-history-snapshot","messageId":"m","snapshot":{"messageId":"m","trackedFileBackups":{"src/a.rs":{"backupFileName":"0123456789abcdef@v2","version":2,"backupTime":"2026-01-01T00:00:05.000Z","realParentDir":"/p/src"},"README.md":{"backupFileName":null,"version":1,"backupTime":"2026-01-01T00:00:05.000Z"}},"timestamp":"2026-01-01T00:00:04.000Z"},"isSnapshotUpdate":false}"#;
@@ -199,7 +201,7 @@ mod tests {
         assert_eq!((d[0].path.as_str(), d[0].version), ("/p/b.rs", 1));
     }
 
-    /// FH-015/016: increases within a generation are jumps; a decrease is a reset.
+    /// FH-015, FH-016: increases within a generation are jumps; a decrease is a reset.
     #[test]
     fn jumps_within_a_generation() {
         let mk = |v, line| Sighting {
@@ -216,5 +218,66 @@ mod tests {
         let s = vec![mk(1, 1), mk(1, 2), mk(2, 3), mk(1, 4), mk(3, 5)];
         let j: Vec<(usize, usize)> = jumps(&s).iter().map(|(a, b)| (a.line, b.line)).collect();
         assert_eq!(j, vec![(2, 3), (4, 5)]);
+    }
+
+    /// FH-019: a first backup is copied just before the edit that follows
+    /// it, so a jump's interval opens at the earlier version's backupTime, not
+    /// at the line that recorded it.
+    #[test]
+    fn the_interval_opens_at_the_backup_time() {
+        let at = |line, ts: &str, bt: Option<&str>| Sighting {
+            path: "/p/a".into(),
+            class: Class::Absolute,
+            version: 1,
+            backup: None,
+            backup_time: bt.map(str::to_string),
+            line,
+            turn: None,
+            ts: Some(ts.into()),
+            pending: false,
+        };
+        let prev = at(
+            10,
+            "2026-01-01T00:00:00.000Z",
+            Some("2026-01-01T00:00:30.000Z"),
+        );
+        let cur = at(50, "2026-01-01T00:10:00.000Z", None);
+        // An edit recorded before the v1 line but landing after its backup.
+        assert!(in_interval(
+            8,
+            Some("2026-01-01T00:00:31.000Z"),
+            true,
+            &prev,
+            &cur
+        ));
+        assert!(!in_interval(
+            8,
+            Some("2026-01-01T00:00:29.000Z"),
+            true,
+            &prev,
+            &cur
+        ));
+        assert!(!in_interval(
+            51,
+            Some("2026-01-01T00:09:00.000Z"),
+            true,
+            &prev,
+            &cur
+        ));
+        // Another transcript: by time alone.
+        assert!(in_interval(
+            0,
+            Some("2026-01-01T00:05:00.000Z"),
+            false,
+            &prev,
+            &cur
+        ));
+        assert!(!in_interval(
+            0,
+            Some("2026-01-01T00:11:00.000Z"),
+            false,
+            &prev,
+            &cur
+        ));
     }
 }

@@ -144,7 +144,7 @@ pub(crate) fn write(dir: &Path, rel: &Path, bytes: &[u8], force: bool) -> Result
         .create_new(true)
         .open(&tmp)
         .map_err(|e| Error::io(&tmp, e))?;
-    let written = f.write_all(bytes).and_then(|()| f.sync_all());
+    let written = f.write_all(bytes);
     drop(f);
     if let Err(e) = written {
         let _ = std::fs::remove_file(&tmp);

@@ -117,3 +117,36 @@ fn partial_doc_edit_placed_by_patch() {
     assert_eq!(f[2].as_ref().map(|c| c.text.as_str()), Some("y"));
     assert!(f[3].is_none());
 }
+
+/// REC-063: the `\ No newline at end of file` sentinel is neither side of a
+/// hunk, so it never becomes a line.
+#[test]
+fn the_no_newline_sentinel_is_no_line() {
+    let mut d = Doc {
+        segs: vec![
+            Seg::Known(split("a", 0)),
+            Seg::Gap {
+                len: Some(1),
+                why: Why::NoEvidence,
+            },
+        ],
+    };
+    let hunks = vec![Hunk {
+        old_start: 2,
+        old_lines: 1,
+        new_start: 2,
+        new_lines: 1,
+        lines: vec![
+            "-b".into(),
+            "\\ No newline at end of file".into(),
+            "+c".into(),
+        ],
+    }];
+    let steps = [Step {
+        old: "b".into(),
+        new: "c".into(),
+        all: false,
+    }];
+    assert_eq!(apply(&mut d, &steps, &hunks, 1, 9), Applied::Placed);
+    assert_eq!(d.text().as_deref(), Some("a\nc"));
+}

@@ -7,6 +7,8 @@
 //! along its file, and the streams merge on it. A backup stands at its
 //! `backupTime`, when the bytes were copied (FH-019).
 
+use std::collections::{BTreeMap, HashMap};
+
 use jiff::Timestamp;
 
 use crate::files::echo::Evidence;
@@ -61,6 +63,8 @@ pub(crate) struct Event {
     pub(crate) order: Option<Timestamp>,
     pub(crate) tool: &'static str,
     pub(crate) kind: &'static str,
+    /// The subagent whose step it is (a lane's, or a nested record's).
+    pub(crate) agent: Option<String>,
     /// For a backup: the store file.
     pub(crate) backup: Option<String>,
 }
@@ -127,37 +131,82 @@ pub(crate) struct Backup {
     pub(crate) version: u64,
 }
 
-/// The ordered timeline of `path` over `all` (one entry per transcript,
-/// `session_of` naming each one's session) plus `backups`.
-pub(crate) fn timeline(
-    path: &str,
-    all: &[FileTouches],
-    session_of: &[&str],
-    backups: Vec<Backup>,
-) -> Vec<Event> {
-    let mut streams: Vec<Vec<Event>> = Vec::new();
-    for (f, ft) in all.iter().enumerate() {
-        let mut evs: Vec<Event> = ft
-            .touches
-            .iter()
-            .filter(|t| t.path == path && !matches!(t.class, Class::Unresolved | Class::Marker))
-            .map(|t| Event {
-                action: action(t),
-                file: f,
-                line: t.line,
-                sub: t.sub,
-                ts: t
-                    .landed
-                    .as_deref()
-                    .or(t.ts.as_deref())
-                    .and_then(crate::timefmt::parse_ts),
-                order: None,
-                tool: t.tool,
-                kind: t.kind.name(),
-                backup: None,
-            })
-            .collect();
-        evs.extend(jumps(path, f, all, session_of));
+/// Every touch and sighting, grouped by path once: a timeline reads only its
+/// path's entries (`recover --all` rebuilds every path in one pass).
+#[derive(Default)]
+pub(crate) struct Index<'a> {
+    /// `(transcript, touch)` per path, in transcript then file order.
+    touches: HashMap<&'a str, Vec<(usize, &'a Touch)>>,
+    sightings: HashMap<&'a str, Vec<(usize, &'a Sighting)>>,
+    /// Each transcript's session id.
+    sessions: Vec<&'a str>,
+}
+
+impl<'a> Index<'a> {
+    pub(crate) fn new(all: &'a [FileTouches], session_of: Vec<&'a str>) -> Index<'a> {
+        let mut idx = Index {
+            sessions: session_of,
+            ..Index::default()
+        };
+        for (f, ft) in all.iter().enumerate() {
+            for t in &ft.touches {
+                idx.touches.entry(t.path.as_str()).or_default().push((f, t));
+            }
+            for s in &ft.sightings {
+                idx.sightings
+                    .entry(s.path.as_str())
+                    .or_default()
+                    .push((f, s));
+            }
+        }
+        idx
+    }
+
+    fn touches(&self, path: &str) -> &[(usize, &'a Touch)] {
+        self.touches.get(path).map_or(&[], Vec::as_slice)
+    }
+
+    /// The sightings of `path` in each transcript, by transcript.
+    pub(crate) fn sightings(&self, path: &str) -> &[(usize, &'a Sighting)] {
+        self.sightings.get(path).map_or(&[], Vec::as_slice)
+    }
+
+    pub(crate) fn session(&self, f: usize) -> Option<&'a str> {
+        self.sessions.get(f).copied()
+    }
+}
+
+/// The ordered timeline of `path`, plus `backups`.
+pub(crate) fn timeline(path: &str, idx: &Index<'_>, backups: Vec<Backup>) -> Vec<Event> {
+    let mut by_file: BTreeMap<usize, Vec<Event>> = BTreeMap::new();
+    for &(f, t) in idx.touches(path) {
+        if matches!(t.class, Class::Unresolved | Class::Marker) {
+            continue;
+        }
+        by_file.entry(f).or_default().push(Event {
+            action: action(t),
+            file: f,
+            line: t.line,
+            sub: t.sub,
+            ts: t
+                .landed
+                .as_deref()
+                .or(t.ts.as_deref())
+                .and_then(crate::timefmt::parse_ts),
+            order: None,
+            tool: t.tool,
+            kind: t.kind.name(),
+            agent: t.agent_id.clone(),
+            backup: None,
+        });
+    }
+    let mut files: Vec<usize> = idx.sightings(path).iter().map(|(f, _)| *f).collect();
+    files.dedup();
+    for f in files {
+        by_file.entry(f).or_default().extend(jumps(path, f, idx));
+    }
+    let mut out = Vec::new();
+    for (_, mut evs) in by_file {
         evs.sort_by_key(|e| (e.line, e.sub));
         let mut last: Option<Timestamp> = None;
         for e in &mut evs {
@@ -167,9 +216,8 @@ pub(crate) fn timeline(
             };
             last = e.order;
         }
-        streams.push(evs);
+        out.extend(evs);
     }
-    let mut out: Vec<Event> = streams.into_iter().flatten().collect();
     for b in backups {
         out.push(Event {
             action: Action::Full(b.content),
@@ -180,6 +228,7 @@ pub(crate) fn timeline(
             order: Some(b.backup_time),
             tool: "file-history",
             kind: "backup",
+            agent: None,
             backup: Some(format!("{} (v{})", b.name, b.version)),
         });
     }
@@ -189,32 +238,29 @@ pub(crate) fn timeline(
     out
 }
 
-/// Version jumps of `path` in file `f` that no write in their interval
+/// Version jumps of `path` in transcript `f` that no write in their interval
 /// explains: the file changed on disk outside the tool stream (FH-015,
 /// FH-018 aside). Any tracked path, not only settings: here a jump is a
 /// boundary, never a row.
-fn jumps(path: &str, f: usize, all: &[FileTouches], session_of: &[&str]) -> Vec<Event> {
-    let mine: Vec<Sighting> = all[f]
-        .sightings
+fn jumps(path: &str, f: usize, idx: &Index<'_>) -> Vec<Event> {
+    let mine: Vec<Sighting> = idx
+        .sightings(path)
         .iter()
-        .filter(|s| s.path == path)
-        .cloned()
+        .filter(|(g, _)| *g == f)
+        .map(|(_, s)| (*s).clone())
         .collect();
     let mut out = Vec::new();
     for (prev, cur) in history::jumps(&mine) {
-        let explained = all.iter().enumerate().any(|(j, other)| {
-            session_of.get(j) == session_of.get(f)
-                && other.touches.iter().any(|t| {
-                    t.path == path
-                        && writes(t.kind)
-                        && history::in_interval(
-                            t.line,
-                            t.landed.as_deref().or(t.ts.as_deref()),
-                            j == f,
-                            prev,
-                            cur,
-                        )
-                })
+        let explained = idx.touches(path).iter().any(|&(j, t)| {
+            idx.session(j) == idx.session(f)
+                && writes(t.kind)
+                && history::in_interval(
+                    t.line,
+                    t.landed.as_deref().or(t.ts.as_deref()),
+                    j == f,
+                    prev,
+                    cur,
+                )
         });
         if !explained {
             out.push(Event {
@@ -226,6 +272,7 @@ fn jumps(path: &str, f: usize, all: &[FileTouches], session_of: &[&str]) -> Vec<
                 order: None,
                 tool: "file-history",
                 kind: "version_jump",
+                agent: None,
                 backup: None,
             });
         }

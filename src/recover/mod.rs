@@ -21,7 +21,6 @@ pub(crate) mod sha256;
 pub(crate) mod store;
 
 use std::collections::BTreeMap;
-use std::path::Path;
 
 use crate::discovery::Transcript;
 use crate::files::history::Sighting;
@@ -93,35 +92,28 @@ pub(crate) fn ranges(doc: &doc::Doc) -> Vec<Range> {
     out
 }
 
-/// The trusted backups of `path` named by the sightings in `all`, and the
-/// verdict on every backup the store holds for it (`--list-backups`).
+/// The trusted backups of `path` named by its sightings, and the verdict on
+/// every backup the store holds for it (`--list-backups`).
 pub(crate) fn backups(
-    home: &Path,
+    store: &store::Store,
     path: &str,
-    all: &[FileTouches],
-    transcripts: &[Transcript],
+    idx: &events::Index<'_>,
 ) -> (Vec<Backup>, Vec<(store::Blob, store::Verdict)>) {
-    let mut by_session: BTreeMap<&str, Vec<&Sighting>> = BTreeMap::new();
-    for (t, ft) in transcripts.iter().zip(all) {
-        for s in ft.sightings.iter().filter(|s| s.path == path) {
-            by_session.entry(t.session_id.as_str()).or_default().push(s);
-        }
-    }
     let mut trusted = Vec::new();
     let mut listing = Vec::new();
     if !crate::files::path::is_absolute(path) {
         return (trusted, listing);
     }
-    for blob in store::list(home, path) {
-        let named: Vec<&Sighting> = by_session
-            .get(blob.session.as_str())
-            .map(|v| {
-                v.iter()
-                    .copied()
-                    .filter(|s| s.backup.as_deref() == Some(blob.name.as_str()))
-                    .collect()
+    for blob in store.blobs(path) {
+        let named: Vec<&Sighting> = idx
+            .sightings(path)
+            .iter()
+            .filter(|(f, s)| {
+                idx.session(*f) == Some(blob.session.as_str())
+                    && s.backup.as_deref() == Some(blob.name.as_str())
             })
-            .unwrap_or_default();
+            .map(|(_, s)| *s)
+            .collect();
         let v = store::verdict(&blob, &named);
         if let store::Verdict::Trusted { backup_time, .. } = &v {
             let content = std::fs::read(&blob.path)
@@ -144,13 +136,11 @@ pub(crate) fn backups(
 /// The timeline of `path` and its replay to `cut`.
 pub(crate) fn rebuild(
     path: &str,
-    all: &[FileTouches],
-    transcripts: &[Transcript],
+    idx: &events::Index<'_>,
     backups: Vec<Backup>,
     cut: Cut,
 ) -> (Vec<Event>, Rebuilt) {
-    let sessions: Vec<&str> = transcripts.iter().map(|t| t.session_id.as_str()).collect();
-    let timeline = events::timeline(path, all, &sessions, backups);
+    let timeline = events::timeline(path, idx, backups);
     let rebuilt = replay::replay(&timeline, cut);
     (timeline, rebuilt)
 }
@@ -209,6 +199,7 @@ pub(crate) fn opaque_after(
                 order: ts,
                 tool: x.tool,
                 kind: x.kind.name(),
+                agent: None,
                 backup: None,
             };
             let after = match (ts, last_content) {

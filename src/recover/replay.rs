@@ -126,7 +126,10 @@ pub(crate) fn replay(timeline: &[Event], cut: Cut) -> Rebuilt {
                 }
                 r.deleted = None;
             }
-            Action::Append(text) => append(&mut r.doc, text, src),
+            Action::Append(text) => {
+                append(&mut r.doc, text, src);
+                r.evidence = true;
+            }
             Action::Cat(stdout) => cat(&mut r, i, stdout),
             Action::Snippet(lines) => snippet(&mut r, i, lines),
             Action::Boundary => {
@@ -166,6 +169,13 @@ fn read(
     truncated: bool,
 ) {
     let src = i as u32;
+    if content.is_empty() && num == 0 && start <= 1 && total <= 1 {
+        // An empty file, read whole.
+        r.doc = Doc::full("", src);
+        r.evidence = true;
+        r.deleted = None;
+        return;
+    }
     let mut lines = split(content, src);
     if lines.len() != num || start == 0 || start + lines.len() > total + 1 {
         // REC-048: startLine 0 does not say where the window sits.
@@ -317,5 +327,37 @@ mod tests {
         assert_eq!(bash_trim("\n\n  a\nb\n\n"), "  a\nb");
         assert_eq!(bash_trim("a \t\n"), "a");
         assert_eq!(bash_trim(" \n"), "");
+    }
+
+    fn read(start: usize, num: usize, total: usize, content: &str) -> Event {
+        Event {
+            action: Action::Read {
+                start,
+                num,
+                total,
+                content: content.into(),
+                truncated: false,
+            },
+            file: 0,
+            line: 1,
+            sub: 0,
+            ts: None,
+            order: None,
+            tool: "Read",
+            kind: "read_partial",
+            agent: None,
+            backup: None,
+        }
+    }
+
+    /// REC-048: a `startLine` of 0 does not say where the window sits: not
+    /// placed. REC-050: a window ending at the file's end holds the empty
+    /// last line; two windows that meet make the whole file.
+    #[test]
+    fn windows_place_by_start_line() {
+        let r = replay(&[read(0, 2, 5, "a\nb")], Cut::End);
+        assert!(r.doc.is_blank() && !r.evidence && r.notes.len() == 1);
+        let r = replay(&[read(3, 2, 4, "c\n"), read(1, 2, 4, "a\nb")], Cut::End);
+        assert_eq!(r.doc.text().as_deref(), Some("a\nb\nc\n"));
     }
 }

@@ -76,40 +76,61 @@ impl Verdict {
     }
 }
 
-/// The store's backups of `abs` across every session directory, by session
-/// then version.
-pub(crate) fn list(home: &Path, abs: &str) -> Vec<Blob> {
-    let key = path_hash(abs);
-    let mut out = Vec::new();
-    let Ok(sessions) = std::fs::read_dir(home.join("file-history")) else {
-        return out;
-    };
-    for s in sessions.flatten() {
-        let Ok(files) = std::fs::read_dir(s.path()) else {
-            continue;
+/// The store listed once: every backup file by its path key.
+#[derive(Debug, Default)]
+pub(crate) struct Store {
+    by_key: std::collections::HashMap<String, Vec<Blob>>,
+}
+
+impl Store {
+    /// Every `<hash>@vN` file under `<home>/file-history/*/` (none when absent).
+    pub(crate) fn read(home: &Path) -> Store {
+        let mut by_key: std::collections::HashMap<String, Vec<Blob>> = Default::default();
+        let Ok(sessions) = std::fs::read_dir(home.join("file-history")) else {
+            return Store::default();
         };
-        let session = s.file_name().to_string_lossy().into_owned();
-        for f in files.flatten() {
-            let name = f.file_name().to_string_lossy().into_owned();
-            let Some(v) = name.strip_prefix(&key).and_then(|r| r.strip_prefix("@v")) else {
+        for s in sessions.flatten() {
+            let Ok(files) = std::fs::read_dir(s.path()) else {
                 continue;
             };
-            let meta = f.metadata().ok();
-            out.push(Blob {
-                session: session.clone(),
-                version: v.parse().ok(),
-                name,
-                path: f.path(),
-                mtime: meta
-                    .as_ref()
-                    .and_then(|m| m.modified().ok())
-                    .and_then(to_ts),
-                size: meta.map_or(0, |m| m.len()),
+            let session = s.file_name().to_string_lossy().into_owned();
+            for f in files.flatten() {
+                let name = f.file_name().to_string_lossy().into_owned();
+                let Some((key, v)) = name.split_once("@v") else {
+                    continue;
+                };
+                if key.len() != 16 || !key.bytes().all(|b| b.is_ascii_hexdigit()) {
+                    continue;
+                }
+                let meta = f.metadata().ok();
+                by_key.entry(key.to_string()).or_default().push(Blob {
+                    session: session.clone(),
+                    version: v.parse().ok(),
+                    path: f.path(),
+                    mtime: meta
+                        .as_ref()
+                        .and_then(|m| m.modified().ok())
+                        .and_then(to_ts),
+                    size: meta.map_or(0, |m| m.len()),
+                    name,
+                });
+            }
+        }
+        for v in by_key.values_mut() {
+            v.sort_by(|a, b| {
+                (&a.session, a.version, &a.name).cmp(&(&b.session, b.version, &b.name))
             });
         }
+        Store { by_key }
     }
-    out.sort_by(|a, b| (&a.session, a.version, &a.name).cmp(&(&b.session, b.version, &b.name)));
-    out
+
+    /// The backups of the absolute path `abs`, by session then version.
+    pub(crate) fn blobs(&self, abs: &str) -> Vec<Blob> {
+        self.by_key
+            .get(&path_hash(abs))
+            .cloned()
+            .unwrap_or_default()
+    }
 }
 
 fn to_ts(t: SystemTime) -> Option<Timestamp> {

@@ -86,19 +86,20 @@ pub(crate) fn run(
         ))
         .into());
     }
+    let sessions = transcripts.iter().map(|t| t.session_id.as_str()).collect();
+    let idx = recover::events::Index::new(&all, sessions);
+    let store = recover::store::Store::read(&cfg.home);
+    let ctx = Ctx {
+        cfg,
+        dir: &dir,
+        idx: &idx,
+        store: &store,
+        cut,
+        problems,
+    };
     let mut tally = Tally::default();
     for (p, rel) in plan {
-        let row = one(
-            cfg,
-            &dir,
-            p,
-            rel,
-            &all,
-            transcripts,
-            cut,
-            problems,
-            &mut tally,
-        );
+        let row = one(&ctx, p, rel, &mut tally);
         print_row(out, &row, cfg.format)?;
     }
     summary(out, &tally, &dir, cfg.format, problems.count(), started)?;
@@ -135,20 +136,25 @@ struct Tally {
     errors: usize,
 }
 
-#[allow(clippy::too_many_arguments)]
+/// What every file's rebuild shares.
+struct Ctx<'c> {
+    cfg: &'c Config,
+    dir: &'c Path,
+    idx: &'c recover::events::Index<'c>,
+    store: &'c recover::store::Store,
+    cut: recover::replay::Cut,
+    problems: &'c Problems,
+}
+
 fn one<'p>(
-    cfg: &Config,
-    dir: &Path,
+    ctx: &Ctx<'_>,
     path: &'p str,
     rel: Result<PathBuf, String>,
-    all: &[FileTouches],
-    transcripts: &[Transcript],
-    cut: recover::replay::Cut,
-    problems: &Problems,
     tally: &mut Tally,
 ) -> Row<'p> {
-    let (trusted, _) = recover::backups(&cfg.home, path, all, transcripts);
-    let (_, rebuilt) = recover::rebuild(path, all, transcripts, trusted, cut);
+    let (cfg, dir, problems) = (ctx.cfg, ctx.dir, ctx.problems);
+    let (trusted, _) = recover::backups(ctx.store, path, ctx.idx);
+    let (_, rebuilt) = recover::rebuild(path, ctx.idx, trusted, ctx.cut);
     let map = recover::ranges(&rebuilt.doc);
     let mut row = Row {
         tag: "recovered",

@@ -80,9 +80,12 @@ pub(crate) fn run(
         }
     }
     let path = asked.resolve(&all)?;
+    let sessions = transcripts.iter().map(|t| t.session_id.as_str()).collect();
+    let idx = crate::recover::events::Index::new(&all, sessions);
+    let store = crate::recover::store::Store::read(&cfg.home);
     if args.list_backups {
         let path = path.unwrap_or_else(|| asked.abs.clone());
-        let (_, listing) = crate::recover::backups(&cfg.home, &path, &all, &transcripts);
+        let (_, listing) = crate::recover::backups(&store, &path, &idx);
         print::backups(out, &path, &listing, cfg.format)?;
         return Ok(Exit::from(!listing.is_empty(), problems.count()));
     }
@@ -94,8 +97,8 @@ pub(crate) fn run(
         return Ok(Exit::from(false, problems.count()));
     };
     let cut = point::cut(cfg.at.as_deref(), &transcripts)?;
-    let (trusted, _) = crate::recover::backups(&cfg.home, &path, &all, &transcripts);
-    let (timeline, rebuilt) = crate::recover::rebuild(&path, &all, &transcripts, trusted, cut);
+    let (trusted, _) = crate::recover::backups(&store, &path, &idx);
+    let (timeline, rebuilt) = crate::recover::rebuild(&path, &idx, trusted, cut);
     let opaque = crate::recover::opaque_after(&path, &timeline, &rebuilt, &all, &transcripts, cut);
     let report = print::Report {
         path: &path,

@@ -29,6 +29,7 @@ pub(crate) struct Report<'a> {
 #[derive(Serialize)]
 struct Source<'a> {
     session_id: Option<&'a str>,
+    agent_id: Option<&'a str>,
     file: Option<String>,
     line: Option<usize>,
     tool: &'static str,
@@ -41,6 +42,7 @@ fn source<'a>(r: &Report<'a>, step: usize) -> Option<Source<'a>> {
     let tr = r.transcripts.get(e.file);
     Some(Source {
         session_id: tr.map(|t| t.session_id.as_str()),
+        agent_id: e.agent.as_deref(),
         file: tr.map(|t| t.path.to_string_lossy().into_owned()),
         line: tr.map(|_| e.line),
         tool: e.tool,
@@ -55,13 +57,21 @@ fn step_name(r: &Report<'_>, step: usize) -> String {
         return "?".into();
     };
     match r.transcripts.get(e.file) {
-        Some(t) => format!(
-            "{} L{} {} ({})",
-            t.at().chars().take(9).collect::<String>(),
-            e.line,
-            e.tool,
-            e.kind
-        ),
+        Some(t) => {
+            let short = crate::discovery::short;
+            let agent = e
+                .agent
+                .as_deref()
+                .map(|a| format!("@{}", short(a)))
+                .unwrap_or_default();
+            format!(
+                "@{}{agent} L{} {} ({})",
+                short(&t.session_id),
+                e.line,
+                e.tool,
+                e.kind
+            )
+        }
         None => format!("file-history backup {}", e.backup.as_deref().unwrap_or("?")),
     }
 }
