@@ -39,8 +39,13 @@ fn ok(s: &mut Session, id: &str, echo: Value) {
     s.tool_result(id, "ok", false, Some(echo));
 }
 
-/// REC-055/071/086: a create only from the Write echo's `type`; an Edit
-/// echo has no type; REC-074: an errored call is `failed`, kept and said.
+/// REC-055, REC-056, REC-057, REC-071, REC-086: a create only from the Write
+/// echo's `type` (FH-031 create shape, REC-064/REC-065: an empty patch says
+/// nothing); an Edit echo has no type (REC-059, REC-066, FH-032) and may carry
+/// staleRecovered (FH-006, FH-035); REC-074, FH-009, FH-011: an errored call
+/// is `failed`, kept and said; REC-070/REC-079: the path key per tool,
+/// NotebookEdit's `notebook_path` (REC-072, REC-082); a file_unchanged echo
+/// has no content (REC-046, FH-048).
 #[test]
 fn structured_kinds_from_the_echo() {
     let mut s = Session::new("s-kinds", CWD);
@@ -153,8 +158,8 @@ fn structured_kinds_from_the_echo() {
     assert_eq!(e["turn"], 1);
 }
 
-/// BASH-001…008, 019…024: bash operands with their resolution classes, cd
-/// tracked inside one command, class markers for unnamed mutations.
+/// BASH-023 classes, BASH-021 absolute shapes, BASH-020 class markers,
+/// WIN-005 PowerShell as an opaque row; cd tracked inside one command.
 #[test]
 fn bash_operands_and_classes() {
     let mut s = Session::new("s-bash", CWD);
@@ -210,8 +215,11 @@ fn bash_operands_and_classes() {
     }
 }
 
-/// FH-005/006/007 freshness signals and FH-015/021/022 external writes: a
-/// settings-file version jump with no tool write in its interval.
+/// Freshness signals FH-005 (hint, relative to the result record's cwd),
+/// FH-007, FH-033, REC-054 (edited_text_file) and external writes FH-014,
+/// FH-015, FH-017 (the flag is never read), FH-021, FH-022, FH-039: a
+/// settings-file version jump with no tool write in its interval, at the
+/// snapshot's nested instant (FH-001).
 #[test]
 fn signals_and_external_writes() {
     let settings = "/home/ana/.claude/settings.json";
@@ -255,7 +263,8 @@ fn signals_and_external_writes() {
 }
 
 /// Subagent work nested in `agent_progress` records (no lane file) is read,
-/// attributed to its agent; --no-subagents leaves it out; --path filters.
+/// attributed to its agent, a Read with no echo is `read` (SUB-029);
+/// --no-subagents leaves it out; --path filters.
 #[test]
 fn nested_agent_progress_and_filters() {
     let mut s = Session::new("s-nest", CWD);
@@ -403,4 +412,121 @@ fn independent(home: &std::path::Path) -> (BTreeSet<String>, BTreeSet<String>) {
         }
     }
     (all, landed)
+}
+
+/// The other Read variants and echo riders (REC-043, REC-046, IMG-011,
+/// IMG-012, FH-048: contentless echoes are never content; REC-069: unknown
+/// riders are ignored), a truncation said only by a `read_truncation_notice`
+/// (FH-044, REC-052), a result written before its call (REC-075), and a
+/// subagent's report-file rejection (SUB-032) and workflow-lane string error
+/// (SUB-030, SUB-031).
+#[test]
+fn read_variants_notices_and_join_order() {
+    let mut s = Session::new("s-variants", CWD);
+    s.user("go");
+    let img = "/home/ana/app/shot.png";
+    s.tool_use("m", "i1", "Read", json!({"file_path": img}));
+    ok(
+        &mut s,
+        "i1",
+        json!({"type": "image", "file": {"base64": "iVBOR", "type": "image/png", "originalSize": 5}}),
+    );
+    let pdf = "/home/ana/app/doc.pdf";
+    s.tool_use("m", "p1", "Read", json!({"file_path": pdf}));
+    ok(
+        &mut s,
+        "p1",
+        json!({"type": "parts", "file": {"filePath": pdf, "originalSize": 9, "count": 2, "outputDir": "/tmp/x"}}),
+    );
+    let big = "/home/ana/app/big.log";
+    s.tool_use("m", "b1", "Read", json!({"file_path": big}));
+    ok(
+        &mut s,
+        "b1",
+        json!({"type": "text", "file": {"filePath": big, "content": "a\nb", "numLines": 2, "startLine": 1, "totalLines": 900}, "memdirStamped": true}),
+    );
+    s.push(json!({"type": "attachment", "attachment": {"type": "read_truncation_notice",
+        "banner": "[Truncated: PARTIAL view \u{2014} /home/ana/app/big.log: showing lines 1-2 of 900 total]", "toolUseID": "b1"}}));
+    // REC-075: the result one line before its call.
+    let late = "/home/ana/app/late.rs";
+    ok(
+        &mut s,
+        "l1",
+        json!({"type": "create", "filePath": late, "content": "x", "structuredPatch": [], "originalFile": null}),
+    );
+    s.tool_use(
+        "m",
+        "l1",
+        "Write",
+        json!({"file_path": late, "content": "x"}),
+    );
+    let report = "/home/ana/app/REPORT.md";
+    s.tool_use(
+        "m",
+        "r1",
+        "Write",
+        json!({"file_path": report, "content": "findings"}),
+    );
+    s.tool_result("r1", "<tool_use_error>Subagents should return findings as text, not write report files. Include this content in your final response instead.</tool_use_error>", true, Some(json!("Error: Subagents should return findings as text")));
+    let h = Home::new();
+    h.write("-home-ana-app", &s.file_name(), &s.lines);
+    let ev = events(&h, &[]);
+    assert_eq!(kinds(&ev, img), vec!["read_other"]);
+    assert_eq!(kinds(&ev, pdf), vec!["read_other"]);
+    assert_eq!(kinds(&ev, big), vec!["read_truncated"]);
+    assert_eq!(kinds(&ev, late), vec!["create"]);
+    assert_eq!(kinds(&ev, report), vec!["failed"]);
+}
+
+/// Bash cwd is the tool_use record's own (BASH-001, BASH-007: the result
+/// record may already carry the post-command directory); a `cd` never
+/// carries over to the next call (BASH-002, BASH-003, BASH-005), nor out of a
+/// backgrounded command (BASH-008); pushd tracks like cd and popd loses the
+/// directory (BASH-022); the sandbox flag changes nothing (BASH-030); a
+/// PowerShell command is never parsed (WIN-005, WIN-010).
+#[test]
+fn bash_cwd_is_per_call_and_per_record() {
+    let mut s = Session::new("s-cwd", CWD);
+    s.user("go");
+    s.tool_use(
+        "m",
+        "c1",
+        "Bash",
+        json!({"command": "cd sub && rm a", "dangerouslyDisableSandbox": true}),
+    );
+    // The result record already stands in the new directory.
+    s.cwd = "/home/ana/app/sub".into();
+    s.tool_result(
+        "c1",
+        "",
+        false,
+        Some(json!({"stdout": "", "stderr": "", "interrupted": false, "isImage": false})),
+    );
+    s.cwd = CWD.into();
+    s.tool_use("m", "c2", "Bash", json!({"command": "rm b"}));
+    s.tool_use("m", "c3", "Bash", json!({"command": "cd far & rm c"}));
+    s.tool_use(
+        "m",
+        "c4",
+        "Bash",
+        json!({"command": "pushd lib && rm d && popd && rm e"}),
+    );
+    let h = Home::new();
+    h.write("-home-ana-app", &s.file_name(), &s.lines);
+    let ev = events(&h, &[]);
+    let mut paths: Vec<(&str, &str)> = ev
+        .iter()
+        .map(|v| (v["path"].as_str().unwrap(), v["class"].as_str().unwrap()))
+        .collect();
+    paths.sort_unstable();
+    assert_eq!(
+        paths,
+        vec![
+            ("/home/ana/app/b", "cwd-joined"),
+            ("/home/ana/app/c", "cwd-joined"),
+            ("/home/ana/app/lib/d", "cd-tracked"),
+            ("/home/ana/app/sub/a", "cd-tracked"),
+            ("e", "unresolved"),
+        ]
+    );
 }

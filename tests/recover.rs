@@ -9,8 +9,9 @@ use crate::common::{json_lines, Home, Session};
 const CWD: &str = "/home/ana/app";
 const FILE: &str = "/home/ana/app/src/lib.rs";
 
-/// A structuredPatch as Claude Code writes it: one hunk over the changed
-/// lines (no context), tabs shown as two spaces (the display diff).
+/// A structuredPatch as Claude Code writes it (REC-062: five keys per
+/// hunk): one hunk over the changed lines (no context), tabs shown as two
+/// spaces (the display diff).
 fn patch(before: &str, after: &str) -> Value {
     let a: Vec<&str> = before.split('\n').collect();
     let b: Vec<&str> = after.split('\n').collect();
@@ -132,10 +133,11 @@ fn recover(h: &Home, args: &[&str]) -> (i32, String, String) {
     )
 }
 
-/// The acceptance round trip: Write, five landed Edits (two replaceAll, one
-/// deleting a line, one carrying originalFile) and one failing, a partial
-/// Read; the file is rebuilt byte-exact as of EVERY line of the transcript.
-/// The file holds tabs, which the echo's patch shows as spaces (REC-062).
+/// The acceptance round trip: Write, five landed Edits (two replaceAll,
+/// REC-061; one deleting a line; two carrying originalFile, REC-060) and one
+/// failing (REC-074, REC-073: its echo is a string), a partial Read (REC-051);
+/// the file is rebuilt byte-exact as of EVERY line of the transcript. The file
+/// holds tabs, which the echo's patch shows as spaces (REC-062).
 #[test]
 fn write_edits_and_a_partial_read_round_trip_at_every_line() {
     let mut s = Session::new("s-round", CWD);
@@ -207,9 +209,9 @@ fn write_edits_and_a_partial_read_round_trip_at_every_line() {
     assert_eq!(rec["lines"], v5.split('\n').count());
 }
 
-/// A file known only through a Read window: the text prints with exact,
-/// marked gaps (never filled), the map says which lines came from where,
-/// and the exit status is 1.
+/// A file known only through a Read window (REC-042, REC-050, REC-051): the
+/// text prints with exact, marked gaps (never filled), the map says which
+/// lines came from where, and the exit status is 1.
 #[test]
 fn a_partly_known_file_prints_exact_gaps() {
     let mut s = Session::new("s-part", CWD);
@@ -250,9 +252,9 @@ fn a_partly_known_file_prints_exact_gaps() {
     );
 }
 
-/// FH-043: a one-line file cut by the token cap looks like a complete read;
-/// the `truncatedByTokenCap` flag demotes it, and its last (only) line may be
-/// cut mid-line, so nothing is claimed.
+/// FH-043, FH-026, FH-027, FH-042, REC-047: a one-line file cut by the token
+/// cap looks like a complete read; the `truncatedByTokenCap` flag demotes it,
+/// and its last (only) line may be cut mid-line, so nothing is claimed.
 #[test]
 fn a_token_capped_read_is_never_the_whole_file() {
     let mut s = Session::new("s-cap", CWD);
@@ -277,9 +279,10 @@ fn a_token_capped_read_is_never_the_whole_file() {
 }
 
 /// Bash `cat` after `cd sub &&` reads the file in the tracked directory
-/// (BASH-023 cd-tracked); its stdout is the file with trimmed edges
-/// (BASH-010), so alone it leaves the edges marked unknown, and after a
-/// Write it only confirms the exact text.
+/// (BASH-023 cd-tracked, FH-012, BASH-019); its stdout is the file with
+/// trimmed edges (BASH-010, BASH-012, BASH-025: the echo is there), so alone
+/// it leaves the edges marked unknown, and after a Write it only confirms the
+/// exact text. Recover admits Bash results on `stdout` (MISC-030).
 #[test]
 fn cat_after_cd_resolves_in_the_tracked_directory() {
     let notes = "/home/ana/app/sub/notes.txt";
@@ -335,8 +338,8 @@ fn cat_after_cd_resolves_in_the_tracked_directory() {
     assert_eq!((code, out.as_str()), (0, "alpha\n  beta\n"));
 }
 
-/// BASH-013/014: a quoted heredoc into `cat >` is the file's bytes; `sed -i`
-/// afterwards (BASH-024) makes it unknown again.
+/// BASH-013, BASH-014: a quoted heredoc into `cat >` is the file's bytes;
+/// `sed -i` afterwards (BASH-024) makes it unknown again.
 #[test]
 fn heredoc_writes_and_sed_in_place() {
     let out_file = "/home/ana/app/out.txt";
@@ -379,9 +382,9 @@ fn heredoc_writes_and_sed_in_place() {
     assert!(!out.contains("price"), "{out}");
 }
 
-/// FH-023/025: a backup is trusted only when its mtime agrees with the
-/// recorded backupTime; an unexplained version jump with no trusted backup
-/// makes the file unknown (FH-015).
+/// FH-023, FH-025, FH-016, FH-024: a backup is trusted only when its mtime
+/// agrees with the recorded backupTime; an unexplained version jump with no
+/// trusted backup makes the file unknown (FH-015, FH-018).
 #[test]
 fn a_backup_with_the_wrong_mtime_is_not_trusted() {
     let path = "/home/ana/app/conf.txt";
@@ -527,4 +530,172 @@ fn a_deleted_file_is_shown_as_before() {
     let (code, out, err) = recover(&h, &["--file", "src/lib.rs", "@s-rm"]);
     assert_eq!((code, out.as_str()), (0, "keep me\n"), "{err}");
     assert!(err.contains("deleted at"), "{err}");
+}
+
+/// FH-050, REC-058: an update echo stripped to an empty `content` (with a
+/// null originalFile) does not empty the file: the input holds the bytes.
+#[test]
+fn a_stripped_update_echo_uses_the_write_input() {
+    let mut s = Session::new("s-strip", CWD);
+    s.user("write twice");
+    write(&mut s, "toolu_w1", FILE, "one\n");
+    s.tool_use(
+        "m",
+        "toolu_w2",
+        "Write",
+        json!({"file_path": FILE, "content": "two\n"}),
+    );
+    s.tool_result(
+        "toolu_w2",
+        &format!("The file {FILE} has been updated successfully."),
+        false,
+        Some(json!({"type": "update", "filePath": FILE, "content": "", "structuredPatch": [], "originalFile": null})),
+    );
+    let h = home_with(&s);
+    assert_eq!(recover(&h, &["--file", FILE]).1, "two\n");
+}
+
+/// SUB-026, REC-080, REC-081, REC-083: a subagent's calls nested in
+/// agent_progress records carry no echo; the Write's input `content` and the
+/// Edit's `old_string`/`new_string` rebuild the file.
+#[test]
+fn nested_subagent_calls_rebuild_from_their_inputs() {
+    let mut s = Session::new("s-nested", CWD);
+    s.user("delegate");
+    let mut n = 0;
+    let mut nest = |s: &mut Session, rec: Value| {
+        n += 1;
+        s.push(json!({"type": "progress", "data": {"message": rec, "normalizedMessages": [], "type": "agent_progress",
+            "prompt": "do it", "agentId": "a7777777777777777"}, "toolUseID": format!("agent_msg_{n}"), "parentToolUseID": "toolu_0"}));
+    };
+    let call = |id: &str, name: &str, input: Value| {
+        json!({"type": "assistant", "message": {"role": "assistant", "model": "claude-x", "content": [
+            {"type": "tool_use", "id": id, "name": name, "input": input}]}, "uuid": format!("n-{id}"), "timestamp": "2026-01-01T00:01:00.000Z"})
+    };
+    let result = |id: &str| {
+        json!({"type": "user", "message": {"role": "user", "content": [{"tool_use_id": id, "type": "tool_result", "content": "ok"}]},
+            "uuid": format!("r-{id}"), "timestamp": "2026-01-01T00:01:01.000Z"})
+    };
+    nest(
+        &mut s,
+        call(
+            "toolu_nw",
+            "Write",
+            json!({"file_path": FILE, "content": "let a = 1;\nlet b = 2;\n"}),
+        ),
+    );
+    nest(&mut s, result("toolu_nw"));
+    nest(
+        &mut s,
+        call(
+            "toolu_ne",
+            "Edit",
+            json!({"file_path": FILE, "old_string": "b = 2", "new_string": "b = 3", "replace_all": false}),
+        ),
+    );
+    nest(&mut s, result("toolu_ne"));
+    let h = home_with(&s);
+    let (code, out, err) = recover(&h, &["--file", FILE, "--coverage", "--format", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let rows = json_lines(out.as_bytes());
+    let known: Vec<&Value> = rows.iter().filter(|r| r["type"] == "range").collect();
+    assert!(
+        known
+            .iter()
+            .all(|r| r["source"]["agent_id"] == "a7777777777777777"),
+        "{known:?}"
+    );
+    assert_eq!(recover(&h, &["--file", FILE]).1, "let a = 1;\nlet b = 3;\n");
+}
+
+/// REC-084: a MultiEdit's echo carries its `edits[]` and the pre-image
+/// (`originalFileContents`, the corpus shape); the edits apply in order.
+#[test]
+fn multi_edit_applies_its_edits_in_order() {
+    let mut s = Session::new("s-multi", CWD);
+    s.user("edit");
+    write(&mut s, "toolu_w", FILE, "a b c\n");
+    let edits = json!([{"old_string": "a", "new_string": "x", "replace_all": false}, {"old_string": "x b", "new_string": "y", "replace_all": false}]);
+    s.tool_use(
+        "m",
+        "toolu_m",
+        "MultiEdit",
+        json!({"file_path": FILE, "edits": edits}),
+    );
+    s.tool_result(
+        "toolu_m",
+        &format!("Applied 2 edits to {FILE}:"),
+        false,
+        Some(json!({"filePath": FILE, "edits": edits, "originalFileContents": "a b c\n", "structuredPatch": patch("a b c\n", "y c\n"), "userModified": false})),
+    );
+    let h = home_with(&s);
+    let (code, out, err) = recover(&h, &["--file", FILE]);
+    assert_eq!((code, out.as_str()), (0, "y c\n"), "{err}");
+}
+
+/// FH-013, BASH-020: a command that changes files without naming them is
+/// counted after the last content, never applied; a cat whose result has
+/// stderr is not content (BASH-011).
+#[test]
+fn opaque_commands_are_disclosed_not_applied() {
+    let mut s = Session::new("s-opaque", CWD);
+    s.user("write and format");
+    write(&mut s, "toolu_w", FILE, "fn  main(){}\n");
+    s.tool_use(
+        "m",
+        "toolu_f",
+        "Bash",
+        json!({"command": "cargo fmt --all"}),
+    );
+    s.tool_result(
+        "toolu_f",
+        "",
+        false,
+        Some(json!({"stdout": "", "stderr": "", "interrupted": false, "isImage": false})),
+    );
+    s.tool_use("m", "toolu_c", "Bash", json!({"command": "cat src/lib.rs"}));
+    s.tool_result("toolu_c", "fn main() {}", false, Some(json!({"stdout": "fn main() {}", "stderr": "warning", "interrupted": false, "isImage": false})));
+    let h = home_with(&s);
+    let (code, out, err) = recover(&h, &["--file", FILE]);
+    assert_eq!((code, out.as_str()), (0, "fn  main(){}\n"));
+    assert!(
+        err.contains("fmt:cargo") && err.contains("not applied"),
+        "{err}"
+    );
+}
+
+/// FH-007, FH-008, FH-034: an edited_text_file makes the file unknown, and
+/// its snippet's first run is placed at its gutter numbers — 17 lines at
+/// most, since later hunks count from the old file.
+#[test]
+fn an_edited_text_file_snippet_places_its_first_hunk() {
+    let mut s = Session::new("s-snip", CWD);
+    s.user("write");
+    write(&mut s, "toolu_w", FILE, "old\n");
+    let snippet: Vec<String> = (3..=22).map(|n| format!("{n}\tline {n}")).collect();
+    s.push(
+        json!({"type": "attachment", "attachment": {"type": "edited_text_file", "filename": FILE,
+        "snippet": format!("{}\n... [4 lines truncated] ...", snippet.join("\n"))}}),
+    );
+    let h = home_with(&s);
+    let (code, out, _) = recover(&h, &["--file", FILE, "--coverage", "--format", "json"]);
+    assert_eq!(code, 1);
+    let ranges: Vec<(Value, Value, Value)> = json_lines(out.as_bytes())
+        .iter()
+        .filter(|r| r["type"] == "range")
+        .map(|r| (r["from"].clone(), r["to"].clone(), r["known"].clone()))
+        .collect();
+    assert_eq!(
+        ranges,
+        vec![
+            (json!(1), json!(2), json!(false)),
+            (json!(3), json!(19), json!(true)),
+            (json!(20), Value::Null, json!(false))
+        ]
+    );
+    let (_, text, _) = recover(&h, &["--file", FILE]);
+    assert!(
+        text.contains("line 19\n<<csift gap:") && !text.contains("\nline 20"),
+        "{text}"
+    );
 }
