@@ -13,6 +13,7 @@ pub mod discovery;
 pub(crate) mod error;
 pub(crate) mod exchange;
 pub(crate) mod files;
+pub(crate) mod globs;
 pub mod loss;
 pub mod output;
 pub mod record;

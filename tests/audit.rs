@@ -656,7 +656,8 @@ fn unanswered_calls_skip_the_live_tail_tail_001() {
         .any(|t| t.contains("toolu_orphan") && t.contains("orphan")));
     assert!(d
         .iter()
-        .any(|t| t.contains("toolu_bg") && t.contains("TAIL-011")));
+        // TAIL-011: a background launch is acknowledged at once.
+        .any(|t| t.contains("toolu_bg") && t.contains("launches are answered at once")));
 }
 
 #[test]
@@ -675,6 +676,29 @@ fn duplicate_uuids_are_classified_rec_091() {
     assert_eq!(f.len(), 1);
     assert_eq!(f[0]["line"], 4);
     assert!(f[0]["detail"].as_str().unwrap().contains("plus slug"));
+}
+
+/// A copy that is none of the named classes says which top-level fields
+/// differ (a resume on another machine rewrote cwd and version), under the
+/// class name the docs give, `repeat`.
+#[test]
+fn a_plain_repeat_names_the_fields_that_differ() {
+    let home = Home::new();
+    let mut s = session();
+    s.user("go");
+    s.text("msg_1", "hello");
+    let mut copy = s.lines[1].clone();
+    copy["cwd"] = json!("/elsewhere/app");
+    copy["version"] = json!("2.1.999");
+    s.raw(copy);
+    home.write("-w-app", &s.file_name(), &s.lines);
+    let (_, rows) = audit(&home, &["--kind", "duplicate-uuid"]);
+    let f = findings(&rows, "duplicate-uuid");
+    assert_eq!(f.len(), 1);
+    assert_eq!(
+        f[0]["detail"],
+        "uuid first seen on line 2: repeat (differs in cwd, version)"
+    );
 }
 
 #[test]

@@ -193,9 +193,10 @@ fn replaced_by_rename_misc_017() {
             .collect();
         assert_eq!(versions.len(), 1, "one run read two versions: {versions:?}");
         for cmd in robust::COMMANDS {
-            let mut args = cmd.to_vec();
-            args.push(f.to_str().unwrap());
-            run(h.path(), &args);
+            run(
+                h.path(),
+                &robust::command(h.path(), cmd, &[f.to_str().unwrap()]),
+            );
         }
     }
     drop(writer);
@@ -230,7 +231,7 @@ fn deleted_between_discovery_and_read() {
     let mut errors = 0;
     for _ in 0..3 {
         for cmd in robust::COMMANDS {
-            let r = run(h.path(), cmd);
+            let r = run(h.path(), &robust::command(h.path(), cmd, &[]));
             if r.code() == 2 && !r.skipped && !r.stderr().contains("name one with @") {
                 assert!(
                     r.stderr().contains("c4a9c4a9-0000-4000-8000-"),

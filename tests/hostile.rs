@@ -165,7 +165,11 @@ fn a_20_mb_single_line_in_bounded_memory() {
     // verbatim (which needs one transcript) once with the file as its target.
     every_command_human(h.path(), &[]);
     run(h.path(), &["search", "^.", "--format", "json"]);
-    run(h.path(), &["show", "--format", "json"]);
+    let projects = h.projects();
+    run(
+        h.path(),
+        &["show", projects.to_str().unwrap(), "--format", "json"],
+    );
     assert_eq!(run(h.path(), &["verbatim", f.to_str().unwrap()]).code(), 0);
     let (rss_kb, r) = robust::peak_rss_kb(h.path(), &["search", NEEDLE]);
     assert_eq!(r.code(), 0, "{}", r.stderr());
@@ -355,9 +359,10 @@ fn directory_named_jsonl() {
     assert!(r.stderr().contains("00000000d.jsonl"), "{}", r.stderr());
     // Named directly, it is an error that says what it is.
     for cmd in robust::COMMANDS {
-        let mut args = cmd.to_vec();
-        args.push(d.to_str().unwrap());
-        let r = run(h.path(), &args);
+        let r = run(
+            h.path(),
+            &robust::command(h.path(), cmd, &[d.to_str().unwrap()]),
+        );
         if !r.skipped {
             assert_ne!(r.code(), 0, "{}", r.label);
         }
@@ -525,8 +530,8 @@ fn file_without_read_permission() {
             if !wrap.is_empty() {
                 c.arg(&bin);
             }
-            c.args(*cmd)
-                .args(target)
+            let target: Vec<&str> = target.into_iter().filter_map(|t| t.to_str()).collect();
+            c.args(robust::command(h.path(), cmd, &target))
                 .env("CLAUDE_CONFIG_DIR", h.path())
                 .env("NO_COLOR", "1");
             let mut a = assert_cmd::Command::from_std(c);
@@ -535,7 +540,7 @@ fn file_without_read_permission() {
                 label: format!(
                     "{} (unreadable file{})",
                     cmd.join(" "),
-                    if target.is_some() { " as target" } else { "" }
+                    if target.is_empty() { "" } else { " as target" }
                 ),
                 elapsed: Default::default(),
                 skipped: String::from_utf8_lossy(&out.stderr).contains(robust::NOT_IMPLEMENTED),
@@ -568,7 +573,7 @@ fn file_without_read_permission() {
                     r.label
                 );
             }
-            if cmd[0] == "search" && target.is_none() {
+            if cmd[0] == "search" && target.is_empty() {
                 assert!(
                     r.stdout().contains("find the"),
                     "{}: the good session was not read",

@@ -578,7 +578,7 @@ fn long_session_home() -> (Home, usize) {
     }));
     let path = home.write("-w-long", &s.file_name(), &s.lines);
     let size = std::fs::metadata(path).unwrap().len();
-    assert!(size > 200 * 1024, "bigger than the windows: {size}");
+    assert!(size > 256 * 1024, "bigger than a file read whole: {size}");
     // A second, older session: a listing of one session reads it whole.
     let mut b = Session::new(S2, "/w/long");
     b.user("short and old");
@@ -705,7 +705,8 @@ fn a_first_prompt_behind_tool_results_is_found_and_the_skipped_lines_change_noth
     let prompt = r#"why does {"type":"tool_result"} parse twice?"#;
     s.user(prompt);
     unbranched(&mut s);
-    for i in 0..40 {
+    // Enough replies to put the file past the size read whole by default.
+    for i in 0..120 {
         s.text(&format!("r{i}"), &"A long answer line. ".repeat(60));
         unbranched(&mut s);
     }
@@ -1276,4 +1277,185 @@ fn a_prompt_behind_a_multi_megabyte_line_is_still_the_title() {
             );
         }
     }
+}
+
+/// The bundled sample's sessions are 26–150 KB: the first `list` a new user
+/// runs counts their turns rather than printing `?t` on every row (issue 27).
+#[test]
+fn the_sample_home_lists_exact_turn_counts() {
+    let sample = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample/claude-home");
+    let out = common::csift()
+        .args(["list", "--format", "json", "--claude-home"])
+        .arg(&sample)
+        .output()
+        .unwrap();
+    let r = rows(&out.stdout);
+    assert!(r.len() >= 6, "{r:?}");
+    for row in &r {
+        assert_eq!(row["read"], "whole", "{row}");
+        assert!(row["turns"].as_u64().is_some_and(|t| t > 0), "{row}");
+    }
+    let out = common::csift()
+        .args(["list", "--color", "never", "--claude-home"])
+        .arg(&sample)
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(!text.contains("?t"), "{text}");
+}
+
+/// A session of about `bytes` bytes: turns of a prompt and a long reply.
+fn session_of(id: &str, bytes: usize) -> Session {
+    let mut s = Session::new(id, "/w/size");
+    let mut i = 0;
+    while common::jsonl(&s.lines).len() < bytes {
+        s.user(&format!("turn {i}: please go on"));
+        s.text(&format!("m{i}"), &"A long answer line. ".repeat(100));
+        i += 1;
+    }
+    s
+}
+
+/// Files up to 256 KB are read whole by default (exact turns); a larger one is
+/// read as a head and a tail window.
+#[test]
+fn files_up_to_256_kb_are_read_whole_by_default() {
+    let home = Home::new();
+    let small = session_of(S1, 240 * 1024);
+    home.write("-w-size", &small.file_name(), &small.lines);
+    let big = session_of(S2, 300 * 1024);
+    home.write("-w-size", &big.file_name(), &big.lines);
+    let v = common::ok_json(home.cmd().args(["list", "--format", "json"]));
+    let by_id = |id: &str| v.iter().find(|r| r["session_id"] == id).unwrap().clone();
+    assert_eq!(by_id(S1)["read"], "whole");
+    assert!(by_id(S1)["turns"].as_u64().is_some());
+    assert_eq!(by_id(S2)["read"], "head-tail");
+    assert_eq!(by_id(S2)["turns"], Value::Null);
+}
+
+/// The `summary` line Claude Code wrote at the top of a resumed session
+/// describes the conversation its `leafUuid` ends; in the public corpus most
+/// name a record of another session. Such a summary is no title here, and the
+/// title is the same with and without `--full`.
+#[test]
+fn a_summary_titles_a_session_only_when_its_leaf_is_in_it() {
+    let home = Home::new();
+    // Small (read whole): the leaf is another session's record.
+    let mut a = Session::new(S1, "/w/sum");
+    a.raw(json!({"type": "summary", "summary": "Another session's work", "leafUuid": "99999999-0000-4000-8000-000000000099"}));
+    a.user("fix the parser");
+    a.text("m1", "Done.");
+    home.write("-w-sum", &a.file_name(), &a.lines);
+    // Small: the leaf is this session's last record.
+    let mut b = Session::new(S2, "/w/sum");
+    b.user("add a flag");
+    let leaf = b.text("m1", "Added.");
+    b.lines.insert(
+        0,
+        json!({"type": "summary", "summary": "Flag added", "leafUuid": leaf}),
+    );
+    home.write("-w-sum", &b.file_name(), &b.lines);
+    for full in [false, true] {
+        let mut cmd = home.cmd();
+        cmd.args(["list", "--format", "json"]);
+        if full {
+            cmd.arg("--full");
+        }
+        let v = common::ok_json(&mut cmd);
+        let by_id = |id: &str| v.iter().find(|r| r["session_id"] == id).unwrap().clone();
+        assert_eq!(by_id(S1)["title"], "fix the parser", "full={full}");
+        assert_eq!(by_id(S1)["title_source"], "first-prompt", "full={full}");
+        assert_eq!(by_id(S2)["title"], "Flag added", "full={full}");
+        assert_eq!(by_id(S2)["title_source"], "summary", "full={full}");
+    }
+}
+
+/// In a file read as head and tail windows, a summary's leaf may lie between
+/// them: the row is then read whole to decide, never guessed, so the title
+/// matches `--full` both when the leaf is there and when it is not.
+#[test]
+fn a_summary_leaf_between_the_windows_is_looked_for_not_guessed() {
+    const S3: &str = "33333333-cccc-4000-8000-000000000003";
+    let home = Home::new();
+    // The leaf is a record in the middle of a 400 KB file.
+    let mut a = session_of(S1, 200 * 1024);
+    let leaf = a.text("mid", "the middle reply");
+    let tail = session_of(S1, 200 * 1024);
+    let mut a_lines = a.lines.clone();
+    a_lines.extend(tail.lines.iter().map(|l| {
+        let mut l = l.clone();
+        let u = l["uuid"]
+            .as_str()
+            .unwrap()
+            .replace("-0000-4000-", "-1111-4000-");
+        l["uuid"] = json!(u);
+        l
+    }));
+    a_lines.insert(
+        0,
+        json!({"type": "summary", "summary": "Middle summary", "leafUuid": leaf}),
+    );
+    home.write("-w-sum", &format!("{S1}.jsonl"), &a_lines);
+    // The leaf is nowhere in this 400 KB file.
+    let mut b = session_of(S3, 400 * 1024);
+    b.lines.insert(
+        0,
+        json!({"type": "summary", "summary": "Elsewhere", "leafUuid": "99999999-0000-4000-8000-000000000099"}),
+    );
+    home.write("-w-sum", &format!("{S3}.jsonl"), &b.lines);
+    // A small session so the listing holds more than one.
+    let mut c = Session::new(S2, "/w/sum");
+    c.user("unrelated");
+    home.write("-w-sum", &c.file_name(), &c.lines);
+    for full in [false, true] {
+        let mut cmd = home.cmd();
+        cmd.args(["list", "--format", "json"]);
+        if full {
+            cmd.arg("--full");
+        }
+        let v = common::ok_json(&mut cmd);
+        let by_id = |id: &str| v.iter().find(|r| r["session_id"] == id).unwrap().clone();
+        assert_eq!(by_id(S1)["title"], "Middle summary", "full={full}");
+        assert_eq!(by_id(S1)["title_source"], "summary", "full={full}");
+        assert_eq!(by_id(S3)["title"], "turn 0: please go on", "full={full}");
+        assert_eq!(by_id(S3)["title_source"], "first-prompt", "full={full}");
+    }
+}
+
+/// The lane note is for sessions that have lanes: from a session with none,
+/// the caller cannot be a subagent (a running subagent's lane file is on disk
+/// from its first record), so whoami says nothing more than the id.
+#[test]
+fn whoami_notes_the_lane_caveat_only_where_a_session_has_lanes_misc_009() {
+    let home = Home::new();
+    let mut a = Session::new(S2, "/w/app");
+    a.user("no subagents here");
+    home.write("-w-app", &a.file_name(), &a.lines);
+    let out = home
+        .cmd()
+        .env("CLAUDE_CODE_SESSION_ID", S2)
+        .arg("whoami")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), S2);
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut lane = Session::lane(S2, "/w/app", "a0123456789abcdef");
+    lane.user("explore");
+    home.write(
+        "-w-app",
+        &format!("{S2}/subagents/agent-a0123456789abcdef.jsonl"),
+        &lane.lines,
+    );
+    let out = home
+        .cmd()
+        .env("CLAUDE_CODE_SESSION_ID", S2)
+        .arg("whoami")
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&out.stderr).contains("TOP-LEVEL"));
 }

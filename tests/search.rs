@@ -1217,3 +1217,72 @@ fn corpus_unanswered_calls_are_marked_as_stats_counts_them() {
         13
     );
 }
+
+/// Patterns are smart-case and tool names never differ by case, so `--tool
+/// bash` finds the Bash calls (it found nothing, silently); `--model` reads
+/// case the same way. A glob that matches no tool name seen says which names
+/// the searched lines hold, on stderr.
+#[test]
+fn tool_and_model_globs_ignore_case_and_a_miss_names_the_tools_seen() {
+    let mut s = Session::new("ff12cd34-0000-4000-8000-000000000002", "/w/proj");
+    s.user("check the widget");
+    s.tool_use(
+        "m1",
+        "toolu_1",
+        "Read",
+        json!({"file_path": "/w/widget.rs"}),
+    );
+    s.tool_result("toolu_1", "fn widget() {}", false, None);
+    s.tool_use(
+        "m2",
+        "toolu_2",
+        "Bash",
+        json!({"command": "grep widget -r ."}),
+    );
+    s.tool_result("toolu_2", "src/widget.rs: fn widget", false, None);
+    let home = Home::new();
+    home.write("-w-proj", &s.file_name(), &s.lines);
+    let search = |args: &[&str]| {
+        home.cmd()
+            .args(["search", "widget", "--format", "json", "--no-exchange"])
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let lines = |out: &std::process::Output| -> Vec<u64> {
+        matches(&json_lines(&out.stdout))
+            .iter()
+            .map(|m| m["line"].as_u64().unwrap())
+            .collect()
+    };
+    let exact = search(&["--tool", "Bash"]);
+    assert_eq!(lines(&exact), vec![4, 5]);
+    for glob in ["bash", "BASH", "ba*", "[b]ash"] {
+        let out = search(&["--tool", glob]);
+        assert_eq!(lines(&out), vec![4, 5], "{glob}");
+        assert!(
+            out.stderr.is_empty(),
+            "{glob}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    assert_eq!(
+        lines(&search(&["--model", "CLAUDE-OPUS-*", "-t", "agent"])).len(),
+        2
+    );
+    // A miss names the tools the searched lines hold.
+    let out = search(&["--tool", "Bsh"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(err.contains("--tool `Bsh` matches no tool"), "{err}");
+    assert!(err.contains("Bash, Read"), "{err}");
+    // Of a list, only the glob that matched nothing is named.
+    let out = search(&["--tool", "Read,Bsh"]);
+    assert_eq!(lines(&out), vec![2, 3]);
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(err.contains("`Bsh`") && !err.contains("`Read`"), "{err}");
+    let out = search(&["--model", "gpt-*"]);
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(err.contains("--model `gpt-*` matches no model"), "{err}");
+    assert!(err.contains("claude-opus-4-5-20251101"), "{err}");
+}

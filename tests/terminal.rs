@@ -233,8 +233,11 @@ fn json_output_is_exact() {
     let texts: Vec<&str> = hits.iter().filter_map(|v| v["text"].as_str()).collect();
     assert!(texts.contains(&evil("prompt").as_str()), "{texts:?}");
     for cmd in COMMANDS {
-        let mut args = cmd.to_vec();
-        args.extend_from_slice(&[p.main.to_str().unwrap(), "--format", "json"]);
+        let args = robust::command(
+            p.home.path(),
+            cmd,
+            &[p.main.to_str().unwrap(), "--format", "json"],
+        );
         let r = run(p.home.path(), &args);
         if r.skipped {
             continue;
@@ -276,9 +279,8 @@ fn colour_output_carries_only_csift_styles() {
     let main = p.main.to_str().unwrap();
     for cmd in COMMANDS {
         for target in [None, Some(main)] {
-            let mut args = cmd.to_vec();
-            args.extend(target);
-            args.extend_from_slice(&["--color", "always"]);
+            let mut args = robust::command(p.home.path(), cmd, target.as_slice());
+            args.extend(["--color".to_string(), "always".to_string()]);
             run(p.home.path(), &args);
         }
     }

@@ -12,6 +12,7 @@ mod agents;
 mod audit;
 mod bounds;
 mod changing;
+mod docs;
 mod embedded;
 mod files;
 mod fuzz_regressions;

@@ -19,13 +19,17 @@ pub(crate) enum Kind {
     MissingTranscript,
     /// A <persisted-output> / persistedOutputPath pointer whose file is gone (or has another size).
     MissingPersistedOutput,
-    /// A successful top-level file write/read/Bash result without its structured toolUseResult (REC-078).
+    /// A successful top-level file write/read/Bash result without its structured toolUseResult.
+    // REC-078: Claude Code always writes it there.
     MissingEcho,
     /// A tool_use with no tool_result anywhere in its file and a later turn (info). Calls after
-    /// the last turn opener are not reported: in flight and died mid-tool look the same
-    /// (TAIL-001); `stats` counts them as tail.
+    /// the last turn opener are not reported: in flight and died mid-tool look the same;
+    /// `stats` counts them as tail.
+    // TAIL-001: a live tail and a dead one look the same on disk.
     UnansweredCall,
-    /// One uuid on several physical lines (info; resume replay, compaction, REC-091/092).
+    /// One uuid on several physical lines (info; resume replay, compaction straddle,
+    /// usage-divergent copy, or a repeat naming the fields that differ).
+    // REC-091/092: a uuid is not a primary key.
     DuplicateUuid,
 }
 
@@ -73,7 +77,8 @@ pub(crate) enum By {
     "eaten-text counts what the bug report's survey script counts: per file, assistant\n",
     "records grouped by (isSidechain, message.id); a group with >=2 thinking-bearing and 0\n",
     "text-bearing records is one eaten response; month and version come from its first record.\n",
-    "One difference: a record replayed under the same uuid by a resume (REC-091) is counted\n",
+    // REC-091: a resume replays records under their uuids.
+    "One difference: a record replayed under the same uuid by a resume is counted\n",
     "once, so a replayed [thinking][tool_use] response is not an eaten one (the detail says\n",
     "how many copies were left out); on files with no repeated uuid the counts are equal.\n",
     "The report's adjacency rule (two adjacent thinking-first records sharing message.id) is\n",

@@ -113,17 +113,19 @@ pub(crate) struct SearchArgs {
     #[arg(long)]
     pub(crate) list_labels: bool,
     /// Only tool units whose tool name (or the name of the call a result answers)
-    /// matches this glob (`*`, `?`, `[…]` classes as in a shell), e.g. `Bash`,
-    /// `mcp__*`, `[BR]*`. Repeatable; several globs may also be given as
-    /// `Write,Edit`, `Write|Edit` or `{Write,Edit}`.
+    /// matches this glob (`*`, `?`, `[…]` classes as in a shell), in any case:
+    /// `bash`, `mcp__*`, `[BR]*`. Repeatable; several globs may also be given as
+    /// `Write,Edit`, `Write|Edit` or `{Write,Edit}`. A glob that matches no tool
+    /// name in the lines searched is said on stderr, with the names there.
     #[arg(long, value_name = "GLOB")]
     pub(crate) tool: Vec<String>,
-    /// Only units of assistant records whose `message.model` matches this glob
-    /// (e.g. `claude-opus-*`, `<synthetic>`); repeatable or comma-separated, as --tool.
+    /// Only units of assistant records whose `message.model` matches this glob,
+    /// in any case (e.g. `claude-opus-*`, `<synthetic>`); repeatable or
+    /// comma-separated, and a miss said, as --tool.
     #[arg(long, value_name = "GLOB")]
     pub(crate) model: Vec<String>,
     /// Also search attachment records (hook-injected additionalContext and other
-    /// payloads, MISC-001, REC-018). Without -t they are skipped: they dominate line
+    /// payloads). Without -t they are skipped: they dominate line
     /// counts and repeat the same hook text. With -t the labels decide: an explicit
     /// `-t harness.meta.hook` or `-t harness.meta.attachment` reaches them, and
     /// --attachments adds nothing to a -t that names neither.

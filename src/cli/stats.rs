@@ -11,7 +11,8 @@ pub(crate) enum GroupBy {
     Day,
     /// The local month of the transcript's first timestamp.
     Month,
-    /// The model with the most assistant records in the transcript.
+    /// Each message's model: a transcript that used several models counts in
+    /// each of their groups, with that model's tokens.
     Model,
     /// The Claude Code version with the most records in the transcript.
     Version,
@@ -28,16 +29,20 @@ pub(crate) enum GroupBy {
     "Token rule (one API message counts once):\n",
     "  Only top-level `assistant` records whose message.usage is an object count. Copies are\n",
     "  keyed by (message.model, message.id): Claude Code writes one record per content block,\n",
-    "  each repeating the whole usage (REC-020, QT-040). Per copy: null/absent → 0;\n",
+    // REC-020, QT-040: one record per block, each with the whole usage.
+    "  each repeating the whole usage. Per copy: null/absent → 0;\n",
     "  cache_creation = cache_creation_input_tokens if > 0, else ephemeral_5m + ephemeral_1h\n",
-    "  (never both, REC-098); thinking_tokens is a subset of output, never added (REC-099).\n",
+    // REC-098, REC-099.
+    "  (never both); thinking_tokens is a subset of output, never added.\n",
     "  A copy whose four flat counts are all 0 but whose usage.iterations is non-empty is a\n",
-    "  compaction replay's zeroed copy: its counts are taken from the iterations (QT-041,\n",
-    "  REC-034), so it never counts as zero. The copies of one key merge by per-field MAX\n",
+    // QT-041, REC-034: a compaction replay's zeroed copy.
+    "  compaction replay's zeroed copy: its counts are taken from the iterations,\n",
+    "  so it never counts as zero. The copies of one key merge by per-field MAX\n",
     "  (streamed partial copies come first, zeroed replays last). A transcript's row dedupes\n",
     "  within the file; the total dedupes across files by the same key and MAX, so a\n",
-    "  subagent's replayed copy of its parent's spawning message counts once (REC-035).\n",
-    "  Model `<synthetic>` (harness stand-ins, REC-023) is shown apart, never in totals.\n",
+    // REC-035: a subagent replays its parent's spawning message; REC-023: <synthetic>.
+    "  subagent's replayed copy of its parent's spawning message counts once.\n",
+    "  Model `<synthetic>` (harness stand-ins) is shown apart, never in totals.\n",
     "  A record with no message.id is its own message. Usage copies embedded in progress\n",
     "  records (agent_progress) are not counted; their ids are disclosed.\n\n",
     "Subagent records nested in agent_progress records (a subagent with no lane file; search\n",
@@ -77,7 +82,7 @@ pub(crate) enum GroupBy {
     "  {\"type\":\"total\",\"transcripts\",\"rows\",\"shown\",\"dropped\",\"shared_ids_across_files\",\n",
     "   \"tokens_sum_of_rows\":{…},\"errors\",\"elapsed_ms\",…same fields summed; tokens deduped\n",
     "   across files} (errors: files or targets that could not be read, said on stderr; exit 2).\n",
-    "  turns: turns opened (TURN-*); genuine_user_turns: those whose opener the operator typed as\n",
+    "  turns: turns opened; genuine_user_turns: those whose opener the operator typed as\n",
     "  prose, so not a notification, an answer, a rejection, a slash command (a command's\n",
     "  arguments are labelled user.message, its turn is not counted here) or a lane's seed\n",
     "  (the spawn prompt its parent wrote, labelled agent.communication.inbox).\n",

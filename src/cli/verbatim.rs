@@ -26,13 +26,15 @@ pub(crate) enum Tools {
     "whole, a local command's output (its first 500 units and a marker that counts the rest\n",
     "and gives the show command printing it; whole with --tools full); thinking only with\n",
     "--thinking; hook context, meta and system lines never. A compaction\n",
-    "summary is part of its turn, under a banner; the walk goes on past it (CMP-011). A resume\n",
-    "replay is rendered once (REC-091).\n",
+    // CMP-011: a compaction summary is a turn member; REC-091: a resume replay.
+    "summary is part of its turn, under a banner; the walk goes on past it. A record a resume\n",
+    "wrote again is rendered once.\n",
     "The walk stops at the first turn that does not fit, so older turns are left out even when\n",
     "budget remains; the human form then says so on stderr (the text stays within the budget),\n",
     "the JSON summary in turns vs turns_total.\n\n",
     "Sizes are UTF-16 code units (JavaScript String.length, what Claude Code's 10000-char\n",
-    "additionalContext threshold counts; MISC-012). A turn too long for the room it gets is cut\n",
+    // MISC-012: the threshold counts UTF-16 units.
+    "additionalContext threshold counts). A turn too long for the room it gets is cut\n",
     "to fit, keeping its head and tail around an explicit\n",
     "`[… csift verbatim: N characters of this turn cut …]` marker. Without slicing that is only\n",
     "the newest turn, when it alone passes the budget: an older turn that does not fit ends\n",
@@ -42,10 +44,12 @@ pub(crate) enum Tools {
     "W units, whole turns each, newest turns first; --slice i (1 = oldest) prints one of them.\n",
     "The budget is then N×W unless --budget is given. The slices concatenated are exactly the\n",
     "output without --slice, and the same transcript and arguments always give the same slices.\n",
-    "A slice beyond the ones used prints nothing and exits 0 (ELI-025), so N hooks can be\n",
+    // ELI-025: an empty hook output is no error.
+    "A slice beyond the ones used prints nothing and exits 0, so N hooks can be\n",
     "registered once and for all.\n\n",
     "--hook-json prints {\"hookSpecificOutput\":{\"hookEventName\":\"SessionStart\",\n",
-    "\"additionalContext\":TEXT}} (ELI-021), or nothing when TEXT is empty. With no TARGET it reads\n",
+    // ELI-021: the SessionStart hook output shape.
+    "\"additionalContext\":TEXT}}, or nothing when TEXT is empty. With no TARGET it reads\n",
     "the hook payload on stdin and uses its transcript_path (else @session_id). See hooks/.\n\n",
     "JSON (--format json): {\"type\":\"turn\",\"turn\",\"first_line\",\"last_line\",\"chars\",\"cut\",\n",
     "\"cut_chars\",\"slice\",\"compaction_summaries\":[line…],\"text\"} per kept turn, oldest first\n",

@@ -1,6 +1,7 @@
 //! `csift whoami`: the calling Claude Code session, from `CLAUDE_CODE_SESSION_ID`
 //! and nothing else (MISC-009, SUB-021). The variable names the TOP-LEVEL session
-//! in every lane, so from a subagent it is the parent's id; csift says so. With the
+//! in every lane, so from a subagent it is the parent's id; csift says so when the
+//! session has subagents (with none on disk the caller is the session). With the
 //! variable absent csift refuses to guess: most-recent-mtime is a false-positive
 //! trap when several sessions are live.
 
@@ -42,20 +43,19 @@ pub(crate) fn run(args: &WhoamiArgs, out: &mut Out) -> Result<super::Exit> {
     let home = home::from_env(args.common.claude_home.clone())?;
     // The variable is the session's own id, never a prefix: `@4d56` would
     // pick whichever session starts so.
-    let files: Vec<String> = match target::resolve(&home, &[format!("@{id}")], false) {
-        Ok(sel) => sel
-            .transcripts
-            .iter()
-            .filter(|t| !t.is_lane() && t.session_id == id)
-            .map(|t| t.path.display().to_string())
-            .collect(),
-        Err(_) => Vec::new(),
+    let (files, lanes) = match target::resolve(&home, &[format!("@{id}")], true) {
+        Ok(sel) => {
+            let ours = || sel.transcripts.iter().filter(|t| t.session_id == id);
+            let files: Vec<String> = ours()
+                .filter(|t| !t.is_lane())
+                .map(|t| t.path.display().to_string())
+                .collect();
+            (files, ours().any(|t| t.is_lane()))
+        }
+        Err(_) => (Vec::new(), false),
     };
     let shown = crate::output::sanitize::clean(id);
-    eprintln!(
-        "csift: note: resolved via ${ENV}, which names the TOP-LEVEL session in every lane; from a \
-         subagent this is the parent's id, not the lane's"
-    );
+    lane_note(lanes, files.is_empty());
     match args.common.format {
         Format::Json => out.json(&Json {
             kind: "session",
@@ -97,4 +97,23 @@ pub(crate) fn run(args: &WhoamiArgs, out: &mut Out) -> Result<super::Exit> {
         });
     }
     Ok(super::Exit::Found)
+}
+
+/// The caveat that the variable names the top-level session. Only a session
+/// with lanes can have a subagent calling: a running subagent's lane file is
+/// on disk from its first record (TAIL-003), so with none the caller is the
+/// session itself and the note is noise. A session whose transcript is not
+/// found keeps the note: nothing is known of it.
+fn lane_note(lanes: bool, not_found: bool) {
+    if !(lanes || not_found) {
+        return;
+    }
+    let why = match lanes {
+        true => "this session has subagents, and from one of them",
+        false => "from a subagent",
+    };
+    eprintln!(
+        "csift: note: resolved via ${ENV}, which names the TOP-LEVEL session in every lane; \
+         {why} this is the parent's id, not the lane's"
+    );
 }

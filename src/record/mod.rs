@@ -100,9 +100,9 @@ pub struct Record<'a> {
     pub(crate) custom_title: Str<'a>,
     #[serde(borrow, default, deserialize_with = "opt_str")]
     pub(crate) summary: Str<'a>,
+    /// A `summary` line's `leafUuid`: the last record of the conversation it
+    /// summarises (list titles a session by it only when that record is there).
     #[serde(borrow, default, deserialize_with = "opt_str")]
-    #[allow(dead_code)]
-    // the summary-title rule reads it (a summary titles only its own session)
     pub(crate) leaf_uuid: Str<'a>,
     /// A progress record's payload; an `agent_progress` one nests a subagent
     /// record ([`Record::embedded`]).

@@ -23,13 +23,36 @@ use assert_cmd::Command;
 pub const COMMANDS: &[&[&str]] = &[
     &["list"],
     &["search", "^."],
-    &["show"],
+    &["show", EVERYTHING],
     &["verbatim"],
     &["agents"],
     &["stats"],
     &["audit"],
     &["files"],
 ];
+
+/// A target that selects every transcript of the home (its `projects`
+/// folder), for a command that requires a target (`show`); dropped when the
+/// case passes targets of its own.
+pub const EVERYTHING: &str = "<every transcript>";
+
+/// `cmd` (an entry of [`COMMANDS`]) with `extra` (targets, flags) after it:
+/// [`EVERYTHING`] becomes the home's `projects` folder when `extra` is empty
+/// and is dropped otherwise.
+pub fn command(home: &Path, cmd: &[&str], extra: &[&str]) -> Vec<String> {
+    let mut args: Vec<String> = Vec::new();
+    for a in cmd {
+        match *a {
+            EVERYTHING if extra.is_empty() => {
+                args.push(home.join("projects").display().to_string())
+            }
+            EVERYTHING => {}
+            a => args.push(a.to_string()),
+        }
+    }
+    args.extend(extra.iter().map(|a| a.to_string()));
+    args
+}
 
 /// Stderr of a stub command (see [`COMMANDS`]).
 pub const NOT_IMPLEMENTED: &str = "not implemented yet";
@@ -205,10 +228,9 @@ fn every_command_in(home: &Path, extra: &[&str], forms: &[bool]) -> Vec<Run> {
     let mut runs = Vec::new();
     for cmd in COMMANDS {
         for &json in forms {
-            let mut args: Vec<&str> = cmd.to_vec();
-            args.extend_from_slice(extra);
+            let mut args = command(home, cmd, extra);
             if json {
-                args.extend_from_slice(&["--format", "json"]);
+                args.extend(["--format".to_string(), "json".to_string()]);
             }
             let r = run(home, &args);
             if json && !r.skipped {

@@ -142,8 +142,9 @@ impl Calls {
                         Kind::MissingEcho,
                         at,
                         None,
+                        // REC-078: Claude Code always writes the echo here.
                         format!(
-                            "successful {name} result {id} has no toolUseResult object (REC-078: always written here)"
+                            "successful {name} result {id} has no toolUseResult object (always written here)"
                         ),
                     ));
                 }
@@ -162,14 +163,16 @@ impl Calls {
         }
         let idx = FileIndex::build(buf, ctx.is_lane);
         for c in open {
+            // TAIL-011: a background launch is answered at once; REC-075:
+            // a call a later turn passed is an orphan.
             let detail = if c.background {
                 format!(
-                    "background {} launch {} never acknowledged (anomaly: launches are answered at once, TAIL-011)",
+                    "background {} launch {} never acknowledged (anomaly: launches are answered at once)",
                     c.name, c.id
                 )
             } else if idx.turn(c.at.line).is_some_and(|t| t < idx.turns()) {
                 format!(
-                    "{} call {} has no result and a later turn began (orphan, REC-075)",
+                    "{} call {} has no result and a later turn began (orphan)",
                     c.name, c.id
                 )
             } else {

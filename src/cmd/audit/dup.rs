@@ -4,7 +4,8 @@
 //! uuid-bearing line. Each repeat is classified: `resume-replay` (byte-identical,
 //! or identical but for an added top-level `slug`), `compaction-straddle` (a
 //! compact_boundary lies between the copies), `usage-divergent` (assistant copies
-//! whose later usage is zeroed, QT-041), else plain `repeat`. Informational:
+//! whose later usage is zeroed, QT-041), else `repeat`, naming the top-level
+//! fields that differ. Informational:
 //! Claude Code does this itself; csift reports the copies as distinct lines.
 
 use std::collections::hash_map::Entry;
@@ -147,9 +148,10 @@ impl Dups {
             } else if straddle {
                 "compaction-straddle"
             } else if assistant(a) && assistant(b) && zero_usage(b) && !zero_usage(a) {
-                "usage-divergent (later copy's usage is zero, QT-041)"
+                // QT-041: a compaction replay's copy carries zeroed usage.
+                "usage-divergent (later copy's usage is zero)"
             } else {
-                "repeat"
+                &repeat(a, b)
             };
             out.push(ctx.finding(
                 Kind::DuplicateUuid,
@@ -158,6 +160,35 @@ impl Dups {
                 format!("uuid first seen on line {}: {class}", first.line),
             ));
         }
+    }
+}
+
+/// Copies none of the named classes explains: `repeat`, with the top-level
+/// keys whose values differ (the public corpus's one: a resume on another
+/// machine and version rewrote `cwd`, `version` and the message). Each copy is
+/// read as its first JSON object (a glued line holds more); only repeats are
+/// parsed, and they are rare.
+fn repeat(a: &[u8], b: &[u8]) -> String {
+    use serde_json::{Map, Value};
+    let first = |l: &[u8]| {
+        serde_json::Deserializer::from_slice(l)
+            .into_iter::<Map<String, Value>>()
+            .next()
+            .and_then(Result::ok)
+    };
+    let (Some(a), Some(b)) = (first(a), first(b)) else {
+        return "repeat".into();
+    };
+    let keys: std::collections::BTreeSet<&String> = a.keys().chain(b.keys()).collect();
+    let differ: Vec<&str> = keys
+        .into_iter()
+        .filter(|k| a.get(*k) != b.get(*k))
+        .map(String::as_str)
+        .collect();
+    match differ.is_empty() {
+        // Equal as JSON, written otherwise (spacing, key order, escapes).
+        true => "repeat (the same JSON written otherwise)".into(),
+        false => format!("repeat (differs in {})", differ.join(", ")),
     }
 }
 

@@ -9,7 +9,10 @@
 //! seen in them, and no turn count (`None`), which cannot be had without every
 //! line. Nothing here guesses a fact from a part of the file. The tail still
 //! answers the usual title: Claude Code rewrites `ai-title` every turn (QT-030,
-//! TAIL-006), so the newest one sits among the last records.
+//! TAIL-006), so the newest one sits among the last records. A `summary` titles
+//! the row only when its `leafUuid` is a record of the file; when the windows
+//! hold such a summary but not its leaf, and nothing outranks it, the file is
+//! read whole to decide rather than guess (so `--full` gives the same title).
 
 use std::sync::OnceLock;
 
@@ -47,6 +50,7 @@ pub(crate) fn summarize(t: &Transcript, whole: bool) -> crate::error::Result<Sum
     // cut a long last record and miss the last records before it (REC-089).
     let end = TailFacts::scan(buf, 0, buf.len() as u64, Some(buf));
     literal_pass(buf, 0, true, &mut s);
+    s.summary = titling_summary(&s, &[buf]).ok().flatten();
     end.merge(&mut s);
     s.turns = Some(FileIndex::build(buf, lane).turns());
     s.read = ReadMode::Whole;
@@ -105,6 +109,15 @@ fn from_windows(
     let (at, win) = w.tail();
     let skip = memchr::memchr(b'\n', win).map_or(win.len(), |i| i + 1);
     literal_pass(&win[skip..], at + skip as u64, false, &mut s);
+    let titled = titling_summary(&s, &[w.head(), w.tail().1]);
+    match titled {
+        Ok(found) => s.summary = found,
+        // A summary's leaf may lie between the windows: read it all to decide.
+        Err(Undecided) => {
+            w.read_whole(path)?;
+            return Ok(None);
+        }
+    }
     end.merge(&mut s);
     s.turns = None;
     s.read = ReadMode::HeadTail;
@@ -174,27 +187,46 @@ impl HeadScan {
             if parsed >= HEAD_RECORDS && !may_tell(line.bytes, s) {
                 continue;
             }
+            // A line without the bare `"user"` token is no user record, so it
+            // holds no prompt: its envelope is all it can tell, read without
+            // building its content (a file read whole has its first records
+            // parsed, often tool calls and results, most of their bytes).
+            if crate::scan::lit!(b"\"user\"").find(line.bytes).is_none() {
+                if let Some(e) = envelope(line.bytes) {
+                    self.envelope(parsed, [e.cwd, e.git_branch, e.version, e.timestamp], s);
+                }
+                continue;
+            }
             let Parsed::Record(r) = parse_line(&line) else {
                 continue;
             };
-            if s.cwd.is_none() {
-                s.cwd = r.cwd.as_deref().map(str::to_string);
-            }
-            if s.git_branch.is_none() {
-                s.git_branch = nonempty(r.git_branch.as_deref());
-            }
-            if let Some(v) = r.version.as_deref() {
-                if s.versions.is_empty() {
-                    s.versions.insert(v.to_string());
-                }
-            }
-            if parsed < HEAD_RECORDS {
-                if let Some(ts) = r.timestamp.as_deref().and_then(timefmt::parse_ts) {
-                    s.started = Some(s.started.map_or(ts, |x: Timestamp| x.min(ts)));
-                }
-            }
+            let fields = [&r.cwd, &r.git_branch, &r.version, &r.timestamp].map(|f| f.clone());
+            self.envelope(parsed, fields, s);
             if s.first_prompt.is_none() && (lane || !r.is_sidechain()) {
                 first_prompt(&r, s);
+            }
+        }
+    }
+}
+
+impl HeadScan {
+    /// What the `parsed`-th head record's envelope tells: `[cwd, gitBranch,
+    /// version, timestamp]`.
+    fn envelope(&self, parsed: usize, [cwd, branch, version, ts]: [Str<'_>; 4], s: &mut Summary) {
+        if s.cwd.is_none() {
+            s.cwd = cwd.as_deref().map(str::to_string);
+        }
+        if s.git_branch.is_none() {
+            s.git_branch = nonempty(branch.as_deref());
+        }
+        if let Some(v) = version.as_deref() {
+            if s.versions.is_empty() {
+                s.versions.insert(v.to_string());
+            }
+        }
+        if parsed < HEAD_RECORDS {
+            if let Some(ts) = ts.as_deref().and_then(timefmt::parse_ts) {
+                s.started = Some(s.started.map_or(ts, |x: Timestamp| x.min(ts)));
             }
         }
     }
@@ -346,12 +378,14 @@ impl TailFacts {
     }
 }
 
-/// The envelope fields the tail needs. Tail records are often the largest (tool
-/// results, long replies); reading three fields skips the rest without building
-/// content blocks or unescaping text.
+/// The envelope fields the tail (and a head line that holds no prompt) needs.
+/// Such records are often the largest (tool results, long replies); reading four
+/// fields skips the rest without building content blocks or unescaping text.
 #[derive(serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct Envelope<'a> {
+    #[serde(borrow, default, deserialize_with = "opt_str")]
+    cwd: Str<'a>,
     #[serde(borrow, default, deserialize_with = "opt_str")]
     timestamp: Str<'a>,
     #[serde(borrow, default, deserialize_with = "opt_str")]
@@ -423,7 +457,65 @@ fn literal_pass(buf: &[u8], base: u64, numbered: bool, s: &mut Summary) {
     }
 }
 
+/// A summary whose leaf the bytes read so far cannot settle.
+struct Undecided;
+
+/// The title among `s.summaries`: the newest whose leaf is a record uuid in
+/// `parts` (the whole file, or its windows); `Err` when a newer one's leaf is
+/// not in the windows, which only the rest of the file can settle. `None`
+/// when a custom or AI title outranks every summary anyway.
+fn titling_summary(s: &Summary, parts: &[&[u8]]) -> Result<Option<String>, Undecided> {
+    if s.summaries.is_empty() || s.custom_title.is_some() || s.ai_title.is_some() {
+        return Ok(None);
+    }
+    let leaves: std::collections::HashSet<&str> =
+        s.summaries.iter().map(|(_, l)| l.as_str()).collect();
+    let mut found = std::collections::HashSet::new();
+    for part in parts {
+        record_uuids_among(part, &leaves, &mut found);
+    }
+    for (title, leaf) in s.summaries.iter().rev() {
+        if found.contains(leaf.as_str()) {
+            return Ok(Some(title.clone()));
+        }
+        if parts.len() > 1 {
+            return Err(Undecided);
+        }
+    }
+    Ok(None)
+}
+
+/// Every value of a `"uuid"` key in `buf` (either spacing, REC-038) that is in
+/// `wanted`. The bare token `"uuid"` cannot occur inside a JSON string (its
+/// quotes would be escaped), so each is a key: a record's own uuid, or one
+/// nested in an `agent_progress` record (a record of this session too).
+fn record_uuids_among<'a>(
+    buf: &[u8],
+    wanted: &std::collections::HashSet<&'a str>,
+    found: &mut std::collections::HashSet<&'a str>,
+) {
+    for at in crate::scan::lit!(b"\"uuid\"").find_iter(buf) {
+        let v = buf[at + 6..].trim_ascii_start();
+        let Some(v) = v.strip_prefix(b":").map(<[u8]>::trim_ascii_start) else {
+            continue;
+        };
+        let Some(v) = v.strip_prefix(b"\"") else {
+            continue;
+        };
+        let Some(end) = memchr::memchr(b'"', &v[..v.len().min(128)]) else {
+            continue;
+        };
+        if let Some(w) = std::str::from_utf8(&v[..end])
+            .ok()
+            .and_then(|u| wanted.get(u))
+        {
+            found.insert(*w);
+        }
+    }
+}
+
 /// Last wins within a type (REC-002); a blank title keeps the previous one.
+/// Summaries are gathered with their leaves ([`titling_summary`] picks one).
 fn take_titles(r: &Record<'_>, s: &mut Summary) {
     let keep = |v: &Option<std::borrow::Cow<'_, str>>| {
         v.as_deref()
@@ -433,7 +525,12 @@ fn take_titles(r: &Record<'_>, s: &mut Summary) {
     match r.kind() {
         "custom-title" => s.custom_title = keep(&r.custom_title).or(s.custom_title.take()),
         "ai-title" => s.ai_title = keep(&r.ai_title).or(s.ai_title.take()),
-        "summary" => s.summary = keep(&r.summary).or(s.summary.take()),
+        "summary" => {
+            let leaf = r.leaf_uuid.as_deref().filter(|l| !l.is_empty());
+            if let (Some(title), Some(leaf)) = (keep(&r.summary), leaf) {
+                s.summaries.push((title, leaf.to_string()));
+            }
+        }
         _ => {}
     }
 }

@@ -73,7 +73,13 @@ pub(crate) struct Summary {
     pub(crate) read: ReadMode,
     pub(crate) custom_title: Option<String>,
     pub(crate) ai_title: Option<String>,
+    /// The newest `summary` whose leaf is a record of this transcript.
     pub(crate) summary: Option<String>,
+    /// Every `summary` line read, in file order: (title, leafUuid). Claude
+    /// Code writes a resumed session's summaries of OTHER sessions at its top
+    /// (7 of the 9 public transcripts with one name no record of their own), so
+    /// one titles the row only once its leaf is found here ([`facts`]).
+    pub(crate) summaries: Vec<(String, String)>,
     pub(crate) first_prompt: Option<String>,
     /// `/name` of the first slash command, for sessions with no typed prompt.
     pub(crate) first_command: Option<String>,

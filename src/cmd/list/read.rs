@@ -1,7 +1,8 @@
 //! The bytes `csift list` reads of one transcript. By default a head window and a
 //! tail window, fetched with positioned reads and grown by doubling while the facts
-//! they should answer are missing; the whole file when it fits in the two windows,
-//! or when the caller asks (`--full`, one session).
+//! they should answer are missing; the whole file when it is small ([`WHOLE_MAX`]),
+//! when the windows grow to cover it, or when the caller asks (`--full`, one
+//! session).
 //!
 //! Windows are plain reads, never a map: mapping a large file to touch its first
 //! and last pages costs a map, page-table setup and an unmap per file, and a
@@ -28,6 +29,11 @@ pub(crate) const HEAD_START: usize = 4 * 1024;
 pub(crate) const TAIL_START: usize = 4 * 1024;
 pub(crate) const HEAD_MAX: usize = 1024 * 1024;
 pub(crate) const TAIL_MAX: usize = 256 * 1024;
+
+/// A file up to this size is read whole by default, for exact turn counts: the
+/// bundled sample's sessions (26–150 KB) all showed `?t`, the first thing a new
+/// user sees. Measured on the bench homes in BENCHMARKS.md's notes.
+pub(crate) const WHOLE_MAX: u64 = 256 * 1024;
 
 /// What was read of a transcript.
 pub enum Bytes {
@@ -90,7 +96,7 @@ impl Windows {
             head: Vec::new(),
             tail: Vec::new(),
         };
-        if len <= (HEAD_START + TAIL_START) as u64 {
+        if len <= WHOLE_MAX.max((HEAD_START + TAIL_START) as u64) {
             // Small: one read, and the head is the whole file.
             w.read_into_head(0, len as usize, path)?;
             return Ok(w);
@@ -152,6 +158,14 @@ impl Windows {
         Ok(true)
     }
 
+    /// Read the rest of the file: `head` becomes the whole file.
+    pub(crate) fn read_whole(&mut self, path: &Path) -> Result<()> {
+        match self.is_whole() {
+            true => Ok(()),
+            false => self.fill(path),
+        }
+    }
+
     /// Read the gap between the windows: `head` becomes the whole file.
     fn fill(&mut self, path: &Path) -> Result<()> {
         let gap_at = self.head.len() as u64;
@@ -201,11 +215,16 @@ mod tests {
         (f, bytes)
     }
 
+    /// Up to [`WHOLE_MAX`] a file is read whole (exact turns); past it, as
+    /// two windows.
     #[test]
     fn small_files_are_read_whole() {
-        let (f, bytes) = file_of(HEAD_START + TAIL_START);
+        let (f, bytes) = file_of(WHOLE_MAX as usize);
         let b = Bytes::open(f.path(), false, None).unwrap();
         assert_eq!(b.whole(), Some(&bytes[..]));
+        let (f, _) = file_of(WHOLE_MAX as usize + 1);
+        let b = Bytes::open(f.path(), false, None).unwrap();
+        assert!(b.whole().is_none());
     }
 
     /// The length discovery saw bounds the windows (TAIL-012: lines appended
@@ -213,7 +232,7 @@ mod tests {
     /// by its length at open instead of failing.
     #[test]
     fn the_discovered_length_bounds_the_windows_tail_012() {
-        let n = 3 * HEAD_START;
+        let n = WHOLE_MAX as usize + 3 * HEAD_START;
         let (f, bytes) = file_of(n);
         let seen = n - 1000;
         let Bytes::Windows(w) = Bytes::open(f.path(), false, Some(seen as u64)).unwrap() else {
@@ -235,7 +254,7 @@ mod tests {
 
     #[test]
     fn windows_grow_and_meet() {
-        let n = 5 * HEAD_START + 123;
+        let n = WHOLE_MAX as usize + 123;
         let (f, bytes) = file_of(n);
         let Bytes::Windows(mut w) = Bytes::open(f.path(), false, None).unwrap() else {
             panic!("expected windows");
@@ -251,8 +270,14 @@ mod tests {
         assert!(w.grow_head(HEAD_MAX, f.path()).unwrap());
         assert_eq!(w.head(), &bytes[..2 * HEAD_START]);
         assert!(!w.is_whole());
+        // Doubling from 8 KB: at 128 KB of head and 8 KB of tail the next
+        // doubling would pass the tail, so it reads the gap instead.
+        for _ in 0..4 {
+            assert!(w.grow_head(HEAD_MAX, f.path()).unwrap());
+            assert!(!w.is_whole(), "{}", w.head().len());
+        }
         assert!(w.grow_head(HEAD_MAX, f.path()).unwrap());
-        assert!(w.is_whole(), "4 head + 2 tail windows cover 5 and a bit");
+        assert!(w.is_whole(), "the windows met");
         assert_eq!(w.head(), &bytes[..]);
         assert_eq!(Bytes::Windows(w).whole(), Some(&bytes[..]));
     }

@@ -28,8 +28,8 @@ pub(crate) struct Config {
     pub(crate) needles: Option<Vec<&'static [u8]>>,
     /// Leave out units of `attachment` records (the default without -t or --attachments).
     pub(crate) skip_attachments: bool,
-    pub(crate) tool: Option<regex::Regex>,
-    pub(crate) model: Option<regex::Regex>,
+    pub(crate) tool: Option<crate::globs::NameGlobs>,
+    pub(crate) model: Option<crate::globs::NameGlobs>,
     pub(crate) window: Window,
     pub(crate) resolve_persisted: bool,
     pub(crate) exchanges: bool,
@@ -52,6 +52,10 @@ pub(crate) struct FileResult {
     /// Lines where the pattern matched only in a record or block type csift
     /// does not model, and what that type is ([`super::unmodelled`]).
     pub(crate) unmodelled: Vec<(usize, String)>,
+    /// Tool names and models the `--tool`/`--model` filters met, to name them
+    /// when a glob matches none.
+    pub(crate) tools_seen: std::collections::BTreeSet<String>,
+    pub(crate) models_seen: std::collections::BTreeSet<String>,
 }
 
 pub(crate) fn search(t: &Transcript, cfg: &Config) -> FileResult {
@@ -178,6 +182,9 @@ fn search_record(
         let model = r
             .model()
             .or_else(|| r.embedded().and_then(|e| e.record.model()));
+        if let Some(x) = model.filter(|x| !out.models_seen.contains(*x)) {
+            out.models_seen.insert(x.to_string());
+        }
         if !model.is_some_and(|x| m.is_match(x)) {
             return;
         }
@@ -194,7 +201,7 @@ fn search_record(
             continue;
         }
         let label = u.label;
-        if let Some(hit) = match_unit(t, buf, idx, r, u, label, line, cfg, &mut out.notes) {
+        if let Some(hit) = match_unit(t, buf, idx, r, u, label, line, cfg, out) {
             out.hits.push(hit);
         }
     }
@@ -215,7 +222,7 @@ fn match_unit(
     label: Label,
     line: &Line<'_>,
     cfg: &Config,
-    notes: &mut Vec<String>,
+    out: &mut FileResult,
 ) -> Option<Hit> {
     let near = exchange::Near {
         offset: line.offset,
@@ -223,7 +230,7 @@ fn match_unit(
     };
     let mut text = u.text.to_string();
     if cfg.resolve_persisted {
-        if let Some(resolved) = resolve_persisted(t, &text, notes, line.no) {
+        if let Some(resolved) = resolve_persisted(t, &text, &mut out.notes, line.no) {
             text = resolved;
         }
     }
@@ -240,6 +247,9 @@ fn match_unit(
         } else {
             u.tool_name.map(str::to_string)
         };
+        if let Some(n) = name.as_ref().filter(|n| !out.tools_seen.contains(*n)) {
+            out.tools_seen.insert(n.clone());
+        }
         if !name.is_some_and(|n| glob.is_match(&n)) {
             return None;
         }

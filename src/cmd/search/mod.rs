@@ -9,7 +9,7 @@ pub(crate) mod prefilter;
 pub(crate) mod print;
 pub(crate) mod unmodelled;
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::io::Write;
 use std::time::Instant;
 
@@ -18,137 +18,13 @@ use serde::Serialize;
 use crate::classify::{Label, LabelSet};
 use crate::cli::search::{CountBy, SearchArgs};
 use crate::error::Error;
+use crate::globs::NameGlobs;
 use crate::output::{Format, Out};
 use crate::timefmt::{self, Window};
 
 use super::{Exit, Problems};
 use file::{Config, FileResult};
 use hit::Hit;
-
-/// One anchored matcher (`*` any run, `?` one char) for the globs of a
-/// repeatable flag (`--tool`, `--model`): each value may list alternatives as
-/// `a,b`, `a|b` or `{a,b}` (no tool or model name holds those characters), so
-/// the forms an agent tries first do not silently match nothing. `None` when
-/// no glob was given.
-pub(crate) fn globs(given: &[String]) -> Result<Option<regex::Regex>, Error> {
-    let mut alts: Vec<String> = Vec::new();
-    for g in given {
-        let g = g.trim();
-        let g = match g.strip_prefix('{').and_then(|x| x.strip_suffix('}')) {
-            Some(inner) => inner,
-            None => g,
-        };
-        for part in split_alternatives(g).into_iter().map(str::trim) {
-            if part.is_empty() {
-                return Err(Error::Usage(format!(
-                    "bad glob list `{g}`: an empty alternative (write e.g. Write,Edit)"
-                )));
-            }
-            alts.push(glob_re(part));
-        }
-    }
-    if alts.is_empty() {
-        return Ok(None);
-    }
-    let re = format!("^(?:{})$", alts.join("|"));
-    regex::Regex::new(&re)
-        .map(Some)
-        .map_err(|e| Error::Usage(format!("bad glob `{}`: {e}", given.join(","))))
-}
-
-/// A glob list split at `,` and `|` outside `[…]` (`claude-opus-4-[5,6]*` is
-/// one glob, as a shell reads it).
-fn split_alternatives(g: &str) -> Vec<&str> {
-    let mut out = Vec::new();
-    let (mut start, mut depth) = (0, false);
-    for (i, c) in g.char_indices() {
-        match c {
-            '[' if !depth => depth = true,
-            ']' if depth => depth = false,
-            ',' | '|' if !depth => {
-                out.push(&g[start..i]);
-                start = i + 1;
-            }
-            _ => {}
-        }
-    }
-    out.push(&g[start..]);
-    out
-}
-
-/// One glob as a regex: `*` any run, `?` one character, `[…]` a class
-/// (`[!…]` or `[^…]` negated, ranges as `a-z`), as a shell reads them; a `[`
-/// with no `]` after it is itself.
-fn glob_re(part: &str) -> String {
-    let chars: Vec<char> = part.chars().collect();
-    let mut re = String::new();
-    let mut i = 0;
-    while i < chars.len() {
-        match chars[i] {
-            '*' => re.push_str(".*"),
-            '?' => re.push('.'),
-            '[' => {
-                let mut j = i + 1;
-                if matches!(chars.get(j), Some('!' | '^')) {
-                    j += 1;
-                }
-                // A `]` right after `[` (or `[!`) is a member: the end is after it.
-                // Its end, past any `[:name:]` inside it.
-                let mut k = j;
-                let mut close = None;
-                while k < chars.len() {
-                    if chars[k] == '[' && chars.get(k + 1) == Some(&':') {
-                        if let Some(e) = (k + 2..chars.len().saturating_sub(1))
-                            .find(|&e| chars[e] == ':' && chars[e + 1] == ']')
-                        {
-                            k = e + 2;
-                            continue;
-                        }
-                    }
-                    if chars[k] == ']' && k > j {
-                        close = Some(k);
-                        break;
-                    }
-                    k += 1;
-                }
-                let Some(close) = close else {
-                    re.push_str(r"\[");
-                    i += 1;
-                    continue;
-                };
-                re.push('[');
-                if j > i + 1 {
-                    re.push('^');
-                }
-                let body: String = chars[j..close].iter().collect();
-                let mut k = 0;
-                while k < body.len() {
-                    let rest = &body[k..];
-                    // A POSIX class (`[:upper:]`) as a shell reads it; the
-                    // regex crate reads the same ASCII classes.
-                    if let Some(name) = rest.strip_prefix("[:").and_then(|r| r.split_once(":]")) {
-                        if !name.0.is_empty() && name.0.bytes().all(|b| b.is_ascii_lowercase()) {
-                            re.push_str(&rest[..name.0.len() + 4]);
-                            k += name.0.len() + 4;
-                            continue;
-                        }
-                    }
-                    let Some(c) = rest.chars().next() else { break };
-                    if matches!(c, '\\' | '[' | ']' | '^' | '&' | '~') {
-                        re.push('\\');
-                    }
-                    re.push(c);
-                    k += c.len_utf8();
-                }
-                re.push(']');
-                i = close;
-            }
-            c => re.push_str(&regex::escape(&c.to_string())),
-        }
-        i += 1;
-    }
-    re
-}
 
 /// The taxonomy, one label a line; with `--format json`, one
 /// `{"type":"label","label","visible","description"}` object a line.
@@ -266,8 +142,8 @@ pub(crate) fn run(
         labels,
         needles: crate::classify::needles::of_set(labels),
         skip_attachments: args.labels.is_empty() && !args.attachments,
-        tool: globs(&args.tool)?,
-        model: globs(&args.model)?,
+        tool: NameGlobs::parse(&args.tool)?,
+        model: NameGlobs::parse(&args.model)?,
         window: Window::parse(args.common.since.as_deref(), args.common.until.as_deref())?,
         resolve_persisted: args.resolve_persisted,
         exchanges: !args.no_exchange
@@ -321,6 +197,13 @@ pub(crate) fn run(
         bytes += r.bytes;
         malformed += r.malformed.len();
     }
+
+    unmatched_globs("--tool", "tool name", cfg.tool.as_ref(), &results, |r| {
+        &r.tools_seen
+    });
+    unmatched_globs("--model", "model", cfg.model.as_ref(), &results, |r| {
+        &r.models_seen
+    });
 
     if unmodelled > UNMODELLED_SHOWN {
         eprintln!(
@@ -431,6 +314,40 @@ pub(crate) fn run(
     Ok(Exit::from(total_hits > 0, errors))
 }
 
+/// Names said when a glob matches no name in the searched lines.
+const NAMES_SHOWN: usize = 30;
+
+/// Say on stderr which glob of `flag` matched no name seen in the lines the
+/// search read (candidate lines), and which names those lines hold: a glob
+/// that misses is otherwise indistinguishable from a search with no match.
+fn unmatched_globs(
+    flag: &str,
+    what: &str,
+    globs: Option<&NameGlobs>,
+    results: &[FileResult],
+    seen: impl Fn(&FileResult) -> &BTreeSet<String>,
+) {
+    let Some(globs) = globs else { return };
+    let names: BTreeSet<&str> = results
+        .iter()
+        .flat_map(|r| seen(r).iter().map(String::as_str))
+        .collect();
+    let one = crate::output::sanitize::one_line;
+    for g in globs.unmatched(names.iter().copied()) {
+        let there = match names.len() {
+            0 => format!("no {what} is in the lines searched"),
+            n => {
+                let mut v: Vec<String> = names.iter().take(NAMES_SHOWN).map(|n| one(n)).collect();
+                if n > NAMES_SHOWN {
+                    v.push(format!("(+{} more)", n - NAMES_SHOWN));
+                }
+                format!("{what}s in the lines searched: {}", v.join(", "))
+            }
+        };
+        eprintln!("csift: {flag} `{}` matches no {what} ({there})", one(g));
+    }
+}
+
 /// A hit's row key; `None` when the hit has no such value (printed `-`).
 fn count_key(key: CountBy, t: &crate::discovery::Transcript, h: &Hit) -> Option<String> {
     let u = &h.unit;
@@ -448,52 +365,5 @@ fn count_key(key: CountBy, t: &crate::discovery::Transcript, h: &Hit) -> Option<
             .as_deref()
             .and_then(timefmt::parse_ts)
             .map(|ts| ts.strftime("%Y-%m").to_string()),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::globs;
-
-    fn hits(glob: &str, names: &[&str]) -> Vec<String> {
-        let re = globs(&[glob.to_string()]).unwrap().unwrap();
-        names
-            .iter()
-            .filter(|n| re.is_match(n))
-            .map(|n| n.to_string())
-            .collect()
-    }
-
-    /// `[…]` classes match as in a shell; they matched nothing before (the
-    /// brackets were escaped as literals), silently.
-    #[test]
-    fn glob_classes_match_as_in_a_shell() {
-        let tools = ["Bash", "Read", "Write", "[x]"];
-        assert_eq!(hits("[BR]*", &tools), ["Bash", "Read"]);
-        assert_eq!(hits("[!B]*", &tools), ["Read", "Write", "[x]"]);
-        assert_eq!(hits("[^A-Q]*", &tools), ["Read", "Write", "[x]"]);
-        assert_eq!(hits("[]x[]*", &tools), ["[x]"]);
-        assert_eq!(hits("[x", &["[x", "x"]), ["[x"]);
-        let models = [
-            "claude-opus-4-5-20251101",
-            "claude-opus-4-6",
-            "claude-opus-4-1",
-        ];
-        assert_eq!(
-            hits("claude-opus-4-[56]*", &models),
-            ["claude-opus-4-5-20251101", "claude-opus-4-6"]
-        );
-        assert_eq!(hits("a&&b[&~]", &["a&&b~", "a&&b&"]), ["a&&b~", "a&&b&"]);
-        // POSIX classes, and a comma inside a class, as a shell reads them.
-        assert_eq!(
-            hits("[[:upper:]]ash", &["Bash", "bash", "Dash"]),
-            ["Bash", "Dash"]
-        );
-        assert_eq!(hits("[![:upper:]]ash", &["Bash", "bash"]), ["bash"]);
-        assert_eq!(
-            hits("claude-opus-4-[5,6]*", &models),
-            ["claude-opus-4-5-20251101", "claude-opus-4-6"]
-        );
-        assert_eq!(hits("Read,[BW]*", &tools), ["Bash", "Read", "Write"]);
     }
 }

@@ -7,6 +7,7 @@
 pub(crate) mod branch;
 pub(crate) mod fetch;
 pub(crate) mod print;
+pub(crate) mod progress;
 
 use std::collections::HashMap;
 use std::io::Write;
@@ -37,13 +38,26 @@ pub(crate) fn owning(ts: Vec<Transcript>) -> Result<Vec<Transcript>, Error> {
     match mains.len() {
         1 => Ok(mains),
         0 => Err(Error::Usage(format!(
-            "this needs one transcript (line and turn numbers belong to one file, REC-094), and the target selected {} lanes and no main transcript; name one with @<agent-id> (see `csift agents`)",
+            "this needs one transcript (line and turn numbers belong to one file), and the target selected {} lanes and no main transcript; name one with @<agent-id> (see `csift agents`)",
             ts.len()
         ))),
         n => Err(Error::Usage(format!(
-            "this needs one transcript (line and turn numbers belong to one file, REC-094), and the target selected {n} sessions; name one with @<session-id> (see `csift list`)"
+            "this needs one transcript (line and turn numbers belong to one file), and the target selected {n} sessions; name one with @<session-id> (see `csift list`)"
         ))),
     }
+}
+
+/// A bare show printed every record of every session (53,000 lines on a real
+/// home): a TARGET is required, unless `--uuid` looks for records everywhere.
+fn require_target(args: &ShowArgs) -> Result<(), Error> {
+    if !args.targets.is_empty() || !args.uuids.is_empty() {
+        return Ok(());
+    }
+    Err(Error::Usage(
+        "show needs a TARGET: a session as `csift list` prints it (@<session-id>), a lane \
+         (@<agent-id>), a .jsonl file or a project folder; --uuid alone looks in every transcript"
+            .into(),
+    ))
 }
 
 /// One file's resolved addresses, owned so the files can be resolved in parallel.
@@ -109,6 +123,7 @@ pub(crate) fn run(
         )
         .into());
     }
+    require_target(args)?;
     let labels = match args.labels.is_empty() {
         true => None,
         false => Some(LabelSet::parse(&args.labels).map_err(Error::Usage)?),
@@ -183,7 +198,7 @@ pub(crate) fn run(
     for (t, f) in ts.iter().zip(&files) {
         if f.picks.iter().any(|p| p.2.is_some()) && args.raw {
             eprintln!(
-                "csift: {}: a requested uuid has several lines; every copy was printed (REC-091)",
+                "csift: {}: a requested uuid has several lines; every copy was printed",
                 crate::output::sanitize::path(&t.path)
             );
         }
@@ -214,6 +229,9 @@ struct Shown {
     units: usize,
     /// tool_use id -> tool name, from the calls printed so far.
     tools: HashMap<String, String>,
+    /// `--raw` printed a file's unterminated last line: a newline is owed
+    /// before anything printed after it.
+    newline_owed: bool,
 }
 
 struct FileCtx<'a> {
@@ -272,8 +290,19 @@ fn print_line(
                 return Ok(());
             }
         }
-        out.write_all(fetch::raw_bytes(c.buf, &line))?;
-        out.write_all(b"\n")?;
+        // Byte for byte: the file's last line, when the file ends without a
+        // newline, gets none unless another line is printed after it.
+        if std::mem::take(&mut shown.newline_owed) {
+            out.write_all(b"\n")?;
+        }
+        let bytes = fetch::raw_bytes(c.buf, &line);
+        let unterminated_end =
+            bytes.as_ptr_range().end == c.buf.as_ptr_range().end && c.buf.last() != Some(&b'\n');
+        out.write_all(bytes)?;
+        match unterminated_end {
+            true => shown.newline_owed = true,
+            false => out.write_all(b"\n")?,
+        }
         match &parsed {
             Parsed::Record(_) => shown.records += 1,
             Parsed::Malformed(m) if m.kind == MalformedKind::Glued => {
@@ -453,7 +482,9 @@ fn print_record(
     // records): say what it is rather than skip an addressed line.
     shown.records += 1;
     let kind = if r.kind().is_empty() { "?" } else { r.kind() };
-    let subtype = r.subtype.as_deref();
+    let progress_type = progress::kind(r);
+    let subtype = r.subtype.as_deref().or(progress_type.as_deref());
+    let progress = progress::line(r);
     match c.format {
         Format::Json => out.json(&print::JsonLine {
             kind: "line",
@@ -466,6 +497,8 @@ fn print_record(
             subtype,
             turn,
             timestamp: r.timestamp.as_deref(),
+            progress_type: progress_type.clone(),
+            text: progress.clone(),
         })?,
         Format::Human => {
             let st = out.style;
@@ -510,6 +543,10 @@ fn print_record(
                 Some(text) => {
                     writeln!(out, "{}(unlabelled harness text){}", st.dim, st.reset)?;
                     print::body(out, &text, c.no_truncate)?;
+                }
+                None if progress.is_some() => {
+                    let line = progress.as_deref().unwrap_or_default();
+                    writeln!(out, "{}", crate::output::sanitize::one_line(line))?;
                 }
                 None => {
                     let raw = String::from_utf8_lossy(fetch::raw_bytes(c.buf, line));

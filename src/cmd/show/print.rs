@@ -138,6 +138,11 @@ pub(crate) struct JsonLine<'a> {
     pub(crate) subtype: Option<&'a str>,
     pub(crate) turn: Option<usize>,
     pub(crate) timestamp: Option<&'a str>,
+    /// A progress record's `data.type` and its one readable line.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) progress_type: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) text: Option<String>,
 }
 
 #[derive(Serialize)]

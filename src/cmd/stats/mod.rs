@@ -5,6 +5,7 @@
 //! holds per-file state plus one small entry per message for the cross-file
 //! dedupe ([`total`]). Rows come back in path order and go to [`print`].
 
+pub(crate) mod bymodel;
 pub(crate) mod census;
 pub(crate) mod known;
 pub(crate) mod model;
@@ -97,15 +98,7 @@ pub(crate) fn run(
             if !t.is_lane() {
                 c.lanes = lanes.get(t.session_id.as_str()).copied().unwrap_or(0);
             }
-            if let Ok(mut f) = folds.lock() {
-                f.total.fold(&c, &book, t.is_lane());
-                if let Some(by) = args.by {
-                    f.groups
-                        .entry(group_key(by, t, &c))
-                        .or_default()
-                        .fold(&c, &book, t.is_lane());
-                }
-            }
+            fold(&folds, args.by, t, &c, &book);
             Ok(Some((i < keep).then_some(c)))
         },
     );
@@ -168,6 +161,35 @@ pub(crate) fn run(
     Ok(Exit::from(report.total.transcripts > 0, problems.count()))
 }
 
+/// Fold a finished transcript into the total and its `--by` group(s): per
+/// model, each message's tokens go to its own model's group.
+fn fold(
+    folds: &Mutex<Folds>,
+    by: Option<GroupBy>,
+    t: &Transcript,
+    c: &Census,
+    book: &tokens::Book,
+) {
+    let parts = match by {
+        Some(GroupBy::Model) => bymodel::split(c, book),
+        _ => Vec::new(),
+    };
+    let Ok(mut f) = folds.lock() else { return };
+    f.total.fold(c, book, t.is_lane());
+    for (key, pc, pb) in &parts {
+        f.groups
+            .entry(key.clone())
+            .or_default()
+            .fold(pc, pb, t.is_lane());
+    }
+    if let Some(by) = by.filter(|&b| b != GroupBy::Model) {
+        f.groups
+            .entry(group_key(by, t, c))
+            .or_default()
+            .fold(c, book, t.is_lane());
+    }
+}
+
 /// A transcript's group; `None` when it has no such value (no timestamp, no
 /// model, no version): JSON key null, printed `(none)`.
 fn group_key(by: GroupBy, t: &Transcript, c: &Census) -> Option<String> {
@@ -175,7 +197,8 @@ fn group_key(by: GroupBy, t: &Transcript, c: &Census) -> Option<String> {
         GroupBy::Project => Some(t.project_name()),
         GroupBy::Day => c.first_ts.map(|ts| local_fmt(ts, "%Y-%m-%d")),
         GroupBy::Month => c.first_ts.map(|ts| local_fmt(ts, "%Y-%m")),
-        GroupBy::Model => c.dominant_model().map(str::to_string),
+        // Not asked: a transcript joins each model's group (`bymodel::split`).
+        GroupBy::Model => None,
         GroupBy::Version => c.dominant_version().map(str::to_string),
     }
 }

@@ -214,11 +214,7 @@ impl Census {
         out
     }
 
-    /// The model with the most assistant records, and the version with the most records.
-    pub(crate) fn dominant_model(&self) -> Option<&str> {
-        top(&self.models)
-    }
-
+    /// The version with the most records.
     pub(crate) fn dominant_version(&self) -> Option<&str> {
         top(&self.versions)
     }

@@ -257,6 +257,13 @@ pub(crate) fn human(out: &mut Out, r: &Report<'_>) -> io::Result<()> {
             st.warn, r.rows_left_out, st.reset
         )?;
     }
+    if r.by == Some(crate::cli::stats::GroupBy::Model) && !r.rows.is_empty() {
+        writeln!(
+            out,
+            "{}(tokens are each model's own messages; a transcript that used several models counts in each of their rows){}",
+            st.dim, st.reset
+        )?;
+    }
     total(out, r)
 }
 

@@ -343,6 +343,29 @@ impl Book {
         rows
     }
 
+    /// This book's messages of `model` (all of them for `None`), for
+    /// `--by model` ([`super::bymodel`]).
+    pub(crate) fn only(&self, model: Option<&str>) -> Book {
+        let keep = |m: &str| model.is_none_or(|x| x == m);
+        Book {
+            keyed: self
+                .keyed
+                .iter()
+                .filter(|(_, e)| keep(&e.model))
+                .map(|(k, e)| (k.clone(), e.clone()))
+                .collect(),
+            idless: self
+                .idless
+                .iter()
+                .filter(|(m, _)| keep(m))
+                .map(|(m, r)| (m.clone(), *r))
+                .collect(),
+            notes: self.notes,
+            progress_ids: self.progress_ids.clone(),
+            key: String::new(),
+        }
+    }
+
     pub(crate) fn differing(&self) -> u64 {
         self.keyed.values().filter(|e| e.differs).count() as u64
     }
