@@ -13,6 +13,7 @@ pub mod cmd;
 pub mod discovery;
 pub(crate) mod error;
 pub(crate) mod exchange;
+pub(crate) mod files;
 pub(crate) mod globs;
 pub(crate) mod images;
 pub(crate) mod live;
@@ -20,6 +21,7 @@ pub mod loss;
 pub mod output;
 pub(crate) mod plan;
 pub mod record;
+pub(crate) mod recover;
 pub(crate) mod render;
 pub mod scan;
 pub(crate) mod timefmt;
@@ -90,6 +92,12 @@ pub(crate) fn run(cli: Cli) -> error::Result<Exit> {
         }),
         Command::Agents(args) => dispatch(args.common.color, |out| {
             cmd::agents::run(&args, out, &problems, started)
+        }),
+        Command::Files(args) => dispatch(args.common.color, |out| {
+            cmd::files::run(&args, out, &problems, started)
+        }),
+        Command::Recover(args) => dispatch(args.common.color, |out| {
+            cmd::recover::run(&args, out, &problems, started)
         }),
         Command::Audit(args) => dispatch(args.common.color, |out| {
             cmd::audit::run(&args, out, &problems, started)

@@ -5,10 +5,12 @@
 pub(crate) mod agents;
 pub(crate) mod argv;
 pub(crate) mod audit;
+pub(crate) mod files;
 pub(crate) mod guard;
 pub(crate) mod image;
 pub(crate) mod list;
 pub(crate) mod plan;
+pub(crate) mod recover;
 pub(crate) mod search;
 pub(crate) mod show;
 pub(crate) mod stats;
@@ -79,6 +81,10 @@ pub(crate) enum Command {
     /// The subagent tree of a session: lanes, kinds, states and returns.
     #[command(mut_arg("no_subagents", |a| a.hide(true)))]
     Agents(Box<agents::AgentsArgs>),
+    /// Every path a session touched: reads, writes, bash, outside-stream signals.
+    Files(Box<files::FilesArgs>),
+    /// Rebuild a file's content from the transcript, gaps marked, never filled.
+    Recover(Box<recover::RecoverArgs>),
     /// Detect what Claude Code lost from its transcripts (eaten text, missing files …).
     Audit(Box<audit::AuditArgs>),
     /// Claude Code hook arms that surface transcript loss in live sessions.

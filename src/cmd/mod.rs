@@ -5,10 +5,12 @@
 
 pub(crate) mod agents;
 pub(crate) mod audit;
+pub(crate) mod files;
 pub(crate) mod guard;
 pub(crate) mod image;
 pub mod list;
 pub(crate) mod plan;
+pub(crate) mod recover;
 pub(crate) mod search;
 pub(crate) mod show;
 pub(crate) mod stats;

@@ -33,6 +33,7 @@ pub const COMMANDS: &[&[&str]] = &[
     &["plan", "--audit"],
     &["status", "--all"],
     &["tasks"],
+    &["files"],
 ];
 
 /// A target that selects every transcript of the home (its `projects`
