@@ -18,6 +18,7 @@ pub mod record;
 pub(crate) mod render;
 pub mod scan;
 pub(crate) mod timefmt;
+pub(crate) mod tokens;
 
 use std::process::ExitCode;
 use std::time::Instant;

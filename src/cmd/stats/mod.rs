@@ -10,7 +10,6 @@ pub(crate) mod known;
 pub(crate) mod model;
 pub(crate) mod print;
 pub(crate) mod revisit;
-pub(crate) mod tokens;
 pub(crate) mod total;
 
 use std::collections::{BTreeMap, HashMap};

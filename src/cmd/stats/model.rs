@@ -8,7 +8,8 @@ use std::collections::BTreeMap;
 use jiff::Timestamp;
 
 use super::known;
-use super::tokens::{Notes, Row};
+use crate::tokens::book::Notes;
+use crate::tokens::Row;
 use crate::classify::Label;
 pub(crate) type Counts = BTreeMap<String, u64>;
 
