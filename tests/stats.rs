@@ -1023,7 +1023,13 @@ fn a_glued_lines_records_are_windowed_by_their_own_time() {
     let mut s = Session::new("55555555-5555-4555-8555-555555555555", "/w/p");
     s.user("hello");
     let m = "claude-opus-4-5-20251101";
-    asst(&mut s, "msg_a", json!({"type": "text", "text": "a"}), usage(5, 0), m);
+    asst(
+        &mut s,
+        "msg_a",
+        json!({"type": "text", "text": "a"}),
+        usage(5, 0),
+        m,
+    );
     let day_before = json!({"type": "assistant", "timestamp": "2025-12-31T23:00:00.000Z", "uuid": "g1",
         "message": {"model": m, "id": "msg_glued", "role": "assistant", "content": [{"type": "text", "text": "b"}],
         "usage": usage(700, 0)}});
@@ -1044,7 +1050,10 @@ fn a_glued_lines_records_are_windowed_by_their_own_time() {
     let dec31 = day("2025-12-31");
     assert_eq!(dec31["tokens"][m]["output"], 700, "{dec31}");
     // The untimed summary takes the time before it: the glued message's.
-    assert_eq!(dec31["glued_records"], json!({"assistant": 1, "summary": 1}));
+    assert_eq!(
+        dec31["glued_records"],
+        json!({"assistant": 1, "summary": 1})
+    );
     let all = total(&run_json(&home, &[])).clone();
     assert_eq!(all["tokens"][m]["messages"], 2);
 }
@@ -1058,7 +1067,16 @@ fn corpus_glued_message_stays_on_its_own_day() {
     let run = |d: &str| {
         let out = csift()
             .env("TZ", "UTC")
-            .args(["stats", "@130d7b7e", "--format", "json", "--since", d, "--until", d])
+            .args([
+                "stats",
+                "@130d7b7e",
+                "--format",
+                "json",
+                "--since",
+                d,
+                "--until",
+                d,
+            ])
             .arg("--claude-home")
             .arg(&home)
             .output()

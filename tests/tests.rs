@@ -28,6 +28,8 @@ mod search;
 mod search_input;
 mod show;
 mod stats;
+mod statusline;
 mod terminal;
 mod unmodelled;
+mod usage;
 mod verbatim;

@@ -10,6 +10,8 @@ pub mod list;
 pub(crate) mod search;
 pub(crate) mod show;
 pub(crate) mod stats;
+pub(crate) mod statusline;
+pub(crate) mod usage;
 pub(crate) mod verbatim;
 pub(crate) mod whoami;
 

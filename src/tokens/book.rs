@@ -145,7 +145,6 @@ impl Book {
     }
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;

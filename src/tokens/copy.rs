@@ -243,7 +243,8 @@ mod tests {
             r#"{"output_tokens":9,"cache_creation":{"ephemeral_5m_input_tokens":3,"ephemeral_\u0031h_input_tokens":4}}"#,
         );
         assert_eq!((v.cc_5m, v.cc_1h, v.cache_creation), (0, 0, 0));
-        let m: std::collections::HashMap<&str, &RawValue> = serde_json::from_str(r#"{"a":1,"a":2}"#).unwrap();
+        let m: std::collections::HashMap<&str, &RawValue> =
+            serde_json::from_str(r#"{"a":1,"a":2}"#).unwrap();
         assert_eq!(m["a"].get(), "2", "the map keeps the last copy");
     }
 

@@ -15,6 +15,8 @@ use super::Vals;
 pub(crate) const TOP: u8 = 1;
 /// A copy nested in an `agent_progress` record.
 pub(crate) const NESTED: u8 = 2;
+/// A copy in a file the caller marked (the status line's session files).
+pub(crate) const MARKED: u8 = 4;
 
 /// One API message, as far as the files folded so far know it.
 #[derive(Debug, Clone, Copy)]

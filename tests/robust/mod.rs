@@ -28,6 +28,7 @@ pub const COMMANDS: &[&[&str]] = &[
     &["agents"],
     &["stats"],
     &["audit"],
+    &["usage"],
 ];
 
 /// Stderr of a stub command (see [`COMMANDS`]).
@@ -58,10 +59,15 @@ impl Run {
     }
 }
 
-/// csift with `CLAUDE_CONFIG_DIR=home`, colour off, the caller's session unset.
+/// csift with `CLAUDE_CONFIG_DIR=home`, colour off, the caller's session unset,
+/// and its state (the census cache) under target/, not the developer's own.
 pub fn csift(home: &Path) -> Command {
     let mut c = Command::cargo_bin("csift").unwrap();
     c.env_remove("CLAUDE_CODE_SESSION_ID")
+        .env(
+            "XDG_STATE_HOME",
+            Path::new(env!("CARGO_TARGET_TMPDIR")).join("state"),
+        )
         .env("CLAUDE_CONFIG_DIR", home)
         .env("NO_COLOR", "1")
         .timeout(WATCHDOG);

@@ -15,8 +15,6 @@ use super::known;
 pub(crate) use super::model::{bump, Census, Counts, MalformedOut, ToolRow, MALFORMED_SHOWN};
 use super::model::{max_opt, min_opt};
 use super::revisit;
-use crate::tokens::book::Book;
-use crate::tokens::SYNTHETIC;
 use crate::classify::index::{self, Piece};
 use crate::classify::markers::SPAWN_TOOLS;
 use crate::classify::{classify_labels, FileIndex, Label};
@@ -24,6 +22,8 @@ use crate::discovery::Transcript;
 use crate::record::{parse_line, MalformedKind, Parsed, Record};
 use crate::scan::{Line, Lines, Source};
 use crate::timefmt::{parse_ts, Window};
+use crate::tokens::book::Book;
+use crate::tokens::SYNTHETIC;
 
 /// Files above this are scanned in parallel chunks of about this size.
 const CHUNK: usize = 8 << 20;

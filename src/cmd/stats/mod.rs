@@ -87,8 +87,8 @@ pub(crate) fn run(
         &items,
         |&(i, t)| -> Result<Option<Option<Census>>, String> {
             let (mut c, book) = census::census(t, &window, !args.common.no_subagents)?;
-            let counted_none = c.lines == c.outside_window + c.malformed_lines
-                && c.glued_records.is_empty();
+            let counted_none =
+                c.lines == c.outside_window + c.malformed_lines && c.glued_records.is_empty();
             if !window.is_open() && counted_none {
                 if let Ok(mut f) = folds.lock() {
                     f.outside_whole += c.outside_window;

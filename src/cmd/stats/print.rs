@@ -9,13 +9,13 @@ use std::io::{self, Write};
 use serde_json::{json, Map, Value};
 
 use super::census::{Census, Counts};
-use crate::tokens::Row;
 use super::{Report, RowOut};
 use crate::classify::Label;
 use crate::cmd::human_bytes;
 use crate::output::sanitize::one_line;
 use crate::output::Out;
 use crate::timefmt;
+use crate::tokens::Row;
 
 fn labels_map(v: &[u64]) -> Map<String, Value> {
     Label::ALL
