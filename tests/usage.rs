@@ -567,4 +567,20 @@ fn corpus_by_day_equals_an_independent_count_qt_040_rec_020() {
         "2026-02-24 claude-haiku-4-5-20251001 4 16 14 37082 16226 0 16226 0 4"
     );
     assert_eq!(t["cost_usd"], json!(97.54033955));
+    // One definition: usage's messages are stats' top-level messages plus the
+    // ids stats discloses as seen only in agent_progress records.
+    let out = common::csift()
+        .args(["stats", "--format", "json", "--claude-home"])
+        .arg(&corpus)
+        .output()
+        .unwrap();
+    let st = json_lines(&out.stdout).pop().unwrap();
+    let stats_msgs: u64 = st["tokens"]
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|r| r["messages"].as_u64().unwrap())
+        .sum();
+    assert_eq!(t["nested_only"], st["progress_only_ids"]);
+    assert_eq!(t["messages"].as_u64().unwrap(), stats_msgs + 101);
 }

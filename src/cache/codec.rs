@@ -100,6 +100,14 @@ impl<'a> Dec<'a> {
     pub(crate) fn done(&self) -> bool {
         self.pos == self.b.len()
     }
+    /// Where the decoder stands, for [`Dec::since`].
+    pub(crate) fn mark(&self) -> usize {
+        self.pos
+    }
+    /// The bytes read since `mark`.
+    pub(crate) fn since(&self, mark: usize) -> &'a [u8] {
+        self.b.get(mark..self.pos).unwrap_or_default()
+    }
 }
 
 #[cfg(test)]

@@ -23,11 +23,14 @@ use crate::cli::usage::StatuslineArgs;
 use crate::discovery::{home, target, Transcript};
 use crate::tokens::blocks::{self, BLOCK};
 use crate::tokens::fold::{self, Folded};
-use crate::tokens::ledger::MARKED;
-use crate::tokens::pricing::{usd, Pricer};
+use crate::tokens::ledger::Msg;
+use crate::tokens::pricing::{usd, ModelPrices, Pricer};
 use crate::tokens::SYNTHETIC;
 
 use super::Exit;
+
+/// How far back the first pass reads (or to midnight, when earlier).
+const LOOKBACK: SignedDuration = SignedDuration::from_hours(12);
 
 /// The payload is a small JSON object; read no more than this.
 const MAX_PAYLOAD: u64 = 1 << 20;
@@ -123,8 +126,11 @@ fn session(p: &Value) -> Option<Session> {
     })
 }
 
-/// Open background tasks of the session. HOOK: the `status`/`tasks` ledger
-/// (not on main yet) answers this; until then nothing is shown.
+/// Open background tasks of the session: nothing until the `status`/`tasks`
+/// branch lands. HOOK: its `crate::live::ledger::build(&SessionFiles, Options,
+/// now).open().count()` answers this (it reads the session's files whole
+/// behind a byte prefilter; if that costs more than the status line's
+/// budget, keep its per-file part in the census cache as the token book is).
 fn open_tasks(_s: &Session) -> Option<usize> {
     None
 }
@@ -155,37 +161,40 @@ fn line(args: &StatuslineArgs, p: &Value) -> anyhow::Result<String> {
         .map(|z| z.timestamp())
         .unwrap_or(now);
     let oldest = all.iter().filter_map(|t| t.mtime).min();
-    let mut cutoff = midnight.min(now.checked_sub(BLOCK).unwrap_or(now));
+    // Twelve hours back reaches a gap before the active block's chain on
+    // most days: one pass.
+    let mut cutoff = midnight.min(now.checked_sub(LOOKBACK).unwrap_or(now));
     let at = At {
         now,
         midnight,
         session: sess.is_some(),
         tasks: sess.as_ref().and_then(open_tasks),
     };
-    for _ in 0..16 {
-        let files: Vec<&Transcript> = all
-            .iter()
-            .filter(|t| mine(t) || t.mtime.is_none_or(|m| m >= system_time(cutoff)))
-            .collect();
-        let marked: Vec<bool> = files.iter().map(|t| mine(t)).collect();
-        let f = fold::fold(&files, &cache, true, &|i| marked[i], &|_, _| {});
-        let times = times_after(&f, cutoff);
+    loop {
+        // Only messages since the cutoff enter the ledger; the session's
+        // files are read whole beside it.
         let reached_all = oldest.is_none_or(|o| o >= system_time(cutoff));
+        let files: Vec<(u32, &Transcript, bool)> = all
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| {
+                reached_all || mine(t) || t.mtime.is_none_or(|m| m >= system_time(cutoff))
+            })
+            .map(|(i, t)| (i as u32, t, mine(t)))
+            .collect();
+        let mut f = Folded::since(cutoff);
+        fold::fold_into(&mut f, &files, &cache, true, &|_, _| {});
+        let times = times_after(&f, cutoff);
         if let Some(anchor) = anchor(&times, cutoff).or(reached_all.then_some(0)) {
             return Ok(render(p, &f, &pricer, &times[anchor..], &at));
         }
-        // The block chain reaches before the cutoff: look twice as far back.
+        // The block chain reaches before the cutoff: look twice as far back
+        // (at the start of time, every file is read and the loop ends).
         let back = now
             .duration_since(cutoff)
             .max(SignedDuration::from_hours(24));
         cutoff = cutoff.checked_sub(back).unwrap_or(Timestamp::MIN);
     }
-    // Activity without a 5-hour gap for years: read everything.
-    let files: Vec<&Transcript> = all.iter().collect();
-    let marked: Vec<bool> = files.iter().map(|t| mine(t)).collect();
-    let f = fold::fold(&files, &cache, true, &|i| marked[i], &|_, _| {});
-    let times = times_after(&f, Timestamp::MIN);
-    Ok(render(p, &f, &pricer, &times, &at))
 }
 
 fn system_time(t: Timestamp) -> SystemTime {
@@ -229,24 +238,31 @@ struct At {
 }
 
 fn render(p: &Value, f: &Folded, pricer: &Pricer, times: &[(Timestamp, u64)], at: &At) -> String {
+    // Each model's prices looked up once; `<synthetic>` is never counted.
+    let prices: Vec<(bool, Option<ModelPrices>)> = (0..f.ledger.models())
+        .map(|i| f.ledger.model_name(i))
+        .map(|name| (name == SYNTHETIC, pricer.model(name)))
+        .collect();
+    let cost_of = |m: &Msg| match prices.get(m.model as usize) {
+        Some((false, p)) => Some(p.and_then(|p| p.cost(m.first, &m.vals))),
+        _ => None,
+    };
     let (mut s_tok, mut s_cost, mut s_unpriced) = (0u64, 0u128, false);
+    f.marked_messages(&mut |m| {
+        let Some(cost) = cost_of(m) else { return };
+        let v = m.vals;
+        s_tok += v.input + v.output + v.cache_read + v.cache_creation;
+        s_cost += cost.unwrap_or(0);
+        s_unpriced |= cost.is_none();
+    });
     let (mut d_cost, mut d_unpriced) = (0u128, false);
-    for m in f.messages() {
-        let name = f.ledger.model_name(m.model);
-        if name == SYNTHETIC {
-            continue;
-        }
-        let cost = pricer.cost(name, m.first, &m.vals);
-        if m.seen & MARKED != 0 {
-            let v = m.vals;
-            s_tok += v.input + v.output + v.cache_read + v.cache_creation;
-            s_cost += cost.unwrap_or(0);
-            s_unpriced |= cost.is_none();
-        }
-        if m.first.is_some_and(|t| t >= at.midnight) {
-            d_cost += cost.unwrap_or(0);
-            d_unpriced |= cost.is_none();
-        }
+    for m in f
+        .messages()
+        .filter(|m| m.first.is_some_and(|t| t >= at.midnight))
+    {
+        let Some(cost) = cost_of(m) else { continue };
+        d_cost += cost.unwrap_or(0);
+        d_unpriced |= cost.is_none();
     }
     let mut parts = vec![model_name(p)];
     if at.session {

@@ -37,12 +37,35 @@ impl Group {
 }
 
 /// Eaten-text groups of one file, by `(isSidechain, hash of message.id)`.
-#[derive(Debug, Default, Clone, PartialEq, Eq)]
+/// A tally read back from the cache stays in its encoded form, with its
+/// count, until it is changed: most are only asked for their count, or not at
+/// all (`usage` never asks).
+#[derive(Debug, Default, Clone)]
 pub(crate) struct Tally {
     groups: HashMap<(bool, u64), Group>,
+    /// The encoded groups and their eaten count, not yet decoded.
+    raw: Option<(Vec<u8>, u64)>,
+}
+
+impl PartialEq for Tally {
+    fn eq(&self, o: &Tally) -> bool {
+        let (mut a, mut b) = (self.clone(), o.clone());
+        a.settle();
+        b.settle();
+        a.groups == b.groups
+    }
 }
 
 impl Tally {
+    /// Decode the encoded form, if any, into groups.
+    fn settle(&mut self) {
+        if let Some((raw, _)) = self.raw.take() {
+            self.groups = Tally::read(&mut Dec::new(&raw))
+                .map(|t| t.groups)
+                .unwrap_or_default();
+        }
+    }
+
     /// One admitted assistant record (a non-empty id, list content).
     pub(crate) fn record(
         &mut self,
@@ -55,6 +78,7 @@ impl Tally {
         if !(thinking || text) {
             return; // counts for neither side of the rule
         }
+        self.settle();
         let kinds = if thinking { THINKING } else { 0 } | if text { TEXT } else { 0 };
         let g = self
             .groups
@@ -75,7 +99,12 @@ impl Tally {
     }
 
     /// Fold in the tally of the records that follow.
-    pub(crate) fn extend(&mut self, later: Tally) {
+    pub(crate) fn extend(&mut self, mut later: Tally) {
+        if later.groups.is_empty() && later.raw.is_none() {
+            return;
+        }
+        self.settle();
+        later.settle();
         for (k, g) in later.groups {
             let mine = self.groups.entry(k).or_default();
             for (h, kinds) in g.uuids {
@@ -91,10 +120,17 @@ impl Tally {
     /// Eaten responses: groups with >= 2 thinking-bearing records and no
     /// text-bearing one.
     pub(crate) fn eaten(&self) -> u64 {
-        self.groups.values().filter(|g| g.eaten()).count() as u64
+        match &self.raw {
+            Some((_, n)) => *n,
+            None => self.groups.values().filter(|g| g.eaten()).count() as u64,
+        }
     }
 
     pub(crate) fn encode(&self, e: &mut Enc) {
+        if let Some((raw, _)) = &self.raw {
+            e.buf.extend_from_slice(raw);
+            return;
+        }
         // Sorted, so one tally always encodes to the same bytes.
         let mut keys: Vec<_> = self.groups.keys().copied().collect();
         keys.sort_unstable();
@@ -113,7 +149,31 @@ impl Tally {
         }
     }
 
+    /// A tally [`Tally::encode`] wrote, checked whole and counted (without
+    /// building its groups), kept encoded until it changes.
     pub(crate) fn decode(d: &mut Dec<'_>) -> Option<Tally> {
+        let at = d.mark();
+        let mut eaten = 0;
+        for _ in 0..d.len(25)? {
+            d.u8()?;
+            d.u64()?;
+            let (mut thinking, mut text) = (u64::from(d.u32()?), u64::from(d.u32()?));
+            for _ in 0..d.len(9)? {
+                d.u64()?;
+                let k = d.u8()?;
+                thinking += u64::from(k & THINKING != 0);
+                text += u64::from(k & TEXT != 0);
+            }
+            eaten += u64::from(thinking >= 2 && text == 0);
+        }
+        Some(Tally {
+            groups: HashMap::new(),
+            raw: Some((d.since(at).to_vec(), eaten)),
+        })
+    }
+
+    /// Decode an encoded tally into groups.
+    fn read(d: &mut Dec<'_>) -> Option<Tally> {
         let mut t = Tally::default();
         for _ in 0..d.len(25)? {
             let side = d.u8()? != 0;

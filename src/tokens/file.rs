@@ -15,7 +15,7 @@ use std::collections::HashMap;
 use jiff::Timestamp;
 use serde_json::value::RawValue;
 
-use super::copy::{copy_values, Vals};
+use super::copy::copy_values;
 use super::ledger::{Msg, NESTED, TOP};
 use super::UNKNOWN_MODEL;
 use crate::cache::{Census, Dec, Enc, Pos};
@@ -68,8 +68,11 @@ pub(crate) struct FileBook {
     /// Models by index (a message's `model`).
     pub(crate) models: Vec<String>,
     model_idx: HashMap<String, u32>,
-    /// Keyed messages: `key_hash(model \0 id)` → the message.
-    pub(crate) keyed: HashMap<u64, Msg>,
+    /// Keyed messages being counted: `key_hash(model \0 id)` → the message.
+    keyed: HashMap<u64, Msg>,
+    /// Keyed messages read back from the cache, sorted by key (as encoded):
+    /// no map is built unless the book changes.
+    sorted: Vec<(u64, Msg)>,
     /// Copies without an id, each its own message, in file order.
     pub(crate) idless: Vec<Msg>,
     pub(crate) notes: FileNotes,
@@ -112,6 +115,7 @@ impl FileBook {
             self.idless.push(m);
             return;
         };
+        self.unsort();
         let mut key = std::mem::take(&mut self.key);
         key.clear();
         key.extend([name, "\0", id]);
@@ -188,64 +192,34 @@ impl FileBook {
         }
     }
 
-    /// Messages in one list: keyed ones sorted by key, then the id-less ones.
+    /// Move messages read from the cache into the map, to change them.
+    fn unsort(&mut self) {
+        if !self.sorted.is_empty() {
+            self.keyed.reserve(self.sorted.len());
+            self.keyed.extend(self.sorted.drain(..));
+        }
+    }
+
+    /// The keyed messages sorted by key, taken out of the book.
+    pub(crate) fn take_keyed(&mut self) -> Vec<(u64, Msg)> {
+        let mut v = std::mem::take(&mut self.sorted);
+        if !self.keyed.is_empty() {
+            v.extend(self.keyed.drain());
+            v.sort_unstable_by_key(|x| x.0);
+        }
+        v
+    }
+
+    /// Keyed messages sorted by key, then the id-less ones.
     pub(crate) fn messages(&self) -> impl Iterator<Item = (Option<u64>, &Msg)> {
         let mut keys: Vec<&u64> = self.keyed.keys().collect();
         keys.sort_unstable();
-        keys.into_iter()
-            .map(|k| (Some(*k), &self.keyed[k]))
+        self.sorted
+            .iter()
+            .map(|(k, m)| (Some(*k), m))
+            .chain(keys.into_iter().map(|k| (Some(*k), &self.keyed[k])))
             .chain(self.idless.iter().map(|m| (None, m)))
     }
-}
-
-fn put_msg(e: &mut Enc, m: &Msg) {
-    e.u32(m.model);
-    let v = m.vals;
-    for x in [
-        v.input,
-        v.output,
-        v.cache_read,
-        v.cache_creation,
-        v.cc_5m,
-        v.cc_1h,
-        v.thinking,
-        v.web_search,
-        v.web_fetch,
-    ] {
-        e.u64(x);
-    }
-    e.u64(m.records);
-    e.ts(m.first);
-    e.u8(m.seen);
-}
-
-fn get_msg(d: &mut Dec<'_>, models: usize) -> Option<Msg> {
-    let model = d.u32()?;
-    if model as usize >= models {
-        return None;
-    }
-    let mut f = [0u64; 9];
-    for x in &mut f {
-        *x = d.u64()?;
-    }
-    let vals = Vals {
-        input: f[0],
-        output: f[1],
-        cache_read: f[2],
-        cache_creation: f[3],
-        cc_5m: f[4],
-        cc_1h: f[5],
-        thinking: f[6],
-        web_search: f[7],
-        web_fetch: f[8],
-    };
-    let records = d.u64()?;
-    let first = d.ts()?;
-    let seen = d.u8()?;
-    Some(Msg {
-        records,
-        ..Msg::new(model, vals, first, seen)
-    })
 }
 
 impl Census for FileBook {
@@ -266,7 +240,9 @@ impl Census for FileBook {
         book
     }
 
-    fn extend(&mut self, later: FileBook) {
+    fn extend(&mut self, mut later: FileBook) {
+        self.unsort();
+        later.unsort();
         let map: Vec<u32> = later.models.iter().map(|m| self.model(m)).collect();
         let remap = |mut m: Msg| {
             m.model = map.get(m.model as usize).copied().unwrap_or(0);
@@ -293,11 +269,11 @@ impl Census for FileBook {
         e.u64(keyed.len() as u64);
         for (k, m) in keyed {
             e.u64(k.unwrap_or(0));
-            put_msg(e, m);
+            m.encode(e);
         }
         e.u64(self.idless.len() as u64);
         for m in &self.idless {
-            put_msg(e, m);
+            m.encode(e);
         }
         let mut n = self.notes;
         for x in n.fields() {
@@ -316,13 +292,19 @@ impl Census for FileBook {
             b.model(&name);
         }
         let n = b.models.len();
-        for _ in 0..d.len(90)? {
+        let n_keyed = d.len(90)?;
+        b.sorted.reserve(n_keyed);
+        for _ in 0..n_keyed {
             let k = d.u64()?;
-            let m = get_msg(d, n)?;
-            b.keyed.insert(k, m);
+            let m = Msg::decode(d, n)?;
+            // Written sorted and once each: anything else is no entry of ours.
+            if b.sorted.last().is_some_and(|(p, _)| *p >= k) {
+                return None;
+            }
+            b.sorted.push((k, m));
         }
         for _ in 0..d.len(82)? {
-            b.idless.push(get_msg(d, n)?);
+            b.idless.push(Msg::decode(d, n)?);
         }
         for x in b.notes.fields() {
             *x = d.u64()?;
@@ -353,15 +335,16 @@ mod tests {
     #[test]
     fn copies_merge_nested_copies_count_and_glued_records_are_read() {
         let b = whole();
-        assert_eq!(b.keyed.len(), 3, "m1, m2 (nested), m3 (glued)");
-        let m1 = b.keyed[&super::super::key_hash("x\0m1")];
+        let keyed: HashMap<u64, Msg> = b.clone().take_keyed().into_iter().collect();
+        assert_eq!(keyed.len(), 3, "m1, m2 (nested), m3 (glued)");
+        let m1 = keyed[&super::super::key_hash("x\0m1")];
         assert_eq!((m1.vals.output, m1.records, m1.seen), (1404, 2, TOP));
         assert_eq!(
             m1.first,
             "2026-01-01T00:00:01Z".parse().ok(),
             "earliest copy"
         );
-        let m2 = b.keyed[&super::super::key_hash("y\0m2")];
+        let m2 = keyed[&super::super::key_hash("y\0m2")];
         assert_eq!(m2.seen, NESTED);
         assert_eq!(
             m2.first,

@@ -10,13 +10,12 @@ use std::collections::HashMap;
 use jiff::Timestamp;
 
 use super::Vals;
+use crate::cache::{Dec, Enc};
 
 /// Which copies of a message were seen.
 pub(crate) const TOP: u8 = 1;
 /// A copy nested in an `agent_progress` record.
 pub(crate) const NESTED: u8 = 2;
-/// A copy in a file the caller marked (the status line's session files).
-pub(crate) const MARKED: u8 = 4;
 
 /// One API message, as far as the files folded so far know it.
 #[derive(Debug, Clone, Copy)]
@@ -91,6 +90,61 @@ impl Msg {
     }
 }
 
+impl Msg {
+    /// Write this message (the census cache's form).
+    pub(crate) fn encode(&self, e: &mut Enc) {
+        let m = self;
+        e.u32(m.model);
+        let v = m.vals;
+        for x in [
+            v.input,
+            v.output,
+            v.cache_read,
+            v.cache_creation,
+            v.cc_5m,
+            v.cc_1h,
+            v.thinking,
+            v.web_search,
+            v.web_fetch,
+        ] {
+            e.u64(x);
+        }
+        e.u64(m.records);
+        e.ts(m.first);
+        e.u8(m.seen);
+    }
+
+    /// Read a message [`Msg::encode`] wrote; its model must index `models`.
+    pub(crate) fn decode(d: &mut Dec<'_>, models: usize) -> Option<Msg> {
+        let model = d.u32()?;
+        if model as usize >= models {
+            return None;
+        }
+        let mut f = [0u64; 9];
+        for x in &mut f {
+            *x = d.u64()?;
+        }
+        let vals = Vals {
+            input: f[0],
+            output: f[1],
+            cache_read: f[2],
+            cache_creation: f[3],
+            cc_5m: f[4],
+            cc_1h: f[5],
+            thinking: f[6],
+            web_search: f[7],
+            web_fetch: f[8],
+        };
+        let records = d.u64()?;
+        let first = d.ts()?;
+        let seen = d.u8()?;
+        Some(Msg {
+            records,
+            ..Msg::new(model, vals, first, seen)
+        })
+    }
+}
+
 /// Messages of many files, deduplicated by key.
 #[derive(Debug, Default)]
 pub(crate) struct Ledger {
@@ -109,6 +163,11 @@ impl Ledger {
         self.models.push(name.to_string());
         self.model_idx.insert(name.to_string(), i);
         i
+    }
+
+    /// How many models have an index.
+    pub(crate) fn models(&self) -> u32 {
+        self.models.len() as u32
     }
 
     pub(crate) fn model_name(&self, i: u32) -> &str {

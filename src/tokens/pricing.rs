@@ -235,11 +235,29 @@ impl Pricer {
     }
 
     /// The cost of one message in picodollars, `None` when its model has no
-    /// price. Cache writes split 5m/1h as recorded: the 1h part (at most the
+    /// price (see [`ModelPrices::cost`]).
+    #[cfg(test)]
+    pub(crate) fn cost(&self, model: &str, at: Option<Timestamp>, v: &Vals) -> Option<u128> {
+        self.model(model)?.cost(at, v)
+    }
+
+    /// The prices of `model`, looked up once for many messages.
+    pub(crate) fn model(&self, model: &str) -> Option<ModelPrices<'_>> {
+        self.entries(model).map(ModelPrices)
+    }
+}
+
+/// One model's entries in the table.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ModelPrices<'a>(&'a [Entry]);
+
+impl ModelPrices<'_> {
+    /// The cost of one message in picodollars, at the entry in force on its
+    /// day. Cache writes split 5m/1h as recorded: the 1h part (at most the
     /// whole write) at the 1h rate, the rest at the 5m rate (REC-098: the
     /// nested split may not sum to the flat count).
-    pub(crate) fn cost(&self, model: &str, at: Option<Timestamp>, v: &Vals) -> Option<u128> {
-        let list = self.entries(model)?;
+    pub(crate) fn cost(&self, at: Option<Timestamp>, v: &Vals) -> Option<u128> {
+        let list = self.0;
         let e = match at {
             Some(t) => list
                 .iter()

@@ -125,12 +125,19 @@ pub(crate) fn build(
     let mut rows: BTreeMap<Option<String>, Cell> = BTreeMap::new();
     let mut timed: Vec<(Timestamp, &str, &Msg, Option<u128>)> = Vec::new();
     let mut unplaced = 0;
+    let prices: Vec<_> = (0..f.ledger.models())
+        .map(|i| pricer.model(f.ledger.model_name(i)))
+        .collect();
     for m in f.messages() {
         let name = f.ledger.model_name(m.model);
         if !window.is_open() && !window.contains(m.first) {
             continue;
         }
-        let cost = pricer.cost(name, m.first, &m.vals);
+        let cost = prices
+            .get(m.model as usize)
+            .copied()
+            .flatten()
+            .and_then(|p| p.cost(m.first, &m.vals));
         if name == SYNTHETIC {
             synthetic.add(name, m, cost);
             continue;

@@ -7,6 +7,7 @@
 //! the rows and [`print`] prints them.
 
 pub(crate) mod group;
+pub(crate) mod prices;
 pub(crate) mod print;
 
 use crate::cache::{self, Cache};
@@ -36,7 +37,7 @@ pub(crate) fn run(args: &UsageArgs, out: &mut Out, problems: &Problems) -> anyho
     let pricer = Pricer::load(args.pricing.as_deref()).map_err(Error::Usage)?;
     if args.pricing_table {
         let st = out.style;
-        print::pricing(out, st, &pricer, args.format == UsageFormat::Json)?;
+        prices::pricing(out, st, &pricer, args.format == UsageFormat::Json)?;
         return Ok(Exit::Found);
     }
     let common = args.common();
@@ -46,7 +47,7 @@ pub(crate) fn run(args: &UsageArgs, out: &mut Out, problems: &Problems) -> anyho
     sort(&mut transcripts);
     let cache = Cache::new(!args.no_cache, cache::state_root(), Some(&home.root));
     let refs: Vec<&Transcript> = transcripts.iter().collect();
-    let folded = fold::fold(&refs, &cache, !args.no_subagents, &|_| false, &|t, e| {
+    let folded = fold::fold(&refs, &cache, !args.no_subagents, &|t, e| {
         problems.report(&t.path, e);
     });
     if std::env::var_os("CSIFT_CACHE_STATS").is_some() {
