@@ -7,6 +7,7 @@
 
 pub mod address;
 pub mod bash;
+pub(crate) mod cache;
 pub mod classify;
 pub(crate) mod cli;
 pub mod cmd;
@@ -25,6 +26,7 @@ pub(crate) mod recover;
 pub(crate) mod render;
 pub mod scan;
 pub(crate) mod timefmt;
+pub(crate) mod tokens;
 
 use std::process::ExitCode;
 use std::time::Instant;
@@ -43,6 +45,8 @@ pub fn run_main() -> ExitCode {
     // --print-settings is run by a person, not a hook: its mistakes exit 2.
     let guard =
         args.get(1).is_some_and(|a| a == "guard") && !args.iter().any(|a| a == "--print-settings");
+    // The status line never fails: Claude Code shows its stdout on every prompt.
+    let statusline = args.get(1).is_some_and(|a| a == "statusline");
     let cli = match Cli::try_parse_from(args) {
         Ok(cli) => cli,
         // `guard` runs as a Claude Code hook, where exit 2 blocks the session:
@@ -50,6 +54,10 @@ pub fn run_main() -> ExitCode {
         Err(e) if guard && e.use_stderr() => {
             let _ = e.print();
             output::to_stderr("csift guard: not run (exit 0 so the session goes on)");
+            return ExitCode::SUCCESS;
+        }
+        Err(e) if statusline && e.use_stderr() => {
+            println!("csift statusline: bad arguments (csift statusline --help)");
             return ExitCode::SUCCESS;
         }
         Err(e) => e.exit(),
@@ -90,6 +98,8 @@ pub(crate) fn run(cli: Cli) -> error::Result<Exit> {
         Command::Stats(args) => dispatch(args.common.color, |out| {
             cmd::stats::run(&args, out, &problems, started)
         }),
+        Command::Usage(args) => dispatch(args.color, |out| cmd::usage::run(&args, out, &problems)),
+        Command::Statusline(args) => Ok(cmd::statusline::run(&args)),
         Command::Agents(args) => dispatch(args.common.color, |out| {
             cmd::agents::run(&args, out, &problems, started)
         }),

@@ -15,6 +15,7 @@ pub(crate) mod search;
 pub(crate) mod show;
 pub(crate) mod stats;
 pub(crate) mod status;
+pub(crate) mod usage;
 pub(crate) mod verbatim;
 
 use std::path::PathBuf;
@@ -78,6 +79,10 @@ pub(crate) enum Command {
     Verbatim(Box<verbatim::VerbatimArgs>),
     /// An exact census: records, labels, tokens (deduplicated), tools, unknown shapes.
     Stats(Box<stats::StatsArgs>),
+    /// Tokens and cost by day, week, month, session, project, model or 5-hour block.
+    Usage(Box<usage::UsageArgs>),
+    /// Claude Code's status line: model, session and today's cost, the active block.
+    Statusline(usage::StatuslineArgs),
     /// The subagent tree of a session: lanes, kinds, states and returns.
     #[command(mut_arg("no_subagents", |a| a.hide(true)))]
     Agents(Box<agents::AgentsArgs>),

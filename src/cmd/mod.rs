@@ -15,7 +15,9 @@ pub(crate) mod search;
 pub(crate) mod show;
 pub(crate) mod stats;
 pub(crate) mod status;
+pub(crate) mod statusline;
 pub(crate) mod tasks;
+pub(crate) mod usage;
 pub(crate) mod verbatim;
 pub(crate) mod whoami;
 
