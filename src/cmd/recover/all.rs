@@ -83,8 +83,7 @@ pub(crate) fn run(
             existing.len(),
             sanitize::path(&dir),
             list.join("\n")
-        ))
-        .into());
+        )));
     }
     let sessions = transcripts.iter().map(|t| t.session_id.as_str()).collect();
     let idx = recover::events::Index::new(&all, sessions);

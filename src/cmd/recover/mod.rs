@@ -35,8 +35,7 @@ impl Config {
             return Err(Error::Usage(
                 "recover rebuilds a file as of one point: use --at LINE|TIME, not --since/--until"
                     .into(),
-            )
-            .into());
+            ));
         }
         let home = home::from_env(args.common.claude_home.clone())?.root;
         if let Some(dir) = &args.out {
@@ -132,12 +131,7 @@ fn write_one(
     let rel = crate::recover::dest::relative(path)?;
     let mut text = String::new();
     rebuilt.doc.render(&mut text);
-    Ok(crate::recover::dest::write(
-        dir,
-        &rel,
-        text.as_bytes(),
-        force,
-    )?)
+    crate::recover::dest::write(dir, &rel, text.as_bytes(), force)
 }
 
 /// How the point is said: `the end`, `L340 of <file>`, or a time.
