@@ -89,10 +89,10 @@ pub(crate) fn run(
         return Ok(Exit::from(!listing.is_empty(), problems.count()));
     }
     let Some(path) = path else {
-        eprintln!(
+        crate::output::to_stderr(&crate::output::sanitize::clean(&format!(
             "csift: no touch of {} in the selected transcripts",
             crate::output::sanitize::one_line(input)
-        );
+        )));
         return Ok(Exit::from(false, problems.count()));
     };
     let cut = point::cut(cfg.at.as_deref(), &transcripts)?;

@@ -121,12 +121,19 @@ pub(crate) fn report(
         }
     }
     out.flush()?;
-    eprintln!("csift: {}", summary(r, written));
+    crate::output::to_stderr(&crate::output::sanitize::clean(&format!(
+        "csift: {}",
+        summary(r, written)
+    )));
     for n in &r.rebuilt.notes {
-        eprintln!("csift:   {}: {}", step_name(r, n.step), n.text);
+        crate::output::to_stderr(&crate::output::sanitize::clean(&format!(
+            "csift:   {}: {}",
+            step_name(r, n.step),
+            n.text
+        )));
     }
     if let Some(line) = opaque_line(r.opaque) {
-        eprintln!("csift:   {line}");
+        crate::output::to_stderr(&crate::output::sanitize::clean(&format!("csift:   {line}")));
     }
     Ok(())
 }

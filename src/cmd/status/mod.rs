@@ -103,7 +103,10 @@ pub(crate) fn run(
     }
     let notes = run_notes(&cfg, &registry, &judged);
     for n in &notes {
-        eprintln!("csift: note: {}", crate::output::sanitize::clean(n));
+        crate::output::to_stderr(&crate::output::sanitize::clean(&format!(
+            "csift: note: {}",
+            crate::output::sanitize::clean(n)
+        )));
     }
     let st = out.style;
     for s in &judged {

@@ -55,7 +55,10 @@ pub(crate) fn run(
         problems.report(&t.path, e);
     });
     if std::env::var_os("CSIFT_CACHE_STATS").is_some() {
-        eprintln!("csift: {}", cache.report());
+        crate::output::to_stderr(&crate::output::sanitize::clean(&format!(
+            "csift: {}",
+            cache.report()
+        )));
     }
     let now = jiff::Timestamp::now();
     let report = group::build(
@@ -68,12 +71,12 @@ pub(crate) fn run(
         now,
     );
     for model in &report.total.tot.unpriced {
-        eprintln!(
+        crate::output::to_stderr(&crate::output::sanitize::clean(&format!(
             "csift: no price for model {} in the pricing table of {}: its cost is null \
              (give one with --pricing FILE; csift usage --pricing-table shows the table)",
             crate::output::sanitize::one_line(model),
             report.pricing_checked
-        );
+        )));
     }
     let extra = print::Extra {
         notes: folded.notes,
