@@ -10,6 +10,7 @@ pub(crate) mod guard;
 pub(crate) mod image;
 pub(crate) mod list;
 pub(crate) mod plan;
+pub(crate) mod record;
 pub(crate) mod recover;
 pub(crate) mod search;
 pub(crate) mod show;
@@ -17,6 +18,7 @@ pub(crate) mod stats;
 pub(crate) mod status;
 pub(crate) mod usage;
 pub(crate) mod verbatim;
+pub(crate) mod wait;
 
 use std::path::PathBuf;
 
@@ -55,7 +57,7 @@ TARGETS (every command accepts them):
 writes under ~/.claude/projects. It is read-only: it never writes under the Claude home.",
     after_help = concat!(
         target_help!(),
-        "\n\nExit status: 0 found, 1 nothing found, 2 error; except audit, a linter: 0 no findings,\n1 findings; and guard, a hook: see its help.\n\nExamples:\n  csift list\n  \
+        "\n\nExit status: 0 found, 1 nothing found, 2 error; except audit, a linter: 0 no findings,\n1 findings; guard, a hook: see its help; and wait: 124 on its timeout.\n\nExamples:\n  csift list\n  \
          csift search 'panic|unwrap' -t agent.tool.result\n  csift list -home-ana-app\n  \
          csift whoami --path"
     )
@@ -111,6 +113,10 @@ pub(crate) enum Command {
     #[command(mut_arg("since", |a| a.help(status::TASKS_SINCE).long_help(None::<&str>)))]
     #[command(mut_arg("until", |a| a.help(status::TASKS_UNTIL).long_help(None::<&str>)))]
     Tasks(Box<status::TasksArgs>),
+    /// Block until a session stops, asks, calls a tool or writes a file (exit 124 on timeout).
+    Wait(Box<wait::WaitArgs>),
+    /// Claude Code hook commands: `record` keeps the questions the transcript does not.
+    Hooks(record::HooksArgs),
     /// Print the calling Claude Code session (from CLAUDE_CODE_SESSION_ID).
     #[command(mut_arg("no_subagents", |a| a.hide(true)))]
     #[command(mut_arg("since", |a| a.hide(true)))]

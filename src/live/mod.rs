@@ -24,6 +24,7 @@ pub(crate) mod registry;
 pub(crate) mod session;
 pub(crate) mod tail;
 pub(crate) mod tasklist;
+pub(crate) mod watch;
 pub(crate) mod verdict;
 
 /// Serialise an optional instant as Claude Code writes times (REC-005), or null.
