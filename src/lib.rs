@@ -47,7 +47,8 @@ pub fn run_main() -> ExitCode {
     let guard =
         args.get(1).is_some_and(|a| a == "guard") && !args.iter().any(|a| a == "--print-settings");
     // The recorder is a hook too: it never blocks a session, bad arguments included.
-    let record = args.get(1).is_some_and(|a| a == "hooks") && args.get(2).is_some_and(|a| a == "record");
+    let record =
+        args.get(1).is_some_and(|a| a == "hooks") && args.get(2).is_some_and(|a| a == "record");
     // The status line never fails: Claude Code shows its stdout on every prompt.
     let statusline = args.get(1).is_some_and(|a| a == "statusline");
     let cli = match Cli::try_parse_from(args) {

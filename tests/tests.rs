@@ -42,4 +42,5 @@ mod terminal;
 mod unmodelled;
 mod usage;
 mod verbatim;
+mod wait;
 mod windows;

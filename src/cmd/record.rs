@@ -34,7 +34,9 @@ pub(crate) fn run(args: &RecordArgs) -> Exit {
     let payload = match rx.recv_timeout(READ_LIMIT) {
         Ok(Ok(p)) => p,
         Ok(Err(e)) => {
-            say(&format!("cannot read the hook payload ({e}); nothing recorded"));
+            say(&format!(
+                "cannot read the hook payload ({e}); nothing recorded"
+            ));
             return Exit::Found;
         }
         Err(_) => {

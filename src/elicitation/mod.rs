@@ -40,7 +40,6 @@ pub(crate) fn state_path(state: &Path, session: &str) -> PathBuf {
         .join(format!("{}.jsonl", file_stem(session)))
 }
 
-
 /// The 0.10.1 sidecar beside a session's main transcript.
 pub(crate) fn beside_path(project_dir: &Path, session: &str) -> PathBuf {
     project_dir.join(session).join(BESIDE)

@@ -22,7 +22,12 @@ use super::{Marker, KIND_MCP};
 
 /// What a payload asks the recorder to write.
 pub(crate) fn marker(payload: &Value, now: jiff::Timestamp) -> Option<Marker> {
-    let s = |k: &str| payload.get(k).and_then(Value::as_str).filter(|v| !v.is_empty());
+    let s = |k: &str| {
+        payload
+            .get(k)
+            .and_then(Value::as_str)
+            .filter(|v| !v.is_empty())
+    };
     let event = s("hook_event_name")?;
     let tool = s("tool_name");
     let ask = matches!(tool, Some("AskUserQuestion" | "ExitPlanMode"));
@@ -54,7 +59,10 @@ pub(crate) fn marker(payload: &Value, now: jiff::Timestamp) -> Option<Marker> {
         event: event.to_string(),
         session_id: session,
         timestamp: crate::timefmt::utc_exact(now),
-        tool_input: payload.get("tool_input").filter(|_| phase == "pending").cloned(),
+        tool_input: payload
+            .get("tool_input")
+            .filter(|_| phase == "pending")
+            .cloned(),
         mcp_server_name: s("mcp_server_name").map(str::to_string),
         message: s("message").map(str::to_string),
         action: s("action").map(str::to_string),
@@ -71,7 +79,10 @@ pub(crate) enum Failure {
     #[error("state dir {} is inside the Claude home {}; csift never writes there", crate::output::sanitize::path(.0), crate::output::sanitize::path(.1))]
     Inside(PathBuf, PathBuf),
     #[error("{}: {error}", crate::output::sanitize::path(path))]
-    Io { path: PathBuf, error: std::io::Error },
+    Io {
+        path: PathBuf,
+        error: std::io::Error,
+    },
 }
 
 /// Record one payload. `state` is csift's state root (`--state-dir` or the
@@ -102,17 +113,29 @@ pub(crate) fn fire(
     let path = super::state_path(&state, &m.session_id);
     let dir = path.parent().unwrap_or(&state).to_path_buf();
     outside(&dir, &homes)?;
-    std::fs::create_dir_all(&dir).map_err(|e| Failure::Io { path: dir.clone(), error: e })?;
+    std::fs::create_dir_all(&dir).map_err(|e| Failure::Io {
+        path: dir.clone(),
+        error: e,
+    })?;
     // Checked again once it exists: a symlink swapped in is caught here.
     outside(&dir, &homes)?;
-    let mut line = serde_json::to_vec(&m).map_err(|e| Failure::Io { path: path.clone(), error: e.into() })?;
+    let mut line = serde_json::to_vec(&m).map_err(|e| Failure::Io {
+        path: path.clone(),
+        error: e.into(),
+    })?;
     line.push(b'\n');
     let mut f = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
         .open(&path)
-        .map_err(|e| Failure::Io { path: path.clone(), error: e })?;
-    f.write_all(&line).map_err(|e| Failure::Io { path: path.clone(), error: e })?;
+        .map_err(|e| Failure::Io {
+            path: path.clone(),
+            error: e,
+        })?;
+    f.write_all(&line).map_err(|e| Failure::Io {
+        path: path.clone(),
+        error: e,
+    })?;
     Ok(Some(path))
 }
 
@@ -169,7 +192,10 @@ mod tests {
     fn five_events_make_markers_eli_015_019() {
         let pre = json!({"hook_event_name":"PreToolUse","tool_name":"AskUserQuestion","tool_use_id":"toolu_1","session_id":"s1","tool_input":{"questions":[{"question":"ship it?"}]}});
         let m = marker(&pre, now()).unwrap();
-        assert_eq!((m.kind.as_str(), m.phase.as_str(), m.key.as_str()), ("AskUserQuestion", "pending", "toolu_1"));
+        assert_eq!(
+            (m.kind.as_str(), m.phase.as_str(), m.key.as_str()),
+            ("AskUserQuestion", "pending", "toolu_1")
+        );
         assert_eq!(m.detail().as_deref(), Some("ship it?"));
         let post = json!({"hook_event_name":"PostToolUseFailure","tool_name":"ExitPlanMode","tool_use_id":"toolu_2","session_id":"s1"});
         assert_eq!(marker(&post, now()).unwrap().phase, "resolved");
@@ -202,7 +228,9 @@ mod tests {
         let bytes = serde_json::to_vec(&payload).unwrap();
         let r = fire(&bytes, Some(home.join("state")), &[]);
         assert!(matches!(r, Err(Failure::Inside(..))), "{r:?}");
-        let ok = fire(&bytes, Some(d.path().join("state")), &[]).unwrap().unwrap();
+        let ok = fire(&bytes, Some(d.path().join("state")), &[])
+            .unwrap()
+            .unwrap();
         assert!(ok.ends_with("elicitations/s.jsonl"));
         assert!(!home.exists());
     }

@@ -205,7 +205,9 @@ pub(crate) fn at_offset(
 ) -> Option<(UnitOut, Vec<UnitOut>)> {
     let src = crate::scan::Source::open(&t.path).ok()?;
     let buf: &[u8] = &src;
-    let offset = usize::try_from(offset).ok()?.min(buf.len().saturating_sub(1));
+    let offset = usize::try_from(offset)
+        .ok()?
+        .min(buf.len().saturating_sub(1));
     let idx = FileIndex::build(buf, t.is_lane());
     let no = 1 + memchr::memchr_iter(b'\n', &buf[..offset]).count();
     let near = Near { offset, no };

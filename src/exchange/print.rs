@@ -47,4 +47,3 @@ pub(crate) fn header(out: &mut Out, u: &UnitOut, arrow: bool, mark: bool) -> io:
         st.reset
     )
 }
-

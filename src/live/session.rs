@@ -95,7 +95,9 @@ impl SessionStatus {
         // the last probe stands (no `ps` spawned per look).
         let prev = self.pid.take();
         self.pid = self.registry.row().map(|r| match prev {
-            Some(p @ procs::PidCheck::Same { pid }) if r.pid == Some(pid) && procs::exists(pid) => p,
+            Some(p @ procs::PidCheck::Same { pid }) if r.pid == Some(pid) && procs::exists(pid) => {
+                p
+            }
             _ => procs::check(r),
         });
         let read = std::mem::take(&mut self.lanes.read);

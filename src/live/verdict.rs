@@ -591,6 +591,40 @@ mod tests {
         assert_eq!(verdict(Leg::NoRow, None, &cut, 0).verdict, Verdict::IdleEot);
     }
 
+    /// ELI-008: a pending ask only the sidecar records is waiting-hitl, with
+    /// the question; with a registry but no row for the session (no process
+    /// runs it, REG-001) it waits on no one.
+    #[test]
+    fn a_sidecar_ask_is_waiting_hitl_eli_008() {
+        let ended = tail_with(None, Some("end_turn"), Turn::Replied);
+        let asks = [crate::elicitation::Pending {
+            kind: "AskUserQuestion".into(),
+            key: "toolu_1".into(),
+            since: ago(30),
+            detail: Some("which route?".into()),
+            file: "/s/e.jsonl".into(),
+        }];
+        let judge = |leg| {
+            assess(&Surfaces {
+                now: now(),
+                registry: leg,
+                pid: None,
+                main: Some(&ended),
+                lanes: &Lanes::default(),
+                open_background: 0,
+                elicitations: &asks,
+            })
+        };
+        let a = judge(Leg::NoRegistry);
+        assert_eq!(a.verdict, Verdict::WaitingHitl);
+        let w = a.waiting_for.unwrap();
+        assert_eq!(
+            (w.source, w.detail.as_deref()),
+            ("sidecar", Some("which route?"))
+        );
+        assert_eq!(judge(Leg::NoRow).verdict, Verdict::IdleEot);
+    }
+
     #[test]
     fn verdict_names_are_kebab_case_misc_022() {
         for v in Verdict::ALL {

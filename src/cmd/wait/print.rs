@@ -93,8 +93,18 @@ fn verdicts<W: Write>(w: &mut W, st: Style, status: &[SessionStatus]) -> io::Res
             crate::discovery::short(&s.files.session_id)
         )?;
         if let Some(wf) = &a.waiting_for {
-            let d = wf.detail.as_deref().map(|d| format!(": {d}")).unwrap_or_default();
-            writeln!(w, "  waiting for {} ({}){}", sanitize::one_line(&wf.reason), wf.source, sanitize::one_line(&d))?;
+            let d = wf
+                .detail
+                .as_deref()
+                .map(|d| format!(": {d}"))
+                .unwrap_or_default();
+            writeln!(
+                w,
+                "  waiting for {} ({}){}",
+                sanitize::one_line(&wf.reason),
+                wf.source,
+                sanitize::one_line(&d)
+            )?;
         }
         for b in &a.because {
             writeln!(w, "  {}", sanitize::one_line(b))?;
@@ -156,7 +166,9 @@ pub(crate) fn human(out: &mut Out, st: Style, spec: &Spec, o: &Outcome) -> io::R
 
 fn source(out: &mut Out, s: &Source) -> io::Result<()> {
     match s {
-        Source::Record { transcript, offset, .. } => match units(s) {
+        Source::Record {
+            transcript, offset, ..
+        } => match units(s) {
             Some((u, p)) => exchange(out, &u, &p),
             None => writeln!(
                 out,

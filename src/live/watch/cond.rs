@@ -33,10 +33,7 @@ pub(crate) enum Kind {
     Auq,
     Notification(Option<Regex>),
     Tool(NameGlobs),
-    Write {
-        path: Regex,
-        line: Option<Regex>,
-    },
+    Write { path: Regex, line: Option<Regex> },
     Change,
 }
 
@@ -73,7 +70,8 @@ fn regex(what: &str, re: &str, spec: &str) -> Result<Regex, Error> {
 
 impl Cond {
     pub(crate) fn parse(spec: &str) -> Result<Cond, Error> {
-        let bad = |why: &str| Error::Usage(format!("--until {spec:?}: {why}; the grammar: {GRAMMAR}"));
+        let bad =
+            |why: &str| Error::Usage(format!("--until {spec:?}: {why}; the grammar: {GRAMMAR}"));
         let (head, rest) = match spec.split_once(':') {
             Some((h, r)) => (h, Some(r)),
             None => (spec, None),
@@ -244,11 +242,22 @@ mod tests {
 
     #[test]
     fn grammar_errors_name_the_grammar() {
-        for bad in ["sotp", "tool:", "write", "stop:x", "write:(", "notification:("] {
+        for bad in [
+            "sotp",
+            "tool:",
+            "write",
+            "stop:x",
+            "write:(",
+            "notification:(",
+        ] {
             let e = Cond::parse(bad).err().unwrap().to_string();
             assert!(e.contains("--until"), "{bad}: {e}");
         }
-        assert!(Cond::parse("nope").err().unwrap().to_string().contains("tool:NAME"));
+        assert!(Cond::parse("nope")
+            .err()
+            .unwrap()
+            .to_string()
+            .contains("tool:NAME"));
         let c = Cond::parse(r"write:C\:\\x\.rs:fn main").unwrap();
         match c.kind {
             Kind::Write { path, line } => {
@@ -266,16 +275,39 @@ mod tests {
     fn write_reads_every_file_tools_payload_tail_015_rec_083() {
         let c = Cond::parse("write:target\\.rs:NEEDLE").unwrap();
         let call = |name: &str, input: &str| {
-            format!(r#"{{"type":"assistant","message":{{"content":[{{"type":"tool_use","id":"t","name":"{name}","input":{input}}}]}}}}"#)
+            format!(
+                r#"{{"type":"assistant","message":{{"content":[{{"type":"tool_use","id":"t","name":"{name}","input":{input}}}]}}}}"#
+            )
         };
         let hit = |l: String| c.record(&rec(&l), Role::Main).is_some();
-        assert!(hit(call("Write", r#"{"file_path":"/a/target.rs","content":"x\nNEEDLE y\n"}"#)));
-        assert!(hit(call("Edit", r#"{"file_path":"/a/target.rs","old_string":"a","new_string":"NEEDLE"}"#)));
-        assert!(hit(call("MultiEdit", r#"{"file_path":"/a/target.rs","edits":[{"old_string":"a","new_string":"b NEEDLE"}]}"#)));
-        assert!(hit(call("NotebookEdit", r#"{"notebook_path":"/a/target.rs","new_source":"NEEDLE"}"#)));
-        assert!(!hit(call("Edit", r#"{"file_path":"/a/other.rs","new_string":"NEEDLE"}"#)));
-        assert!(!hit(call("Edit", r#"{"file_path":"/a/target.rs","old_string":"NEEDLE","new_string":"x"}"#)));
-        assert!(!hit(call("Read", r#"{"file_path":"/a/target.rs","content":"NEEDLE"}"#)));
+        assert!(hit(call(
+            "Write",
+            r#"{"file_path":"/a/target.rs","content":"x\nNEEDLE y\n"}"#
+        )));
+        assert!(hit(call(
+            "Edit",
+            r#"{"file_path":"/a/target.rs","old_string":"a","new_string":"NEEDLE"}"#
+        )));
+        assert!(hit(call(
+            "MultiEdit",
+            r#"{"file_path":"/a/target.rs","edits":[{"old_string":"a","new_string":"b NEEDLE"}]}"#
+        )));
+        assert!(hit(call(
+            "NotebookEdit",
+            r#"{"notebook_path":"/a/target.rs","new_source":"NEEDLE"}"#
+        )));
+        assert!(!hit(call(
+            "Edit",
+            r#"{"file_path":"/a/other.rs","new_string":"NEEDLE"}"#
+        )));
+        assert!(!hit(call(
+            "Edit",
+            r#"{"file_path":"/a/target.rs","old_string":"NEEDLE","new_string":"x"}"#
+        )));
+        assert!(!hit(call(
+            "Read",
+            r#"{"file_path":"/a/target.rs","content":"NEEDLE"}"#
+        )));
     }
 
     /// BG-038: an open background task satisfies idle, never stop.
@@ -296,7 +328,10 @@ mod tests {
         let n = r#"{"type":"user","message":{"role":"user","content":"<task-notification>\n<task-id>b7x1q2w3e</task-id>\n<status>completed</status>\n<summary>Background command \"make\" completed</summary>\n</task-notification>"}}"#;
         let any = Cond::parse("notification").unwrap();
         let failed = Cond::parse("notification:failed").unwrap();
-        assert!(any.record(&rec(n), Role::Main).unwrap().contains("b7x1q2w3e completed"));
+        assert!(any
+            .record(&rec(n), Role::Main)
+            .unwrap()
+            .contains("b7x1q2w3e completed"));
         assert!(any.record(&rec(n), Role::Lane).is_none());
         assert!(failed.record(&rec(n), Role::Main).is_none());
     }

@@ -73,7 +73,9 @@ impl Cursor {
     ) -> Cursor {
         let meta = std::fs::metadata(path).ok();
         let len = match (&meta, from_start) {
-            (Some(m), false) => m.len(),
+            // A torn final line is not history yet: the baseline is its start,
+            // so it is read once, whole, when its newline lands (TAIL-012).
+            (Some(m), false) => line_start_before(path, m.len()).unwrap_or(m.len()),
             _ => 0,
         };
         Cursor {
@@ -130,6 +132,28 @@ impl Cursor {
     }
 }
 
+/// The start of the line that holds byte `len - 1` of `path` (`len` itself
+/// when the file ends with a newline), read backward in blocks.
+fn line_start_before(path: &Path, len: u64) -> Option<u64> {
+    const BLOCK: u64 = 64 * 1024;
+    let f = File::open(path).ok()?;
+    let mut end = len;
+    while end > 0 {
+        let start = end.saturating_sub(BLOCK);
+        let mut buf = vec![0u8; (end - start) as usize];
+        let got = read_at(&f, &mut buf, start).ok()?;
+        buf.truncate(got);
+        if end == len && buf.last() == Some(&b'\n') {
+            return Some(len);
+        }
+        if let Some(i) = memchr::memrchr(b'\n', &buf) {
+            return Some(start + i as u64 + 1);
+        }
+        end = start;
+    }
+    Some(0)
+}
+
 /// Read up to `buf.len()` bytes at `offset`; fewer when the file is shorter.
 fn read_at(file: &File, buf: &mut [u8], offset: u64) -> std::io::Result<usize> {
     let mut done = 0;
@@ -166,6 +190,7 @@ mod tests {
         std::fs::write(&p, b"{\"old\":1}\n").unwrap();
         let mut c = Cursor::new(&p, Role::Main, 0, None, false);
         assert!(matches!(c.read().unwrap(), Read::Same));
+        assert_eq!(c.baseline, 10);
         let mut f = std::fs::OpenOptions::new().append(true).open(&p).unwrap();
         f.write_all(b"{\"new\":").unwrap();
         assert!(matches!(c.read().unwrap(), Read::Same), "torn: held");
@@ -181,7 +206,10 @@ mod tests {
         let tmp = d.path().join("s.tmp");
         std::fs::write(&tmp, b"{\"rewritten\":1}\n").unwrap();
         std::fs::rename(&tmp, &p).unwrap();
-        assert!(matches!(c.read().unwrap(), Read::Rebaselined { len: 16, .. }));
+        assert!(matches!(
+            c.read().unwrap(),
+            Read::Rebaselined { len: 16, .. }
+        ));
         std::fs::remove_file(&p).unwrap();
         assert!(matches!(c.read().unwrap(), Read::Gone));
     }

@@ -317,7 +317,8 @@ impl Wait<'_> {
         self.notifier.forget_missing();
         if self.verdicts {
             // A registry row's transition is a verdict's event.
-            self.notifier.watch(&self.spec.home.root.join("sessions"), false);
+            self.notifier
+                .watch(&self.spec.home.root.join("sessions"), false);
         }
         for i in 0..self.sessions.len() {
             for (dir, recursive) in self.sessions[i].folders() {
@@ -513,7 +514,13 @@ impl Wait<'_> {
         let mut status: Vec<SessionStatus> = Vec::new();
         for i in 0..self.sessions.len() {
             let fresh = match (&fired, self.judges[i].take()) {
-                (Some(Event { source: Source::Verdict, .. }), Some(j)) => Some(j.status),
+                (
+                    Some(Event {
+                        source: Source::Verdict,
+                        ..
+                    }),
+                    Some(j),
+                ) => Some(j.status),
                 _ => None,
             };
             status.push(fresh.unwrap_or_else(|| {

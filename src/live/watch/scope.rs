@@ -23,7 +23,11 @@ pub(crate) struct Watched {
 }
 
 impl Watched {
-    pub(crate) fn new(mut files: SessionFiles, follow_lanes: bool, state: Option<&Path>) -> Watched {
+    pub(crate) fn new(
+        mut files: SessionFiles,
+        follow_lanes: bool,
+        state: Option<&Path>,
+    ) -> Watched {
         // Notifications name absolute paths: so does everything compared with them.
         let abs = |p: &mut PathBuf| {
             if let Ok(a) = std::path::absolute(&*p) {
@@ -31,7 +35,12 @@ impl Watched {
             }
         };
         abs(&mut files.project_dir);
-        for t in files.main.iter_mut().chain(&mut files.lanes).chain(&mut files.journals) {
+        for t in files
+            .main
+            .iter_mut()
+            .chain(&mut files.lanes)
+            .chain(&mut files.journals)
+        {
             abs(&mut t.path);
             abs(&mut t.project_dir);
         }
@@ -66,13 +75,15 @@ impl Watched {
         if self.follow_lanes || !self.sidecars.is_empty() {
             out.push((self.dir(), true));
         }
-        out.extend(
-            self.sidecars
-                .iter()
-                .filter_map(|s| s.parent())
-                .filter(|p| !p.starts_with(self.dir()))
-                .map(|p| (p.to_path_buf(), false)),
-        );
+        // csift's own sidecar folder may not exist yet: its nearest existing
+        // ancestor tells when it is made.
+        for s in &self.sidecars {
+            let Some(parent) = s.parent().filter(|p| !p.starts_with(self.dir())) else {
+                continue;
+            };
+            let near = parent.ancestors().take(4).find(|a| a.is_dir());
+            out.extend(near.map(|a| (a.to_path_buf(), false)));
+        }
         out
     }
 
@@ -83,7 +94,10 @@ impl Watched {
         main_hit
             || path.starts_with(self.dir())
             || path == self.dir()
-            || self.sidecars.iter().any(|s| s == path || s.parent() == Some(path))
+            || self
+                .sidecars
+                .iter()
+                .any(|s| s == path || s.ancestors().skip(1).take(4).any(|a| a == path))
     }
 
     /// Lanes (and journals) on disk now that are not yet in `files`: added
