@@ -719,3 +719,38 @@ fn main_and_trap_name_the_calling_session_misc_009_sub_022_win_003() {
     assert_eq!(code, Some(0), "{err}");
     assert!(out.contains("a77b1c2d3e4f5a6b7"), "{out}");
 }
+
+/// ELI-018, TAIL-017, ELI-014: the session's folder is made lazily and the
+/// sidecar beside the transcript (where the older recorder wrote it, keyed by
+/// the top-level session) is born at the first ask: a wait started before
+/// either exists sees it, in the older recorder's spelling.
+#[test]
+fn a_sidecar_born_beside_the_transcript_mid_wait_fires_hitl_eli_018() {
+    let home = Home::new();
+    let (_, f) = session(&home);
+    assert!(!f.with_extension("").exists());
+    let w = start(
+        &home,
+        &[
+            "@4d5611e5",
+            "--until",
+            "hitl",
+            "--timeout",
+            LONG,
+            "--format",
+            "json",
+        ],
+    );
+    let marker = json!({"type": "system", "csiftKind": "mcp-elicitation", "csiftPhase": "pending",
+        "csiftKey": "db-server", "sessionId": SID, "timestamp": now(), "message": "Password for the staging db?"});
+    append(
+        &f.with_extension("").join("elicitations.jsonl"),
+        &line(&marker),
+    );
+    let (code, out, err) = w.finish();
+    assert_eq!(code, 0, "{out}\n{err}");
+    let v: Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(v["fired"], "hitl");
+    assert_eq!(v["elicitation"]["kind"], "mcp-elicitation");
+    assert_eq!(v["elicitation"]["detail"], "Password for the staging db?");
+}

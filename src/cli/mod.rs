@@ -45,7 +45,12 @@ TARGETS (every command accepts them):
                        or no flags spell it (a typo is then an error, not flags);
                        put any other dashed target after `--`
   @<encoded>           the same folder by name in any shape: @-home-ana-app, a
-                       Windows cwd's @C--Users-ana-app, a UNC cwd's @--server-share-app"
+                       Windows cwd's @C--Users-ana-app, a UNC cwd's @--server-share-app
+  @main                the calling session, from CLAUDE_CODE_SESSION_ID (from a
+                       subagent: its parent session)
+  @trap:MARKER         the transcript whose Bash/PowerShell call holds MARKER and
+                       `csift` (run `echo MARKER; csift … @trap:MARKER`); the main
+                       session writes it up to ~3 s late: on a miss, run it again"
     };
 }
 #[derive(Debug, Parser)]
