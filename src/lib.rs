@@ -15,8 +15,10 @@ pub(crate) mod error;
 pub(crate) mod exchange;
 pub(crate) mod globs;
 pub(crate) mod images;
+pub(crate) mod lanes;
 pub mod loss;
 pub mod output;
+pub(crate) mod outpath;
 pub(crate) mod plan;
 pub mod record;
 pub(crate) mod render;
@@ -98,6 +100,10 @@ pub(crate) fn run(cli: Cli) -> anyhow::Result<Exit> {
         Command::Image(args) => dispatch(args.common.color, |out| {
             cmd::image::run(&args, out, &problems, started)
         }),
+        Command::Export(args) => {
+            let exit = cmd::export::run(&args, &problems, started)?;
+            Ok(exit)
+        }
         Command::Whoami(args) => {
             let mut out = Out::stdout(args.common.color);
             let exit = cmd::whoami::run(&args, &mut out)?;

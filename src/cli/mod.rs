@@ -5,6 +5,7 @@
 pub(crate) mod agents;
 pub(crate) mod argv;
 pub(crate) mod audit;
+pub(crate) mod export;
 pub(crate) mod guard;
 pub(crate) mod image;
 pub(crate) mod list;
@@ -91,6 +92,8 @@ pub(crate) enum Command {
     Plan(Box<plan::PlanArgs>),
     /// Every image a session holds: listed once per content with its copies, or written out.
     Image(Box<image::ImageArgs>),
+    /// A session (with its lanes) or a lane as one self-contained HTML page, or Markdown.
+    Export(Box<export::ExportArgs>),
     /// Print the calling Claude Code session (from CLAUDE_CODE_SESSION_ID).
     #[command(mut_arg("no_subagents", |a| a.hide(true)))]
     #[command(mut_arg("since", |a| a.hide(true)))]
