@@ -14,6 +14,7 @@ mod bounds;
 mod changing;
 mod docs;
 mod embedded;
+mod export;
 mod fuzz_regressions;
 mod guard;
 mod hooks;
