@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 /// Every subcommand; each has a page docs/<command>.md the README links to.
 const COMMANDS: &[&str] = &[
-    "list", "search", "show", "stats", "verbatim", "agents", "audit", "plan", "image", "guard",
+    "list", "search", "show", "stats", "verbatim", "agents", "audit", "plan", "image", "export", "guard",
     "whoami",
 ];
 

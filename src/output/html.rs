@@ -22,15 +22,30 @@ static SPECIAL: [bool; 256] = {
     t[b'&' as usize] = true;
     t[b'"' as usize] = true;
     t[b'\'' as usize] = true;
+    // The lead byte of U+0080…U+00FF: the C1 controls (a CSI is U+009B).
+    t[0xc2] = true;
     t
 };
+
+/// The C1 control whose UTF-8 encoding starts at `b[i]` (`0xC2`), if one does.
+fn c1(b: &[u8], i: usize) -> Option<u8> {
+    b.get(i + 1).copied().filter(|n| (0x80..=0x9f).contains(n))
+}
 
 /// Write `s` HTML-escaped: safe in element content and in quoted attributes.
 pub(crate) fn escape<W: Write + ?Sized>(w: &mut W, s: &str) -> io::Result<()> {
     let b = s.as_bytes();
     let mut from = 0;
     for (i, &c) in b.iter().enumerate() {
-        if !SPECIAL[c as usize] {
+        if !SPECIAL[c as usize] || i < from {
+            continue;
+        }
+        if c == 0xc2 {
+            if let Some(n) = c1(b, i) {
+                w.write_all(&b[from..i])?;
+                write!(w, "&#x{n:X};")?;
+                from = i + 2;
+            }
             continue;
         }
         w.write_all(&b[from..i])?;
@@ -60,7 +75,15 @@ pub(crate) fn escape_md<W: Write + ?Sized>(w: &mut W, s: &str) -> io::Result<()>
     let b = s.as_bytes();
     let mut from = 0;
     for (i, &c) in b.iter().enumerate() {
-        if !SPECIAL[c as usize] || c == b'"' || c == b'\'' {
+        if !SPECIAL[c as usize] || c == b'"' || c == b'\'' || i < from {
+            continue;
+        }
+        if c == 0xc2 {
+            if let Some(n) = c1(b, i) {
+                w.write_all(&b[from..i])?;
+                write!(w, "&#x{n:X};")?;
+                from = i + 2;
+            }
             continue;
         }
         w.write_all(&b[from..i])?;
@@ -80,7 +103,7 @@ pub(crate) fn escaped(s: &str) -> String {
 /// `s` with its control characters (but tab and newline) as their visible
 /// pictures, for text that is not HTML-escaped (a Markdown code block).
 pub(crate) fn pictured(s: &str) -> std::borrow::Cow<'_, str> {
-    if !s.bytes().any(|c| (c < 0x20 && c != b'\t' && c != b'\n') || c == 0x7f) {
+    if !s.bytes().any(|c| (c < 0x20 && c != b'\t' && c != b'\n') || c == 0x7f || c == 0xc2) {
         return std::borrow::Cow::Borrowed(s);
     }
     s.chars()
@@ -88,6 +111,7 @@ pub(crate) fn pictured(s: &str) -> std::borrow::Cow<'_, str> {
             '\t' | '\n' => c,
             '\u{7f}' => '\u{2421}',
             c if (c as u32) < 0x20 => char::from_u32(0x2400 + c as u32).unwrap_or('?'),
+            '\u{80}'..='\u{9f}' => '\u{fffd}',
             c => c,
         })
         .collect()
@@ -122,6 +146,10 @@ mod tests {
         assert_eq!(esc("a & \"b\""), "a &amp; &quot;b&quot;");
         assert_eq!(esc("\x1b[31mred\x00\x7f"), "\u{241b}[31mred\u{2400}\u{2421}");
         assert_eq!(esc("tab\tnew\nline ünï"), "tab\tnew\nline ünï");
+        // C1 controls (a one-byte CSI) become character references; other
+        // U+0080…U+00FF characters stay.
+        assert_eq!(esc("a\u{9b}31mb\u{a0}é"), "a&#x9B;31mb\u{a0}é");
+        assert_eq!(pictured("x\u{1b}\u{9b}y"), "x\u{241b}\u{fffd}y");
     }
 
     #[test]

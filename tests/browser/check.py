@@ -168,7 +168,6 @@ def check(p, page, shot):
     report = json.loads(evaluate(p, session, JS_REPORT))
     report["toggle"] = evaluate(p, session, JS_TOGGLE)
     if shot:
-        evaluate(p, session, "document.getElementById('collapse') && document.getElementById('collapse').click()")
         data = p.send("Page.captureScreenshot", {"format": "png"}, session)["result"]["data"]
         with open(shot, "wb") as f:
             f.write(base64.b64decode(data))

@@ -31,6 +31,7 @@ pub const COMMANDS: &[&[&str]] = &[
     &["image"],
     &["plan"],
     &["plan", "--audit"],
+    &["export", "--out", "-", EVERYTHING],
 ];
 
 /// A target that selects every transcript of the home (its `projects`
