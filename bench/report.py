@@ -42,11 +42,16 @@ TARGETS = {
     "list_big": ("≤ 0.2x rg", 0.2, None),
     "list_small": ("≤ 0.2x rg", 0.2, None),
     "list_full": ("(none: --full reads every line)", None, None),
+    "status_small": ("≤ 0.3x csift list", None, None),
     "stats": ("≤ 3x rg", 3.0, None),
     "audit": ("≤ 2x rg; ≥ 20x faster than Python", 2.0, 20.0),
     "audit_eaten": ("≤ 2x rg; ≥ 20x faster than Python", 2.0, 20.0),
     "jq": ("≥ 20x faster than jq", None, 20.0),
 }
+
+
+# case: (the csift command the target is set against, max ratio to it)
+VERSUS = {"status_small": ("list", 0.3)}
 
 
 def verdict(ok):
@@ -89,7 +94,15 @@ def table(names, homes):
             if r is res[0] and base and limit is not None:
                 v = verdict(med / base["median"] <= limit)
             rows.append(f"| {name} | `{cmd}` | {med:.3f} | {ratio} | {target if r is res[0] else ''} | {v} |")
+        # A target set against another csift command: the ratio to it.
+        vs = VERSUS.get(key)
+        other = next((r for r in res[1:] if vs and f" {vs[0]} " in r["command"]), None)
+        if other:
+            x = first / other["median"]
+            rows.append(f"| {name} | `csift {res[0]['command'].split()[1]}` over `csift {vs[0]}` | | {x:.2f}x | {target} | {verdict(x <= vs[1])} |")
         for r in res[1:]:
+            if r is other:
+                continue
             if not r["command"].startswith("rg "):
                 x = r["median"] / first
                 v = verdict(x >= speedup) if speedup else ""
@@ -177,6 +190,10 @@ truth = os.environ.get("BENCH_TRUTH")
 if truth and os.path.exists(truth):
     out.append("")
     out.append(open(truth).read().rstrip())
+usage_md = os.environ.get("BENCH_USAGE_MD")
+if usage_md and os.path.exists(usage_md):
+    out.append("")
+    out.append(open(usage_md).read().rstrip())
 if notes and os.path.exists(notes):
     out.append("")
     out.append(open(notes).read().rstrip())

@@ -67,7 +67,7 @@ fn run(mode: &str, home: &str) -> Result<u64, String> {
 /// (one read when the file is no larger than 8 KB).
 fn head_and_tail(t: &Transcript) -> u64 {
     use csift::cmd::list::read::Bytes;
-    match Bytes::open(&t.path, false, Some(t.size)) {
+    match Bytes::open(&t.path, false) {
         Ok(Bytes::Windows(w)) => (w.head().len() + w.tail().1.len()) as u64,
         Ok(b) => b.whole().map_or(0, |b| b.len() as u64),
         Err(_) => 0,

@@ -7,23 +7,28 @@
 
 pub mod address;
 pub mod bash;
+pub(crate) mod cache;
 pub mod classify;
 pub(crate) mod cli;
 pub mod cmd;
 pub mod discovery;
 pub(crate) mod error;
 pub(crate) mod exchange;
+pub(crate) mod files;
 pub(crate) mod globs;
 pub(crate) mod images;
 pub(crate) mod lanes;
+pub(crate) mod live;
 pub mod loss;
-pub mod output;
 pub(crate) mod outpath;
+pub mod output;
 pub(crate) mod plan;
 pub mod record;
+pub(crate) mod recover;
 pub(crate) mod render;
 pub mod scan;
 pub(crate) mod timefmt;
+pub(crate) mod tokens;
 
 use std::process::ExitCode;
 use std::time::Instant;
@@ -35,47 +40,57 @@ use cmd::{Exit, Problems};
 use output::Out;
 
 /// Parse the command line, run, and map the outcome to ripgrep's exit status.
+/// This is the binary edge: the one place an error is printed, by the exit
+/// status its type maps to ([`error::Error::exit_code`]).
 pub fn run_main() -> ExitCode {
     let args = cli::argv::protect_project_names(std::env::args_os().collect());
     // --print-settings is run by a person, not a hook: its mistakes exit 2.
     let guard =
         args.get(1).is_some_and(|a| a == "guard") && !args.iter().any(|a| a == "--print-settings");
+    // The status line never fails: Claude Code shows its stdout on every prompt.
+    let statusline = args.get(1).is_some_and(|a| a == "statusline");
     let cli = match Cli::try_parse_from(args) {
         Ok(cli) => cli,
         // `guard` runs as a Claude Code hook, where exit 2 blocks the session:
         // its help promises 0 on every error, a usage error included.
         Err(e) if guard && e.use_stderr() => {
             let _ = e.print();
-            eprintln!("csift guard: not run (exit 0 so the session goes on)");
+            output::to_stderr("csift guard: not run (exit 0 so the session goes on)");
+            return ExitCode::SUCCESS;
+        }
+        Err(e) if statusline && e.use_stderr() => {
+            println!("csift statusline: bad arguments (csift statusline --help)");
             return ExitCode::SUCCESS;
         }
         Err(e) => e.exit(),
     };
     match run(cli) {
         Ok(exit) => ExitCode::from(exit.code()),
-        Err(e) if output::is_broken_pipe(&e) => ExitCode::from(0),
         Err(e) => {
-            // Errors echo targets, patterns and file names: clean them for the terminal.
-            eprintln!("csift: {}", output::sanitize::clean(&format!("{e:#}")));
-            ExitCode::from(2)
+            let code = e.exit_code();
+            if code != 0 {
+                // Errors echo targets, patterns and file names: clean them for the terminal.
+                output::to_stderr(&format!(
+                    "csift: {}",
+                    output::sanitize::clean(&e.to_string())
+                ));
+            }
+            ExitCode::from(code)
         }
     }
 }
 
 /// Run one parsed command line.
-pub(crate) fn run(cli: Cli) -> anyhow::Result<Exit> {
+pub(crate) fn run(cli: Cli) -> error::Result<Exit> {
     let started = Instant::now();
     let problems = Problems::default();
     match cli.command {
         Command::List(args) => dispatch(args.common.color, |out| {
             cmd::list::run(&args, out, &problems, started)
         }),
-        Command::Search(args) => {
-            let mut out = Out::stdout(args.common.color);
-            let exit = cmd::search::run(&args, &mut out, &problems, started)?;
-            out.flush()?;
-            Ok(exit)
-        }
+        Command::Search(args) => dispatch(args.common.color, |out| {
+            cmd::search::run(&args, out, &problems, started)
+        }),
         Command::Show(args) => dispatch(args.common.color, |out| {
             cmd::show::run(&args, out, &problems, started)
         }),
@@ -85,8 +100,16 @@ pub(crate) fn run(cli: Cli) -> anyhow::Result<Exit> {
         Command::Stats(args) => dispatch(args.common.color, |out| {
             cmd::stats::run(&args, out, &problems, started)
         }),
+        Command::Usage(args) => dispatch(args.color, |out| cmd::usage::run(&args, out, &problems)),
+        Command::Statusline(args) => Ok(cmd::statusline::run(&args)),
         Command::Agents(args) => dispatch(args.common.color, |out| {
             cmd::agents::run(&args, out, &problems, started)
+        }),
+        Command::Files(args) => dispatch(args.common.color, |out| {
+            cmd::files::run(&args, out, &problems, started)
+        }),
+        Command::Recover(args) => dispatch(args.common.color, |out| {
+            cmd::recover::run(&args, out, &problems, started)
         }),
         Command::Audit(args) => dispatch(args.common.color, |out| {
             cmd::audit::run(&args, out, &problems, started)
@@ -100,24 +123,24 @@ pub(crate) fn run(cli: Cli) -> anyhow::Result<Exit> {
         Command::Image(args) => dispatch(args.common.color, |out| {
             cmd::image::run(&args, out, &problems, started)
         }),
-        Command::Export(args) => {
-            let exit = cmd::export::run(&args, &problems, started)?;
-            Ok(exit)
-        }
-        Command::Whoami(args) => {
-            let mut out = Out::stdout(args.common.color);
-            let exit = cmd::whoami::run(&args, &mut out)?;
-            out.flush()?;
-            Ok(exit)
-        }
+        Command::Export(args) => cmd::export::run(&args, &problems, started),
+        Command::Status(args) => dispatch(args.common.color, |out| {
+            cmd::status::run(&args, out, &problems, started)
+        }),
+        Command::Tasks(args) => dispatch(args.common.color, |out| {
+            cmd::tasks::run(&args, out, &problems, started)
+        }),
+        Command::Whoami(args) => dispatch(args.common.color, |out| {
+            cmd::whoami::run(&args, out, &problems)
+        }),
     }
 }
 
 /// Run a command against stdout and flush it, so a broken pipe surfaces here.
 fn dispatch(
     color: output::ColorChoice,
-    f: impl FnOnce(&mut Out) -> anyhow::Result<Exit>,
-) -> anyhow::Result<Exit> {
+    f: impl FnOnce(&mut Out) -> error::Result<Exit>,
+) -> error::Result<Exit> {
     let mut out = Out::stdout(color);
     let exit = f(&mut out)?;
     out.flush()?;

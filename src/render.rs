@@ -23,7 +23,7 @@ pub(crate) fn tool_input(name: &str, input: &str) -> String {
     let Some(fields) = ordered_fields(input) else {
         return input.to_string();
     };
-    let string = |v: &str| serde_json::from_str::<String>(v).ok();
+    let string = crate::record::surrogate::string;
     let mut out = String::new();
     if name == "Bash" {
         if let Some(c) = fields
@@ -161,11 +161,20 @@ struct Hunk<'a> {
 /// A tool result's body. `echo` is the record's `toolUseResult` when this block is
 /// the record's only tool_result (the echo cannot be attributed otherwise).
 pub(crate) fn tool_result(text: &str, echo: Option<&str>) -> String {
-    let Some(e) = echo
-        .filter(|e| e.starts_with('{'))
-        .and_then(|e| serde_json::from_str::<Echo<'_>>(e).ok())
-    else {
+    let Some(echo) = echo.filter(|e| e.starts_with('{')) else {
         return text.to_string();
+    };
+    // A lone surrogate escape in the echo (a cut output) reads as U+FFFD.
+    let fixed;
+    let e = match serde_json::from_str::<Echo<'_>>(echo) {
+        Ok(e) => e,
+        Err(_) => {
+            fixed = crate::record::surrogate::repaired_str(echo);
+            match fixed.as_deref().map(serde_json::from_str::<Echo<'_>>) {
+                Some(Ok(e)) => e,
+                _ => return text.to_string(),
+            }
+        }
     };
     let mut out = String::new();
     if e.stdout.is_some() || e.stderr.is_some() {
@@ -295,15 +304,18 @@ pub(crate) fn unit_body(r: &Record<'_>, u: &Unit<'_>) -> String {
     if block.is_some_and(|b| b.kind() == "redacted_thinking") {
         return "[redacted thinking: its content is opaque]".to_string();
     }
-    // A prompt's attached images are blocks beside its text (IMG-001): say they
-    // were there (the text often points at them), without their base64 bytes.
-    // Newer builds also write an `[Image #N]` handle into the text (IMG-005);
-    // the note is kept then too, since older prompts carry no handle.
+    // A prompt's attached images are blocks beside its text (IMG-001): each
+    // is said, with its media type and size, never its base64 bytes. An
+    // image-only prompt's text is only `[image]` placeholders: the images are
+    // its body.
     let images = if r.kind() == "user" && u.block.is_none() {
-        r.blocks().iter().filter(|b| b.kind() == "image").count()
+        images(r)
     } else {
-        0
+        Vec::new()
     };
+    if !images.is_empty() && crate::classify::unit::image_only_text(r).is_some() {
+        return images.join("\n");
+    }
     // A slash command reads as typed, `/name args`, not as its wrapper XML
     // (TURN-008); search's text stays the wrapper, as written on disk.
     let text = match u.label {
@@ -313,10 +325,63 @@ pub(crate) fn unit_body(r: &Record<'_>, u: &Unit<'_>) -> String {
         _ => None,
     }
     .unwrap_or_else(|| u.text.to_string());
-    match images {
-        0 => text,
-        1 => format!("{text}\n[1 image attached]"),
-        n => format!("{text}\n[{n} images attached]"),
+    match images.is_empty() {
+        true => text,
+        false => format!("{text}\n{}", images.join("\n")),
+    }
+}
+
+/// One line per image block of `r`: `[image: image/png, 143 KB]`, led by its
+/// `[Image #N]` handle (IMG-005) when the record's text holds one marker per
+/// image (the handles pair with the images in order; a count that differs
+/// pairs none, as a marker then points at an image not in this record).
+pub(crate) fn images(r: &Record<'_>) -> Vec<String> {
+    let blocks: Vec<&Block<'_>> = r.blocks().iter().filter(|b| b.kind() == "image").collect();
+    if blocks.is_empty() {
+        return Vec::new();
+    }
+    let text = crate::classify::unit::user_text(r).unwrap_or_default();
+    let handles = image_handles(&text);
+    let zip = handles.len() == blocks.len();
+    blocks
+        .iter()
+        .enumerate()
+        .map(|(i, b)| {
+            let what = match b.image_source() {
+                Some((media, bytes)) => format!("{media}, {}", image_size(bytes)),
+                None => "no inline bytes".to_string(),
+            };
+            match zip {
+                true => format!("[Image #{}: {what}]", handles[i]),
+                false => format!("[image: {what}]"),
+            }
+        })
+        .collect()
+}
+
+/// The `N` of each `[Image #N]` marker in `text`, in order (IMG-005).
+fn image_handles(text: &str) -> Vec<u64> {
+    const PAT: &str = "[Image #";
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(i) = rest.find(PAT) {
+        rest = &rest[i + PAT.len()..];
+        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+        if digits > 0 && rest[digits..].starts_with(']') {
+            if let Ok(n) = rest[..digits].parse() {
+                out.push(n);
+            }
+        }
+    }
+    out
+}
+
+/// An image's size as a person reads it: `812 B`, `143 KB`, `2.4 MB`.
+fn image_size(bytes: u64) -> String {
+    match bytes {
+        b if b < 1024 => format!("{b} B"),
+        b if b < 1024 * 1024 => format!("{} KB", (b + 512) / 1024),
+        b => format!("{:.1} MB", b as f64 / (1024.0 * 1024.0)),
     }
 }
 

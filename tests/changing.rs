@@ -269,3 +269,158 @@ fn summary_survives_vanishing_files() {
         r.stderr()
     );
 }
+
+/// One run of csift on `home` that the test cuts `file` under, to `keep`
+/// bytes, `delay` after the process starts: the run, under the watchdog and
+/// the universal checks.
+fn run_cut(home: &Path, args: &[&str], file: &Path, keep: u64, delay: Duration) -> robust::Run {
+    let started = std::time::Instant::now();
+    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("csift"))
+        .args(args)
+        .env_remove("CLAUDE_CODE_SESSION_ID")
+        .env("CLAUDE_CONFIG_DIR", home)
+        .env("NO_COLOR", "1")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(delay);
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(file)
+        .unwrap()
+        .set_len(keep)
+        .unwrap();
+    // Output is drained by wait_with_output; a runaway run is killed.
+    let id = child.id();
+    let watchdog = std::thread::spawn(move || {
+        std::thread::sleep(robust::WATCHDOG);
+        let _ = std::process::Command::new("kill")
+            .arg(id.to_string())
+            .status();
+    });
+    let out = child.wait_with_output().unwrap();
+    drop(watchdog);
+    let r = robust::Run {
+        label: format!("{} (cut to {keep} bytes after {delay:?})", args.join(" ")),
+        elapsed: started.elapsed(),
+        skipped: false,
+        out,
+    };
+    robust::check(&r);
+    r
+}
+
+/// Issue 27 item 5: a transcript cut (truncated in place, as a sync tool or a
+/// `>` does) while a command reads it. It was memory-mapped, and a read past
+/// the new end killed csift with SIGBUS (exit 135, no message). Every command
+/// that reads whole files runs against the file while this process cuts it
+/// at a spread of moments during the run: no run dies by a signal, and a run
+/// that read the cut says so (`changed while reading`, exit 2).
+#[test]
+fn a_file_cut_while_read_is_reported_not_fatal() {
+    let (h, f) = home_with(3000);
+    let full = std::fs::read(&f).unwrap();
+    let target = f.to_str().unwrap();
+    let at = format!("@{SID}");
+    let cmds: [&[&str]; 6] = [
+        &["stats", target],
+        &["audit", target],
+        &["search", "^.", "-c", target],
+        &["show", &at, "--line", "1000..1010"],
+        &["verbatim", &at],
+        &["list", "--full", target],
+    ];
+    let mut said = 0;
+    let mut runs = 0;
+    for cmd in cmds {
+        // How long a whole run takes, so the cuts fall inside it.
+        std::fs::write(&f, &full).unwrap();
+        let whole = run(h.path(), cmd);
+        assert!(matches!(whole.code(), 0 | 1), "{}", whole.stderr());
+        let span = whole.elapsed.max(Duration::from_millis(20));
+        for i in 0..3u32 {
+            std::fs::write(&f, &full).unwrap();
+            let delay = span * (2 * i + 1) / 8;
+            let r = run_cut(h.path(), cmd, &f, 64 * 1024, delay);
+            runs += 1;
+            if r.stderr().contains("changed while reading") {
+                said += 1;
+                assert_eq!(r.code(), 2, "{}: {}", r.label, r.stderr());
+                assert!(
+                    r.stderr().contains(&format!("{SID}.jsonl")),
+                    "{}",
+                    r.stderr()
+                );
+            }
+        }
+    }
+    std::fs::write(&f, &full).unwrap();
+    eprintln!("{said} of {runs} runs read a file cut under them");
+    assert!(said > 0, "no run met the cut: the race was not exercised");
+}
+
+/// Issue 27 item 10: `list` while a transcript is replaced by rename between
+/// a shorter and a longer version (MISC-017). The length the tree walk saw
+/// was used to read whatever file was there later: a false torn final line
+/// and a last-activity time in neither version. Every row must be one version.
+#[test]
+fn list_reads_one_version_of_a_file_replaced_by_rename() {
+    let h = common::Home::new();
+    let dir = h.projects().join("-w-x");
+    std::fs::create_dir_all(&dir).unwrap();
+    // Two versions that share no line boundary after their first records,
+    // and no last time: what a compaction's rewrite gives.
+    let version = |id: &str, n: usize, pad: usize| {
+        let mut s = common::Session::new(id, "/w/x");
+        for _ in 0..pad % 7 {
+            s.meta("<local-command-stdout></local-command-stdout>");
+        }
+        for i in 0..n {
+            s.user(&format!("prompt {i} {}", "p".repeat(pad)));
+            s.text(&format!("m{i}"), &format!("reply {i} {}", "r".repeat(pad)));
+        }
+        (
+            common::jsonl(&s.lines),
+            s.lines.last().unwrap()["timestamp"].clone(),
+        )
+    };
+    let mut files = Vec::new();
+    let mut lasts = std::collections::BTreeSet::new();
+    for k in 0..6 {
+        let id = format!("c4a9c4a9-0000-4000-8000-{k:012}");
+        let (short, t1) = version(&id, 12 + k, 300);
+        let (long, t2) = version(&id, 40 + k, 333);
+        lasts.insert(t1.as_str().unwrap().to_string());
+        lasts.insert(t2.as_str().unwrap().to_string());
+        let path = dir.join(format!("{id}.jsonl"));
+        std::fs::write(&path, &short).unwrap();
+        let (a, b) = (path.with_extension("a"), path.with_extension("b"));
+        std::fs::write(&a, &short).unwrap();
+        std::fs::write(&b, &long).unwrap();
+        files.push((path, a, b));
+    }
+    let mut i = 0usize;
+    let writer = Writer::spawn(move || {
+        let (path, a, b) = &files[i % files.len()];
+        let src = if (i / files.len()) % 2 == 0 { b } else { a };
+        let tmp = path.with_extension("tmp");
+        let _ = std::fs::remove_file(&tmp);
+        std::fs::hard_link(src, &tmp).unwrap();
+        std::fs::rename(&tmp, path).unwrap();
+        i += 1;
+    });
+    for _ in 0..30 {
+        let r = run(h.path(), &["list", "--format", "json"]);
+        assert!(matches!(r.code(), 0 | 2), "{}", r.stderr());
+        for row in common::json_lines(&r.out.stdout) {
+            if row["type"] != "session" {
+                continue;
+            }
+            assert_eq!(row["malformed_lines"], 0, "a false torn line: {row}");
+            let last = row["last_activity"].as_str().unwrap_or_default();
+            assert!(lasts.contains(last), "a time in neither version: {row}");
+        }
+    }
+    drop(writer);
+}

@@ -586,3 +586,182 @@ fn a_usage_error_exits_0_so_the_hook_never_blocks() {
         assert!(out.stdout.is_empty(), "{args:?}");
     }
 }
+
+/// A guard fired with `args` and `env`, its stderr the write end of a pipe
+/// whose read end is closed before the payload is written: every note it
+/// prints meets a broken pipe.
+fn fire_with_stderr_closed(
+    l: &Live,
+    args: &[&std::ffi::OsStr],
+    env: &[(&str, &Path)],
+    stdin: &str,
+) -> i32 {
+    let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("csift"));
+    c.env("HOME", l.dir.path()).env_remove("CLAUDE_CONFIG_DIR");
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    c.arg("guard")
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped());
+    let mut child = c.spawn().unwrap();
+    drop(child.stderr.take());
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
+    child.wait().unwrap().code().unwrap_or(-1)
+}
+
+/// Issue 27 item 7: a guard whose stderr is a closed pipe exits as its help
+/// says (2 to surface, 0 on a note or a fail-open), never 101 from a panic
+/// while printing.
+#[test]
+fn a_closed_stderr_does_not_change_the_guard_exit_status() {
+    let mut l = Live::new();
+    l.s.user("go");
+    l.eaten("msg_01Closed", "toolu_1");
+    l.flush();
+    let state = l.state_dir();
+    let args = |arm: &'static str| -> Vec<&std::ffi::OsStr> {
+        vec![arm.as_ref(), "--state-dir".as_ref(), state.as_os_str()]
+    };
+    // A note (not JSON) and a fail-open (no such transcript): exit 0.
+    assert_eq!(
+        fire_with_stderr_closed(&l, &args("--post"), &[], "not json"),
+        0
+    );
+    let gone = json!({"transcript_path": "/nonexistent/x.jsonl", "session_id": "s"}).to_string();
+    assert_eq!(fire_with_stderr_closed(&l, &args("--stop"), &[], &gone), 0);
+    // Surfacing an eaten response: exit 2, the message lost with the pipe.
+    let payload = l.payload("p1", None);
+    assert_eq!(
+        fire_with_stderr_closed(&l, &args("--post"), &[], &payload),
+        2
+    );
+    // No arm, and a usage error: as the help says (1, and 0 for a hook).
+    assert_eq!(fire_with_stderr_closed(&l, &[], &[], ""), 1);
+    assert_eq!(
+        fire_with_stderr_closed(&l, &["--bogus".as_ref()], &[], ""),
+        0
+    );
+}
+
+/// Issue 27 item 6: a `..` past a folder that does not exist cannot lead the
+/// state dir into the Claude home, given by flag or by XDG_STATE_HOME.
+#[test]
+fn a_dotdot_past_a_missing_folder_cannot_put_state_in_the_home() {
+    let mut l = Live::new();
+    l.s.user("go");
+    l.eaten("msg_01Dot", "toolu_1");
+    l.flush();
+    let root = l.dir.path();
+    let sneaky = root.join("x/missing/../../home/guard-state");
+    let out = csift()
+        .env("HOME", root)
+        .args(["guard", "--post", "--state-dir"])
+        .arg(&sneaky)
+        .write_stdin(l.payload("p1", None))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("fail-open"));
+    assert!(
+        !root.join("home/guard-state").exists(),
+        "state written in the home"
+    );
+    assert!(!root.join("x").exists(), "a folder made on the way");
+    // The same through XDG_STATE_HOME (…/csift/guard is appended).
+    let out = csift()
+        .env("HOME", root)
+        .env("XDG_STATE_HOME", root.join("y/missing/../../home"))
+        .args(["guard", "--post"])
+        .write_stdin(l.payload("p1", None))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("fail-open"));
+    assert!(
+        !root.join("home/csift").exists(),
+        "state written in the home"
+    );
+    // A `..` that stays outside the home is fine, and resolved.
+    let fine = root.join("x/missing/../state2");
+    let out = csift()
+        .env("HOME", root)
+        .args(["guard", "--post", "--state-dir"])
+        .arg(&fine)
+        .write_stdin(l.payload("p1", None))
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(root.join("x/state2").is_dir());
+}
+
+/// Issue 27 item 8: a state dir whose name carries escape sequences is cleaned
+/// in every note the guard prints: the fail-open note (inside the home) and
+/// the create error (under a regular file).
+#[test]
+fn state_dir_names_are_cleaned_in_guard_notes() {
+    use std::os::unix::ffi::OsStrExt;
+    let mut l = Live::new();
+    l.s.user("go");
+    l.eaten("msg_01Esc", "toolu_1");
+    l.flush();
+    let root = l.dir.path();
+    let evil = std::ffi::OsStr::from_bytes(b"stX\x1b]0;pwned\x07\x1b[31mYate");
+    let blocker = root.join(evil);
+    std::fs::write(&blocker, "a file, not a folder").unwrap();
+    for dir in [root.join("home").join(evil), blocker.join("guard")] {
+        let out = csift()
+            .env("HOME", root)
+            .args(["guard", "--post", "--state-dir"])
+            .arg(&dir)
+            .write_stdin(l.payload("p1", None))
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("fail-open"), "{err}");
+        assert!(err.contains("stXYate"), "the path is said, cleaned: {err}");
+        assert!(
+            crate::robust::control_byte(&out.stderr).is_none(),
+            "raw escape bytes in: {:?}",
+            err
+        );
+    }
+}
+
+/// Issue 27 item 9: a hook payload whose transcript_path names a file that
+/// blocks on read (`/proc/kmsg`, a regular file as stat sees it) or a device
+/// fails open at once in both arms instead of hanging the session.
+#[test]
+fn a_transcript_path_that_blocks_on_read_fails_open() {
+    let l = Live::new();
+    for target in ["/proc/kmsg", "/dev/kmsg", "/dev/zero"] {
+        if !Path::new(target).exists() {
+            continue;
+        }
+        for arm in ["--post", "--stop"] {
+            let payload = json!({"transcript_path": target, "session_id": "s"}).to_string();
+            let out = csift()
+                .env("HOME", l.dir.path())
+                .args(["guard", arm, "--state-dir"])
+                .arg(l.state_dir())
+                .write_stdin(payload)
+                .timeout(std::time::Duration::from_secs(10))
+                .output()
+                .unwrap();
+            assert_eq!(out.status.code(), Some(0), "{arm} {target}: {out:?}");
+        }
+    }
+}

@@ -698,3 +698,51 @@ fn windows_shaped_paths_win_001_to_011() {
         assert!(r.stderr().contains(t), "{}", r.stderr());
     }
 }
+
+/// Issue 27 item 9: a `*.jsonl` that stat calls a regular file but whose read
+/// blocks for ever (`/proc/kmsg`, linked in as a flat lane `agent-*.jsonl`,
+/// whose head the walk reads for its session, and as a session) and a link
+/// to a character device: every command, `show @other` included, finishes
+/// in bounded time. Only regular files are read, each bounded by the length
+/// of the file opened (none for a `/proc` file), never by a read to EOF.
+#[test]
+fn files_whose_reads_block_do_not_hang_any_command() {
+    let h = home();
+    let p = h.projects().join("-w-good");
+    let mut linked = 0;
+    for (target, name) in [
+        ("/proc/kmsg", "agent-akmsg01.jsonl"),
+        ("/proc/kmsg", "00000000-0000-4000-8000-0000000000a1.jsonl"),
+        ("/dev/kmsg", "00000000-0000-4000-8000-0000000000a2.jsonl"),
+        ("/dev/zero", "agent-azero01.jsonl"),
+    ] {
+        if Path::new(target).exists() {
+            std::os::unix::fs::symlink(target, p.join(name)).unwrap();
+            linked += 1;
+        }
+    }
+    if linked == 0 {
+        eprintln!("no /proc/kmsg, /dev/kmsg or /dev/zero: case skipped");
+        return;
+    }
+    let bin = assert_cmd::cargo::cargo_bin("csift");
+    let other = format!("@{GOOD}");
+    let mut cmds: Vec<Vec<&str>> = robust::COMMANDS.iter().map(|c| c.to_vec()).collect();
+    cmds.push(vec!["show", &other]);
+    cmds.push(vec!["list", &other]);
+    for cmd in &cmds {
+        let mut c = assert_cmd::Command::new(&bin);
+        c.args(cmd)
+            .env("CLAUDE_CONFIG_DIR", h.path())
+            .env("NO_COLOR", "1")
+            .timeout(std::time::Duration::from_secs(20));
+        let out = c.output().unwrap();
+        let r = robust::Run {
+            label: cmd.join(" "),
+            elapsed: Default::default(),
+            skipped: false,
+            out,
+        };
+        robust::check(&r);
+    }
+}

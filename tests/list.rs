@@ -506,15 +506,26 @@ fn corpus_lists_every_top_level_session_with_lane_counts() {
             m.display()
         );
     }
-    // Lane counts: every lane file under <session>/subagents.
+    // Lane counts: every lane file under <session>/subagents, and the lanes
+    // inline in a 1.0.x main file (`agents` lists 2 in 5c0375b4, 1 in a4e5b271).
+    let mut inline = Vec::new();
     for v in r.iter().filter(|v| v["type"] == "session") {
         let sid = v["session_id"].as_str().unwrap();
         let n = files
             .iter()
             .filter(|p| p.to_str().unwrap().contains(&format!("/{sid}/subagents/")))
             .count();
-        assert_eq!(v["lanes"].as_u64().unwrap() as usize, n, "{sid}");
+        let i = v["inline_lanes"].as_u64().unwrap() as usize;
+        assert_eq!(v["lanes"].as_u64().unwrap() as usize, n + i, "{sid}");
+        if i > 0 {
+            inline.push((sid[..8].to_string(), i));
+        }
     }
+    inline.sort();
+    assert_eq!(
+        inline,
+        [("5c0375b4".to_string(), 2), ("a4e5b271".to_string(), 1)]
+    );
     // The orphan lane (parent transcript not published) is listed and marked.
     assert!(r
         .iter()

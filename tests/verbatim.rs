@@ -346,7 +346,8 @@ fn hook_json_nests_under_hook_specific_output_eli_021() {
 
 /// The isMeta prompt a slash command expands to is not re-injected (meta lines
 /// never are; it was one collapsed `[command]` line of up to 13 K chars), while
-/// the invocation itself is; a prompt's attached image is noted, not dropped.
+/// the invocation itself is; a prompt's attached image is described (its media
+/// type and size), not dropped.
 #[test]
 fn command_expansions_stay_out_and_images_are_noted_img_001() {
     if let Some(home) = corpus() {
@@ -368,7 +369,7 @@ fn command_expansions_stay_out_and_images_are_noted_img_001() {
         .unwrap();
     let s = String::from_utf8_lossy(&out.stdout);
     assert!(
-        s.contains("原因を調べてもらえますか？\n[1 image attached]\n"),
+        s.contains("原因を調べてもらえますか？\n[image: image/png, 716 B]\n"),
         "{s}"
     );
 }

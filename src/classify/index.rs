@@ -6,7 +6,7 @@
 //! speed; search builds it only for files that have a candidate hit.
 
 use std::collections::{HashMap, HashSet};
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use regex::bytes::Regex;
 
@@ -43,25 +43,19 @@ pub struct FileIndex {
 
 /// Single literals, so each pass runs at memmem speed (an alternation sharing the
 /// common `"type":"` prefix is several times slower on a large file).
-fn literal(key: usize) -> Option<&'static Regex> {
-    static RE: [OnceLock<Option<Regex>>; 2] = [OnceLock::new(), OnceLock::new()];
-    const PATS: [&str; 2] = [r#""type":"user""#, r#""type": "user""#];
-    RE[key]
-        .get_or_init(|| Regex::new(&regex::escape(PATS[key])).ok())
-        .as_ref()
+fn literal(key: usize) -> &'static Regex {
+    match key {
+        0 => crate::scan::re!(bytes r#""type":"user""#),
+        _ => crate::scan::re!(bytes r#""type": "user""#),
+    }
 }
 
 /// Markers without which a tool_result carrier cannot open a turn: an answered
 /// question (TURN-009, TURN-010) or a typed rejection (TURN-013).
-fn carrier_markers() -> Option<&'static Regex> {
-    static RE: OnceLock<Option<Regex>> = OnceLock::new();
-    RE.get_or_init(|| {
-        Regex::new(
-            r#""answers"|User has answered your questions|Your questions have been answered|The user answered:|To tell you how to proceed"#,
-        )
-        .ok()
-    })
-    .as_ref()
+fn carrier_markers() -> &'static Regex {
+    crate::scan::re!(bytes
+        r#""answers"|User has answered your questions|Your questions have been answered|The user answered:|To tell you how to proceed"#
+    )
 }
 
 /// Whether a flagged line needs a parse. Tool-result carriers are most user lines
@@ -82,7 +76,8 @@ fn may_matter(hit: &[u8], line: &[u8]) -> bool {
         return true;
     }
     let tail = &line[line.len().saturating_sub(WINDOW)..];
-    carrier_markers().is_none_or(|re| re.is_match(head) || re.is_match(tail))
+    let re = carrier_markers();
+    re.is_match(head) || re.is_match(tail)
 }
 
 /// Files at least this large are indexed in parallel pieces of about `PIECE` bytes.
@@ -135,6 +130,9 @@ impl Sizes {
 /// file order and [`Piece::finish`] decides drafts and the seed.
 pub(crate) struct Piece {
     openers: Vec<Opener>,
+    /// Records that open a turn only if the model answers them
+    /// ([`turns::opens_if_answered`]): decided by [`Piece::finish`].
+    pending: Vec<Opener>,
     /// Only the tool maps are filled.
     tools: FileIndex,
 }
@@ -143,23 +141,16 @@ impl Piece {
     pub(crate) fn new(lane: bool) -> Piece {
         Piece {
             openers: Vec::new(),
+            pending: Vec::new(),
             tools: FileIndex::empty(lane),
         }
     }
 
     /// Take what record `r` on `line` (at byte `offset`) tells the index; true
-    /// when it is a turn opener.
+    /// when it is a turn opener, or one if the model answers it.
     pub(crate) fn note(&mut self, r: &Record<'_>, line: usize, offset: usize) -> bool {
         match r.kind() {
-            "user" if turns::opens_turn(r, self.tools.lane) => {
-                self.openers.push((
-                    line,
-                    r.uuid.as_deref().map(str::to_string),
-                    r.parent_uuid.as_deref().map(str::to_string),
-                    offset,
-                ));
-                true
-            }
+            "user" => self.note_user(r, line, offset),
             "assistant" => {
                 let named = r.blocks().iter().any(|b| {
                     b.kind() == "tool_use"
@@ -176,17 +167,60 @@ impl Piece {
         }
     }
 
+    /// A user record: an opener, a pending one, or neither (false).
+    fn note_user(&mut self, r: &Record<'_>, line: usize, offset: usize) -> bool {
+        let lane = self.tools.lane;
+        let list = if turns::opens_turn(r, lane) {
+            &mut self.openers
+        } else if turns::opens_if_answered(r, lane) {
+            &mut self.pending
+        } else {
+            return false;
+        };
+        list.push((
+            line,
+            r.uuid.as_deref().map(str::to_string),
+            r.parent_uuid.as_deref().map(str::to_string),
+            offset,
+        ));
+        true
+    }
+
     /// Append the piece that follows this one in the file.
     pub(crate) fn append(&mut self, next: Piece) {
         self.openers.extend(next.openers);
+        self.pending.extend(next.pending);
         self.tools.spawn_ids.extend(next.tools.spawn_ids);
         self.tools.wakeup_prompts.extend(next.tools.wakeup_prompts);
         self.tools.tool_names.extend(next.tools.tool_names);
     }
 
-    /// The index of the whole file; `head_is_fork` from [`head_is_fork`].
-    pub(crate) fn finish(self, head_is_fork: bool) -> FileIndex {
-        let Piece { openers, mut tools } = self;
+    /// The index of the whole file `buf` this piece (with those appended to
+    /// it) was read from. A pending opener opens its turn when an assistant
+    /// record follows it before the next opener or pending one ([`answered`]).
+    pub(crate) fn finish(self, buf: &[u8]) -> FileIndex {
+        let Piece {
+            mut openers,
+            pending,
+            mut tools,
+        } = self;
+        if !pending.is_empty() {
+            let mut bounds: Vec<usize> = openers.iter().chain(&pending).map(|o| o.3).collect();
+            bounds.sort_unstable();
+            for p in pending {
+                let from = memchr::memchr(b'\n', buf.get(p.3..).unwrap_or_default())
+                    .map_or(buf.len(), |i| p.3 + i + 1);
+                let to = bounds
+                    .get(bounds.partition_point(|&b| b <= p.3))
+                    .copied()
+                    .unwrap_or(buf.len());
+                if answered(buf, from, to, tools.lane) {
+                    openers.push(p);
+                }
+            }
+            openers.sort_by_key(|o| o.0);
+        }
+        let head_is_fork = head_is_fork(buf);
         let idx = &mut tools;
         // TURN-022/023: of openers sharing a non-empty parentUuid, those whose
         // uuid differs from the last one's are superseded drafts. A replayed
@@ -255,6 +289,42 @@ fn has_spaced_end(buf: &[u8]) -> bool {
     head.by_ref().take(2).any(spaced) || tail.by_ref().take(2).any(spaced)
 }
 
+/// Whether an assistant record the model wrote (not a `<synthetic>` notice
+/// such as the `No response requested.` a resume writes after `/exit`) lies in
+/// `buf[from..to]`: a top-level one (REC-038: either spacing, and a record
+/// glued on a line counts), and in a main file not an inline sidechain's.
+/// Only lines holding the bare token `"assistant"` (a quote inside a string
+/// is escaped) are parsed, and the walk stops at the first found.
+fn answered(buf: &[u8], from: usize, to: usize, lane: bool) -> bool {
+    let to = to.min(buf.len());
+    let mut at = from.min(to);
+    while let Some(i) = crate::scan::lit!(b"\"assistant\"").find(&buf[at..to]) {
+        let hit = at + i;
+        let start = crate::scan::lines::line_start(buf, hit);
+        let end = memchr::memchr(b'\n', &buf[hit..]).map_or(buf.len(), |j| hit + j);
+        let line = Line {
+            no: 0,
+            offset: start,
+            bytes: &buf[start..end],
+            terminated: end < buf.len(),
+        };
+        let model_wrote = |r: &Record<'_>| {
+            r.kind() == "assistant"
+                && r.has_message()
+                && (lane || !r.is_sidechain())
+                && r.model() != Some("<synthetic>")
+        };
+        if line_records(&line).iter().any(|(_, r)| model_wrote(r)) {
+            return true;
+        }
+        at = end.max(hit + 1);
+        if at >= to {
+            break;
+        }
+    }
+    false
+}
+
 /// Whether the file's first line is a fork head (`fork-context-ref`), which
 /// leads a forked lane instead of its seed (REC-031).
 pub(crate) fn head_is_fork(buf: &[u8]) -> bool {
@@ -311,7 +381,8 @@ impl Piece {
         // The compact form is Claude Code's own and always searched; the spaced
         // one when either end of the file has it ([`has_spaced_end`]).
         let mut openers = Vec::new();
-        for (key, re) in (0..1 + usize::from(spaced)).filter_map(|k| Some((k, literal(k)?))) {
+        let mut pending = Vec::new();
+        for (key, re) in (0..1 + usize::from(spaced)).map(|k| (k, literal(k))) {
             let mut hits = HitLines::from(part, re, 0, before + 1);
             for (line, hit) in hits.by_ref() {
                 if !may_matter(hit, line.bytes) {
@@ -320,14 +391,22 @@ impl Piece {
                 // Each record of a glued line too (a real write race): a
                 // prompt glued behind another record still opens its turn.
                 for (_, r) in line_records(&line) {
-                    if r.kind() == "user" && turns::opens_turn(&r, lane) {
-                        openers.push((
-                            line.no,
-                            r.uuid.as_deref().map(str::to_string),
-                            r.parent_uuid.as_deref().map(str::to_string),
-                            start + line.offset,
-                        ));
+                    if r.kind() != "user" {
+                        continue;
                     }
+                    let list = if turns::opens_turn(&r, lane) {
+                        &mut openers
+                    } else if turns::opens_if_answered(&r, lane) {
+                        &mut pending
+                    } else {
+                        continue;
+                    };
+                    list.push((
+                        line.no,
+                        r.uuid.as_deref().map(str::to_string),
+                        r.parent_uuid.as_deref().map(str::to_string),
+                        start + line.offset,
+                    ));
                 }
             }
             if key == 0 {
@@ -336,9 +415,12 @@ impl Piece {
         }
         // A line both forms match (a hand-edited line may mix spacings) is one
         // opener.
-        openers.sort_by_key(|o| o.0);
-        openers.dedup_by_key(|o| o.0);
+        for list in [&mut openers, &mut pending] {
+            list.sort_by_key(|o| o.0);
+            list.dedup_by_key(|o| o.0);
+        }
         self.openers.extend(openers);
+        self.pending.extend(pending);
         // Spawn and ScheduleWakeup calls: lines naming one of those tools. Tool
         // notes need no line numbers, so this pass only jumps between `"name"`
         // keys and frames a line only when one names such a tool, in either
@@ -423,7 +505,7 @@ impl FileIndex {
         let mut found = Vec::new();
         let mut before = 0;
         for (mut p, newlines, lines) in pieces {
-            for o in &mut p.openers {
+            for o in p.openers.iter_mut().chain(&mut p.pending) {
                 o.0 += before;
             }
             found.extend(lines.into_iter().map(|l| Line {
@@ -433,7 +515,7 @@ impl FileIndex {
             before += newlines;
             all.append(p);
         }
-        (all.finish(head_is_fork(buf)), found)
+        (all.finish(buf), found)
     }
 
     fn note_tools(&mut self, r: &Record<'_>) {
@@ -579,6 +661,14 @@ impl FileIndex {
 mod tests {
     use super::*;
 
+    /// The static patterns compile and find what they are for.
+    #[test]
+    fn static_patterns_compile() {
+        assert!(literal(0).is_match(br#"{"type":"user"}"#));
+        assert!(literal(1).is_match(br#"{"type": "user"}"#));
+        assert!(carrier_markers().is_match(b"User has answered your questions"));
+    }
+
     fn user(uuid: &str, parent: &str, text: &str) -> String {
         format!(
             r#"{{"type":"user","uuid":"{uuid}","parentUuid":"{parent}","message":{{"role":"user","content":"{text}"}}}}"#
@@ -668,6 +758,70 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// TURN-007, IMG-001: a bare slash command and an image-only prompt open a
+    /// turn only when the model answers before the next prompt: not a
+    /// built-in's local output, a subagent's record nested in a progress
+    /// record, an inline sidechain's reply or a `<synthetic>` notice. Decided
+    /// the same however the file is cut into pieces and blocks.
+    #[test]
+    fn a_bare_command_or_image_opens_a_turn_only_when_answered_turn_007_img_001() {
+        let assistant = |uuid: &str, extra: &str| {
+            format!(
+                r#"{{"type":"assistant","uuid":"{uuid}",{extra}"message":{{"role":"assistant","model":"claude-x","content":[{{"type":"text","text":"ok"}}]}}}}"#
+            )
+        };
+        let image = r#"{"type":"user","uuid":"i1","parentUuid":"p1","message":{"role":"user","content":[{"type":"image","source":{"type":"base64","media_type":"image/png","data":"AAAA"}}]}}"#;
+        let lines = [
+            user("m1", "", "<command-name>/model</command-name><command-args></command-args>"),
+            user("m2", "m1", "<local-command-stdout>Set model to opus</local-command-stdout>"),
+            user("g1", "m2", "<command-message>go</command-message><command-name>/go</command-name>"),
+            r#"{"type":"progress","uuid":"n1","data":{"type":"agent_progress","message":{"type":"assistant","message":{"role":"assistant","content":[]}}}}"#.to_string(),
+            assistant("s1", r#""isSidechain":true,"#),
+            assistant("x1", "").replace("claude-x", "<synthetic>"),
+            user("p1", "x1", "now the real prompt"),
+            assistant("a1", ""),
+            image.to_string(),
+            assistant("a2", ""),
+            user("g2", "a2", "<command-name>/go</command-name>"),
+            assistant("a3", ""),
+            user("g3", "a3", "<command-name>/late</command-name>"),
+        ];
+        let buf = lines.join("\n") + "\n";
+        let buf = buf.as_bytes();
+        let whole = Sizes {
+            piece: usize::MAX,
+            block: usize::MAX,
+        };
+        let (idx, _) = FileIndex::build_inner(buf, false, None::<&Also<'_, Regex>>, whole);
+        assert_eq!(idx.turns(), 3, "the prompt, the image and the answered /go");
+        assert_eq!(
+            [7, 9, 11].map(|l| idx.turn_start(idx.turn(l).unwrap())),
+            [Some(7), Some(9), Some(11)]
+        );
+        assert!(!idx.is_opener(1) && !idx.is_opener(3) && !idx.is_opener(13));
+        assert_eq!(idx.turn(5), Some(0));
+        let want = facts(&idx, lines.len());
+        for piece in [1, 90, 400, usize::MAX] {
+            for block in (1..buf.len() + 2).step_by(17).chain([usize::MAX]) {
+                let sizes = Sizes { piece, block };
+                let (idx, _) = FileIndex::build_inner(buf, false, None::<&Also<'_, Regex>>, sizes);
+                assert_eq!(
+                    facts(&idx, lines.len()),
+                    want,
+                    "piece {piece}, block {block}"
+                );
+            }
+        }
+        // Record by record (the census's way), the same index.
+        let mut p = Piece::new(false);
+        for l in crate::scan::Lines::new(buf) {
+            for (_, r) in line_records(&l) {
+                p.note(&r, l.no, l.offset);
+            }
+        }
+        assert_eq!(facts(&p.finish(buf), lines.len()), want);
     }
 
     /// REC-038: openers of both spacings count when either end of the file is

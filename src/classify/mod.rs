@@ -7,6 +7,7 @@ pub(crate) mod index;
 pub(crate) mod markers;
 pub mod narration;
 pub(crate) mod needles;
+pub(crate) mod sidechain;
 pub(crate) mod taxonomy;
 pub(crate) mod turns;
 pub(crate) mod unit;

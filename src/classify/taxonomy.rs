@@ -34,7 +34,7 @@ macro_rules! labels {
 }
 
 labels! {
-    UserMessage = "user.message", true, "a genuine prompt the user typed (string or text blocks, not meta, not a tool_result carrier)";
+    UserMessage = "user.message", true, "a prompt the user typed (string or text blocks, not meta), a prompt of images only, or text typed while a tool ran, beside its tool_result"; // IMG-001
     UserAnswer = "user.answer", true, "the user's answer to an AskUserQuestion, riding a non-error tool_result with toolUseResult.answers"; // TURN-010
     UserRejection = "user.rejection", true, "a tool-use rejection carrying the user's typed instruction"; // TURN-013
     UserUnsent = "user.unsent", false, "a draft recalled with escape and re-sent: a superseded same-parent sibling"; // TURN-022…024

@@ -6,6 +6,26 @@
 //! Compaction summaries are turn members, never openers (CMP-011, TURN-020).
 //! Turn numbers are 1-based; records before the first opener are turn 0; a
 //! superseded draft has no turn (TURN-022…024). Every command numbers turns here.
+//!
+//! Two shapes open a turn only when the model answers them
+//! ([`opens_if_answered`]): a slash command with no arguments (TURN-007), and a
+//! prompt that is only images (a pasted screenshot, IMG-001). A bare
+//! `/plugin:command` or skill is work the user asked for, and a session
+//! started by one would otherwise be all turn 0; a built-in that only prints
+//! (`/model`, `/clear`, its output in `<local-command-stdout>`, TURN-006) gets
+//! no answer and opens none. Whether an assistant record follows before the
+//! next prompt is decided once the index's single pass is done, by a memmem
+//! over the bytes up to that prompt (see `index::Piece::finish`): no second
+//! pass over the file.
+//!
+//! A tool_result carrier that also holds text blocks (text the user typed
+//! while a tool ran, delivered beside its result) opens no turn. Its text is a
+//! `user.message` unit of the turn it arrives in: Claude Code hands it to the
+//! model inside the running turn, as it does a queued prompt absorbed mid-turn
+//! (QT-003's `absorbed_mid_turn` / `delivered_as_tool_result`), and the agent
+//! goes on with that turn's work rather than starting another; the genuine-user
+//! shape gate excludes every carrier (TURN-001, REC-030). Opening a turn there
+//! would cut the running turn in two and give its first half no reply.
 
 use std::borrow::Cow;
 
@@ -41,7 +61,39 @@ pub(crate) fn is_genuine_user(r: &Record<'_>) -> bool {
 /// no one typed it and its units are `harness.notification.*` (TURN-018), so a
 /// count of the operator's turns leaves it out.
 pub(crate) fn is_operator_prose(r: &Record<'_>) -> bool {
-    is_genuine_user(r) && user_text(r).is_none_or(|s| mk::sections(&s).is_empty())
+    (is_genuine_user(r) && user_text(r).is_none_or(|s| mk::sections(&s).is_empty()))
+        || is_image_prompt(r)
+}
+
+/// A user record whose content is only images (a pasted screenshot sent with
+/// no words, IMG-001): not meta, not a carrier. It opens a turn when the
+/// model answers it ([`opens_if_answered`]).
+pub(crate) fn is_image_prompt(r: &Record<'_>) -> bool {
+    is_user(r)
+        && !r.is_meta()
+        && !r.is_compact_summary()
+        && !r.blocks().is_empty()
+        && r.blocks().iter().all(|b| b.kind() == "image")
+}
+
+/// A non-meta slash-command wrapper with no `<command-args>` (TURN-007).
+pub(crate) fn is_bare_slash(r: &Record<'_>) -> bool {
+    if !is_user(r) || r.is_meta() || r.is_compact_summary() || has_result(r) {
+        return false;
+    }
+    user_text(r).is_some_and(|s| {
+        mk::SLASH_PREFIXES.iter().any(|p| s.starts_with(p)) && mk::slash_args(&s).is_none()
+    })
+}
+
+/// Whether `r` opens a turn if, and only if, an assistant record follows it
+/// before the next prompt (see the module doc): a bare slash command or an
+/// image-only prompt. The index decides; a record out of context opens none.
+pub(crate) fn opens_if_answered(r: &Record<'_>, lane: bool) -> bool {
+    if !lane && r.is_sidechain() {
+        return false;
+    }
+    is_bare_slash(r) || is_image_prompt(r)
 }
 
 /// TURN-010: a non-errored tool_result carrier with a non-empty
@@ -54,12 +106,14 @@ fn answer_carrier(r: &Record<'_>) -> bool {
     if !is_user(r) {
         return false;
     }
+    // Every result that did not fail: a failed call answered beside the
+    // question (parallel calls) does not unmake its answer.
     let results: Vec<_> = r
         .blocks()
         .iter()
-        .filter(|b| b.kind() == "tool_result")
+        .filter(|b| b.kind() == "tool_result" && !b.is_error())
         .collect();
-    if results.is_empty() || results.iter().any(|b| b.is_error()) {
+    if results.is_empty() {
         return false;
     }
     // serde would read a struct from an array too: only an object can carry answers.

@@ -71,7 +71,7 @@ fn classify_with<'r>(
     out: &mut Vec<Unit<'r>>,
 ) {
     if idx.is_draft(line) {
-        if let Some(t) = user_text(r) {
+        if let Some(t) = user_text(r).or_else(|| image_only_text(r)) {
             out.push(Unit::new(Label::UserUnsent, t));
         }
         return;
@@ -161,10 +161,41 @@ fn classify_user<'r>(
     }
     let blocks = r.blocks();
     if blocks.iter().any(|b| b.kind() == "tool_result") {
-        carrier_units(r, blocks, idx, text, out);
+        carrier_units(r, blocks, line, idx, text, out);
         return;
     }
-    let Some(s) = user_text(r) else { return };
+    match user_text(r) {
+        Some(s) => text_units(r, s, None, line, idx, out),
+        // IMG-001: a prompt of images only (a pasted screenshot) is the
+        // user's message too; its text is what a tool result's image part
+        // reads, `[image]`, so search finds it where the bytes say `image`.
+        None => out.extend(image_only_text(r).map(|t| Unit::new(Label::UserMessage, t))),
+    }
+}
+
+/// `[image]` once per image of an image-only user prompt
+/// ([`turns::is_image_prompt`]); `None` for any other record.
+pub(crate) fn image_only_text(r: &Record<'_>) -> Option<Cow<'static, str>> {
+    if !turns::is_image_prompt(r) {
+        return None;
+    }
+    Some(match r.blocks().len() {
+        1 => Cow::Borrowed("[image]"),
+        n => Cow::Owned(vec!["[image]"; n].join("\n")),
+    })
+}
+
+/// The units of user text `s` (the record's whole text, or its text block
+/// `block` beside a tool_result): one per batched section (CLS-006), else one
+/// labelled by [`user_string_label`].
+fn text_units<'r>(
+    r: &'r Record<'_>,
+    s: Cow<'r, str>,
+    block: Option<usize>,
+    line: usize,
+    idx: &FileIndex,
+    out: &mut Vec<Unit<'r>>,
+) {
     let secs = mk::sections(&s);
     if !secs.is_empty() {
         for (kind, a, e) in secs {
@@ -175,6 +206,7 @@ fn classify_user<'r>(
             };
             out.push(Unit {
                 also,
+                block,
                 ..Unit::new(label, text)
             });
         }
@@ -184,6 +216,7 @@ fn classify_user<'r>(
     if let Some((label, also)) = label {
         out.push(Unit {
             also,
+            block,
             ..Unit::new(label, s)
         });
     }
@@ -207,8 +240,13 @@ fn user_string_label(
     }
     if mk::SLASH_PREFIXES.iter().any(|p| s.starts_with(p)) {
         // TURN-008: typed prose after a slash command rides in <command-args>.
+        // A bare command the model answered opened a turn: the user asked
+        // for that work, so `-t user` reaches it too (turns module doc).
         return Some(match mk::slash_args(s) {
             Some(_) => (Label::UserMessage, Some(Label::HarnessCommandInvocation)),
+            None if idx.is_opener(line) && turns::is_bare_slash(r) => {
+                (Label::HarnessCommandInvocation, Some(Label::UserMessage))
+            }
             None => (Label::HarnessCommandInvocation, None),
         });
     }
@@ -328,19 +366,41 @@ pub(crate) fn signal_type(json: &str) -> Option<String> {
     (t != "message" && t != "direct").then_some(t)
 }
 
+/// The units of a tool-result carrier, in block order: each tool_result, and
+/// each text block beside them (text the user typed while a tool ran: its
+/// own unit, labelled as the same text alone would be; turns module doc).
 fn carrier_units<'r>(
     r: &'r Record<'_>,
     blocks: &'r [Block<'_>],
+    line: usize,
     idx: &'r FileIndex,
     want_text: bool,
     out: &mut Vec<Unit<'r>>,
 ) {
     let answered = turns::is_answer_carrier(r);
     let rejection = turns::rejection_block(r);
+    // TURN-009/010: the answer is the result that reads as one; with no such
+    // text (a structured `answers` only), the first result that did not fail.
+    let answer = answered
+        .then(|| {
+            let ok = |b: &&Block<'_>| b.kind() == "tool_result" && !b.is_error();
+            let mut results = blocks.iter().enumerate().filter(|(_, b)| ok(b));
+            let first = results.clone().next().map(|(i, _)| i);
+            results
+                .find(|(_, b)| b.result_starts_with(&mk::AUQ_MARKERS))
+                .map(|(i, _)| i)
+                .or(first)
+        })
+        .flatten();
     // Parsed only when a spawn's result is met.
     let ack = std::cell::OnceCell::new();
-    let mut first_ok = true;
     for (i, b) in blocks.iter().enumerate() {
+        if b.kind() == "text" {
+            if let Some(t) = b.text.as_deref() {
+                text_units(r, Cow::Borrowed(t), Some(i), line, idx, out);
+            }
+            continue;
+        }
         if b.kind() != "tool_result" {
             continue;
         }
@@ -352,8 +412,7 @@ fn carrier_units<'r>(
         let id = b.tool_use_id.as_deref();
         let (label, also) = if rejection == Some(i) {
             (Label::UserRejection, Some(Label::AgentToolResult))
-        } else if answered && first_ok && !b.is_error() {
-            first_ok = false;
+        } else if answer == Some(i) {
             (Label::UserAnswer, Some(Label::AgentToolResult))
         } else if id.is_some_and(|id| idx.is_spawn(id))
             && !b.is_error()
@@ -517,12 +576,16 @@ fn attachment_text(raw: &str) -> Cow<'_, str> {
         // Decode by the first byte: a failed parse builds an error message.
         match c.get().as_bytes().first() {
             Some(b'[') => {
-                if let Ok(v) = serde_json::from_str::<Vec<String>>(c.get()) {
+                let fixed = || crate::record::surrogate::repaired_str(c.get());
+                let v = serde_json::from_str::<Vec<String>>(c.get())
+                    .ok()
+                    .or_else(|| serde_json::from_str(&fixed()?).ok());
+                if let Some(v) = v {
                     return Cow::Owned(v.join("\n"));
                 }
             }
             Some(b'"') => {
-                if let Ok(s) = serde_json::from_str::<String>(c.get()) {
+                if let Some(s) = crate::record::surrogate::string(c.get()) {
                     return Cow::Owned(s);
                 }
             }

@@ -6,13 +6,17 @@ pub(crate) mod agents;
 pub(crate) mod argv;
 pub(crate) mod audit;
 pub(crate) mod export;
+pub(crate) mod files;
 pub(crate) mod guard;
 pub(crate) mod image;
 pub(crate) mod list;
 pub(crate) mod plan;
+pub(crate) mod recover;
 pub(crate) mod search;
 pub(crate) mod show;
 pub(crate) mod stats;
+pub(crate) mod status;
+pub(crate) mod usage;
 pub(crate) mod verbatim;
 
 use std::path::PathBuf;
@@ -76,9 +80,17 @@ pub(crate) enum Command {
     Verbatim(Box<verbatim::VerbatimArgs>),
     /// An exact census: records, labels, tokens (deduplicated), tools, unknown shapes.
     Stats(Box<stats::StatsArgs>),
+    /// Tokens and cost by day, week, month, session, project, model or 5-hour block.
+    Usage(Box<usage::UsageArgs>),
+    /// Claude Code's status line: model, session and today's cost, the active block.
+    Statusline(usage::StatuslineArgs),
     /// The subagent tree of a session: lanes, kinds, states and returns.
     #[command(mut_arg("no_subagents", |a| a.hide(true)))]
     Agents(Box<agents::AgentsArgs>),
+    /// Every path a session touched: reads, writes, bash, outside-stream signals.
+    Files(Box<files::FilesArgs>),
+    /// Rebuild a file's content from the transcript, gaps marked, never filled.
+    Recover(Box<recover::RecoverArgs>),
     /// Detect what Claude Code lost from its transcripts (eaten text, missing files …).
     Audit(Box<audit::AuditArgs>),
     /// Claude Code hook arms that surface transcript loss in live sessions.
@@ -92,6 +104,14 @@ pub(crate) enum Command {
     Plan(Box<plan::PlanArgs>),
     /// Every image a session holds: listed once per content with its copies, or written out.
     Image(Box<image::ImageArgs>),
+    /// What sessions are doing now: a verdict per session, with its evidence.
+    #[command(mut_arg("until", |a| a.hide(true)))]
+    #[command(mut_arg("since", |a| a.help(status::STATUS_SINCE).long_help(None::<&str>)))]
+    Status(Box<status::StatusArgs>),
+    /// Background tasks sessions launched, whether each came back, and task lists.
+    #[command(mut_arg("since", |a| a.help(status::TASKS_SINCE).long_help(None::<&str>)))]
+    #[command(mut_arg("until", |a| a.help(status::TASKS_UNTIL).long_help(None::<&str>)))]
+    Tasks(Box<status::TasksArgs>),
     /// A session (with its lanes) or a lane as one self-contained HTML page, or Markdown.
     Export(Box<export::ExportArgs>),
     /// Print the calling Claude Code session (from CLAUDE_CODE_SESSION_ID).

@@ -6,13 +6,19 @@
 pub(crate) mod agents;
 pub(crate) mod audit;
 pub(crate) mod export;
+pub(crate) mod files;
 pub(crate) mod guard;
 pub(crate) mod image;
 pub mod list;
 pub(crate) mod plan;
+pub(crate) mod recover;
 pub(crate) mod search;
 pub(crate) mod show;
 pub(crate) mod stats;
+pub(crate) mod status;
+pub(crate) mod statusline;
+pub(crate) mod tasks;
+pub(crate) mod usage;
 pub(crate) mod verbatim;
 pub(crate) mod whoami;
 
@@ -52,9 +58,14 @@ impl Exit {
     }
 }
 
-/// Per-file problems: printed to stderr as they happen, counted for the exit code.
-/// The same problem met twice (a command that walks a project again, as `agents`
-/// does for a named lane's siblings) is said and counted once.
+/// Everything a command says on stderr, in one place and one form
+/// (`csift: …`, cleaned for the terminal, a closed stderr ignored):
+/// per-file problems, printed as they happen and counted for the exit
+/// status ([`Problems::report`]); problems with files the command was not
+/// asked about, said but not counted ([`Problems::aside`]); and notes that
+/// are no error ([`Problems::note`]). The same problem met twice (a command
+/// that walks a project again, as `agents` does for a named lane's siblings)
+/// is said and counted once.
 #[derive(Debug, Default)]
 pub(crate) struct Problems {
     count: AtomicUsize,
@@ -62,25 +73,46 @@ pub(crate) struct Problems {
 }
 
 impl Problems {
+    /// A problem with one file the command reads: said, and counted (exit 2).
     pub(crate) fn report(&self, path: &Path, msg: impl std::fmt::Display) {
+        if self.say(path, &msg.to_string()) {
+            self.count.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    /// A problem with a file outside the command's selection (met while a
+    /// target was looked for): said, but it does not make a complete answer
+    /// exit 2.
+    pub(crate) fn aside(&self, path: &Path, msg: impl std::fmt::Display) {
+        self.say(path, &msg.to_string());
+    }
+
+    /// A note that is no error: `csift: <msg>`, cleaned; the exit status is
+    /// not changed.
+    pub(crate) fn note(&self, msg: impl std::fmt::Display) {
         let msg = msg.to_string();
+        crate::output::to_stderr(&format!("csift: {}", crate::output::sanitize::clean(&msg)));
+    }
+
+    /// Say `path: msg` unless said before; whether it was said.
+    fn say(&self, path: &Path, msg: &str) -> bool {
         // An I/O error already names its path: say it once.
         let named = format!("{}: ", path.display());
-        let msg = msg.strip_prefix(&named).map_or(msg.clone(), str::to_string);
+        let msg = msg.strip_prefix(&named).unwrap_or(msg);
         // A poisoned lock only means another thread panicked mid-insert: the set
         // is still a set, so keep using it.
         let mut seen = self.seen.lock().unwrap_or_else(|p| p.into_inner());
-        if !seen.insert((path.to_path_buf(), msg.clone())) {
-            return;
+        if !seen.insert((path.to_path_buf(), msg.to_string())) {
+            return false;
         }
         drop(seen);
-        self.count.fetch_add(1, Ordering::Relaxed);
         // File names and messages may carry escape bytes: clean them for the terminal.
-        eprintln!(
+        crate::output::to_stderr(&format!(
             "csift: {}: {}",
             crate::output::sanitize::path(path),
-            crate::output::sanitize::clean(&msg)
-        );
+            crate::output::sanitize::clean(msg)
+        ));
+        true
     }
 
     pub(crate) fn count(&self) -> usize {
@@ -98,6 +130,9 @@ pub(crate) fn select(
     let sel = target::resolve(&home, targets, !common.no_subagents)?;
     for issue in &sel.issues {
         problems.report(&issue.path, &issue.message);
+    }
+    for issue in &sel.asides {
+        problems.aside(&issue.path, &issue.message);
     }
     Ok(sel.transcripts)
 }

@@ -14,6 +14,8 @@ use crate::discovery::{home, target};
 use crate::error::{Error, Result};
 use crate::output::{Format, Out};
 
+use super::Problems;
+
 pub(crate) const ENV: &str = "CLAUDE_CODE_SESSION_ID";
 
 #[derive(Serialize)]
@@ -29,7 +31,7 @@ struct Json<'a> {
     parent_session_id: Option<&'a str>,
 }
 
-pub(crate) fn run(args: &WhoamiArgs, out: &mut Out) -> Result<super::Exit> {
+pub(crate) fn run(args: &WhoamiArgs, out: &mut Out, problems: &Problems) -> Result<super::Exit> {
     super::not_applicable("whoami", &args.common)?;
     let id = std::env::var(ENV).unwrap_or_default();
     if id.trim().is_empty() {
@@ -55,7 +57,7 @@ pub(crate) fn run(args: &WhoamiArgs, out: &mut Out) -> Result<super::Exit> {
         Err(_) => (Vec::new(), false),
     };
     let shown = crate::output::sanitize::clean(id);
-    lane_note(lanes, files.is_empty());
+    lane_note(problems, lanes, files.is_empty());
     match args.common.format {
         Format::Json => out.json(&Json {
             kind: "session",
@@ -78,17 +80,17 @@ pub(crate) fn run(args: &WhoamiArgs, out: &mut Out) -> Result<super::Exit> {
         Format::Human => writeln!(out, "{shown}")?,
     }
     if files.len() > 1 {
-        eprintln!(
-            "csift: {shown}: {} transcripts carry this session id (a copy under another project \
+        problems.note(format_args!(
+            "{shown}: {} transcripts carry this session id (a copy under another project \
              folder?); all are printed",
             files.len()
-        );
+        ));
     }
     if files.is_empty() {
-        eprintln!(
-            "csift: {shown}: no transcript named {shown}.jsonl under {}",
-            home.projects().display()
-        );
+        problems.note(format_args!(
+            "{shown}: no transcript named {shown}.jsonl under {}",
+            crate::output::sanitize::path(&home.projects())
+        ));
         // The id itself is known; only a path was asked for and there is none.
         return Ok(if args.path {
             super::Exit::NotFound
@@ -104,7 +106,7 @@ pub(crate) fn run(args: &WhoamiArgs, out: &mut Out) -> Result<super::Exit> {
 /// on disk from its first record (TAIL-003), so with none the caller is the
 /// session itself and the note is noise. A session whose transcript is not
 /// found keeps the note: nothing is known of it.
-fn lane_note(lanes: bool, not_found: bool) {
+fn lane_note(problems: &Problems, lanes: bool, not_found: bool) {
     if !(lanes || not_found) {
         return;
     }
@@ -112,8 +114,8 @@ fn lane_note(lanes: bool, not_found: bool) {
         true => "this session has subagents, and from one of them",
         false => "from a subagent",
     };
-    eprintln!(
-        "csift: note: resolved via ${ENV}, which names the TOP-LEVEL session in every lane; \
+    problems.note(format_args!(
+        "note: resolved via ${ENV}, which names the TOP-LEVEL session in every lane; \
          {why} this is the parent's id, not the lane's"
-    );
+    ));
 }

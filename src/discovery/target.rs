@@ -18,12 +18,27 @@ use crate::error::{Error, Result};
 #[derive(Debug, Default)]
 pub struct Selection {
     pub transcripts: Vec<Transcript>,
+    /// Problems with what the targets selected (or may have missed): they
+    /// make the command's exit status 2.
     pub(crate) issues: Vec<super::WalkIssue>,
+    /// Problems met walking the rest of the home to find an `@id`, with
+    /// files that are not the selected ones nor could be: said, but they do
+    /// not turn a complete answer into exit 2.
+    pub(crate) asides: Vec<super::WalkIssue>,
 }
 
 /// Resolve `targets` against `home`. `lanes` = false drops subagent lanes unless a
 /// lane was addressed directly by its own id or file.
 pub fn resolve(home: &ClaudeHome, targets: &[String], lanes: bool) -> Result<Selection> {
+    if targets.iter().any(String::is_empty) {
+        // What `csift list "$SESSION"` passes when the variable is unset: not
+        // every session (that is no target at all), not nothing found.
+        return Err(Error::Usage(
+            "an empty target names nothing (an unset shell variable?); give a session `@id`, \
+             a path or a project name, or no target to read every session"
+                .into(),
+        ));
+    }
     let projects = home.projects();
     let mut walk = Walk::default();
     let mut explicit: BTreeSet<PathBuf> = BTreeSet::new();
@@ -86,6 +101,7 @@ pub fn resolve(home: &ClaudeHome, targets: &[String], lanes: bool) -> Result<Sel
             failed.push((t.clone(), e));
         }
     }
+    let failed_any = !failed.is_empty();
     if !failed.is_empty() && failed.len() == targets.len() {
         if let Some((_, e)) = failed.into_iter().next() {
             return Err(e);
@@ -103,6 +119,7 @@ pub fn resolve(home: &ClaudeHome, targets: &[String], lanes: bool) -> Result<Sel
             });
         }
     }
+    let mut asides = Vec::new();
     if let Some(everything) = all {
         // The whole home was walked to find @ids: a broken file elsewhere is not
         // this command's problem (it made `show @x` exit 2 over a stranger's
@@ -118,12 +135,27 @@ pub fn resolve(home: &ClaudeHome, targets: &[String], lanes: bool) -> Result<Sel
             .map(|p| p.strip_prefix("agent-").unwrap_or(p))
             .filter(|p| !p.is_empty())
             .collect();
-        walk.issues.extend(
-            everything
-                .issues
-                .into_iter()
-                .filter(|i| could_hold(&i.path, &ids)),
-        );
+        let (mut kept, near): (Vec<_>, Vec<_>) = everything
+            .issues
+            .into_iter()
+            .filter(|i| could_hold(&i.path, &ids))
+            .partition(|_| failed_any);
+        // Every id was found: a folder that could not be read (or was too
+        // deep to walk) outside the sessions selected is said, and leaves the
+        // exit status to the answer. A file that could be one of the ids, or a
+        // folder inside a selected session, still counts: the answer may lack it.
+        for i in near {
+            let related = i.path.extension().is_some_and(|e| e == "jsonl")
+                || walk
+                    .transcripts
+                    .iter()
+                    .any(|t| i.path.starts_with(t.project_dir.join(&t.session_id)));
+            match related {
+                true => kept.push(i),
+                false => asides.push(i),
+            }
+        }
+        walk.issues.extend(kept);
     }
     walk.sort();
     let transcripts = walk
@@ -134,6 +166,7 @@ pub fn resolve(home: &ClaudeHome, targets: &[String], lanes: bool) -> Result<Sel
     Ok(Selection {
         transcripts,
         issues: walk.issues,
+        asides,
     })
 }
 
@@ -314,6 +347,10 @@ fn spawned_without_lane(all: &Walk, session: &str, id: &str, home_args: &str) ->
             }
         }
         let Some((at, start)) = first else { continue };
+        // Cut while mapped: zeros past the cut, so no line number is trusted.
+        if buf.check().is_err() {
+            continue;
+        }
         let full: String = buf[start..]
             .iter()
             .take_while(|b| b.is_ascii_alphanumeric() || **b == b'-')

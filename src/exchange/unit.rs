@@ -53,6 +53,11 @@ pub(crate) struct UnitOut {
     /// and `uuid` the progress record's). Only written when set.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) via: Option<&'static str>,
+    /// How a person reads a unit whose `text` is a placeholder: an image-only
+    /// prompt's `[image]` is `[image: image/png, 143 KB]` ([`crate::render`]).
+    /// Printed for a partner of a hit; `text` stays what a pattern matches.
+    #[serde(skip)]
+    pub(crate) shown: Option<String>,
     #[serde(skip)]
     pub(crate) model: Option<String>,
     #[serde(skip)]
@@ -93,6 +98,8 @@ impl UnitOut {
             is_error: u.is_error,
             input_decoded: false,
             via: u.via.map(|_| "agent_progress"),
+            shown: (u.block.is_none() && crate::classify::unit::image_only_text(own).is_some())
+                .then(|| crate::render::images(own).join("\n")),
             model: own.model().map(str::to_string),
             version: r.version.as_deref().map(str::to_string),
         }

@@ -65,7 +65,11 @@ fn special<W: Write + ?Sized>(w: &mut W, c: u8) -> io::Result<()> {
         b'\'' => w.write_all(b"&#39;"),
         0x7f => w.write_all("\u{2421}".as_bytes()),
         // U+2400 + c: the control picture (␀, ␛, ␍ …).
-        c => write!(w, "{}", char::from_u32(0x2400 + u32::from(c)).unwrap_or('?')),
+        c => write!(
+            w,
+            "{}",
+            char::from_u32(0x2400 + u32::from(c)).unwrap_or('?')
+        ),
     }
 }
 
@@ -103,7 +107,10 @@ pub(crate) fn escaped(s: &str) -> String {
 /// `s` with its control characters (but tab and newline) as their visible
 /// pictures, for text that is not HTML-escaped (a Markdown code block).
 pub(crate) fn pictured(s: &str) -> std::borrow::Cow<'_, str> {
-    if !s.bytes().any(|c| (c < 0x20 && c != b'\t' && c != b'\n') || c == 0x7f || c == 0xc2) {
+    if !s
+        .bytes()
+        .any(|c| (c < 0x20 && c != b'\t' && c != b'\n') || c == 0x7f || c == 0xc2)
+    {
         return std::borrow::Cow::Borrowed(s);
     }
     s.chars()
@@ -144,7 +151,10 @@ mod tests {
             "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;&lt;/details&gt;"
         );
         assert_eq!(esc("a & \"b\""), "a &amp; &quot;b&quot;");
-        assert_eq!(esc("\x1b[31mred\x00\x7f"), "\u{241b}[31mred\u{2400}\u{2421}");
+        assert_eq!(
+            esc("\x1b[31mred\x00\x7f"),
+            "\u{241b}[31mred\u{2400}\u{2421}"
+        );
         assert_eq!(esc("tab\tnew\nline ünï"), "tab\tnew\nline ünï");
         // C1 controls (a one-byte CSI) become character references; other
         // U+0080…U+00FF characters stay.

@@ -125,11 +125,12 @@ pub(crate) fn omitted(out: &mut Out, rest: &str) -> io::Result<()> {
     )
 }
 
-/// Whether an error chain bottoms out in a broken pipe (`csift … | head`), which
-/// is not an error (exit 0, like ripgrep).
-pub(crate) fn is_broken_pipe(e: &anyhow::Error) -> bool {
-    e.chain().any(|c| {
-        c.downcast_ref::<io::Error>()
-            .is_some_and(|io| io.kind() == io::ErrorKind::BrokenPipe)
-    })
+/// Write one line to stderr. A closed or broken stderr has nowhere to be
+/// reported, so a failed write is ignored: `eprintln!` panics on one (a guard
+/// hook exited 101 on a closed stderr pipe). The caller cleans the text.
+pub(crate) fn to_stderr(line: &str) {
+    let mut text = String::with_capacity(line.len() + 1);
+    text.push_str(line);
+    text.push('\n');
+    let _ = io::stderr().lock().write_all(text.as_bytes());
 }

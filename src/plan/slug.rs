@@ -69,7 +69,9 @@ pub(crate) fn plans_dir_setting(home: &Path, root: &Path) -> Option<String> {
     ];
     let mut value = None;
     for p in layers {
-        let Ok(raw) = std::fs::read(&p) else { continue };
+        let Ok(raw) = crate::scan::source::small(&p, u64::MAX) else {
+            continue;
+        };
         let raw = raw.strip_prefix(b"\xef\xbb\xbf").unwrap_or(&raw);
         let Ok(v) = serde_json::from_slice::<serde_json::Value>(raw) else {
             continue;

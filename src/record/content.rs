@@ -96,6 +96,10 @@ pub(crate) struct Block<'a> {
     pub(crate) content: Raw<'a>,
     #[serde(default)]
     pub(crate) is_error: Option<bool>,
+    /// An image (or document) block's `source`: `{type: "base64", media_type,
+    /// data}` (IMG-001, IMG-003), read only when an image is described.
+    #[serde(borrow, default)]
+    pub(crate) source: Raw<'a>,
 }
 
 impl<'a> Block<'a> {
@@ -147,6 +151,26 @@ impl<'a> Block<'a> {
             return prefixes.iter().any(|p| full.trim_start().starts_with(p));
         }
         prefixes.iter().any(|p| t.starts_with(p))
+    }
+
+    /// An image block's media type and the size of its bytes (decoded from
+    /// the base64 length, IMG-001), when its `source` says; `None` for a
+    /// source of another kind (a `url`, IMG-003) or none.
+    pub(crate) fn image_source(&self) -> Option<(Cow<'a, str>, u64)> {
+        #[derive(Deserialize)]
+        struct Source<'a> {
+            #[serde(borrow, default, deserialize_with = "opt_str")]
+            media_type: Str<'a>,
+            #[serde(borrow, default)]
+            data: Raw<'a>,
+        }
+        let raw = self.source.filter(|r| r.get().starts_with('{'))?;
+        let s: Source<'a> = serde_json::from_str(raw.get()).ok()?;
+        let data = s.data?.get().as_bytes();
+        let b64 = data.strip_prefix(b"\"")?.strip_suffix(b"\"")?;
+        let pad = b64.iter().rev().take_while(|&&c| c == b'=').count();
+        let bytes = (b64.len() / 4 * 3).saturating_sub(pad) + (b64.len() % 4 * 3 / 4);
+        Some((s.media_type.unwrap_or(Cow::Borrowed("?")), bytes as u64))
     }
 
     /// A tool_use's input exactly as written, `{}` when absent: for parsing.
@@ -235,7 +259,11 @@ pub(crate) fn raw_text<'a>(raw: &'a RawValue) -> Cow<'a, str> {
             struct W<'b>(#[serde(borrow)] Cow<'b, str>);
             match serde_json::from_str::<W<'a>>(s) {
                 Ok(W(c)) => c,
-                Err(_) => Cow::Borrowed(""),
+                // A lone surrogate escape reads as U+FFFD (a line parse
+                // repairs it first; a raw value from elsewhere here).
+                Err(_) => super::surrogate::repaired_str(s)
+                    .and_then(|f| serde_json::from_str::<String>(&f).ok())
+                    .map_or(Cow::Borrowed(""), Cow::Owned),
             }
         }
         Some(b'[') => match serde_json::from_str::<Vec<Part<'a>>>(s) {
@@ -263,11 +291,20 @@ pub(crate) fn raw_text<'a>(raw: &'a RawValue) -> Cow<'a, str> {
                 }
                 Cow::Owned(out)
             }
-            Err(_) => Cow::Borrowed(s),
+            Err(_) => match super::surrogate::repaired_str(s) {
+                Some(f) => raw_text_owned(&f).map_or(Cow::Borrowed(s), Cow::Owned),
+                None => Cow::Borrowed(s),
+            },
         },
         Some(b'n') => Cow::Borrowed(""),
         _ => Cow::Borrowed(s),
     }
+}
+
+/// [`raw_text`] of a repaired copy of a raw value (owned, since the copy is).
+fn raw_text_owned(fixed: &str) -> Option<String> {
+    let raw: &RawValue = serde_json::from_str(fixed).ok()?;
+    Some(raw_text(raw).into_owned())
 }
 
 /// Top-level `type` values: observed, registered in the 2.1.258 binary, or from

@@ -98,7 +98,18 @@ pub(crate) fn read<'a>(data: &'a serde_json::value::RawValue) -> Nested<'a> {
     {
         return Nested::None;
     }
-    let Ok(d) = serde_json::from_str::<Data<'a>>(raw) else {
+    // A lone surrogate escape in the nested record's text reads as U+FFFD, as
+    // on a line of its own ([`super::surrogate`]).
+    let parsed =
+        serde_json::from_str::<Data<'a>>(raw).or_else(|e| {
+            match super::surrogate::readable(raw.as_bytes()) {
+                (fixed, true) => std::str::from_utf8(fixed)
+                    .map_err(|_| e)
+                    .and_then(serde_json::from_str::<Data<'a>>),
+                _ => Err(e),
+            }
+        });
+    let Ok(d) = parsed else {
         // Unreadable only when the skim still sees an agent_progress.
         let kind = crate::scan::json::field(raw.as_bytes(), b"type");
         return match kind.and_then(crate::scan::json::string).as_deref() {
@@ -137,6 +148,25 @@ mod tests {
         assert_eq!(e.record.blocks()[0].name.as_deref(), Some("Bash"));
         // The envelope stays the record on the line.
         assert_eq!(r.uuid.as_deref(), Some("e-1"));
+    }
+
+    /// A lone surrogate escape in the nested record's text (a string cut inside
+    /// an emoji) reads as U+FFFD, as on a line of its own.
+    #[test]
+    fn a_nested_record_with_a_lone_surrogate_escape_is_read() {
+        let line = LINE.replace("uv run pytest", r"uv run pytest \ud83c");
+        let r: Record<'_> = serde_json::from_str(&line).unwrap();
+        // In a raw value (the input) it stays as written, decoded when read.
+        let e = r.embedded().unwrap();
+        let input = e.record.blocks()[0].input_json();
+        assert!(input.contains(r"pytest \ud83c"), "{input}");
+        let line = LINE.replace(
+            r#""content":[{"type":"tool_use""#,
+            r#""content":[{"type":"text","text":"cut \udf89"},{"type":"tool_use""#,
+        );
+        let r: Record<'_> = serde_json::from_str(&line).unwrap();
+        let e = r.embedded().unwrap();
+        assert_eq!(e.record.blocks()[0].text.as_deref(), Some("cut \u{FFFD}"));
     }
 
     #[test]

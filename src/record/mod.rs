@@ -8,6 +8,7 @@
 pub(crate) mod content;
 pub(crate) mod embedded;
 pub(crate) mod parse;
+pub(crate) mod surrogate;
 
 use std::borrow::Cow;
 
@@ -110,6 +111,10 @@ pub struct Record<'a> {
     pub(crate) data: Raw<'a>,
     #[serde(skip)]
     embedded: std::cell::OnceCell<embedded::Nested<'a>>,
+    /// Whether the record could be read only by reading a lone surrogate
+    /// escape in its line as U+FFFD ([`surrogate`]); set by [`parse_line`].
+    #[serde(skip)]
+    pub(crate) repaired: bool,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -204,7 +209,9 @@ impl<'a> Record<'a> {
     /// A system record's `content` when it is a string.
     pub(crate) fn system_text(&self) -> Option<Cow<'a, str>> {
         let raw = self.content?;
-        serde_json::from_str::<Cow<'a, str>>(raw.get()).ok()
+        serde_json::from_str::<Cow<'a, str>>(raw.get())
+            .ok()
+            .or_else(|| surrogate::string(raw.get()).map(Cow::Owned))
     }
 
     /// The subagent record an `agent_progress` record nests, read once.

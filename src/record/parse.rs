@@ -19,9 +19,9 @@ pub enum MalformedKind {
     /// Not JSON (bad syntax, invalid UTF-8, nesting too deep, NUL bytes …).
     Invalid,
     /// Valid JSON and an object, but a field holds a value the record model
-    /// cannot read (a number where Claude Code writes a string, an unpaired
-    /// surrogate escape): no line Claude Code writes, so it is reported rather
-    /// than read by guesswork.
+    /// cannot read (a number where Claude Code writes a string): no line
+    /// Claude Code writes, so it is reported rather than read by guesswork.
+    /// (An unpaired surrogate escape is read, as U+FFFD: [`super::surrogate`].)
     UnexpectedValue,
 }
 
@@ -119,14 +119,36 @@ pub fn parse_line<'a>(line: &Line<'a>) -> Parsed<'a> {
     // `str` parse: serde's slice reader would validate every borrowed string and
     // raw value again on its own. Invalid UTF-8 goes to that reader, which says
     // where.
-    let parsed = match simdutf8::basic::from_utf8(line.bytes) {
-        Ok(text) => serde_json::from_str::<Record<'a>>(text),
-        Err(_) => serde_json::from_slice::<Record<'a>>(line.bytes),
-    };
-    match parsed {
+    match parse_bytes(line.bytes) {
         Ok(r) => Parsed::Record(Box::new(r)),
-        Err(e) => Parsed::Malformed(diagnose(line, &e)),
+        Err(e) => match repaired(line.bytes) {
+            Some(r) => Parsed::Record(Box::new(r)),
+            None => Parsed::Malformed(diagnose(line, &e)),
+        },
     }
+}
+
+fn parse_bytes(bytes: &[u8]) -> serde_json::Result<Record<'_>> {
+    match simdutf8::basic::from_utf8(bytes) {
+        Ok(text) => serde_json::from_str::<Record<'_>>(text),
+        Err(_) => serde_json::from_slice::<Record<'_>>(bytes),
+    }
+}
+
+/// The record of a line that failed only for a lone surrogate escape (`\ud83c`,
+/// a string cut inside an emoji) in a text the record model decodes: read from
+/// the line's repaired copy, the half as U+FFFD ([`super::surrogate`]). Only a
+/// line that failed is looked at, so reading every other line costs nothing
+/// more. (One in a raw value, such as a tool result's text, does not fail the
+/// parse: it is repaired when that text is decoded.)
+fn repaired(bytes: &[u8]) -> Option<Record<'_>> {
+    let (fixed, repaired) = super::surrogate::readable(bytes);
+    if !repaired {
+        return None;
+    }
+    let mut r = parse_bytes(fixed).ok()?;
+    r.repaired = true;
+    Some(r)
 }
 
 fn diagnose(line: &Line<'_>, err: &serde_json::Error) -> Malformed {
@@ -245,13 +267,12 @@ mod tests {
     }
 
     /// Valid JSON that the record model cannot read is said to be valid JSON,
-    /// never "invalid-json": a wrong type, an unpaired surrogate escape.
+    /// never "invalid-json": a wrong type.
     #[test]
     fn valid_json_with_an_unreadable_value_is_named_so() {
         for s in [
             r#"{"type":"user","timestamp":123}"#,
             r#"{"type":"user","isSidechain":"yes"}"#,
-            r#"{"type":"user","message":{"role":"user","content":"a \ud83d b"}}"#,
         ] {
             assert_eq!(kind(s, true), Some(MalformedKind::UnexpectedValue), "{s}");
             assert!(detail(s).starts_with("valid JSON, but not a record csift can read: "));
@@ -281,6 +302,23 @@ mod tests {
         assert_eq!(m.kind, MalformedKind::Invalid);
         assert_eq!(m.detail, "invalid UTF-8 at byte 30");
         assert_eq!(m.column, 30);
+    }
+
+    /// Node writes a string cut inside an emoji with its lone half escaped
+    /// (`\ud83d`): the record is read, the half as U+FFFD, and says it was
+    /// repaired; a paired escape is read as its character.
+    #[test]
+    fn a_lone_surrogate_escape_is_read_as_a_replacement_character() {
+        let s = r#"{"type":"user","message":{"role":"user","content":"a \ud83d b \ud83d\ude00"}}"#;
+        let Parsed::Record(r) = parse_line(&line(s, true)) else {
+            panic!("not parsed")
+        };
+        assert_eq!(r.text_content(), Some("a \u{FFFD} b \u{1F600}"));
+        assert!(r.repaired);
+        let Parsed::Record(r) = parse_line(&line(r#"{"type":"user"}"#, true)) else {
+            panic!("not parsed")
+        };
+        assert!(!r.repaired);
     }
 
     #[test]

@@ -298,12 +298,17 @@ pub(crate) fn plain_str(v: &[u8]) -> Option<&str> {
     std::str::from_utf8(inner).ok()
 }
 
-/// A string value decoded: borrowed when plain, else through serde.
+/// A string value decoded: borrowed when plain, else through serde; a lone
+/// surrogate escape reads as U+FFFD ([`crate::record::surrogate`]).
 pub(crate) fn string(v: &[u8]) -> Option<std::borrow::Cow<'_, str>> {
     match plain_str(v) {
         Some(s) => Some(std::borrow::Cow::Borrowed(s)),
         None => serde_json::from_slice::<String>(v)
             .ok()
+            .or_else(|| {
+                let fixed = crate::record::surrogate::repair(v)?;
+                serde_json::from_slice::<String>(&fixed).ok()
+            })
             .map(std::borrow::Cow::Owned),
     }
 }

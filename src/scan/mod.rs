@@ -6,6 +6,8 @@ pub mod find;
 pub(crate) mod json;
 pub mod lines;
 pub(crate) mod pair;
+#[cfg(unix)]
+pub(crate) mod sigbus;
 pub(crate) mod source;
 pub(crate) mod stream;
 
@@ -23,6 +25,28 @@ macro_rules! lit {
     }};
 }
 pub(crate) use lit;
+
+/// A regex compiled once per call site from a pattern written in the source
+/// (`re!(r"…")` is a `&'static regex::Regex`, `re!(bytes r"…")` a
+/// `regex::bytes::Regex`): the one idiom for a static
+/// regex. Its pattern is a literal, so a typo panics in every test that
+/// reaches the site rather than silently turning a feature off, as an
+/// `Option` of a failed compile did; a pattern built from input never uses it.
+macro_rules! re {
+    (bytes $pattern:expr) => {{
+        static RE: std::sync::LazyLock<regex::bytes::Regex> = std::sync::LazyLock::new(|| {
+            regex::bytes::Regex::new($pattern).expect("a static regex pattern compiles")
+        });
+        &*RE
+    }};
+    ($pattern:expr) => {{
+        static RE: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+            regex::Regex::new($pattern).expect("a static regex pattern compiles")
+        });
+        &*RE
+    }};
+}
+pub(crate) use re;
 
 pub use lines::{Line, Lines};
 pub use source::Source;

@@ -39,8 +39,9 @@ thread_local! {
 
 /// What the streaming pass found in a file.
 pub(crate) enum Prefiltered {
-    /// No complete line (nor the unterminated tail) matches.
-    Miss,
+    /// No complete line (nor the unterminated tail) matches in the file's
+    /// bytes, this many (its length at open, up to the limit).
+    Miss(u64),
     /// A line matches. `first` is the start of the first matching line; no line
     /// before it matches. `held` is the whole file (up to the length given) when
     /// it was small enough to keep.
@@ -74,11 +75,14 @@ impl Drop for Held {
     }
 }
 
-/// The streaming pass over the first `limit` bytes of `path`: the length seen
-/// at discovery, so lines appended meanwhile are not half-read (TAIL-012).
+/// The streaming pass over `path`, as long as it was at open and at most
+/// `limit` bytes, so lines appended meanwhile are not half-read (TAIL-012).
+/// Only a regular file is read ([`super::source::open`]); one that ends before
+/// the length it had at open was cut while being read, and is an error.
 pub(crate) fn prefilter(path: &Path, re: &impl Find, limit: u64) -> Result<Prefiltered> {
-    let file = File::open(path).map_err(|e| Error::io(path, e))?;
-    let mut file = file.take(limit);
+    let opened = super::source::open(path)?;
+    let limit = limit.min(opened.len);
+    let mut file = opened.file.take(limit);
     let mut buf = BUF.with(|cell| std::mem::take(&mut *cell.borrow_mut()));
     // A small file needs its length plus one byte (to see EOF in the same read).
     let want = usize::try_from(limit).map_or(CHUNK, |l| CHUNK.min(l.saturating_add(1)));
@@ -100,7 +104,20 @@ pub(crate) fn prefilter(path: &Path, re: &impl Find, limit: u64) -> Result<Prefi
         buf.shrink_to(CHUNK);
     }
     BUF.with(|cell| *cell.borrow_mut() = buf);
-    Ok(found?.unwrap_or(Prefiltered::Miss))
+    let found = found?;
+    // EOF before the length at open (a held file read on to its end, or a
+    // miss read to its end): the file was cut while it was read.
+    let whole = matches!(found, None | Some(Prefiltered::Hit { held: Some(_), .. }));
+    if whole && file.limit() > 0 {
+        return Err(Error::Changed {
+            path: path.to_path_buf(),
+            detail: format!(
+                "it ended {} bytes short of its length at open",
+                file.limit()
+            ),
+        });
+    }
+    Ok(found.unwrap_or(Prefiltered::Miss(limit)))
 }
 
 /// The read loop: `buf[from..filled]` holds lines not yet searched, starting at
@@ -227,7 +244,7 @@ mod tests {
     fn hit(p: &Path, re: &str, limit: u64) -> (usize, Option<Vec<u8>>) {
         match prefilter(p, &Regex::new(re).unwrap(), limit).unwrap() {
             Prefiltered::Hit { first, held } => (first, held.map(|h| h.to_vec())),
-            Prefiltered::Miss => panic!("no hit for {re}"),
+            Prefiltered::Miss(_) => panic!("no hit for {re}"),
         }
     }
 
@@ -256,7 +273,7 @@ mod tests {
         assert_eq!(first, line);
         assert_eq!(held.as_deref(), Some(&body[..body.len() - 5]));
         let miss = prefilter(&p, &Regex::new("two").unwrap(), len - 5).unwrap();
-        assert!(matches!(miss, Prefiltered::Miss));
+        assert!(matches!(miss, Prefiltered::Miss(_)));
     }
 
     #[test]

@@ -26,29 +26,29 @@ static FOOTER: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
         r"(?s)(?:\A|\n)agentId: ([A-Za-z0-9-]+) \((?:use SendMessage with to: '([A-Za-z0-9-]+)'(?:, summary: '[^'\n]*')? to continue this agent|for resuming to continue this agent's work if needed)\)(?:\n<usage>(.*?)</usage>)?\s*\z",
     )
-    .unwrap_or_else(|_| unreachable!("static regex"))
+    .expect("a static regex pattern compiles")
 });
 static AGENT_ID_LINE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?m)^agentId: ([A-Za-z0-9-]+)").unwrap_or_else(|_| unreachable!("static regex"))
+    Regex::new(r"(?m)^agentId: ([A-Za-z0-9-]+)").expect("a static regex pattern compiles")
 });
 static NOTIFICATION: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?s)<task-notification>(.*?)</task-notification>")
-        .unwrap_or_else(|_| unreachable!("static regex"))
+        .expect("a static regex pattern compiles")
 });
 static STOP_ONE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r#"^Background agent "(.*)" was stopped by the user\."#)
-        .unwrap_or_else(|_| unreachable!("static regex"))
+        .expect("a static regex pattern compiles")
 });
 static STOP_MANY: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?s)^\d+ background agents were stopped by the user: (.*)\.$")
-        .unwrap_or_else(|_| unreachable!("static regex"))
+        .expect("a static regex pattern compiles")
 });
 static QUOTED: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r#""((?:[^"\\]|\\.)*)""#).unwrap_or_else(|_| unreachable!("static regex"))
+    Regex::new(r#""((?:[^"\\]|\\.)*)""#).expect("a static regex pattern compiles")
 });
 static TEAMMATE_MSG: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r#"(?s)<teammate-message\s+teammate_id="([^"]+)"[^>]*>(.*?)</teammate-message>"#)
-        .unwrap_or_else(|_| unreachable!("static regex"))
+        .expect("a static regex pattern compiles")
 });
 
 /// The usage block of a continuation footer (CC ≥ 2.1.32).
@@ -219,6 +219,23 @@ pub(crate) fn send_signal(kind: Option<&str>, nested: Option<&str>) -> Option<St
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every static pattern compiles (a typo would panic here, not turn a
+    /// carrier shape silently off).
+    #[test]
+    fn static_patterns_compile() {
+        for re in [
+            &FOOTER,
+            &AGENT_ID_LINE,
+            &NOTIFICATION,
+            &STOP_ONE,
+            &STOP_MANY,
+            &QUOTED,
+            &TEAMMATE_MSG,
+        ] {
+            assert!(!std::sync::LazyLock::force(re).as_str().is_empty());
+        }
+    }
 
     #[test]
     fn footer_2_1_258_split_sub_019() {

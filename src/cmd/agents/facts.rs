@@ -217,7 +217,8 @@ pub(crate) fn scan(
     };
     let mut own = LaneAcc::new(lane, 1);
     let mut chains: Vec<LaneAcc> = Vec::new();
-    let mut chain_of: HashMap<String, usize> = HashMap::new();
+    // The shared rule (`list` and `stats` count these lanes by it too).
+    let mut inline = crate::classify::sidechain::InlineLanes::default();
     let mut spawn_ids: HashSet<String> = HashSet::new();
     let mut nested: HashMap<String, LaneAcc> = HashMap::new();
     for line in Lines::new(&src) {
@@ -243,21 +244,13 @@ pub(crate) fn scan(
         // Which lane this record belongs to (L5: a main file's sidechain chains).
         let mut lane_id = lane.to_string();
         let acc = if is_main && rec.is_sidechain() {
-            let parent = rec
-                .parent_uuid
-                .as_deref()
-                .and_then(|p| chain_of.get(p))
-                .copied();
-            let idx = parent.unwrap_or_else(|| {
+            let (idx, new) = inline.place(rec.uuid.as_deref(), rec.parent_uuid.as_deref());
+            if new {
                 let root = rec.uuid.as_deref().unwrap_or("");
                 chains.push(LaneAcc::new(
                     &format!("inline:{}", crate::discovery::short(root)),
                     n,
                 ));
-                chains.len() - 1
-            });
-            if let Some(u) = rec.uuid.as_deref() {
-                chain_of.insert(u.to_string(), idx);
             }
             lane_id = format!("inline:{}", chain_root_short(&chains, idx));
             &mut chains[idx]
@@ -329,6 +322,7 @@ pub(crate) fn scan(
         .collect();
     f.lanes.push(own.finish());
     f.lanes.extend(chains.into_iter().map(LaneAcc::finish));
+    src.check()?;
     Ok(f)
 }
 

@@ -14,19 +14,17 @@ pub(crate) mod sidecar;
 pub(crate) mod state;
 pub(crate) mod teammate;
 
-use std::collections::{BTreeMap, HashMap};
-use std::path::PathBuf;
 use std::time::Instant;
 
 use crate::cli::agents::{AgentsArgs, KindFilter, ReturnsArg};
-use crate::discovery::target::could_hold;
-use crate::discovery::{walk, Transcript};
+use crate::discovery::session::SessionFiles;
+use crate::discovery::Transcript;
 use crate::error::Error;
 use crate::output::{Format, Out};
 use crate::timefmt::{self, Window};
 
 use super::{Exit, Problems};
-use session::{SessionFiles, Tree};
+use session::Tree;
 
 /// Which return texts rows carry (`--returns`).
 #[derive(Debug, Clone, Copy)]
@@ -47,21 +45,20 @@ pub(crate) fn run(
     out: &mut Out,
     problems: &Problems,
     started: Instant,
-) -> anyhow::Result<Exit> {
+) -> crate::error::Result<Exit> {
     let window = Window::parse(args.common.since.as_deref(), args.common.until.as_deref())?;
     // Lanes are what this command is about: --no-subagents cannot apply, and
     // ignoring it would show the lanes it asked to leave out.
     if args.common.no_subagents {
         return Err(crate::error::Error::Usage(
             "agents shows subagent lanes: --no-subagents does not apply (use --depth or --kind to narrow the tree)".into(),
-        )
-        .into());
+        ));
     }
     let common = args.common.clone();
     let picked = super::select(&common, &args.targets, problems)?;
     let sessions = sessions_of(&picked, problems);
     if !args.targets.is_empty() && sessions.len() > 1 {
-        return Err(too_many(&sessions).into());
+        return Err(too_many(&sessions));
     }
     let now = jiff::Timestamp::now();
     let returns = Returns(args.returns);
@@ -111,79 +108,14 @@ fn keeps(args: &AgentsArgs, window: &Window, r: &row::LaneRow) -> bool {
     kind_ok && args.depth.is_none_or(|d| r.depth.max(1) <= d) && window.overlaps(first, last)
 }
 
-/// Group the selected transcripts by session, then re-walk each session's project
+/// Group the selected transcripts by session, re-walking each session's project
 /// so every lane of the session is read even when one lane was named (`@<id>`).
-/// Only `agent-*.jsonl` files are lanes: a workflow `journal.jsonl` is an event log
-/// (SUB-001, TAIL-009).
 fn sessions_of(picked: &[Transcript], problems: &Problems) -> Vec<SessionFiles> {
-    let picked: Vec<Transcript> = picked.iter().cloned().map(flat_session).collect();
-    let mut keys: BTreeMap<(PathBuf, String), ()> = BTreeMap::new();
-    for t in &picked {
-        keys.insert((t.project_dir.clone(), t.session_id.clone()), ());
+    let (sessions, issues) = crate::discovery::session::group(picked, true);
+    for i in &issues {
+        problems.report(&i.path, &i.message);
     }
-    let mut walks: HashMap<PathBuf, Vec<Transcript>> = HashMap::new();
-    let mut out = Vec::new();
-    for (project, sid) in keys.into_keys() {
-        let all = walks.entry(project.clone()).or_insert_with(|| {
-            let mut w = walk::Walk::default();
-            walk::walk_project(&project, &mut w);
-            // The re-walk sees the whole project: only what could hold this
-            // session is its problem (the first walk said the rest, if asked).
-            for i in w.issues.iter().filter(|i| could_hold(&i.path, &[&sid])) {
-                problems.report(&i.path, &i.message);
-            }
-            w.sort();
-            w.transcripts.into_iter().map(flat_session).collect()
-        });
-        let mine: Vec<&Transcript> = all.iter().filter(|t| t.session_id == sid).collect();
-        // A file named directly outside any projects tree is not in the walk.
-        let from_pick: Vec<&Transcript> = if mine.is_empty() {
-            picked
-                .iter()
-                .filter(|t| t.project_dir == project && t.session_id == sid)
-                .collect()
-        } else {
-            mine
-        };
-        let main = from_pick
-            .iter()
-            .find(|t| !t.is_lane())
-            .map(|t| (*t).clone());
-        let lanes = from_pick
-            .iter()
-            .filter(|t| t.is_lane() && crate::discovery::file_name(&t.path).starts_with("agent-"))
-            .map(|t| (*t).clone())
-            .collect();
-        out.push(SessionFiles {
-            project_dir: project,
-            session_id: sid,
-            main,
-            lanes,
-        });
-    }
-    out
-}
-
-/// An old flat `agent-<hex>.jsonl` belongs to the session its records name
-/// (L4). Discovery reads the compact `"sessionId":"` spelling only; a lane it could
-/// not place is read again here with the record parser, which accepts any spacing.
-fn flat_session(mut t: Transcript) -> Transcript {
-    if t.shape != crate::discovery::Shape::Flat || t.session_id != "unknown" {
-        return t;
-    }
-    let Ok(src) = crate::scan::Source::open(&t.path) else {
-        return t;
-    };
-    let head = crate::scan::head(&src, 256 * 1024);
-    for line in crate::scan::Lines::new(head).take(64) {
-        if let crate::record::Parsed::Record(r) = crate::record::parse_line(&line) {
-            if let Some(s) = r.session_id.as_deref() {
-                t.session_id = s.to_string();
-                break;
-            }
-        }
-    }
-    t
+    sessions
 }
 
 fn too_many(sessions: &[SessionFiles]) -> Error {

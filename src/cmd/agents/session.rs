@@ -15,16 +15,8 @@ use super::row::{LaneRow, RunRow};
 use super::sidecar::{self, Journal, Meta};
 use super::state::{self, Evidence};
 use super::{teammate, Returns};
+use crate::discovery::session::SessionFiles;
 use crate::discovery::{Shape, Transcript};
-
-/// The files of one session, as discovery found them.
-#[derive(Debug, Clone)]
-pub(crate) struct SessionFiles {
-    pub(crate) project_dir: PathBuf,
-    pub(crate) session_id: String,
-    pub(crate) main: Option<Transcript>,
-    pub(crate) lanes: Vec<Transcript>,
-}
 
 /// One lane as the joins see it.
 #[derive(Debug, Clone, Default)]

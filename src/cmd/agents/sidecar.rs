@@ -48,10 +48,14 @@ impl Meta {
     }
 }
 
+/// Most of a sidecar JSON file read (they are a few hundred bytes): only a
+/// regular file is read, so a FIFO or device named like one cannot hang.
+const SIDECAR_MAX: u64 = 16 << 20;
+
 /// The meta beside a lane transcript: `.jsonl` replaced by `.meta.json`.
 pub(crate) fn meta_for(lane: &Path) -> Meta {
     let p = lane.with_extension("meta.json");
-    match std::fs::read(&p) {
+    match crate::scan::source::small(&p, SIDECAR_MAX) {
         Ok(bytes) => match serde_json::from_slice::<Meta>(&bytes) {
             Ok(mut m) => {
                 m.present = true;
@@ -99,7 +103,20 @@ pub(crate) fn journal(dir: &Path) -> Journal {
         return j;
     };
     j.present = true;
-    for line in Lines::new(&src) {
+    let j = journal_of(&src, j);
+    // Cut while mapped: what was read past the cut was zeros, so nothing is known.
+    match src.check() {
+        Ok(()) => j,
+        Err(_) => Journal {
+            present: true,
+            ..Journal::default()
+        },
+    }
+}
+
+/// The events of a journal's bytes, added to `j`.
+fn journal_of(src: &[u8], mut j: Journal) -> Journal {
+    for line in Lines::new(src) {
         let Ok(ev) = serde_json::from_slice::<Event>(line.bytes) else {
             continue;
         };
@@ -148,7 +165,7 @@ pub(crate) struct Manifest {
 /// `<session dir>/workflows/<run>.json`, None when absent or unreadable.
 pub(crate) fn manifest(session_dir: &Path, run: &str) -> Option<Manifest> {
     let p: PathBuf = session_dir.join("workflows").join(format!("{run}.json"));
-    let bytes = std::fs::read(p).ok()?;
+    let bytes = crate::scan::source::small(&p, SIDECAR_MAX).ok()?;
     serde_json::from_slice(&bytes).ok()
 }
 

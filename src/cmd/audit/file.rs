@@ -93,7 +93,7 @@ fn policy(t: &Transcript) -> EchoPolicy {
         Shape::Main => EchoPolicy::Main,
         Shape::Subagent => {
             let meta = t.path.with_extension("meta.json");
-            match std::fs::read(meta) {
+            match crate::scan::source::small(&meta, 16 << 20) {
                 Ok(b) if has(&b, b"\"in_process_teammate\"") => EchoPolicy::Teammate,
                 _ => EchoPolicy::Never,
             }
@@ -176,6 +176,12 @@ pub(crate) fn audit(t: &Transcript, want: &Want) -> FileAudit {
     }
     refs.finish(&ctx, t, want.lanes, want.outputs, &mut out);
     res.findings = out;
+    if let Err(e) = src.check() {
+        return FileAudit {
+            error: Some(e.to_string()),
+            ..FileAudit::default()
+        };
+    }
     res
 }
 

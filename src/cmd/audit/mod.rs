@@ -40,7 +40,7 @@ pub(crate) fn run(
     out: &mut Out,
     problems: &Problems,
     started: Instant,
-) -> anyhow::Result<Exit> {
+) -> crate::error::Result<Exit> {
     let kinds: Vec<Kind> = if args.kinds.is_empty() {
         Kind::ALL.to_vec()
     } else {

@@ -14,7 +14,8 @@ use crate::scan::{json, lit, pair, Lines};
 const ENDS: usize = 64;
 
 fn owned(v: Option<&[u8]>) -> Option<String> {
-    v.and_then(|b| std::str::from_utf8(b).ok()).map(str::to_string)
+    v.and_then(|b| std::str::from_utf8(b).ok())
+        .map(str::to_string)
 }
 
 /// The first of `key`'s plain string values among the first (or last) records.
@@ -116,30 +117,50 @@ struct Meta {
 }
 
 /// A lane's title and facts.
-pub(crate) fn lane(t: &Transcript, buf: &[u8], spawn: Option<&str>) -> (String, Vec<(&'static str, String)>) {
+pub(crate) fn lane(
+    t: &Transcript,
+    buf: &[u8],
+    spawn: Option<&str>,
+) -> (String, Vec<(&'static str, String)>) {
     let meta = std::fs::read(t.path.with_extension("meta.json"))
         .ok()
         .and_then(|b| serde_json::from_slice::<Meta>(&b).ok())
         .unwrap_or_default();
     let agent = t.agent_id.as_deref().unwrap_or("?");
-    let kind = meta.agent_type.clone().unwrap_or_else(|| t.shape.name().to_string());
+    let kind = meta
+        .agent_type
+        .clone()
+        .unwrap_or_else(|| t.shape.name().to_string());
     let mut title = format!("subagent {agent} ({kind})");
     if let Some(d) = &meta.description {
         title.push_str(": ");
         title.push_str(d);
     }
-    let mut facts = vec![("agent", agent.to_string()), ("lane", t.shape.name().to_string())];
+    let mut facts = vec![
+        ("agent", agent.to_string()),
+        ("lane", t.shape.name().to_string()),
+    ];
     if let Some(s) = spawn {
         facts.push(("spawned by call", s.to_string()));
     }
     let ts = lit!(b"\"timestamp\"");
     if let (Some(a), Some(b)) = (envelope(buf, ts, false), envelope(buf, ts, true)) {
-        facts.push(("span", format!("{} → {}", super::sink::when(&a), super::sink::when(&b))));
+        facts.push((
+            "span",
+            format!("{} → {}", super::sink::when(&a), super::sink::when(&b)),
+        ));
     }
     let models = models(buf);
     if !models.is_empty() {
         facts.push(("models", models.join(", ")));
     }
-    facts.push(("file", format!("{} ({})", t.path.display(), crate::cmd::human_bytes(buf.len() as u64))));
+    facts.push((
+        "file",
+        format!(
+            "{} ({})",
+            t.path.display(),
+            crate::cmd::human_bytes(buf.len() as u64)
+        ),
+    ));
     (title, facts)
 }

@@ -70,7 +70,8 @@ impl<W: Write> Html<W> {
             escape(&mut self.w, m.as_str())?;
             self.w.write_all(b"</mark>")?;
             if self.index.len() < INDEX_MAX {
-                let snippet = crate::render::cut_chars(&crate::output::sanitize::one_line(m.as_str()), 80);
+                let snippet =
+                    crate::render::cut_chars(&crate::output::sanitize::one_line(m.as_str()), 80);
                 self.index.push((self.hits, self.turn.clone(), snippet));
             }
             last = m.end();
@@ -83,7 +84,12 @@ impl<W: Write> Html<W> {
     }
 
     fn meta(&mut self, at: &At<'_>) -> io::Result<()> {
-        write!(self.w, "<span class=\"meta\">{} · L{}", escaped(at.label), at.line)?;
+        write!(
+            self.w,
+            "<span class=\"meta\">{} · L{}",
+            escaped(at.label),
+            at.line
+        )?;
         if let Some(ts) = at.ts {
             write!(self.w, " · <time>{}</time>", escaped(&when(ts)))?;
         }
@@ -161,7 +167,10 @@ fn head_rows(h: &Head) -> Vec<(&'static str, String)> {
 
 impl<W: Write> Sink for Html<W> {
     fn head(&mut self, h: &Head) -> io::Result<()> {
-        let title = h.title.clone().unwrap_or_else(|| format!("session {}", h.session));
+        let title = h
+            .title
+            .clone()
+            .unwrap_or_else(|| format!("session {}", h.session));
         let csp = format!(
             "default-src 'none'; img-src data:; style-src {}; script-src {}; base-uri 'none'; form-action 'none'",
             csp_hash(CSS),
@@ -214,7 +223,11 @@ impl<W: Write> Sink for Html<W> {
             let open = if self.hit(body) { " open" } else { "" };
             write!(self.w, "<details class=\"u {class}\"{open}><summary>")?;
             self.meta(at)?;
-            write!(self.w, " <span class=\"size\">{} chars</span></summary>\n<div class=\"body\">", body.chars().count())?;
+            write!(
+                self.w,
+                " <span class=\"size\">{} chars</span></summary>\n<div class=\"body\">",
+                body.chars().count()
+            )?;
             self.body(body)?;
             return self.w.write_all(b"</div></details>\n");
         }
@@ -226,7 +239,8 @@ impl<W: Write> Sink for Html<W> {
     }
 
     fn call(&mut self, at: &At<'_>, line: &str, input: &str) -> io::Result<()> {
-        self.w.write_all(b"<div class=\"call\"><details class=\"input\"")?;
+        self.w
+            .write_all(b"<div class=\"call\"><details class=\"input\"")?;
         self.w.write_all(self.open(input).as_bytes())?;
         self.w.write_all(b"><summary>")?;
         self.meta(at)?;
@@ -237,7 +251,13 @@ impl<W: Write> Sink for Html<W> {
         self.w.write_all(b"</pre></details>\n")
     }
 
-    fn result(&mut self, at: &At<'_>, body: &str, error: bool, note: Option<&str>) -> io::Result<()> {
+    fn result(
+        &mut self,
+        at: &At<'_>,
+        body: &str,
+        error: bool,
+        note: Option<&str>,
+    ) -> io::Result<()> {
         let class = if error { "result error" } else { "result" };
         let open = self.open(body);
         write!(self.w, "<details class=\"{class}\"{open}><summary>")?;
@@ -248,7 +268,11 @@ impl<W: Write> Sink for Html<W> {
         if let Some(n) = note {
             write!(self.w, " <span class=\"note\">{}</span>", escaped(n))?;
         }
-        write!(self.w, " <span class=\"size\">{} lines</span></summary>\n<pre>", body.lines().count())?;
+        write!(
+            self.w,
+            " <span class=\"size\">{} lines</span></summary>\n<pre>",
+            body.lines().count()
+        )?;
         self.body(body)?;
         self.w.write_all(b"</pre></details>\n")
     }
@@ -277,7 +301,8 @@ impl<W: Write> Sink for Html<W> {
     }
 
     fn boundary(&mut self, at: &At<'_>, text: &str) -> io::Result<()> {
-        self.w.write_all(b"<div class=\"boundary\" role=\"separator\">")?;
+        self.w
+            .write_all(b"<div class=\"boundary\" role=\"separator\">")?;
         self.meta(at)?;
         write!(self.w, " {}</div>\n", escaped(text))
     }
@@ -291,7 +316,11 @@ impl<W: Write> Sink for Html<W> {
         )?;
         // Checked by the caller: only base64 alphabet bytes reach here.
         self.w.write_all(b64)?;
-        write!(self.w, "\"><figcaption>{}</figcaption></figure>\n", escaped(caption))
+        write!(
+            self.w,
+            "\"><figcaption>{}</figcaption></figure>\n",
+            escaped(caption)
+        )
     }
 
     fn raw(&mut self, title: &str, bytes: &[u8]) -> io::Result<()> {
@@ -357,21 +386,36 @@ impl<W: Write> Sink for Html<W> {
         }
         self.facts(&rows)?;
         if self.hl.is_some() {
-            write!(self.w, "<nav id=\"hits\"><h2>{} matches</h2><ol>", self.hits)?;
+            write!(
+                self.w,
+                "<nav id=\"hits\"><h2>{} matches</h2><ol>",
+                self.hits
+            )?;
             for (n, turn, snippet) in std::mem::take(&mut self.index) {
                 write!(
                     self.w,
                     "<li><a href=\"#h{n}\">{}</a> <code>{}</code></li>",
-                    if turn.is_empty() { "before turn 0".to_string() } else { escaped(&turn) },
+                    if turn.is_empty() {
+                        "before turn 0".to_string()
+                    } else {
+                        escaped(&turn)
+                    },
                     escaped(&snippet)
                 )?;
             }
             self.w.write_all(b"</ol>")?;
             if self.hits > INDEX_MAX {
-                write!(self.w, "<p>{} more matches are marked in the page but not listed here.</p>", self.hits - INDEX_MAX)?;
+                write!(
+                    self.w,
+                    "<p>{} more matches are marked in the page but not listed here.</p>",
+                    self.hits - INDEX_MAX
+                )?;
             }
             self.w.write_all(b"</nav>\n")?;
         }
-        write!(self.w, "</footer>\n<script>{JS}</script>\n</body>\n</html>\n")
+        write!(
+            self.w,
+            "</footer>\n<script>{JS}</script>\n</body>\n</html>\n"
+        )
     }
 }

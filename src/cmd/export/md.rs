@@ -49,7 +49,8 @@ impl<W: Write> Md<W> {
         for m in re.find_iter(s).filter(|m| !m.is_empty()) {
             self.hits += 1;
             if self.index.len() < INDEX_MAX {
-                let snip = crate::render::cut_chars(&crate::output::sanitize::one_line(m.as_str()), 80);
+                let snip =
+                    crate::render::cut_chars(&crate::output::sanitize::one_line(m.as_str()), 80);
                 self.index.push((self.turn.clone(), at.line, snip));
             }
         }
@@ -82,12 +83,17 @@ impl<W: Write> Md<W> {
 
 impl<W: Write> Sink for Md<W> {
     fn head(&mut self, h: &Head) -> io::Result<()> {
-        let title = h.title.clone().unwrap_or_else(|| format!("session {}", h.session));
+        let title = h
+            .title
+            .clone()
+            .unwrap_or_else(|| format!("session {}", h.session));
         self.w.write_all(b"# ")?;
         escape(&mut self.w, &crate::output::sanitize::one_line(&title))?;
         self.w.write_all(b"\n\n")?;
         let mut row = |k: &str, v: Option<String>| -> io::Result<()> {
-            let Some(v) = v.filter(|v| !v.is_empty()) else { return Ok(()) };
+            let Some(v) = v.filter(|v| !v.is_empty()) else {
+                return Ok(());
+            };
             write!(self.w, "- **{k}**: ")?;
             escape(&mut self.w, &crate::output::sanitize::one_line(&v))?;
             self.w.write_all(b"\n")
@@ -96,20 +102,34 @@ impl<W: Write> Sink for Md<W> {
         row("agent", h.agent.clone())?;
         row("cwd", h.cwd.clone())?;
         row("branch", h.branch.clone())?;
-        row("versions", h.versions.0.clone().map(|a| match &h.versions.1 {
-            Some(b) if *b != a => format!("{a} → {b}"),
-            _ => a,
-        }))?;
+        row(
+            "versions",
+            h.versions.0.clone().map(|a| match &h.versions.1 {
+                Some(b) if *b != a => format!("{a} → {b}"),
+                _ => a,
+            }),
+        )?;
         row("models", Some(h.models.join(", ")))?;
-        row("span", h.span.0.as_deref().map(|a| match &h.span.1 {
-            Some(b) => format!("{} → {}", when(a), when(b)),
-            None => when(a),
-        }))?;
+        row(
+            "span",
+            h.span.0.as_deref().map(|a| match &h.span.1 {
+                Some(b) => format!("{} → {}", when(a), when(b)),
+                None => when(a),
+            }),
+        )?;
         row("turns", Some(h.turns.to_string()))?;
         row("lanes", (h.lanes > 0).then(|| h.lanes.to_string()))?;
-        row("file", Some(format!("{} ({})", h.file, crate::cmd::human_bytes(h.bytes))))?;
+        row(
+            "file",
+            Some(format!("{} ({})", h.file, crate::cmd::human_bytes(h.bytes))),
+        )?;
         row("labels", h.labels.clone())?;
-        row("highlight", h.highlight.as_ref().map(|r| format!("/{r}/ — matches are listed at the end")))?;
+        row(
+            "highlight",
+            h.highlight
+                .as_ref()
+                .map(|r| format!("/{r}/ — matches are listed at the end")),
+        )?;
         self.w.write_all(b"\n")
     }
 
@@ -142,11 +162,23 @@ impl<W: Write> Sink for Md<W> {
     fn call(&mut self, at: &At<'_>, line: &str, input: &str) -> io::Result<()> {
         self.note_hits(at, input);
         let name = line.split(' ').next().unwrap_or("?");
-        self.meta(&format!("Tool call: {}", crate::output::sanitize::one_line(name).replace(['*', '`', '<', '>', '&'], "")), at)?;
+        self.meta(
+            &format!(
+                "Tool call: {}",
+                crate::output::sanitize::one_line(name).replace(['*', '`', '<', '>', '&'], "")
+            ),
+            at,
+        )?;
         self.fenced(input)
     }
 
-    fn result(&mut self, at: &At<'_>, body: &str, error: bool, note: Option<&str>) -> io::Result<()> {
+    fn result(
+        &mut self,
+        at: &At<'_>,
+        body: &str,
+        error: bool,
+        note: Option<&str>,
+    ) -> io::Result<()> {
         self.note_hits(at, body);
         let what = if error { "Result (error)" } else { "Result" };
         self.meta(what, at)?;
@@ -243,7 +275,11 @@ impl<W: Write> Sink for Md<W> {
                 self.w.write_all(b"\n")?;
             }
             if self.hits > INDEX_MAX {
-                writeln!(self.w, "\n{} more matches not listed.", self.hits - INDEX_MAX)?;
+                writeln!(
+                    self.w,
+                    "\n{} more matches not listed.",
+                    self.hits - INDEX_MAX
+                )?;
             }
         }
         Ok(())

@@ -81,16 +81,16 @@ enum Dest {
 }
 
 fn destination(args: &ExportArgs, inputs: &[&Path]) -> Result<Dest, Error> {
-    let out = match args.out.as_deref() {
-        Some(p) if p == Path::new("-") => return Ok(Dest::Stdout),
-        Some(p) => p,
-        None if io::stdout().is_terminal() => {
-            return Err(Error::Usage(
-                "export writes a page, not terminal text: give --out FILE (or --out - for stdout)".into(),
-            ))
-        }
-        None => return Ok(Dest::Stdout),
-    };
+    let out =
+        match args.out.as_deref() {
+            Some(p) if p == Path::new("-") => return Ok(Dest::Stdout),
+            Some(p) => p,
+            None if io::stdout().is_terminal() => return Err(Error::Usage(
+                "export writes a page, not terminal text: give --out FILE (or --out - for stdout)"
+                    .into(),
+            )),
+            None => return Ok(Dest::Stdout),
+        };
     let dest = crate::outpath::outside_homes(out, args.claude_home.clone(), "--out")?;
     for i in inputs {
         if crate::outpath::resolved(i).is_ok_and(|p| p == dest) {
@@ -101,7 +101,10 @@ fn destination(args: &ExportArgs, inputs: &[&Path]) -> Result<Dest, Error> {
         }
     }
     if dest.is_dir() {
-        return Err(Error::Usage(format!("--out {}: is a directory; name a file", out.display())));
+        return Err(Error::Usage(format!(
+            "--out {}: is a directory; name a file",
+            out.display()
+        )));
     }
     if dest.exists() && !args.force {
         return Err(Error::Usage(format!(
@@ -110,14 +113,24 @@ fn destination(args: &ExportArgs, inputs: &[&Path]) -> Result<Dest, Error> {
         )));
     }
     let parent = dest.parent().filter(|p| p.is_dir()).ok_or_else(|| {
-        Error::Usage(format!("--out {}: its folder does not exist", out.display()))
+        Error::Usage(format!(
+            "--out {}: its folder does not exist",
+            out.display()
+        ))
     })?;
-    let name = dest.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let name = dest
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
     let tmp = parent.join(format!(".{name}.csift-{}.tmp", std::process::id()));
     Ok(Dest::File { tmp, dest })
 }
 
-pub(crate) fn run(args: &ExportArgs, problems: &Problems, started: Instant) -> anyhow::Result<Exit> {
+pub(crate) fn run(
+    args: &ExportArgs,
+    problems: &Problems,
+    started: Instant,
+) -> crate::error::Result<Exit> {
     let _ = started;
     let labels = match args.labels.is_empty() {
         true => None,
@@ -140,7 +153,16 @@ pub(crate) fn run(args: &ExportArgs, problems: &Problems, started: Instant) -> a
     match dest {
         Dest::Stdout => {
             let w = io::BufWriter::with_capacity(64 << 10, io::stdout().lock());
-            let mut w = write_page(args, w, hl, labels, &chosen.root, &root_src, lanes, problems)?;
+            let mut w = write_page(
+                args,
+                w,
+                hl,
+                labels,
+                &chosen.root,
+                &root_src,
+                lanes,
+                problems,
+            )?;
             w.flush()?;
         }
         Dest::File { tmp, dest } => {
@@ -150,13 +172,22 @@ pub(crate) fn run(args: &ExportArgs, problems: &Problems, started: Instant) -> a
                 .open(&tmp)
                 .map_err(|e| Error::io(&tmp, e))?;
             let w = io::BufWriter::with_capacity(64 << 10, file);
-            let done = write_page(args, w, hl, labels, &chosen.root, &root_src, lanes, problems)
-                .and_then(|w| w.into_inner().map_err(|e| e.into_error()))
-                .and_then(|f| f.sync_all())
-                .and_then(|()| fs::rename(&tmp, &dest));
+            let done = write_page(
+                args,
+                w,
+                hl,
+                labels,
+                &chosen.root,
+                &root_src,
+                lanes,
+                problems,
+            )
+            .and_then(|w| w.into_inner().map_err(|e| e.into_error()))
+            .and_then(|f| f.sync_all())
+            .and_then(|()| fs::rename(&tmp, &dest));
             if let Err(e) = done {
                 let _ = fs::remove_file(&tmp);
-                return Err(Error::io(&dest, e).into());
+                return Err(Error::io(&dest, e));
             }
         }
     }
@@ -173,7 +204,11 @@ fn open_lanes(ts: Vec<Transcript>, problems: &Problems) -> Vec<Lane> {
                     None
                 }
             };
-            Lane { t, src, placed: false }
+            Lane {
+                t,
+                src,
+                placed: false,
+            }
         })
         .collect()
 }
@@ -215,7 +250,11 @@ fn fill(
     problems: &Problems,
 ) -> io::Result<()> {
     let files: Vec<(&Transcript, &[u8])> = std::iter::once((root, src))
-        .chain(lanes.iter().filter_map(|l| l.src.as_deref().map(|s| (&l.t, &s[..]))))
+        .chain(
+            lanes
+                .iter()
+                .filter_map(|l| l.src.as_deref().map(|s| (&l.t, &s[..]))),
+        )
         .collect();
     let joins = Joins::build(&files);
     let mut by_spawn: HashMap<String, Vec<usize>> = HashMap::new();

@@ -103,7 +103,12 @@ fn results_of(buf: &[u8]) -> HashMap<String, usize> {
 impl<'a> Page<'a> {
     /// Walk transcript `t` (bytes `buf`) into the page.
     /// `idx`: the file's index when the caller built it already.
-    pub(crate) fn walk(&mut self, t: &Transcript, buf: &[u8], idx: Option<FileIndex>) -> io::Result<()> {
+    pub(crate) fn walk(
+        &mut self,
+        t: &Transcript,
+        buf: &[u8],
+        idx: Option<FileIndex>,
+    ) -> io::Result<()> {
         let idx = idx.unwrap_or_else(|| FileIndex::build(buf, t.is_lane()));
         let idx = match self.embeds {
             true => idx.with_embeds(Arc::new(t.lane_files())),
@@ -141,7 +146,9 @@ impl<'a> Page<'a> {
                 self.settle(f)?;
                 let glued = m.kind == MalformedKind::Glued;
                 let what = match glued {
-                    true => "records glued on one line (each is shown below; the line is shown raw)",
+                    true => {
+                        "records glued on one line (each is shown below; the line is shown raw)"
+                    }
                     false => "a line that is not one record",
                 };
                 let msg = format!("{}: L{} is {what}: {}", m.kind.name(), line.no, m.detail);
@@ -193,7 +200,12 @@ impl<'a> Page<'a> {
         self.sink.quiet(&rows)
     }
 
-    pub(crate) fn finding(&mut self, f: &mut File<'_>, kind: &'static str, msg: &str) -> io::Result<()> {
+    pub(crate) fn finding(
+        &mut self,
+        f: &mut File<'_>,
+        kind: &'static str,
+        msg: &str,
+    ) -> io::Result<()> {
         self.flush_quiet(f)?;
         *self.n.findings.entry(kind).or_default() += 1;
         self.sink.finding(kind, msg)
@@ -242,7 +254,11 @@ impl<'a> Page<'a> {
 
     fn quiet_row(&mut self, f: &mut File<'_>, r: &Record<'_>, line: &Line<'_>) -> io::Result<()> {
         let mut row = format!("L{} {}", line.no, r.kind());
-        let sub = r.subtype.as_deref().map(str::to_string).or_else(|| r.attachment_kind());
+        let sub = r
+            .subtype
+            .as_deref()
+            .map(str::to_string)
+            .or_else(|| r.attachment_kind());
         if let Some(s) = sub {
             row.push('/');
             row.push_str(&s);
@@ -266,8 +282,8 @@ impl<'a> Page<'a> {
             return Ok(());
         }
         let side = usize::from(r.is_sidechain());
-        let thinking_first = r.kind() == "assistant"
-            && r.blocks().first().is_some_and(|b| b.kind() == "thinking");
+        let thinking_first =
+            r.kind() == "assistant" && r.blocks().first().is_some_and(|b| b.kind() == "thinking");
         let mid = r.message_id().filter(|_| thinking_first);
         if let (Some(m), Some(prev)) = (mid, f.thinking[side].as_deref()) {
             if m == prev {
@@ -284,8 +300,14 @@ impl<'a> Page<'a> {
 
     /// The images a record's line holds, inline; `only_results`: those of
     /// tool results (a result shown under its call).
-    pub(crate) fn images(&mut self, f: &mut File<'_>, line: &[u8], only_results: Option<()>) -> io::Result<()> {
-        if lit!(b"\"media_type\"").find(line).is_none() && lit!(b"\"base64\"").find(line).is_none() {
+    pub(crate) fn images(
+        &mut self,
+        f: &mut File<'_>,
+        line: &[u8],
+        only_results: Option<()>,
+    ) -> io::Result<()> {
+        if lit!(b"\"media_type\"").find(line).is_none() && lit!(b"\"base64\"").find(line).is_none()
+        {
             return Ok(());
         }
         let rec = crate::images::skim::record(line, 0);
@@ -293,7 +315,12 @@ impl<'a> Page<'a> {
             if only_results.is_some() && img.carrier == crate::images::Carrier::Block {
                 continue;
             }
-            let caption = format!("image {} of this record ({}, {})", i + 1, img.media_type, img.carrier.name());
+            let caption = format!(
+                "image {} of this record ({}, {})",
+                i + 1,
+                img.media_type,
+                img.carrier.name()
+            );
             match super::units::payload(line, img) {
                 Ok((mime, b64)) => {
                     self.flush_quiet(f)?;
@@ -326,7 +353,9 @@ impl<'a> Page<'a> {
 
     /// The lanes no call placed, after the transcript; returns how many.
     pub(crate) fn unplaced(&mut self) -> io::Result<usize> {
-        let late: Vec<usize> = (0..self.lanes.len()).filter(|&i| !self.lanes[i].placed).collect();
+        let late: Vec<usize> = (0..self.lanes.len())
+            .filter(|&i| !self.lanes[i].placed)
+            .collect();
         if late.is_empty() {
             return Ok(0);
         }

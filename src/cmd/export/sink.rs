@@ -74,7 +74,13 @@ pub(crate) trait Sink {
     /// Its result, lanes and marks follow until [`Sink::call_end`].
     fn call(&mut self, at: &At<'_>, line: &str, input: &str) -> io::Result<()>;
     /// A tool result; `note` says where its call is when it is not above.
-    fn result(&mut self, at: &At<'_>, body: &str, error: bool, note: Option<&str>) -> io::Result<()>;
+    fn result(
+        &mut self,
+        at: &At<'_>,
+        body: &str,
+        error: bool,
+        note: Option<&str>,
+    ) -> io::Result<()>;
     fn call_end(&mut self) -> io::Result<()>;
     /// A lane (or a lane-less subagent's nested records) opens a scope of its
     /// own: `title` and its facts as `(name, value)` rows.

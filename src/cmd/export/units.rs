@@ -72,7 +72,12 @@ impl Page<'_> {
     }
 
     /// Show the units of `r`; returns how many were shown.
-    pub(crate) fn units(&mut self, f: &mut File<'_>, r: &Record<'_>, line: &Line<'_>) -> io::Result<usize> {
+    pub(crate) fn units(
+        &mut self,
+        f: &mut File<'_>,
+        r: &Record<'_>,
+        line: &Line<'_>,
+    ) -> io::Result<usize> {
         let idx = f.idx.clone();
         let mut units = Vec::new();
         classify(r, line.no, &idx, &mut units);
@@ -87,7 +92,9 @@ impl Page<'_> {
             self.n.units += 1;
             shown += 1;
             // An attachment says which kind it is (hook output, a file, todos …).
-            let named = r.attachment_kind().map(|k| format!("{}: {k}", label.name()));
+            let named = r
+                .attachment_kind()
+                .map(|k| format!("{}: {k}", label.name()));
             let at = Page::at(named.as_deref().unwrap_or(label.name()), line, r);
             let is_call = u.labels().any(|l| l == Label::AgentToolUse);
             if is_call {
@@ -97,11 +104,14 @@ impl Page<'_> {
                     let name = f.idx.tool_name(id).unwrap_or("?");
                     format!("the result of {name} call {id}, shown where it is written")
                 });
-                self.sink.result(&at, &render::unit_body(r, u), u.is_error, note.as_deref())?;
+                self.sink
+                    .result(&at, &render::unit_body(r, u), u.is_error, note.as_deref())?;
             } else if label == Label::HarnessCompactionBoundary {
-                self.sink.boundary(&at, &format!("compaction boundary: {}", u.text))?;
+                self.sink
+                    .boundary(&at, &format!("compaction boundary: {}", u.text))?;
             } else {
-                self.sink.text(kind_of(label), &at, &render::unit_body(r, u))?;
+                self.sink
+                    .text(kind_of(label), &at, &render::unit_body(r, u))?;
             }
         }
         Ok(shown)
@@ -127,7 +137,13 @@ impl Page<'_> {
     }
 
     /// A tool call, its result and the lanes it spawned.
-    fn call(&mut self, f: &mut File<'_>, r: &Record<'_>, u: &Unit<'_>, line: &Line<'_>) -> io::Result<()> {
+    fn call(
+        &mut self,
+        f: &mut File<'_>,
+        r: &Record<'_>,
+        u: &Unit<'_>,
+        line: &Line<'_>,
+    ) -> io::Result<()> {
         let label = self.pick(u).map_or(u.label.name(), Label::name);
         let at = Page::at(label, line, r);
         let block = u.block.and_then(|i| r.blocks().get(i));
@@ -146,7 +162,9 @@ impl Page<'_> {
 
     /// The result of call `id` (on `line`) under it, or a mark saying where it is.
     fn answer(&mut self, f: &mut File<'_>, id: &str, line: &Line<'_>) -> io::Result<()> {
-        let wanted = self.labels.is_none_or(|s| s.contains(Label::AgentToolResult));
+        let wanted = self
+            .labels
+            .is_none_or(|s| s.contains(Label::AgentToolResult));
         let Some(&off) = f.results.get(id) else {
             // Audit's rule: with a later turn opener the call is an orphan; at
             // the end of the file it is the live tail (in flight, or stopped).
@@ -157,13 +175,19 @@ impl Page<'_> {
         };
         if off <= line.offset {
             let no = lines::line_no_near(f.buf, off, line.offset, line.no);
-            return self.note(wanted, &format!("its result is written before the call, at L{no}"));
+            return self.note(
+                wanted,
+                &format!("its result is written before the call, at L{no}"),
+            );
         }
         let no = lines::line_no_near(f.buf, off, line.offset, line.no);
         let same_turn = f.idx.turn(no) == f.idx.turn(line.no);
         if f.idx.is_opener(no) || !same_turn {
             let t = f.idx.turn(no).map_or("-".to_string(), |t| t.to_string());
-            return self.note(wanted, &format!("its result opens or sits in turn {t}, at L{no}, and is shown there"));
+            return self.note(
+                wanted,
+                &format!("its result opens or sits in turn {t}, at L{no}, and is shown there"),
+            );
         }
         if !wanted {
             return Ok(());
@@ -194,7 +218,8 @@ impl Page<'_> {
             };
             let at = Page::at(Label::AgentToolResult.name(), sub, rr);
             self.n.units += 1;
-            self.sink.result(&at, &render::unit_body(rr, u), u.is_error, None)?;
+            self.sink
+                .result(&at, &render::unit_body(rr, u), u.is_error, None)?;
             let alone = whole && units.len() == 1 && rr.unknown_blocks().next().is_none();
             // A record shown whole here shows all its images here.
             self.images(f, sub.bytes, (!alone).then_some(()))?;

@@ -11,11 +11,11 @@
 //! fire. State is saved before any block decision, so nothing is flagged twice.
 
 use std::path::Path;
-use std::sync::OnceLock;
 
 use serde_json::json;
 
 use super::state::{dedupe, keep_last, log_event, State, Surfaced, PENDING_CAP};
+use super::Failure;
 
 /// Consecutive footer blocks before the guard gives up (ids are kept): the
 /// report blocks "once", bounded by a counter that resets on any Stop fire
@@ -56,13 +56,7 @@ pub(crate) fn short_ids(ids: &[String]) -> String {
 
 /// The largest N of `[recovered: N` in the last [`MARKER_TAIL`] characters.
 pub(crate) fn marker_count(text: &str) -> u64 {
-    static RE: OnceLock<Option<regex::Regex>> = OnceLock::new();
-    let Some(re) = RE
-        .get_or_init(|| regex::Regex::new(r"\[recovered:\s*(\d+)").ok())
-        .as_ref()
-    else {
-        return 0;
-    };
+    let re = crate::scan::re!(r"\[recovered:\s*(\d+)");
     let n = text.chars().count();
     let tail: String = text.chars().skip(n.saturating_sub(MARKER_TAIL)).collect();
     re.captures_iter(&tail)
@@ -72,8 +66,14 @@ pub(crate) fn marker_count(text: &str) -> u64 {
         .unwrap_or(0)
 }
 
+/// A message for the model on stderr (a hook's exit-2 channel), cleaned; a
+/// closed stderr does not change the exit status.
+fn say(msg: &str) {
+    crate::output::to_stderr(&crate::output::sanitize::clean(msg));
+}
+
 /// Post arm. Returns the exit code and saves `state` to `path`.
-pub(crate) fn post(mut st: State, fire: Fire<'_>, path: &Path) -> anyhow::Result<u8> {
+pub(crate) fn post(mut st: State, fire: Fire<'_>, path: &Path) -> Result<u8, Failure> {
     let deliver = dedupe(
         st.carryover
             .iter()
@@ -118,18 +118,19 @@ pub(crate) fn post(mut st: State, fire: Fire<'_>, path: &Path) -> anyhow::Result
             carried.len()
         )
     };
-    eprintln!(
+    // The hook's message to the model; ids are transcript text, so cleaned.
+    say(&format!(
         "[eaten-text] {} mid-turn text(s) not persisted to the transcript: {}. Weave their \
          substance into your final message where it naturally belongs, then end that message \
          with the footer '[recovered: {turn_total}]' (inline is fine).{carried_note}",
         deliver.len(),
         short_ids(&deliver)
-    );
+    ));
     Ok(2)
 }
 
 /// Stop arm. Returns the exit code and saves `state` to `path`.
-pub(crate) fn stop(mut st: State, fire: Fire<'_>, path: &Path) -> anyhow::Result<u8> {
+pub(crate) fn stop(mut st: State, fire: Fire<'_>, path: &Path) -> Result<u8, Failure> {
     let (current, stale): (Vec<Surfaced>, Vec<Surfaced>) = std::mem::take(&mut st.surfaced)
         .into_iter()
         .partition(|e| fire.prompt_id.is_empty() || e.prompt == fire.prompt_id);
@@ -199,14 +200,14 @@ pub(crate) fn stop(mut st: State, fire: Fire<'_>, path: &Path) -> anyhow::Result
     if !block {
         return Ok(0);
     }
-    eprintln!(
+    say(&format!(
         "[eaten-text guard] {n} text(s) were surfaced to you mid-turn ({}) but the final message \
          lacks a covering '[recovered: N]' footer. Send a message confirming their substance is \
          woven in (weaving it now if not), ending with '[recovered: {n}]' (inline is fine). \
          Never reconstruct text you no longer have. No tool calls.",
         short_ids(&ids),
         n = ids.len()
-    );
+    ));
     Ok(2)
 }
 

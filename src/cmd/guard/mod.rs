@@ -15,11 +15,12 @@ use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use anyhow::Context;
 use serde_json::Value;
 
 use crate::cli::guard::GuardArgs;
 use crate::discovery::home;
+use crate::error::{Error, Result};
+use crate::output::sanitize;
 use crate::output::Out;
 
 use super::{Exit, Problems};
@@ -28,12 +29,52 @@ use state::State;
 /// Hook payloads are small; a runaway stdin is cut here.
 const MAX_PAYLOAD: u64 = 16 << 20;
 
+/// Why a fire failed open. Every path in it is cleaned for the terminal
+/// when said: a state dir may carry escape bytes.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum Failure {
+    #[error("{what} {}: {error}", sanitize::path(path))]
+    Io {
+        what: &'static str,
+        path: PathBuf,
+        error: std::io::Error,
+    },
+    #[error("read hook payload: {0}")]
+    Payload(std::io::Error),
+    #[error(
+        "state dir {} is inside the Claude home {}; csift never writes there (use --state-dir)",
+        sanitize::path(dir),
+        sanitize::path(home)
+    )]
+    Inside { dir: PathBuf, home: PathBuf },
+    #[error("neither XDG_STATE_HOME nor HOME is set; pass --state-dir")]
+    NoStateDir,
+    #[error("encode state: {0}")]
+    Encode(serde_json::Error),
+}
+
+impl Failure {
+    pub(crate) fn io(what: &'static str, path: &Path, error: std::io::Error) -> Failure {
+        Failure::Io {
+            what,
+            path: path.to_path_buf(),
+            error,
+        }
+    }
+}
+
+/// One note on stderr, `csift guard: …`, cleaned and on one line. A closed
+/// stderr does not change the exit status the help promises.
+fn say(msg: &str) {
+    crate::output::to_stderr(&format!("csift guard: {}", sanitize::one_line(msg)));
+}
+
 pub(crate) fn run(
     args: &GuardArgs,
     out: &mut Out,
     _problems: &Problems,
     _started: Instant,
-) -> anyhow::Result<Exit> {
+) -> Result<Exit> {
     if args.print_settings {
         super::not_applicable("guard", &args.common)?;
         let json = args.common.format == crate::output::Format::Json;
@@ -41,17 +82,17 @@ pub(crate) fn run(
         return Ok(Exit::Found);
     }
     if !args.post && !args.stop {
-        eprintln!("csift guard: choose an arm: --post (PostToolUse) or --stop (Stop); see --help");
+        say("choose an arm: --post (PostToolUse) or --stop (Stop); see --help");
         return Ok(Exit::NotFound);
     }
     let code = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| fire(args))) {
         Ok(Ok(code)) => code,
         Ok(Err(e)) => {
-            eprintln!("csift guard: fail-open ({e:#})");
+            say(&format!("fail-open ({e})"));
             0
         }
         Err(_) => {
-            eprintln!("csift guard: fail-open (internal panic)");
+            say("fail-open (internal panic)");
             0
         }
     };
@@ -84,46 +125,42 @@ fn home_of(transcript: &Path) -> Option<PathBuf> {
 
 /// One fire. `Ok(code)`; early exits (bad payload, subagent fire, no
 /// transcript) are `Ok(0)` without touching state.
-fn fire(args: &GuardArgs) -> anyhow::Result<u8> {
+fn fire(args: &GuardArgs) -> Result<u8, Failure> {
     let mut raw = Vec::new();
     std::io::stdin()
         .take(MAX_PAYLOAD)
         .read_to_end(&mut raw)
-        .context("read hook payload")?;
+        .map_err(Failure::Payload)?;
     // An editor's byte-order mark is no reason to skip detection.
     let body = raw.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&raw);
     let Ok(payload) = serde_json::from_slice::<Value>(body) else {
-        eprintln!("csift guard: hook payload is not JSON; nothing to do");
+        say("hook payload is not JSON; nothing to do");
         return Ok(0);
     };
     if !payload.is_object() {
-        eprintln!("csift guard: hook payload is not a JSON object; nothing to do");
+        say("hook payload is not a JSON object; nothing to do");
         return Ok(0);
     }
     if truthy(payload.get("agent_id")) {
         return Ok(0); // a subagent's fire: by design, no note
     }
     let Some(transcript) = str_field(&payload, "transcript_path").map(home::expand_tilde) else {
-        eprintln!("csift guard: hook payload has no transcript_path string; nothing to do");
+        say("hook payload has no transcript_path string; nothing to do");
         return Ok(0);
     };
-    let meta = match std::fs::metadata(&transcript) {
-        Ok(m) => m,
+    // Opened once, without blocking, and judged by the opened file: a FIFO,
+    // a device or a swapped symlink cannot hang the hook, and every read is
+    // bounded by this length (a `/proc` file that reports none reads empty).
+    let opened = match crate::scan::source::open_io(&transcript) {
+        Ok(o) => o,
         Err(e) => {
-            eprintln!(
-                "csift guard: fail-open (transcript {}: {e})",
-                crate::output::sanitize::path(&transcript)
-            );
+            say(&format!(
+                "fail-open (transcript {}: {e})",
+                sanitize::path(&transcript)
+            ));
             return Ok(0);
         }
     };
-    if !meta.is_file() {
-        eprintln!(
-            "csift guard: fail-open (transcript {} is not a file)",
-            crate::output::sanitize::path(&transcript)
-        );
-        return Ok(0);
-    }
     let session = str_field(&payload, "session_id").unwrap_or("unknown");
     let prompt_id = str_field(&payload, "prompt_id").unwrap_or("");
     let last_message = match payload.get("last_assistant_message") {
@@ -132,28 +169,28 @@ fn fire(args: &GuardArgs) -> anyhow::Result<u8> {
         Some(v) => Some(v.to_string()),
     };
 
-    let dir = state::state_dir(args.state_dir.as_deref())?;
     let mut homes: Vec<PathBuf> = home_of(&transcript).into_iter().collect();
     if let Ok(h) = home::from_env(args.common.claude_home.clone()) {
         homes.push(h.root);
     }
-    state::check_outside(&dir, &homes)?;
+    let dir = state::prepare(&state::state_dir(args.state_dir.as_deref())?, &homes)?;
     let path = dir.join(format!("{}.json", state::file_stem(session)));
     let mut st = State::load(&path);
 
-    let size = meta.len();
-    let anchor = window::anchor(&transcript).context("read transcript head")?;
+    let (file, size) = (&opened.file, opened.len);
+    let read = |e| Failure::io("read", &transcript, e);
+    let anchor = window::anchor(file, size).map_err(read)?;
     let shown = transcript.display().to_string();
     let rebaseline =
         st.transcript != shown || st.anchor != anchor || st.offset.is_none_or(|o| o > size);
     let (offset, carry) = if rebaseline {
         // First fire, a rewritten file, or a bad offset: final turn of the tail only.
-        (window::tail_start(&transcript, size)?, Vec::new())
+        (window::tail_start(file, size).map_err(read)?, Vec::new())
     } else {
         (st.offset.unwrap_or(0), std::mem::take(&mut st.carry))
     };
-    let scan = window::scan(&transcript, offset, carry, &st.flagged_mids, rebaseline)
-        .with_context(|| format!("scan {}", transcript.display()))?;
+    let scan = window::scan(file, size, offset, carry, &st.flagged_mids, rebaseline)
+        .map_err(|e| Failure::io("scan", &transcript, e))?;
     st.flagged_mids.extend(
         scan.hits
             .iter()
@@ -181,8 +218,8 @@ fn fire(args: &GuardArgs) -> anyhow::Result<u8> {
 
 /// The settings block to paste: indented for a person, one line with
 /// `--format json` (JSON Lines, as every command's JSON).
-fn print_settings(out: &mut Out, state_dir: Option<&Path>, json: bool) -> anyhow::Result<()> {
-    let exe = std::env::current_exe().context("locate the running csift binary")?;
+fn print_settings(out: &mut Out, state_dir: Option<&Path>, json: bool) -> Result<()> {
+    let exe = std::env::current_exe().map_err(|e| Error::io("the running csift binary", e))?;
     let exe = std::fs::canonicalize(&exe).unwrap_or(exe);
     let mut base = format!(
         "{} guard",
@@ -206,7 +243,8 @@ fn print_settings(out: &mut Out, state_dir: Option<&Path>, json: bool) -> anyhow
     if json {
         out.json(&v)?;
     } else {
-        writeln!(out, "{}", serde_json::to_string_pretty(&v)?)?;
+        let text = serde_json::to_string_pretty(&v).map_err(std::io::Error::from)?;
+        writeln!(out, "{text}")?;
     }
     Ok(())
 }

@@ -6,10 +6,11 @@
 //! (surfaced ids are de-duplicated on read), a torn file is not possible.
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 
-use anyhow::{bail, Context};
 use serde::{Deserialize, Serialize};
+
+use super::Failure;
 
 /// An id surfaced to the model mid-turn, awaiting its `[recovered: N]` footer.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -54,6 +55,8 @@ pub(crate) struct State {
 }
 
 pub(crate) const CARRY_CAP: usize = 200;
+/// Most of a state file read (they hold capped lists: a few KB).
+const STATE_MAX: u64 = 16 << 20;
 pub(crate) const FLAGGED_CAP: usize = 50;
 pub(crate) const PENDING_CAP: usize = 20;
 
@@ -72,7 +75,7 @@ pub(crate) fn dedupe(v: impl IntoIterator<Item = String>) -> Vec<String> {
 impl State {
     /// Read the state; a missing or unreadable file is a fresh state (first fire).
     pub(crate) fn load(path: &Path) -> State {
-        let mut s: State = std::fs::read(path)
+        let mut s: State = crate::scan::source::small(path, STATE_MAX)
             .ok()
             .and_then(|b| serde_json::from_slice(&b).ok())
             .unwrap_or_default();
@@ -84,38 +87,62 @@ impl State {
         s
     }
 
-    pub(crate) fn save(&self, path: &Path) -> anyhow::Result<()> {
-        let dir = path.parent().context("state path has no parent")?;
-        std::fs::create_dir_all(dir).with_context(|| format!("create {}", dir.display()))?;
+    /// Write the state to `path` atomically, in a folder [`prepare`] made.
+    pub(crate) fn save(&self, path: &Path) -> Result<(), Failure> {
         let tmp = path.with_extension(format!("{}.tmp", std::process::id()));
-        let bytes = serde_json::to_vec(self)?;
-        std::fs::write(&tmp, bytes).with_context(|| format!("write {}", tmp.display()))?;
-        std::fs::rename(&tmp, path).with_context(|| format!("rename to {}", path.display()))
+        let bytes = serde_json::to_vec(self).map_err(Failure::Encode)?;
+        write_new(&tmp, &bytes).map_err(|e| Failure::io("write", &tmp, e))?;
+        std::fs::rename(&tmp, path).map_err(|e| Failure::io("rename to", path, e))
     }
 }
 
 /// Where state lives: `--state-dir`, `$XDG_STATE_HOME/csift/guard`, or
-/// `$HOME/.local/state/csift/guard`.
-pub(crate) fn state_dir(flag: Option<&Path>) -> anyhow::Result<PathBuf> {
-    if let Some(d) = flag {
-        return Ok(d.to_path_buf());
-    }
-    if let Some(x) = std::env::var_os("XDG_STATE_HOME").filter(|x| Path::new(x).is_absolute()) {
-        return Ok(PathBuf::from(x).join("csift/guard"));
-    }
-    match std::env::var_os("HOME") {
-        Some(h) => Ok(PathBuf::from(h).join(".local/state/csift/guard")),
-        None => bail!("neither XDG_STATE_HOME nor HOME is set; pass --state-dir"),
-    }
+/// `$HOME/.local/state/csift/guard`; absolute and lexically normalised
+/// ([`lexical`]), so the folder checked is the folder written.
+pub(crate) fn state_dir(flag: Option<&Path>) -> Result<PathBuf, Failure> {
+    let dir = if let Some(d) = flag {
+        d.to_path_buf()
+    } else if let Some(x) =
+        std::env::var_os("XDG_STATE_HOME").filter(|x| Path::new(x).is_absolute())
+    {
+        PathBuf::from(x).join("csift/guard")
+    } else {
+        match std::env::var_os("HOME") {
+            Some(h) => PathBuf::from(h).join(".local/state/csift/guard"),
+            None => return Err(Failure::NoStateDir),
+        }
+    };
+    Ok(lexical(&dir))
 }
 
-/// A path made absolute and canonical as far as it exists.
-fn resolved(p: &Path) -> PathBuf {
+/// `p` made absolute with `.` and `..` resolved by name. A `..` after a
+/// folder that does not exist yet is left alone by the file system's own
+/// resolution (`canonicalize` fails on it) but honoured by `create_dir_all`,
+/// which creates the folder and then climbs out of it: `--state-dir
+/// /tmp/x/missing/../HOME/guard` passed the inside-the-home check and wrote
+/// under HOME. Resolved here, the path checked and the path created are one.
+pub(crate) fn lexical(p: &Path) -> PathBuf {
     let abs = if p.is_absolute() {
         p.to_path_buf()
     } else {
         std::env::current_dir().unwrap_or_default().join(p)
     };
+    let mut out = PathBuf::new();
+    for c in abs.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+/// A path made absolute and canonical as far as it exists.
+fn resolved(p: &Path) -> PathBuf {
+    let abs = lexical(p);
     let mut tail = Vec::new();
     let mut cur = abs.as_path();
     loop {
@@ -134,19 +161,27 @@ fn resolved(p: &Path) -> PathBuf {
 
 /// Refuse a state dir inside any of `homes` (the Claude home, and the home a
 /// transcript path sits in).
-pub(crate) fn check_outside(dir: &Path, homes: &[PathBuf]) -> anyhow::Result<()> {
+pub(crate) fn check_outside(dir: &Path, homes: &[PathBuf]) -> Result<(), Failure> {
     let d = resolved(dir);
     for h in homes {
         let h = resolved(h);
         if d.starts_with(&h) {
-            bail!(
-                "state dir {} is inside the Claude home {}; csift never writes there (use --state-dir)",
-                d.display(),
-                h.display()
-            );
+            return Err(Failure::Inside { dir: d, home: h });
         }
     }
     Ok(())
+}
+
+/// Create the state dir (checked by [`check_outside`] first) and check it
+/// again by its canonical path, now that it exists: a symlink swapped in
+/// between the check and the creation is caught before anything is written
+/// in the folder. Returns the canonical folder, where every write then goes.
+pub(crate) fn prepare(dir: &Path, homes: &[PathBuf]) -> Result<PathBuf, Failure> {
+    check_outside(dir, homes)?;
+    std::fs::create_dir_all(dir).map_err(|e| Failure::io("create", dir, e))?;
+    let canon = std::fs::canonicalize(dir).map_err(|e| Failure::io("create", dir, e))?;
+    check_outside(&canon, homes)?;
+    Ok(canon)
 }
 
 /// A session id as a file name: anything but `[A-Za-z0-9._-]` becomes `_`.
@@ -169,6 +204,25 @@ pub(crate) fn file_stem(session: &str) -> String {
     }
 }
 
+/// `opts` opening without blocking: a FIFO planted where a state file goes
+/// fails to open instead of waiting for a reader that never comes.
+fn nonblocking(opts: &mut std::fs::OpenOptions) -> &mut std::fs::OpenOptions {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        opts.custom_flags(libc::O_NONBLOCK);
+    }
+    opts
+}
+
+/// Write `bytes` to `path`, created or truncated, as `std::fs::write` does
+/// but without blocking on a FIFO.
+fn write_new(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let mut opts = std::fs::OpenOptions::new();
+    opts.write(true).create(true).truncate(true);
+    nonblocking(&mut opts).open(path)?.write_all(bytes)
+}
+
 /// Append one telemetry event to `events.jsonl`; failures are ignored.
 pub(crate) fn log_event(dir: &Path, session: &str, kind: &str, fields: serde_json::Value) {
     let mut ev = serde_json::json!({
@@ -182,11 +236,9 @@ pub(crate) fn log_event(dir: &Path, session: &str, kind: &str, fields: serde_jso
     let Ok(line) = serde_json::to_string(&ev) else {
         return;
     };
-    if let Ok(mut f) = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(dir.join("events.jsonl"))
-    {
+    let mut opts = std::fs::OpenOptions::new();
+    opts.create(true).append(true);
+    if let Ok(mut f) = nonblocking(&mut opts).open(dir.join("events.jsonl")) {
         let _ = writeln!(f, "{line}");
     }
 }
@@ -209,6 +261,22 @@ mod tests {
         std::fs::create_dir_all(&home).unwrap();
         assert!(check_outside(&home.join("scratch/guard"), std::slice::from_ref(&home)).is_err());
         assert!(check_outside(&t.path().join("state"), &[home]).is_ok());
+    }
+
+    /// A `..` past a folder that does not exist is resolved before the check,
+    /// so the folder checked is the one `create_dir_all` would make.
+    #[test]
+    fn a_dotdot_past_a_missing_folder_cannot_reach_the_home() {
+        let t = tempfile::tempdir().unwrap();
+        let home = t.path().join("HOME");
+        std::fs::create_dir_all(&home).unwrap();
+        let sneaky = t.path().join("missing/../HOME/guard-state");
+        assert_eq!(lexical(&sneaky), home.join("guard-state"));
+        let homes = std::slice::from_ref(&home);
+        assert!(check_outside(&lexical(&sneaky), homes).is_err());
+        assert!(prepare(&lexical(&sneaky), homes).is_err());
+        assert!(!home.join("guard-state").exists());
+        assert!(!t.path().join("missing").exists());
     }
 
     #[test]

@@ -7,8 +7,8 @@
 //! is held back for the next fire (TAIL-012).
 
 use std::collections::HashMap;
+use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
-use std::path::Path;
 
 use crate::loss::fnv1a;
 use crate::loss::lite::{kinds, LiteMessage};
@@ -41,16 +41,14 @@ struct Group {
 /// Scan from `offset`. `final_turn_only` (first fire / re-baseline) resets the
 /// groups at every typed user prompt, so only the final turn can flag.
 pub(crate) fn scan(
-    path: &Path,
+    file: &File,
+    size: u64,
     offset: u64,
     carry: Vec<Carried>,
     flagged: &[String],
     final_turn_only: bool,
 ) -> std::io::Result<Scan> {
-    let mut f = std::fs::File::open(path)?;
-    f.seek(SeekFrom::Start(offset))?;
-    let mut buf = Vec::new();
-    f.take(MAX_WINDOW).read_to_end(&mut buf)?;
+    let buf = read_at(file, offset, size.saturating_sub(offset).min(MAX_WINDOW))?;
     let Some(last_nl) = memchr::memrchr(b'\n', &buf) else {
         return Ok(Scan {
             hits: Vec::new(),
@@ -164,27 +162,36 @@ fn glued_objects(raw: &[u8]) -> Vec<&[u8]> {
 
 /// FNV-1a (hex) of the transcript's first line, within its first 4,096 bytes: a
 /// truncated-and-regrown or replaced file gets a new anchor.
-pub(crate) fn anchor(path: &Path) -> std::io::Result<String> {
-    let mut head = Vec::with_capacity(4096);
-    std::fs::File::open(path)?
-        .take(4096)
-        .read_to_end(&mut head)?;
+pub(crate) fn anchor(file: &File, size: u64) -> std::io::Result<String> {
+    let head = read_at(file, 0, size.min(4096))?;
     let first = head.split(|&b| b == b'\n').next().unwrap_or_default();
     Ok(format!("{:016x}", fnv1a(first)))
 }
 
 /// Where a first fire starts: `size - TAIL_SCAN`, moved to the next line start.
-pub(crate) fn tail_start(path: &Path, size: u64) -> std::io::Result<u64> {
+pub(crate) fn tail_start(file: &File, size: u64) -> std::io::Result<u64> {
     let from = size.saturating_sub(TAIL_SCAN);
     if from == 0 {
         return Ok(0);
     }
-    let mut f = std::fs::File::open(path)?;
-    f.seek(SeekFrom::Start(from - 1))?;
-    let mut buf = Vec::new();
-    f.take(TAIL_SCAN.min(1 << 20) + 1).read_to_end(&mut buf)?;
+    let buf = read_at(
+        file,
+        from - 1,
+        (TAIL_SCAN.min(1 << 20) + 1).min(size - (from - 1)),
+    )?;
     Ok(match memchr::memchr(b'\n', &buf) {
         Some(i) => from - 1 + i as u64 + 1,
         None => from,
     })
+}
+
+/// Up to `n` bytes of `file` from `offset`, never more than the caller's size
+/// at open allows: every read of the guard is bounded by the length of the
+/// file it opened (a `/proc` file that reports none is read as empty).
+fn read_at(file: &File, offset: u64, n: u64) -> std::io::Result<Vec<u8>> {
+    let mut f = file;
+    f.seek(SeekFrom::Start(offset))?;
+    let mut buf = Vec::new();
+    f.take(n).read_to_end(&mut buf)?;
+    Ok(buf)
 }

@@ -32,7 +32,7 @@ pub(crate) fn run(
     w: &mut Out,
     problems: &Problems,
     started: Instant,
-) -> anyhow::Result<Exit> {
+) -> crate::error::Result<Exit> {
     let window = Window::parse(args.common.since.as_deref(), args.common.until.as_deref())?;
     let picked = super::select(&args.common, &args.targets, problems)?;
     let dir = match &args.out {
@@ -77,6 +77,7 @@ pub(crate) fn run(
 fn scan(t: &Transcript, window: &Window) -> Result<Option<Scanned>, (std::path::PathBuf, String)> {
     let src = Source::open(&t.path).map_err(|e| (t.path.clone(), e.to_string()))?;
     let mut found = images::scan(&src, t.is_lane());
+    src.check().map_err(|e| (t.path.clone(), e.to_string()))?;
     if !window.is_open() {
         found.images.retain(|im| {
             window.contains(im.timestamp.as_deref().and_then(crate::timefmt::parse_ts))

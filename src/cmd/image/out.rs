@@ -92,6 +92,12 @@ pub(crate) fn write(
                 continue;
             }
         };
+        // Cut since it was scanned: the payload may be zeros past the cut.
+        if let Err(e) = s.src.check() {
+            problems.report(&s.t.path, format!("{}: {e}; not written", r.id));
+            r.error = Some(e.to_string());
+            continue;
+        }
         let mut opts = fs::OpenOptions::new();
         opts.write(true);
         if force {

@@ -14,13 +14,12 @@
 //! hold such a summary but not its leaf, and nothing outranks it, the file is
 //! read whole to decide rather than guess (so `--full` gives the same title).
 
-use std::sync::OnceLock;
-
 use jiff::Timestamp;
 use regex::bytes::Regex;
 
 use super::read::{Bytes, Windows, HEAD_MAX, TAIL_MAX};
 use super::{Bad, ReadMode, Summary};
+use crate::classify::sidechain::InlineLanes;
 use crate::classify::{turns, FileIndex};
 use crate::discovery::Transcript;
 use crate::record::{opt_str, parse_line, MalformedKind, Parsed, Record, Str};
@@ -36,7 +35,7 @@ const TAIL_RECORDS: usize = 12;
 /// (whole anyway when the file fits in them).
 pub(crate) fn summarize(t: &Transcript, whole: bool) -> crate::error::Result<Summary> {
     let lane = t.is_lane();
-    let mut bytes = Bytes::open(&t.path, whole, Some(t.size))?;
+    let mut bytes = Bytes::open(&t.path, whole)?;
     if let Bytes::Windows(w) = &mut bytes {
         if let Some(s) = from_windows(w, lane, &t.path)? {
             return Ok(s);
@@ -49,11 +48,15 @@ pub(crate) fn summarize(t: &Transcript, whole: bool) -> crate::error::Result<Sum
     // The scan walks back from EOF over whole lines only: a byte window could
     // cut a long last record and miss the last records before it (REC-089).
     let end = TailFacts::scan(buf, 0, buf.len() as u64, Some(buf));
-    literal_pass(buf, 0, true, &mut s);
+    let mut inline = (!lane).then(InlineLanes::default);
+    literal_pass(buf, 0, true, &mut s, inline.as_mut());
+    s.inline_lanes = Some(inline.map_or(0, |l| l.len()));
     s.summary = titling_summary(&s, &[buf]).ok().flatten();
     end.merge(&mut s);
     s.turns = Some(FileIndex::build(buf, lane).turns());
     s.read = ReadMode::Whole;
+    s.bytes = buf.len() as u64;
+    bytes.check()?;
     Ok(s)
 }
 
@@ -105,10 +108,10 @@ fn from_windows(
             return Ok(None);
         }
     };
-    literal_pass(complete_head(w.head()), 0, true, &mut s);
+    literal_pass(complete_head(w.head()), 0, true, &mut s, None);
     let (at, win) = w.tail();
     let skip = memchr::memchr(b'\n', win).map_or(win.len(), |i| i + 1);
-    literal_pass(&win[skip..], at + skip as u64, false, &mut s);
+    literal_pass(&win[skip..], at + skip as u64, false, &mut s, None);
     let titled = titling_summary(&s, &[w.head(), w.tail().1]);
     match titled {
         Ok(found) => s.summary = found,
@@ -121,6 +124,7 @@ fn from_windows(
     end.merge(&mut s);
     s.turns = None;
     s.read = ReadMode::HeadTail;
+    s.bytes = w.file_len();
     Ok(Some(s))
 }
 
@@ -403,20 +407,35 @@ fn envelope(line: &[u8]) -> Option<Envelope<'_>> {
     serde_json::from_slice(line).ok()
 }
 
-fn interesting() -> Option<&'static Regex> {
-    static RE: OnceLock<Option<Regex>> = OnceLock::new();
-    RE.get_or_init(|| {
-        // REC-038: tolerate `"type": "x"` as well as the compact form.
-        Regex::new(r#""type":\s?"(?:ai-title|custom-title|summary)"|"model"\s*:\s*"|\}\{""#).ok()
-    })
-    .as_ref()
+/// The literal set of [`literal_pass`]; with `sidechains` also an inline
+/// sidechain record's flag, which leads its record (before any `"model"`).
+/// Only a main file read whole looks for it: a pattern every line's
+/// `"isSidechain":false` starts costs the pass a few percent.
+fn interesting(sidechains: bool) -> &'static Regex {
+    // REC-038: tolerate `"type": "x"` as well as the compact form.
+    match sidechains {
+        false => {
+            crate::scan::re!(bytes r#""type":\s?"(?:ai-title|custom-title|summary)"|"model"\s*:\s*"|\}\{""#)
+        }
+        true => {
+            crate::scan::re!(bytes r#""type":\s?"(?:ai-title|custom-title|summary)"|"model"\s*:\s*"|\}\{"|"isSidechain":\s?true"#)
+        }
+    }
 }
 
 /// One pass over `buf` (whole lines at file offset `base`; numbered from 1 when
-/// `numbered`, i.e. it starts the file) with a literal set: models, titles, and
-/// glued records (confirmed by a parse).
-fn literal_pass(buf: &[u8], base: u64, numbered: bool, s: &mut Summary) {
-    let Some(re) = interesting() else { return };
+/// `numbered`, i.e. it starts the file) with a literal set: models, titles,
+/// glued records (confirmed by a parse), and with `inline` (a main file read
+/// whole) its 1.0.x sidechain records, placed in their lanes as `agents` does
+/// ([`InlineLanes`]).
+fn literal_pass(
+    buf: &[u8],
+    base: u64,
+    numbered: bool,
+    s: &mut Summary,
+    mut inline: Option<&mut InlineLanes>,
+) {
+    let re = interesting(inline.is_some());
     for (l, hit) in scan::lines::HitLines::new(buf, re) {
         let line = l.bytes;
         // `}{"` also ends strings like "x }{" in code; only a parse can confirm glue.
@@ -448,6 +467,19 @@ fn literal_pass(buf: &[u8], base: u64, numbered: bool, s: &mut Summary) {
                     s.models.insert(model.to_string());
                 }
             }
+        }
+        if hit.ends_with(b"true") {
+            // A flag nested in an agent_progress record is not the line's own
+            // (the line's own leads its record: a skim of the first fields).
+            let own = || crate::scan::json::field(line, b"isSidechain") == Some(&b"true"[..]);
+            if let Some(lanes) = inline.as_deref_mut().filter(|_| own()) {
+                if let Parsed::Record(r) = parse_line(&l) {
+                    if r.is_sidechain() {
+                        lanes.place(r.uuid.as_deref(), r.parent_uuid.as_deref());
+                    }
+                }
+            }
+            continue;
         }
         if hit.ends_with(b"title\"") || hit.ends_with(b"summary\"") {
             if let Parsed::Record(r) = parse_line(&l) {
@@ -538,6 +570,19 @@ fn take_titles(r: &Record<'_>, s: &mut Summary) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The static pattern compiles and finds each fact it is for.
+    #[test]
+    fn static_pattern_compiles() {
+        for sidechains in [false, true] {
+            let re = interesting(sidechains);
+            for hay in [&br#""type": "summary""#[..], br#""model":"x""#, b"}{\""] {
+                assert!(re.is_match(hay), "{}", String::from_utf8_lossy(hay));
+            }
+            let flag = br#""isSidechain":true"#;
+            assert_eq!(re.is_match(flag), sidechains);
+        }
+    }
 
     /// REC-038: a re-serialised line (`": "`) is the same record, so both byte
     /// checks read either spacing; a quoted mention inside a string is escaped

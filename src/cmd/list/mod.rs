@@ -70,7 +70,13 @@ pub(crate) struct Summary {
     pub(crate) last_activity: Option<Timestamp>,
     /// Genuine-user turns; `None` when the file was not read whole.
     pub(crate) turns: Option<usize>,
+    /// Lanes inline in a 1.0.x main file (`isSidechain:true` chains,
+    /// [`crate::classify::sidechain`]); `None` when the file was not read whole.
+    pub(crate) inline_lanes: Option<usize>,
     pub(crate) read: ReadMode,
+    /// The file's length as it was read (at open), which the row shows: the
+    /// tree walk's may be another version's (MISC-017).
+    pub(crate) bytes: u64,
     pub(crate) custom_title: Option<String>,
     pub(crate) ai_title: Option<String>,
     /// The newest `summary` whose leaf is a record of this transcript.
@@ -111,7 +117,8 @@ impl Summary {
 pub(crate) struct Row {
     pub(crate) transcript: Transcript,
     pub(crate) summary: Summary,
-    /// Lane files belonging to this session (0 for a lane row).
+    /// Lanes of this session: its lane files and the inline lanes its file
+    /// holds (0 for a lane row).
     pub(crate) lanes: usize,
     /// A lane whose session has no main transcript on disk.
     pub(crate) orphan: bool,
@@ -151,7 +158,7 @@ pub(crate) fn run(
     out: &mut Out,
     problems: &Problems,
     started: Instant,
-) -> anyhow::Result<Exit> {
+) -> crate::error::Result<Exit> {
     let window =
         timefmt::Window::parse(args.common.since.as_deref(), args.common.until.as_deref())?;
     let ts = super::select(&args.common, &args.targets, problems)?;
@@ -217,6 +224,7 @@ pub(crate) fn listing(
                         0
                     } else {
                         lanes_of.get(t.session_id.as_str()).copied().unwrap_or(0)
+                            + summary.inline_lanes.unwrap_or(0)
                     },
                     // Missing means missing on disk, not just left out of this listing.
                     orphan: t.is_lane()
@@ -225,7 +233,10 @@ pub(crate) fn listing(
                             .project_dir
                             .join(format!("{}.jsonl", t.session_id))
                             .is_file(),
-                    transcript: t.clone(),
+                    transcript: Transcript {
+                        size: summary.bytes,
+                        ..t.clone()
+                    },
                     summary,
                 })
             }

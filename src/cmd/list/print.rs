@@ -24,6 +24,9 @@ struct JsonRow<'a> {
     duration_s: Option<i64>,
     turns: Option<usize>,
     lanes: usize,
+    /// Of `lanes`, those inline in the main file (1.0.x sidechains); `null`
+    /// when the file was not read whole.
+    inline_lanes: Option<usize>,
     parent_missing: bool,
     bytes: u64,
     models: Vec<&'a str>,
@@ -95,6 +98,7 @@ pub(crate) fn json(out: &mut Out, l: &Listing, errors: usize, elapsed_ms: u128) 
             duration_s: duration(r),
             turns: s.turns,
             lanes: r.lanes,
+            inline_lanes: s.inline_lanes.filter(|_| !r.transcript.is_lane()),
             parent_missing: r.orphan,
             bytes: r.transcript.size,
             models: s.models.iter().map(String::as_str).collect(),

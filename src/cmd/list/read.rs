@@ -6,9 +6,13 @@
 //!
 //! Windows are plain reads, never a map: mapping a large file to touch its first
 //! and last pages costs a map, page-table setup and an unmap per file, and a
-//! whole-file map is only worth it for a file read whole (see [`Source`]). The
-//! length is the one discovery saw (else the length at open), so lines appended
-//! while `list` runs are not seen (TAIL-012), and a window never reaches past it.
+//! whole-file map is only worth it for a file read whole (see [`Source`]). Size
+//! and bytes come from the same open file: the length is the opened file's at
+//! open, so lines appended while `list` runs are not seen (TAIL-012), a window
+//! never reaches past it, and a file replaced by rename after the tree walk is
+//! read as one version, never with the other's length (a false torn final
+//! line, a time in neither version). A file cut while its windows are read is
+//! changed while reading.
 //!
 //! This module only reads; what a row says is computed in `facts`.
 
@@ -46,24 +50,26 @@ pub enum Bytes {
 }
 
 impl Bytes {
-    /// Open `path` and read it whole (`whole`, or not a regular file), or read
-    /// its first two windows (one read of the whole file when it fits in them).
-    /// `seen` is the length discovery saw: windows up to it need no stat of
-    /// their own (one syscall in five per small file). A file no longer that
-    /// long, or not a regular file, is read again by its length at open.
-    pub fn open(path: &Path, whole: bool, seen: Option<u64>) -> Result<Bytes> {
-        let file = File::open(path).map_err(|e| Error::io(path, e))?;
-        if let (false, Some(len)) = (whole, seen) {
-            if let Ok(w) = Windows::first(file, len, path) {
-                return Ok(Bytes::Windows(w));
-            }
-            return Bytes::open(path, false, None);
+    /// Open `path` and read it whole (`whole`), or read its first two windows
+    /// (one read of the whole file when it fits in them). The length is the
+    /// opened file's own, never the one the tree walk saw: a file replaced by
+    /// rename since (MISC-017) is read as the version that was opened, not
+    /// with the length of the one before.
+    pub fn open(path: &Path, whole: bool) -> Result<Bytes> {
+        let o = crate::scan::source::open(path)?;
+        if whole {
+            return Source::from_opened(o, path).map(Bytes::Whole);
         }
-        let meta = file.metadata().map_err(|e| Error::io(path, e))?;
-        if whole || !meta.is_file() {
-            return Source::from_file(file, &meta, path).map(Bytes::Whole);
+        Windows::first(o.file, o.len, path).map(Bytes::Windows)
+    }
+
+    /// Whether the bytes are still the file's ([`Source::check`]); windows
+    /// are read, and a read that came up short already failed.
+    pub(crate) fn check(&self) -> Result<()> {
+        match self {
+            Bytes::Whole(s) => s.check(),
+            Bytes::Windows(_) => Ok(()),
         }
-        Windows::first(file, meta.len(), path).map(Bytes::Windows)
     }
 
     /// The whole file, when it was read whole (directly or by growing windows).
@@ -104,11 +110,11 @@ impl Windows {
         w.read_into_head(0, HEAD_START, path)?;
         let at = len - TAIL_START as u64;
         w.tail.resize(TAIL_START, 0);
-        read_exact_at(&w.file, &mut w.tail, at).map_err(|e| Error::io(path, e))?;
+        read_exact_at(&w.file, &mut w.tail, at).map_err(|e| cut(path, e))?;
         Ok(w)
     }
 
-    /// Length of the file at open (or as discovery saw it).
+    /// Length of the file at open.
     pub(crate) fn file_len(&self) -> u64 {
         self.len
     }
@@ -180,15 +186,28 @@ impl Windows {
     fn read_into_head(&mut self, offset: u64, n: usize, path: &Path) -> Result<()> {
         let from = self.head.len();
         self.head.resize(from + n, 0);
-        read_exact_at(&self.file, &mut self.head[from..], offset).map_err(|e| Error::io(path, e))
+        read_exact_at(&self.file, &mut self.head[from..], offset).map_err(|e| cut(path, e))
     }
 
     /// `n` bytes at `offset`. The file is never shorter than `len` bytes unless
     /// something truncated it, which is reported as an error on this file.
     fn read(&self, offset: u64, n: usize, path: &Path) -> Result<Vec<u8>> {
         let mut buf = vec![0; n];
-        read_exact_at(&self.file, &mut buf, offset).map_err(|e| Error::io(path, e))?;
+        read_exact_at(&self.file, &mut buf, offset).map_err(|e| cut(path, e))?;
         Ok(buf)
+    }
+}
+
+/// A window that ends past the end of the file: the file was cut after it
+/// was opened.
+fn cut(path: &Path, e: std::io::Error) -> Error {
+    if e.kind() == std::io::ErrorKind::UnexpectedEof {
+        Error::Changed {
+            path: path.to_path_buf(),
+            detail: "it became shorter than it was at open".into(),
+        }
+    } else {
+        Error::io(path, e)
     }
 }
 
@@ -220,43 +239,46 @@ mod tests {
     #[test]
     fn small_files_are_read_whole() {
         let (f, bytes) = file_of(WHOLE_MAX as usize);
-        let b = Bytes::open(f.path(), false, None).unwrap();
+        let b = Bytes::open(f.path(), false).unwrap();
         assert_eq!(b.whole(), Some(&bytes[..]));
         let (f, _) = file_of(WHOLE_MAX as usize + 1);
-        let b = Bytes::open(f.path(), false, None).unwrap();
+        let b = Bytes::open(f.path(), false).unwrap();
         assert!(b.whole().is_none());
     }
 
-    /// The length discovery saw bounds the windows (TAIL-012: lines appended
-    /// since are not read); a file that has since become shorter is read again
-    /// by its length at open instead of failing.
+    /// The length at open bounds the windows (TAIL-012: lines appended
+    /// since are not read), and a file cut after open is changed while reading.
     #[test]
-    fn the_discovered_length_bounds_the_windows_tail_012() {
+    fn the_length_at_open_bounds_the_windows_tail_012() {
         let n = WHOLE_MAX as usize + 3 * HEAD_START;
         let (f, bytes) = file_of(n);
-        let seen = n - 1000;
-        let Bytes::Windows(w) = Bytes::open(f.path(), false, Some(seen as u64)).unwrap() else {
+        let Bytes::Windows(mut w) = Bytes::open(f.path(), false).unwrap() else {
             panic!("expected windows");
         };
-        assert_eq!(w.file_len(), seen as u64);
-        assert_eq!(
-            w.tail(),
-            ((seen - TAIL_START) as u64, &bytes[seen - TAIL_START..seen])
-        );
-        let Bytes::Windows(w) = Bytes::open(f.path(), false, Some(n as u64 + 5000)).unwrap() else {
-            panic!("expected windows");
-        };
+        std::io::Write::write_all(&mut f.as_file(), &[b'z'; 5000]).unwrap();
         assert_eq!(w.file_len(), n as u64);
-        assert_eq!(w.tail().1, &bytes[n - TAIL_START..]);
-        let small = Bytes::open(f.path(), false, Some(100)).unwrap();
-        assert_eq!(small.whole(), Some(&bytes[..100]));
+        while w.grow_head(HEAD_MAX, f.path()).unwrap() {}
+        assert!(w.is_whole());
+        assert_eq!(w.head(), &bytes[..]);
+        let Bytes::Windows(mut w) = Bytes::open(f.path(), false).unwrap() else {
+            panic!("expected windows");
+        };
+        f.as_file().set_len(HEAD_START as u64).unwrap();
+        let e = loop {
+            match w.grow_head(HEAD_MAX, f.path()) {
+                Ok(true) => continue,
+                Ok(false) => panic!("grew to the end of a cut file"),
+                Err(e) => break e,
+            }
+        };
+        assert!(e.to_string().contains("changed while reading"), "{e}");
     }
 
     #[test]
     fn windows_grow_and_meet() {
         let n = WHOLE_MAX as usize + 123;
         let (f, bytes) = file_of(n);
-        let Bytes::Windows(mut w) = Bytes::open(f.path(), false, None).unwrap() else {
+        let Bytes::Windows(mut w) = Bytes::open(f.path(), false).unwrap() else {
             panic!("expected windows");
         };
         assert_eq!(w.head(), &bytes[..HEAD_START]);
@@ -286,7 +308,7 @@ mod tests {
     fn full_reads_whole() {
         let (f, bytes) = file_of(HEAD_MAX);
         assert_eq!(
-            Bytes::open(f.path(), true, None).unwrap().whole(),
+            Bytes::open(f.path(), true).unwrap().whole(),
             Some(&bytes[..])
         );
     }

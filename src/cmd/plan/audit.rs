@@ -70,11 +70,12 @@ pub(crate) fn run(
     w: &mut Out,
     problems: &Problems,
     started: Instant,
-) -> anyhow::Result<Exit> {
+) -> crate::error::Result<Exit> {
     let edits: Vec<(Transcript, Vec<Mutation>)> = crate::scan::par_map(picked, |t| {
-        Source::open(&t.path)
-            .map(|s| (t.clone(), plan::audit::mutations(&s)))
-            .map_err(|e| (t.path.clone(), e.to_string()))
+        let s = Source::open(&t.path).map_err(|e| (t.path.clone(), e.to_string()))?;
+        let m = plan::audit::mutations(&s);
+        s.check().map_err(|e| (t.path.clone(), e.to_string()))?;
+        Ok((t.clone(), m))
     })
     .into_iter()
     .filter_map(|r| r.map_err(|(p, e)| problems.report(&p, e)).ok())
@@ -177,9 +178,10 @@ fn bindings(home: &ClaudeHome, problems: &Problems) -> (Bindings, HashMap<String
         Err(_) => Vec::new(),
     };
     let found = crate::scan::par_map(&all, |t| {
-        Source::open(&t.path)
-            .map(|s| plan::bind(&s, &home.root, t.is_lane()).map(|b| (t.session_id.clone(), b)))
-            .map_err(|e| (t.path.clone(), e.to_string()))
+        let s = Source::open(&t.path).map_err(|e| (t.path.clone(), e.to_string()))?;
+        let b = plan::bind(&s, &home.root, t.is_lane()).map(|b| (t.session_id.clone(), b));
+        s.check().map_err(|e| (t.path.clone(), e.to_string()))?;
+        Ok(b)
     });
     let default = normal(&home.root.join("plans"));
     let mut out: Bindings = HashMap::new();

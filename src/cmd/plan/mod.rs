@@ -31,12 +31,11 @@ pub(crate) fn run(
     w: &mut Out,
     problems: &Problems,
     started: Instant,
-) -> anyhow::Result<Exit> {
+) -> crate::error::Result<Exit> {
     if args.common.since.is_some() || args.common.until.is_some() {
         return Err(Error::Usage(
             "plan reads a binding, not a time window: --since and --until do not apply".into(),
-        )
-        .into());
+        ));
     }
     let home = home::from_env(args.common.claude_home.clone())?;
     let picked = super::select(&args.common, &args.targets, problems)?;
@@ -70,6 +69,7 @@ fn read(t: &Transcript, home: &Path) -> Result<Option<Found>, (PathBuf, String)>
     let src = Source::open(&t.path).map_err(|e| (t.path.clone(), e.to_string()))?;
     let binding = plan::bind(&src, home, t.is_lane());
     let events = events::scan(&src);
+    src.check().map_err(|e| (t.path.clone(), e.to_string()))?;
     if binding.is_none() && events.is_empty() {
         return Ok(None);
     }

@@ -142,7 +142,9 @@ fn content(p: &Path) -> Option<String> {
     if p.extension().and_then(|e| e.to_str()) != Some("md") {
         return None;
     }
-    std::fs::read(p)
+    // Only a regular file, read without blocking (a FIFO named like a plan
+    // file would hang the read).
+    crate::scan::source::small(p, u64::MAX)
         .ok()
         .map(|b| String::from_utf8_lossy(&b).into_owned())
 }

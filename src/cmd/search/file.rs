@@ -61,13 +61,15 @@ pub(crate) struct FileResult {
 pub(crate) fn search(t: &Transcript, cfg: &Config) -> FileResult {
     // Fast path: a streaming prefilter pass; most files end here. A file that
     // matches comes back held in the pass's buffer when it is small enough.
+    // Its length is the opened file's own, not the tree walk's: a file
+    // replaced by rename since is read as one version.
     let mut first = 0;
     let mut held = None;
     if let Some(pre) = &cfg.prefilter {
-        match stream::prefilter(&t.path, pre, t.size) {
-            Ok(Prefiltered::Miss) => {
+        match stream::prefilter(&t.path, pre, u64::MAX) {
+            Ok(Prefiltered::Miss(len)) => {
                 return FileResult {
-                    bytes: t.size,
+                    bytes: len,
                     ..FileResult::default()
                 }
             }
@@ -83,21 +85,17 @@ pub(crate) fn search(t: &Transcript, cfg: &Config) -> FileResult {
             }
         }
     }
-    let src;
-    let buf: &[u8] = match &held {
-        Some(h) => h,
+    let src = match &held {
+        Some(_) => None,
         None => match Source::open(&t.path) {
-            Ok(s) => {
-                src = s;
-                &src
-            }
-            Err(e) => {
-                return FileResult {
-                    error: Some(e.to_string()),
-                    ..FileResult::default()
-                }
-            }
+            Ok(s) => Some(s),
+            Err(e) => return FileResult::failed(e),
         },
+    };
+    let buf: &[u8] = match (&held, &src) {
+        (Some(h), _) => h,
+        (None, Some(s)) => s,
+        (None, None) => &[],
     };
     let mut out = FileResult {
         bytes: buf.len() as u64,
@@ -152,7 +150,20 @@ pub(crate) fn search(t: &Transcript, cfg: &Config) -> FileResult {
             }
         }
     }
+    // A file cut while mapped gave zeros past the cut: its hits are not trusted.
+    if let Some(Err(e)) = src.as_ref().map(Source::check) {
+        return FileResult::failed(e);
+    }
     out
+}
+
+impl FileResult {
+    fn failed(e: crate::error::Error) -> FileResult {
+        FileResult {
+            error: Some(e.to_string()),
+            ..FileResult::default()
+        }
+    }
 }
 
 /// Match one record's units and collect its hits.
@@ -332,7 +343,10 @@ fn match_unit(
     } else if opens_turn
         && matches!(
             label,
-            Label::UserMessage | Label::AgentCommunicationInbox | Label::HarnessCompactionSummary
+            Label::UserMessage
+                | Label::AgentCommunicationInbox
+                | Label::HarnessCompactionSummary
+                | Label::HarnessCommandInvocation
         )
     {
         hit.exchange.extend(reply());
@@ -423,15 +437,10 @@ fn read_persisted(p: &Path) -> std::io::Result<(Vec<u8>, u64)> {
             "not in a tool-results folder",
         ));
     }
-    let meta = std::fs::metadata(p)?;
-    if !meta.is_file() {
-        return Err(Error::new(ErrorKind::InvalidInput, "not a regular file"));
-    }
+    let o = crate::scan::source::open_io(p)?;
     let mut buf = Vec::new();
-    std::fs::File::open(p)?
-        .take(PERSISTED_MAX)
-        .read_to_end(&mut buf)?;
-    let left = meta.len().saturating_sub(buf.len() as u64);
+    (&o.file).take(PERSISTED_MAX).read_to_end(&mut buf)?;
+    let left = o.len.saturating_sub(buf.len() as u64);
     Ok((buf, left))
 }
 

@@ -85,7 +85,7 @@ pub(crate) fn run(
     out: &mut Out,
     problems: &Problems,
     started: Instant,
-) -> anyhow::Result<Exit> {
+) -> crate::error::Result<Exit> {
     if args.list_labels {
         list_labels(out, args.common.format == crate::output::Format::Json)?;
         return Ok(Exit::Found);
@@ -131,9 +131,9 @@ pub(crate) fn run(
         && !labels.contains(Label::HarnessMetaHook)
         && !labels.contains(Label::HarnessMetaAttachment)
     {
-        eprintln!(
-            "csift: --attachments: -t names no attachment label \
-             (harness.meta.hook, harness.meta.attachment), so no attachment is searched"
+        problems.note(
+            "--attachments: -t names no attachment label \
+             (harness.meta.hook, harness.meta.attachment), so no attachment is searched",
         );
     }
     let cfg = Config {
@@ -169,27 +169,27 @@ pub(crate) fn run(
             problems.report(&t.path, e);
         }
         for n in &r.notes {
-            eprintln!("csift: {}", crate::output::sanitize::one_line(n));
+            problems.note(crate::output::sanitize::one_line(n));
         }
         for m in &r.malformed {
-            eprintln!(
-                "csift: {}:{}: malformed line ({}): {}",
+            problems.note(format_args!(
+                "{}:{}: malformed line ({}): {}",
                 crate::output::sanitize::path(&t.path),
                 m.line,
                 m.kind.name(),
                 m.detail
-            );
+            ));
         }
         for (no, what) in &r.unmodelled {
             unmodelled += 1;
             if unmodelled <= UNMODELLED_SHOWN {
                 let target = t.target_args(&home);
-                eprintln!(
-                    "csift: {}:{no}: the pattern matches only in {}, which no label holds; `csift show {} --line {no} --raw` prints the line",
+                problems.note(format_args!(
+                    "{}:{no}: the pattern matches only in {}, which no label holds; `csift show {} --line {no} --raw` prints the line",
                     crate::output::sanitize::path(&t.path),
                     crate::output::sanitize::one_line(what),
                     crate::output::sanitize::one_line(&target)
-                );
+                ));
             }
         }
         total_hits += r.hits.len();
@@ -198,18 +198,28 @@ pub(crate) fn run(
         malformed += r.malformed.len();
     }
 
-    unmatched_globs("--tool", "tool name", cfg.tool.as_ref(), &results, |r| {
-        &r.tools_seen
-    });
-    unmatched_globs("--model", "model", cfg.model.as_ref(), &results, |r| {
-        &r.models_seen
-    });
+    unmatched_globs(
+        problems,
+        "--tool",
+        "tool name",
+        cfg.tool.as_ref(),
+        &results,
+        |r| &r.tools_seen,
+    );
+    unmatched_globs(
+        problems,
+        "--model",
+        "model",
+        cfg.model.as_ref(),
+        &results,
+        |r| &r.models_seen,
+    );
 
     if unmodelled > UNMODELLED_SHOWN {
-        eprintln!(
-            "csift: … and {} more lines where the pattern matches only a record or block type csift does not model",
+        problems.note(format_args!(
+            "… and {} more lines where the pattern matches only a record or block type csift does not model",
             unmodelled - UNMODELLED_SHOWN
-        );
+        ));
     }
 
     let st = out.style;
@@ -295,7 +305,8 @@ pub(crate) fn run(
             )?;
         }
     }
-    let errors = problems.count() + results.iter().filter(|r| r.error.is_some()).count();
+    // Each failed file was reported (and counted) once, above.
+    let errors = problems.count();
     if args.common.format == Format::Json {
         out.json(&Summary {
             kind: "summary",
@@ -321,6 +332,7 @@ const NAMES_SHOWN: usize = 30;
 /// search read (candidate lines), and which names those lines hold: a glob
 /// that misses is otherwise indistinguishable from a search with no match.
 fn unmatched_globs(
+    problems: &Problems,
     flag: &str,
     what: &str,
     globs: Option<&NameGlobs>,
@@ -344,7 +356,10 @@ fn unmatched_globs(
                 format!("{what}s in the lines searched: {}", v.join(", "))
             }
         };
-        eprintln!("csift: {flag} `{}` matches no {what} ({there})", one(g));
+        problems.note(format_args!(
+            "{flag} `{}` matches no {what} ({there})",
+            one(g)
+        ));
     }
 }
 

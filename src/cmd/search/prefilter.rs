@@ -177,10 +177,20 @@ fn required(hir: &Hir) -> Option<Req> {
 /// the longer of the two is on disk either way; a match inside a placeholder
 /// holds the literal without its brackets. (A tool call's `name input` and a
 /// system record's `subtype detail` are joined by a space: [`forms_of`].)
+/// A U+FFFD in a unit's text may stand for a lone surrogate escape on disk
+/// (`\ud83c`, [`crate::record::surrogate`]): it is cut out as a newline is.
 fn on_disk_piece(lit: &[u8]) -> Option<&[u8]> {
+    const FFFD: &[u8] = "\u{FFFD}".as_bytes();
     let mut piece = lit;
     if let (Some(first), Some(last)) = (memchr::memchr(b'\n', lit), memchr::memrchr(b'\n', lit)) {
         let (pre, suf) = (&lit[..first], &lit[last + 1..]);
+        piece = if suf.len() > pre.len() { suf } else { pre };
+    }
+    if let (Some(first), Some(last)) = (
+        memchr::memmem::find(piece, FFFD),
+        memchr::memmem::rfind(piece, FFFD),
+    ) {
+        let (pre, suf) = (&piece[..first], &piece[last + FFFD.len()..]);
         piece = if suf.len() > pre.len() { suf } else { pre };
     }
     let piece = piece.strip_prefix(b"[").unwrap_or(piece);
@@ -393,6 +403,10 @@ mod tests {
         assert_eq!(on_disk_piece(b"caption\n[image]"), Some(&b"caption"[..]));
         assert_eq!(on_disk_piece(b"[]"), None);
         assert_eq!(on_disk_piece(b"plain"), Some(&b"plain"[..]));
+        // U+FFFD may be a lone surrogate escape on disk (`\ud83c`).
+        let fffd = "fix the \u{FFFD} deploy banner";
+        assert_eq!(on_disk_piece(fffd.as_bytes()), Some(&b" deploy banner"[..]));
+        assert_eq!(on_disk_piece("\u{FFFD}".as_bytes()), None);
         // A literal with no piece sure to be on disk means no prefilter.
         assert!(build(&[r"\\n".into()], false).is_some());
         assert!(build(&[r"\n".into()], false).is_none());

@@ -112,7 +112,7 @@ fn body(out: &mut Out, u: &UnitOut, matched: bool, cut: &Cut) -> io::Result<()> 
         return write_highlighted(out, text, 0, &u.submatches, true);
     }
     if !matched || u.submatches.iter().all(|s| s.start == s.end) {
-        return partner(out, text);
+        return partner(out, u.shown.as_deref().unwrap_or(text));
     }
     // A matched unit no longer than a partner is kept is printed whole: cutting
     // a 5-line prompt around its match hid the question it asked.

@@ -164,10 +164,12 @@ pub(crate) fn run(
     format: Format,
     problems: &Problems,
     started: std::time::Instant,
-) -> anyhow::Result<Exit> {
+) -> crate::error::Result<Exit> {
     let found: Vec<Result<Vec<BranchPoint>, String>> = crate::scan::par_map(ts, |t| {
         let src = Source::open(&t.path).map_err(|e| e.to_string())?;
-        Ok(find(t, &src))
+        let points = find(t, &src);
+        src.check().map_err(|e| e.to_string())?;
+        Ok(points)
     });
     let mut total = 0;
     for (t, f) in ts.iter().zip(found) {
@@ -188,7 +190,7 @@ pub(crate) fn run(
     }
     match format {
         Format::Human if total == 0 => {
-            eprintln!("csift: no branch points (no record has two conversation children)")
+            problems.note("no branch points (no record has two conversation children)")
         }
         Format::Human => {}
         // As every JSON output ends: a summary, so an empty answer is not

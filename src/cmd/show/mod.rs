@@ -70,17 +70,16 @@ struct Resolved {
 }
 
 fn resolve(t: &Transcript, want: &Want, need_index: bool, embeds: bool) -> Resolved {
+    let failed = |e: Error| Resolved {
+        src: None,
+        idx: None,
+        picks: Vec::new(),
+        misses: Vec::new(),
+        error: Some(e.to_string()),
+    };
     let src = match Source::open(&t.path) {
         Ok(s) => s,
-        Err(e) => {
-            return Resolved {
-                src: None,
-                idx: None,
-                picks: Vec::new(),
-                misses: Vec::new(),
-                error: Some(e.to_string()),
-            }
-        }
+        Err(e) => return failed(e),
     };
     let idx = need_index.then(|| {
         let idx = FileIndex::build(&src, t.is_lane());
@@ -100,6 +99,10 @@ fn resolve(t: &Transcript, want: &Want, need_index: bool, embeds: bool) -> Resol
             .collect();
         (picks, picked.misses)
     };
+    // A file cut while mapped read zeros past the cut: nothing of it is shown.
+    if let Err(e) = src.check() {
+        return failed(e);
+    }
     Resolved {
         src: Some(src),
         idx,
@@ -114,14 +117,13 @@ pub(crate) fn run(
     out: &mut Out,
     problems: &Problems,
     started: Instant,
-) -> anyhow::Result<Exit> {
+) -> crate::error::Result<Exit> {
     if args.raw && args.common.format == crate::output::Format::Json {
         // The raw bytes are not JSON Lines (a glued line holds two objects);
         // JSON already carries each record whole.
         return Err(Error::Usage(
             "--raw prints the lines' exact bytes and --format json prints records as JSON: choose one".into(),
-        )
-        .into());
+        ));
     }
     require_target(args)?;
     let labels = match args.labels.is_empty() {
@@ -170,9 +172,10 @@ pub(crate) fn run(
             [t] => format!(" in {}", crate::output::sanitize::path(&t.path)),
             many => format!(" (searched {} transcripts)", many.len()),
         };
-        return Err(
-            Error::NotFound(format!("no such record(s){place}: {}", misses.join(", "))).into(),
-        );
+        return Err(Error::NotFound(format!(
+            "no such record(s){place}: {}",
+            misses.join(", ")
+        )));
     }
 
     let home_args = crate::discovery::home::from_env(args.common.claude_home.clone())?.flag_args();
@@ -194,13 +197,17 @@ pub(crate) fn run(
         for (no, offset, copy) in &f.picks {
             print_line(out, &ctx, *no, *offset, copy.as_ref(), &mut shown)?;
         }
+        // Cut while it was printed: what was printed past the cut is not the file.
+        if let Err(e) = src.check() {
+            problems.report(&t.path, e);
+        }
     }
     for (t, f) in ts.iter().zip(&files) {
         if f.picks.iter().any(|p| p.2.is_some()) && args.raw {
-            eprintln!(
-                "csift: {}: a requested uuid has several lines; every copy was printed",
+            problems.note(format_args!(
+                "{}: a requested uuid has several lines; every copy was printed",
                 crate::output::sanitize::path(&t.path)
-            );
+            ));
         }
     }
     if args.common.format == Format::Json && !args.raw {
@@ -256,7 +263,7 @@ fn print_line(
     offset: usize,
     copy: Option<&Copy>,
     shown: &mut Shown,
-) -> anyhow::Result<()> {
+) -> crate::error::Result<()> {
     let line = lines::line_at(c.buf, offset, no);
     let parsed = parse_line(&line);
     if !c.window.is_open() {
@@ -357,7 +364,7 @@ fn print_malformed(
     no: usize,
     file: &str,
     m: &crate::record::Malformed,
-) -> anyhow::Result<()> {
+) -> crate::error::Result<()> {
     match c.format {
         Format::Json => Ok(out.json(&print::JsonMalformed {
             kind: "malformed",
@@ -390,7 +397,7 @@ fn print_record(
     line: &crate::scan::Line<'_>,
     copy: Option<&Copy>,
     shown: &mut Shown,
-) -> anyhow::Result<()> {
+) -> crate::error::Result<()> {
     let no = line.no;
     let file = c.t.path.display().to_string();
     let empty = FileIndex::empty(c.t.is_lane());

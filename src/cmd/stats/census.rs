@@ -15,14 +15,15 @@ use super::known;
 pub(crate) use super::model::{bump, Census, Counts, MalformedOut, ToolRow, MALFORMED_SHOWN};
 use super::model::{max_opt, min_opt};
 use super::revisit;
-use super::tokens::{Book, SYNTHETIC};
-use crate::classify::index::{self, Piece};
+use crate::classify::index::Piece;
 use crate::classify::markers::SPAWN_TOOLS;
 use crate::classify::{classify_labels, FileIndex, Label};
 use crate::discovery::Transcript;
 use crate::record::{parse_line, MalformedKind, Parsed, Record};
 use crate::scan::{Line, Lines, Source};
 use crate::timefmt::{parse_ts, Window};
+use crate::tokens::book::Book;
+use crate::tokens::SYNTHETIC;
 
 /// Files above this are scanned in parallel chunks of about this size.
 const CHUNK: usize = 8 << 20;
@@ -50,6 +51,9 @@ struct Scan {
     piece: Piece,
     /// Records whose labels wait on the finished index.
     cands: Vec<revisit::Cand>,
+    /// `(uuid, parentUuid)` of a main file's sidechain records, in file
+    /// order: its 1.0.x inline lanes ([`crate::classify::sidechain`]).
+    sidechain: Vec<(Option<String>, Option<String>)>,
 }
 
 /// Census one transcript. Returns its census and its token book (for the
@@ -65,6 +69,7 @@ pub(crate) fn census(
     let src = Source::open(&t.path).map_err(|e| e.to_string())?;
     let embeds = embeds.then(|| Arc::new(t.lane_files()));
     let (mut c, book) = census_buf(&src, t.is_lane(), window, CHUNK, embeds);
+    src.check().map_err(|e| e.to_string())?;
     for m in &mut c.malformed {
         m.file = t.path.display().to_string();
     }
@@ -106,8 +111,15 @@ fn census_buf(
         s.merge(p);
     }
     s.c.bytes = buf.len() as u64;
+    // Lanes inline in a 1.0.x main file, by the rule `agents` lists them by,
+    // placed in file order once the chunks are merged.
+    let mut inline = crate::classify::sidechain::InlineLanes::default();
+    for (uuid, parent) in std::mem::take(&mut s.sidechain) {
+        inline.place(uuid.as_deref(), parent.as_deref());
+    }
+    s.c.inline_lanes = inline.len() as u64;
     let piece = std::mem::replace(&mut s.piece, Piece::new(lane));
-    let idx = piece.finish(index::head_is_fork(buf));
+    let idx = piece.finish(buf);
     revisit::apply(&mut s.c, buf, &idx, lane, &s.cands);
     s.finish(&idx)
 }
@@ -154,7 +166,7 @@ fn scan(
             Parsed::Malformed(m) => {
                 s.c.malformed_lines += 1;
                 if m.kind == MalformedKind::Glued {
-                    s.glued(&line, idx, w);
+                    s.glued(&line, idx, w, &mut carried);
                 }
                 if s.c.malformed.len() < MALFORMED_SHOWN {
                     s.c.malformed.push(MalformedOut {
@@ -166,6 +178,12 @@ fn scan(
                 }
             }
             Parsed::Record(r) => {
+                s.c.repaired_surrogates += u64::from(r.repaired);
+                if !lane && r.is_sidechain() {
+                    let id =
+                        |v: &Option<std::borrow::Cow<'_, str>>| v.as_deref().map(str::to_string);
+                    s.sidechain.push((id(&r.uuid), id(&r.parent_uuid)));
+                }
                 let ts = r.timestamp.as_deref().and_then(parse_ts);
                 carried = ts.or(carried);
                 s.join(&r, line.no);
@@ -220,30 +238,41 @@ impl Scan {
             answers: HashMap::new(),
             piece: Piece::new(lane),
             cands: Vec::new(),
+            sidechain: Vec::new(),
         }
     }
 
     /// A glued line's records (a write race): their types are listed apart,
     /// and their usage and labels count, as search matches each of them under
-    /// the line's number (the public corpus's 130d7b7e…:128).
-    fn glued(&mut self, line: &Line<'_>, idx: &FileIndex, w: &Window) {
+    /// the line's number (the public corpus's 130d7b7e…:128). A window counts
+    /// each by its own time (one without a time takes the time before it, as
+    /// any record does), never by the times of the rest of its file.
+    fn glued(
+        &mut self,
+        line: &Line<'_>,
+        idx: &FileIndex,
+        w: &Window,
+        carried: &mut Option<Timestamp>,
+    ) {
         for (sub, r) in crate::record::glued_parsed(line) {
-            bump(&mut self.c.glued_records, kind_name(&r), 1);
-            if r.kind() == "assistant" && r.has_message() {
-                let m = r.message.as_ref();
-                self.book
-                    .admit(r.model(), r.message_id(), m.and_then(|m| m.usage));
-            }
-            let counted = w.is_open() || w.contains(r.timestamp.as_deref().and_then(parse_ts));
+            *carried = r.timestamp.as_deref().and_then(parse_ts).or(*carried);
+            let counted = w.is_open() || w.contains(*carried);
             // A prompt glued behind another record opens its turn, as the
             // index search and show read has it (each object under the line's
             // number; the candidate keeps the object's own bytes).
             if let Some(cand) = revisit::note(&mut self.piece, &r, &sub, counted) {
                 self.cands.push(cand);
             }
-            if counted {
-                self.labels(&r, line.no, idx);
+            if !counted {
+                continue;
             }
+            bump(&mut self.c.glued_records, kind_name(&r), 1);
+            if r.kind() == "assistant" && r.has_message() {
+                let m = r.message.as_ref();
+                self.book
+                    .admit(r.model(), r.message_id(), m.and_then(|m| m.usage));
+            }
+            self.labels(&r, line.no, idx);
         }
     }
 
@@ -415,6 +444,7 @@ impl Scan {
         self.c.add(&o.c);
         self.piece.append(o.piece);
         self.cands.extend(o.cands);
+        self.sidechain.extend(o.sidechain);
         self.book.merge(o.book);
         for (k, v) in o.calls {
             match self.calls.get_mut(&k) {

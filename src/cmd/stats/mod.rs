@@ -11,7 +11,6 @@ pub(crate) mod known;
 pub(crate) mod model;
 pub(crate) mod print;
 pub(crate) mod revisit;
-pub(crate) mod tokens;
 pub(crate) mod total;
 
 use std::collections::{BTreeMap, HashMap};
@@ -62,7 +61,7 @@ pub(crate) fn run(
     out: &mut Out,
     problems: &Problems,
     started: Instant,
-) -> anyhow::Result<Exit> {
+) -> crate::error::Result<Exit> {
     let window = Window::parse(args.common.since.as_deref(), args.common.until.as_deref())?;
     let mut transcripts = super::select(&args.common, &args.targets, problems)?;
     // Each main transcript, then its lanes (discovery may list a lane first).
@@ -89,14 +88,16 @@ pub(crate) fn run(
         &items,
         |&(i, t)| -> Result<Option<Option<Census>>, String> {
             let (mut c, book) = census::census(t, &window, !args.common.no_subagents)?;
-            if !window.is_open() && c.lines == c.outside_window + c.malformed_lines {
+            let counted_none =
+                c.lines == c.outside_window + c.malformed_lines && c.glued_records.is_empty();
+            if !window.is_open() && counted_none {
                 if let Ok(mut f) = folds.lock() {
                     f.outside_whole += c.outside_window;
                 }
                 return Ok(None);
             }
             if !t.is_lane() {
-                c.lanes = lanes.get(t.session_id.as_str()).copied().unwrap_or(0);
+                c.lanes = lanes.get(t.session_id.as_str()).copied().unwrap_or(0) + c.inline_lanes;
             }
             fold(&folds, args.by, t, &c, &book);
             Ok(Some((i < keep).then_some(c)))
@@ -125,7 +126,7 @@ pub(crate) fn run(
     }
     let folds = folds
         .into_inner()
-        .map_err(|_| anyhow::anyhow!("a census worker panicked"))?;
+        .map_err(|_| crate::error::Error::Internal("a census worker panicked".into()))?;
     if args.by.is_some() {
         rows = folds
             .groups
@@ -158,7 +159,9 @@ pub(crate) fn run(
         Format::Json => print::json(out, &report)?,
         Format::Human => print::human(out, &report)?,
     }
-    Ok(Exit::from(report.total.transcripts > 0, problems.count()))
+    // Found means a line was counted: a home of empty transcripts prints a
+    // zero total and, like list, search and agents with nothing, exits 1.
+    Ok(Exit::from(report.total.census.lines > 0, problems.count()))
 }
 
 /// Fold a finished transcript into the total and its `--by` group(s): per
@@ -168,7 +171,7 @@ fn fold(
     by: Option<GroupBy>,
     t: &Transcript,
     c: &Census,
-    book: &tokens::Book,
+    book: &crate::tokens::book::Book,
 ) {
     let parts = match by {
         Some(GroupBy::Model) => bymodel::split(c, book),

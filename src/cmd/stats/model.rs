@@ -8,8 +8,9 @@ use std::collections::BTreeMap;
 use jiff::Timestamp;
 
 use super::known;
-use super::tokens::{Notes, Row};
 use crate::classify::Label;
+use crate::tokens::book::Notes;
+use crate::tokens::Row;
 pub(crate) type Counts = BTreeMap<String, u64>;
 
 /// How many malformed lines a row names by line number.
@@ -62,6 +63,11 @@ pub(crate) struct Census {
     pub(crate) lines: u64,
     pub(crate) bytes: u64,
     pub(crate) malformed_lines: u64,
+    /// Lines whose record could be read only by reading a lone surrogate
+    /// escape as U+FFFD ([`crate::record::surrogate`]): records, not
+    /// malformed lines. (One in a tool result's text fails no record: it is
+    /// repaired when the text is decoded, and not counted here.)
+    pub(crate) repaired_surrogates: u64,
     pub(crate) malformed: Vec<MalformedOut>,
     pub(crate) glued_records: Counts,
     pub(crate) outside_window: u64,
@@ -96,6 +102,9 @@ pub(crate) struct Census {
     pub(crate) spawns: u64,
     pub(crate) images: u64,
     pub(crate) lanes: u64,
+    /// Of `lanes`, those inline in a 1.0.x main file (`isSidechain:true`
+    /// chains, [`crate::classify::sidechain`]).
+    pub(crate) inline_lanes: u64,
     pub(crate) versions: Counts,
     pub(crate) models: Counts,
     pub(crate) tools: BTreeMap<String, ToolRow>,
@@ -124,6 +133,7 @@ impl Census {
         self.lines += o.lines;
         self.bytes += o.bytes;
         self.malformed_lines += o.malformed_lines;
+        self.repaired_surrogates += o.repaired_surrogates;
         self.malformed.extend(o.malformed.iter().cloned());
         self.malformed.truncate(MALFORMED_SHOWN);
         add_counts(&mut self.glued_records, &o.glued_records);
@@ -155,6 +165,7 @@ impl Census {
         self.spawns += o.spawns;
         self.images += o.images;
         self.lanes += o.lanes;
+        self.inline_lanes += o.inline_lanes;
         add_counts(&mut self.versions, &o.versions);
         add_counts(&mut self.models, &o.models);
         for (k, v) in &o.tools {

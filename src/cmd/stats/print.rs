@@ -9,13 +9,13 @@ use std::io::{self, Write};
 use serde_json::{json, Map, Value};
 
 use super::census::{Census, Counts};
-use super::tokens::Row;
 use super::{Report, RowOut};
 use crate::classify::Label;
 use crate::cmd::human_bytes;
 use crate::output::sanitize::one_line;
 use crate::output::Out;
 use crate::timefmt;
+use crate::tokens::Row;
 
 fn labels_map(v: &[u64]) -> Map<String, Value> {
     Label::ALL
@@ -38,6 +38,7 @@ fn fields(c: &Census) -> Map<String, Value> {
         ("lines", json!(c.lines)),
         ("bytes", json!(c.bytes)),
         ("malformed_lines", json!(c.malformed_lines)),
+        ("repaired_surrogates", json!(c.repaired_surrogates)),
         ("malformed", json!(c.malformed)),
         // The list holds the first MALFORMED_SHOWN; the rest are counted here.
         (
@@ -71,6 +72,7 @@ fn fields(c: &Census) -> Map<String, Value> {
         ("turn_durations", json!(c.turn_durations)),
         ("turn_duration_ms", json!(c.turn_duration_ms)),
         ("lanes", json!(c.lanes)),
+        ("inline_lanes", json!(c.inline_lanes)),
         ("spawns", json!(c.spawns)),
         ("images", json!(c.images)),
         ("versions", json!(c.versions)),
@@ -389,6 +391,13 @@ fn total(out: &mut Out, r: &Report<'_>) -> io::Result<()> {
             c.malformed_lines as usize - c.malformed.len()
         )?;
     }
+    if c.repaired_surrogates > 0 {
+        writeln!(
+            out,
+            "  repaired    {} lines read by taking a lone surrogate escape (a string cut inside an emoji) as U+FFFD",
+            n(c.repaired_surrogates)
+        )?;
+    }
     Ok(())
 }
 
@@ -431,7 +440,7 @@ fn tokens(out: &mut Out, r: &Report<'_>) -> io::Result<()> {
     // Like with like: the total beside it is the real models' (`<synthetic>`
     // is counted apart).
     let mut real_rows = t.tokens_sum_of_rows.clone();
-    real_rows.remove(super::tokens::SYNTHETIC);
+    real_rows.remove(crate::tokens::SYNTHETIC);
     let sum = sum_tokens(&real_rows);
     let notes = &c.token_notes;
     writeln!(

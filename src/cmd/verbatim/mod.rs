@@ -130,24 +130,29 @@ pub(crate) fn run(
     out: &mut Out,
     problems: &Problems,
     started: Instant,
-) -> anyhow::Result<Exit> {
+) -> crate::error::Result<Exit> {
     if args.common.since.is_some() || args.common.until.is_some() {
         return Err(Error::Usage(
             "verbatim keeps whole turns from the end; --since/--until do not apply".into(),
-        )
-        .into());
+        ));
     }
     if args.slices == Some(0) {
-        return Err(Error::Usage("--slices must be at least 1".into()).into());
+        return Err(Error::Usage("--slices must be at least 1".into()));
     }
     if args.slice == Some(0) {
-        return Err(Error::Usage("--slice counts from 1 (1 = the oldest slice)".into()).into());
+        return Err(Error::Usage(
+            "--slice counts from 1 (1 = the oldest slice)".into(),
+        ));
     }
     if args.window < MIN_WINDOW {
-        return Err(Error::Usage(format!("--window must be at least {MIN_WINDOW}")).into());
+        return Err(Error::Usage(format!(
+            "--window must be at least {MIN_WINDOW}"
+        )));
     }
     if args.hook_json && args.slices.is_some() && args.slice.is_none() {
-        return Err(Error::Usage("--hook-json with --slices needs --slice i".into()).into());
+        return Err(Error::Usage(
+            "--hook-json with --slices needs --slice i".into(),
+        ));
     }
     let targets = match (args.hook_json, args.targets.is_empty()) {
         (true, true) => vec![hook_target()?],
@@ -164,8 +169,7 @@ pub(crate) fn run(
             crate::output::sanitize::one_line(&t.session_id),
             crate::output::sanitize::one_line(&t.at()),
             crate::output::sanitize::one_line(&t.target_args(&home)),
-        ))
-        .into());
+        )));
     }
     // ELI-025: a slice beyond the fleet prints nothing and succeeds (JSON
     // still ends with its summary, which says no turn was printed).
@@ -189,7 +193,7 @@ pub(crate) fn run(
             }
         }
     };
-    let src = Source::open(&t.path).map_err(anyhow::Error::from)?;
+    let src = Source::open(&t.path)?;
     let idx = FileIndex::build(&src, t.is_lane());
     let opts = turns::Opts {
         thinking: args.thinking,
@@ -222,6 +226,8 @@ pub(crate) fn run(
     let left_out_before = oldest.filter(|&n| {
         n > 1 || (n == 1 && turns::Walker::new(&src, &idx, opts.clone()).turn_zero_renders())
     });
+    // A file cut while mapped read zeros past the cut: nothing of it is trusted.
+    src.check()?;
 
     if args.hook_json {
         if !text.is_empty() {
@@ -237,26 +243,26 @@ pub(crate) fn run(
             // Older turns the budget left out are said (on stderr, so the text
             // stays within its budget and the slices still join up exactly).
             if oldest.is_none() && idx.turns() > 0 && args.slice.is_none() {
-                eprintln!(
-                    "csift: verbatim: no turn of {} fits the {}-char budget, not even cut; raise --budget",
+                problems.note(format_args!(
+                    "verbatim: no turn of {} fits the {}-char budget, not even cut; raise --budget",
                     idx.turns(),
                     lim.budget
-                );
+                ));
             }
             if left_out_before == Some(1) && args.slice.is_none() {
-                eprintln!(
-                    "csift: verbatim: turns 1–{} of {} kept; what came before the first prompt (turn 0) left out (it does not fit: {why})",
+                problems.note(format_args!(
+                    "verbatim: turns 1–{} of {} kept; what came before the first prompt (turn 0) left out (it does not fit: {why})",
                     idx.turns(),
                     idx.turns(),
-                );
+                ));
             }
             if let Some(n) = oldest.filter(|&n| n > 1 && args.slice.is_none()) {
-                eprintln!(
-                    "csift: verbatim: turns {n}–{} of {} kept; turns before {n} left out (turn {} does not fit: {why})",
+                problems.note(format_args!(
+                    "verbatim: turns {n}–{} of {} kept; turns before {n} left out (turn {} does not fit: {why})",
                     idx.turns(),
                     idx.turns(),
                     n - 1,
-                );
+                ));
             }
         }
         Format::Json => {
