@@ -283,9 +283,9 @@ impl<W: Write> Sink for Html<W> {
 
     fn lane(&mut self, id: &str, title: &str, facts: &[(&str, String)]) -> io::Result<()> {
         let a = format!("a{}-", anchor(id));
-        write!(
+        writeln!(
             self.w,
-            "<details class=\"lane\" id=\"{}lane\"><summary>{}</summary>\n",
+            "<details class=\"lane\" id=\"{}lane\"><summary>{}</summary>",
             a,
             escaped(title)
         )?;
@@ -304,7 +304,7 @@ impl<W: Write> Sink for Html<W> {
         self.w
             .write_all(b"<div class=\"boundary\" role=\"separator\">")?;
         self.meta(at)?;
-        write!(self.w, " {}</div>\n", escaped(text))
+        writeln!(self.w, " {}</div>", escaped(text))
     }
 
     fn image(&mut self, mime: &str, b64: &[u8], caption: &str) -> io::Result<()> {
@@ -316,9 +316,9 @@ impl<W: Write> Sink for Html<W> {
         )?;
         // Checked by the caller: only base64 alphabet bytes reach here.
         self.w.write_all(b64)?;
-        write!(
+        writeln!(
             self.w,
-            "\"><figcaption>{}</figcaption></figure>\n",
+            "\"><figcaption>{}</figcaption></figure>",
             escaped(caption)
         )
     }
@@ -334,9 +334,9 @@ impl<W: Write> Sink for Html<W> {
     }
 
     fn finding(&mut self, kind: &str, msg: &str) -> io::Result<()> {
-        write!(
+        writeln!(
             self.w,
-            "<div class=\"finding\" role=\"note\"><strong>{}</strong> {}</div>\n",
+            "<div class=\"finding\" role=\"note\"><strong>{}</strong> {}</div>",
             escaped(kind),
             escaped(msg)
         )
@@ -357,9 +357,9 @@ impl<W: Write> Sink for Html<W> {
 
     fn part(&mut self, title: &str, note: &str) -> io::Result<()> {
         self.close_turn()?;
-        write!(
+        writeln!(
             self.w,
-            "<section class=\"part\"><h2>{}</h2><p>{}</p></section>\n",
+            "<section class=\"part\"><h2>{}</h2><p>{}</p></section>",
             escaped(title),
             escaped(note)
         )
@@ -413,9 +413,6 @@ impl<W: Write> Sink for Html<W> {
             }
             self.w.write_all(b"</nav>\n")?;
         }
-        write!(
-            self.w,
-            "</footer>\n<script>{JS}</script>\n</body>\n</html>\n"
-        )
+        writeln!(self.w, "</footer>\n<script>{JS}</script>\n</body>\n</html>")
     }
 }
