@@ -5,6 +5,7 @@
 pub(crate) mod agents;
 pub(crate) mod argv;
 pub(crate) mod audit;
+pub(crate) mod export;
 pub(crate) mod files;
 pub(crate) mod guard;
 pub(crate) mod image;
@@ -122,6 +123,8 @@ pub(crate) enum Command {
     Wait(Box<wait::WaitArgs>),
     /// Claude Code hook commands: `record` keeps the questions the transcript does not.
     Hooks(record::HooksArgs),
+    /// A session (with its lanes) or a lane as one self-contained HTML page, or Markdown.
+    Export(Box<export::ExportArgs>),
     /// Print the calling Claude Code session (from CLAUDE_CODE_SESSION_ID).
     #[command(mut_arg("no_subagents", |a| a.hide(true)))]
     #[command(mut_arg("since", |a| a.hide(true)))]
