@@ -754,3 +754,23 @@ fn a_sidecar_born_beside_the_transcript_mid_wait_fires_hitl_eli_018() {
     assert_eq!(v["elicitation"]["kind"], "mcp-elicitation");
     assert_eq!(v["elicitation"]["detail"], "Password for the staging db?");
 }
+
+/// A record that moves no verdict (a running command's progress) does not
+/// make an idle session "stop" again: a verdict condition needs the session
+/// to move after the start (MISC-020).
+#[test]
+fn a_progress_record_does_not_fire_stop_misc_020() {
+    let home = Home::new();
+    let (mut s, f) = session(&home);
+    let w = start(
+        &home,
+        &["@4d5611e5", "--until", "stop", "--timeout", "1500ms"],
+    );
+    s.push(json!({"type": "progress", "timestamp": now(), "toolUseID": "bash-progress-0",
+        "parentToolUseID": "toolu_01", "data": {"type": "bash_progress", "output": "", "fullOutput": "",
+        "elapsedTimeSeconds": 3, "totalLines": 0}}));
+    append(&f, &line(s.lines.last().unwrap()));
+    let (code, out, _) = w.finish();
+    assert_eq!(code, 124, "{out}");
+    assert!(out.contains("last seen:"), "{out}");
+}

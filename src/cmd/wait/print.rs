@@ -30,6 +30,46 @@ fn units(s: &Source) -> Option<(UnitOut, Vec<UnitOut>)> {
     }
 }
 
+/// A record no label reads (a progress record, a hook's attachment): its
+/// line, type, time and the start of its bytes.
+struct Raw {
+    file: String,
+    line: usize,
+    record: String,
+    timestamp: Option<String>,
+    excerpt: String,
+}
+
+fn raw(s: &Source) -> Option<Raw> {
+    let Source::Record {
+        transcript, offset, ..
+    } = s
+    else {
+        return None;
+    };
+    let src = crate::scan::Source::open(&transcript.path).ok()?;
+    let at = usize::try_from(*offset).ok()?.min(src.len());
+    let end = memchr::memchr(b'\n', &src[at..]).map_or(src.len(), |i| at + i);
+    let bytes = &src[at..end];
+    let v: Value = serde_json::from_slice(bytes).unwrap_or(Value::Null);
+    let field = |k: &str| v.get(k).and_then(Value::as_str).map(str::to_string);
+    let record = match (field("type"), field("subtype")) {
+        (Some(t), Some(st)) => format!("{t}:{st}"),
+        (Some(t), None) => t,
+        _ => "(untyped)".into(),
+    };
+    let text = String::from_utf8_lossy(bytes);
+    Some(Raw {
+        file: transcript.path.display().to_string(),
+        line: crate::live::tail::lines_at(&transcript.path, &[*offset])?
+            .first()
+            .copied()?,
+        record,
+        timestamp: field("timestamp"),
+        excerpt: text.chars().take(300).collect(),
+    })
+}
+
 fn body<W: Write>(w: &mut W, st: Style, u: &UnitOut) -> io::Result<()> {
     let text = u.shown.as_deref().unwrap_or(&u.text).trim_end_matches('\n');
     if text.is_empty() {
@@ -170,11 +210,30 @@ fn source(out: &mut Out, s: &Source) -> io::Result<()> {
             transcript, offset, ..
         } => match units(s) {
             Some((u, p)) => exchange(out, &u, &p),
-            None => writeln!(
-                out,
-                "(the record at byte {offset} of {} could not be read back)",
-                sanitize::path(&transcript.path)
-            ),
+            None => match raw(s) {
+                Some(r) => {
+                    let st = out.style;
+                    writeln!(
+                        out,
+                        "{}── {} {}{}{} {} {}:{}{}",
+                        st.head,
+                        crate::discovery::short(&transcript.session_id),
+                        st.label,
+                        sanitize::one_line(&r.record),
+                        st.head,
+                        r.timestamp.as_deref().map_or("-", |t| t),
+                        sanitize::one_line(&r.file),
+                        r.line,
+                        st.reset
+                    )?;
+                    writeln!(out, "{}", sanitize::one_line(&r.excerpt))
+                }
+                None => writeln!(
+                    out,
+                    "(the record at byte {offset} of {} could not be read back)",
+                    sanitize::path(&transcript.path)
+                ),
+            },
         },
         Source::Sidecar { path, marker } => {
             writeln!(
@@ -206,7 +265,11 @@ struct SessionJson<'a> {
 }
 
 fn unit_json(s: &Source) -> Option<Value> {
-    let (u, p) = units(s)?;
+    let Some((u, p)) = units(s) else {
+        let r = raw(s)?;
+        return Some(json!({"file": r.file, "line": r.line, "record": r.record,
+            "timestamp": r.timestamp, "label": null, "text": r.excerpt}));
+    };
     let mut v = serde_json::to_value(&u).ok()?;
     v["exchange"] = serde_json::to_value(&p).ok()?;
     Some(v)

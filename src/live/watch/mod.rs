@@ -27,7 +27,6 @@ use crate::elicitation::Marker;
 use crate::error::{Error, Result};
 use crate::live::registry::Registry;
 use crate::live::session::{Options, SessionStatus};
-use crate::live::verdict::Verdict;
 use cond::Cond;
 use cursor::{Cursor, Read, Role};
 use notifier::Notifier;
@@ -108,10 +107,51 @@ const START_POLL: Duration = Duration::from_secs(1);
 
 struct Judge {
     status: SessionStatus,
-    baseline: Verdict,
+    /// What the verdict was judged from at the start ([`fingerprint`]).
+    baseline: String,
     at: Instant,
-    /// Something changed since the start (a record, a row, a process).
+    /// The session moved since the start: a turn went on, a call started or
+    /// returned, a lane changed state, a row or the process changed, an ask
+    /// came or went, or the verdict itself changed.
     moved: bool,
+}
+
+/// What a verdict is judged from, in one comparable string: a record that
+/// moves none of it (a progress record, a hook's attachment) moves no session.
+fn fingerprint(st: &SessionStatus) -> String {
+    let main = st.main.as_ref();
+    let row = st.registry.row();
+    let lanes: Vec<String> = st
+        .lanes
+        .read
+        .iter()
+        .map(|l| format!("{}={}", l.transcript.path.display(), l.state.name()))
+        .collect();
+    let asks: Vec<&str> = st
+        .elicitations
+        .pending
+        .iter()
+        .map(|p| p.key.as_str())
+        .collect();
+    format!(
+        "{}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{}|{}|{}|{}",
+        st.assessment.verdict.name(),
+        main.and_then(|t| t.assistant.as_ref()).map(|a| a.offset),
+        main.and_then(|t| t.turn.as_ref()),
+        main.map(|t| t.pending.iter().map(|c| c.id.as_str()).collect::<Vec<_>>()),
+        row.map(|r| (r.status.as_deref(), r.status_updated_at_ms)),
+        st.pid
+            .as_ref()
+            .and_then(crate::live::procs::PidCheck::alive),
+        st.lanes.journal_in_flight(),
+        lanes.join(","),
+        asks.join(","),
+        st.ledger.open().count(),
+        st.assessment
+            .waiting_for
+            .as_ref()
+            .map_or("", |w| w.reason.as_str()),
+    )
 }
 
 struct Wait<'a> {
@@ -457,17 +497,16 @@ impl Wait<'_> {
             Timestamp::now(),
             Options::default(),
         );
-        let v = st.assessment.verdict;
         let j = match self.judges[i].take() {
             Some(mut j) if !first => {
-                j.moved = true;
+                j.moved |= fingerprint(&st) != j.baseline;
                 j.status = st;
                 j.at = Instant::now();
                 j
             }
             _ => Judge {
+                baseline: fingerprint(&st),
                 status: st,
-                baseline: v,
                 at: Instant::now(),
                 moved: false,
             },
@@ -489,14 +528,15 @@ impl Wait<'_> {
             } else if let Some(j) = self.judges[i].as_mut() {
                 let registry = Registry::read(&self.spec.home.root);
                 j.status.rejudge(&registry, Timestamp::now());
+                j.moved |= fingerprint(&j.status) != j.baseline;
             }
             let Some(j) = self.judges[i].as_ref() else {
                 continue;
             };
             let v = j.status.assessment.verdict;
-            // History never fires (MISC-020): a verdict counts once something
-            // moved after the start, or once it differs from the start's.
-            if !j.moved && v == j.baseline {
+            // History never fires (MISC-020): a verdict counts once the
+            // session moved after the start.
+            if !j.moved {
                 continue;
             }
             if let Some(c) = self.spec.conds.iter().find(|c| c.verdict(v)) {
