@@ -774,3 +774,29 @@ fn a_progress_record_does_not_fire_stop_misc_020() {
     assert_eq!(code, 124, "{out}");
     assert!(out.contains("last seen:"), "{out}");
 }
+
+/// ELI-023, ELI-015: the printed settings block registers the five events,
+/// the tool ones with the asking tools' matcher, each running this binary's
+/// `hooks record`.
+#[test]
+fn the_recorder_prints_its_settings_block_eli_023() {
+    let out = crate::common::csift()
+        .args(["hooks", "record", "--print-settings"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let hooks = v["hooks"].as_object().unwrap();
+    assert_eq!(hooks.len(), 5);
+    for ev in ["PreToolUse", "PostToolUse", "PostToolUseFailure"] {
+        assert_eq!(
+            hooks[ev][0]["matcher"], "AskUserQuestion|ExitPlanMode",
+            "{ev}"
+        );
+    }
+    assert!(hooks["Elicitation"][0].get("matcher").is_none());
+    let cmd = hooks["ElicitationResult"][0]["hooks"][0]["command"]
+        .as_str()
+        .unwrap();
+    assert!(cmd.ends_with("csift hooks record"), "{cmd}");
+}

@@ -24,7 +24,35 @@ fn say(msg: &str) {
     ));
 }
 
+/// The settings.json block that wires the recorder, for this binary.
+fn settings() -> serde_json::Value {
+    use crate::elicitation::record::{COMMAND, HOOKS, TIMEOUT_SECS};
+    let exe = std::env::current_exe()
+        .map(|e| std::fs::canonicalize(&e).unwrap_or(e))
+        .map(|e| crate::output::sanitize::shell_word(&e.to_string_lossy()).into_owned())
+        .unwrap_or_else(|_| "csift".into());
+    let mut hooks = serde_json::Map::new();
+    for (event, matcher) in HOOKS {
+        let mut group = serde_json::json!({"hooks": [{"type": "command",
+            "command": format!("{exe} {COMMAND}"), "timeout": TIMEOUT_SECS}]});
+        if let Some(m) = matcher {
+            group["matcher"] = m.into();
+        }
+        hooks.insert(event.to_string(), serde_json::Value::Array(vec![group]));
+    }
+    serde_json::json!({ "hooks": hooks })
+}
+
 pub(crate) fn run(args: &RecordArgs) -> Exit {
+    if args.print_settings {
+        let text = serde_json::to_string_pretty(&settings()).unwrap_or_default();
+        let mut out = std::io::stdout().lock();
+        return match std::io::Write::write_all(&mut out, format!("{text}\n").as_bytes()) {
+            Ok(()) => Exit::Found,
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Exit::Found,
+            Err(_) => Exit::Error,
+        };
+    }
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
         let mut raw = Vec::new();

@@ -20,6 +20,24 @@ use serde_json::Value;
 
 use super::{Marker, KIND_MCP};
 
+/// The hook registrations the recorder needs, for a settings block (`hooks
+/// print --record` builds its entries from these): (event, matcher). The tool
+/// events' matcher names the two asking tools in the strict matcher grammar
+/// (letters, digits, `_`, `|`); the MCP events take none, so every server's
+/// asks are recorded (ELI-023: their matcher selects the server).
+pub(crate) const HOOKS: [(&str, Option<&str>); 5] = [
+    ("PreToolUse", Some(ASK_MATCHER)),
+    ("PostToolUse", Some(ASK_MATCHER)),
+    ("PostToolUseFailure", Some(ASK_MATCHER)),
+    ("Elicitation", None),
+    ("ElicitationResult", None),
+];
+const ASK_MATCHER: &str = "AskUserQuestion|ExitPlanMode";
+/// The command line after the binary's path: `<csift> hooks record`.
+pub(crate) const COMMAND: &str = "hooks record";
+/// Seconds Claude Code should give a fire (the recorder reads for at most 5).
+pub(crate) const TIMEOUT_SECS: u32 = 10;
+
 /// What a payload asks the recorder to write.
 pub(crate) fn marker(payload: &Value, now: jiff::Timestamp) -> Option<Marker> {
     let s = |k: &str| {
@@ -216,6 +234,38 @@ mod tests {
         let bare = json!({"hook_event_name":"ElicitationResult","mcp_server_name":"db","action":"accept","session_id":"s"});
         let m = marker(&bare, now()).unwrap();
         assert_eq!((m.phase.as_str(), m.key.as_str()), ("resolved", "db"));
+    }
+
+    /// ELI-023: the tool events' matcher passes the strict grammar
+    /// (`^[a-zA-Z0-9_|]+$`, split on `|`) and names exactly the asking tools;
+    /// the MCP events have none. ELI-015: the five events.
+    #[test]
+    fn registrations_use_the_matcher_grammar_eli_023() {
+        let events: Vec<&str> = HOOKS.iter().map(|(e, _)| *e).collect();
+        assert_eq!(
+            events,
+            [
+                "PreToolUse",
+                "PostToolUse",
+                "PostToolUseFailure",
+                "Elicitation",
+                "ElicitationResult"
+            ]
+        );
+        for (event, m) in HOOKS {
+            match m {
+                Some(m) => {
+                    assert!(
+                        m.bytes()
+                            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'|'),
+                        "{event}"
+                    );
+                    let tools: Vec<&str> = m.split('|').collect();
+                    assert_eq!(tools, ["AskUserQuestion", "ExitPlanMode"]);
+                }
+                None => assert!(event.starts_with("Elicitation")),
+            }
+        }
     }
 
     /// The sidecar never goes under the Claude home a transcript sits in.
