@@ -11,11 +11,13 @@
 
 pub(crate) mod cond;
 pub(crate) mod cursor;
+mod judge;
 pub(crate) mod notifier;
+mod read;
 pub(crate) mod scope;
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use jiff::Timestamp;
@@ -28,7 +30,7 @@ use crate::error::{Error, Result};
 use crate::live::registry::Registry;
 use crate::live::session::{Options, SessionStatus};
 use cond::Cond;
-use cursor::{Cursor, Read, Role};
+use cursor::{Cursor, Role};
 use notifier::Notifier;
 use scope::Watched;
 
@@ -105,60 +107,11 @@ const GATHER_EVERY: Duration = Duration::from_millis(250);
 /// How often a target that names nothing yet is resolved again.
 const START_POLL: Duration = Duration::from_secs(1);
 
-struct Judge {
-    status: SessionStatus,
-    /// What the verdict was judged from at the start ([`fingerprint`]).
-    baseline: String,
-    at: Instant,
-    /// The session moved since the start: a turn went on, a call started or
-    /// returned, a lane changed state, a row or the process changed, an ask
-    /// came or went, or the verdict itself changed.
-    moved: bool,
-}
-
-/// What a verdict is judged from, in one comparable string: a record that
-/// moves none of it (a progress record, a hook's attachment) moves no session.
-fn fingerprint(st: &SessionStatus) -> String {
-    let main = st.main.as_ref();
-    let row = st.registry.row();
-    let lanes: Vec<String> = st
-        .lanes
-        .read
-        .iter()
-        .map(|l| format!("{}={}", l.transcript.path.display(), l.state.name()))
-        .collect();
-    let asks: Vec<&str> = st
-        .elicitations
-        .pending
-        .iter()
-        .map(|p| p.key.as_str())
-        .collect();
-    format!(
-        "{}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{}|{}|{}|{}",
-        st.assessment.verdict.name(),
-        main.and_then(|t| t.assistant.as_ref()).map(|a| a.offset),
-        main.and_then(|t| t.turn.as_ref()),
-        main.map(|t| t.pending.iter().map(|c| c.id.as_str()).collect::<Vec<_>>()),
-        row.map(|r| (r.status.as_deref(), r.status_updated_at_ms)),
-        st.pid
-            .as_ref()
-            .and_then(crate::live::procs::PidCheck::alive),
-        st.lanes.journal_in_flight(),
-        lanes.join(","),
-        asks.join(","),
-        st.ledger.open().count(),
-        st.assessment
-            .waiting_for
-            .as_ref()
-            .map_or("", |w| w.reason.as_str()),
-    )
-}
-
 struct Wait<'a> {
     spec: &'a Spec,
     sessions: Vec<Watched>,
     cursors: Vec<Cursor>,
-    judges: Vec<Option<Judge>>,
+    judges: Vec<Option<judge::Judge>>,
     dirty: Vec<bool>,
     notifier: Notifier,
     activity: Activity,
@@ -377,177 +330,6 @@ impl Wait<'_> {
             }
         }
         self.activity.files = self.cursors.len();
-    }
-
-    /// Read one cursor and match what it gained.
-    fn read(&mut self, i: usize, say: Say<'_>) -> Result<Option<Event>> {
-        let c = &mut self.cursors[i];
-        let got = c.read().map_err(|e| Error::io(&c.path, e))?;
-        let (session, role, path) = (c.session, c.role, c.path.clone());
-        match got {
-            Read::Same => Ok(None),
-            Read::Gone if role == Role::Sidecar => {
-                self.cursors.remove(i);
-                Ok(None)
-            }
-            Read::Gone => Err(Error::Target(format!(
-                "{}: the transcript was deleted while waiting",
-                path.display()
-            ))),
-            Read::Rebaselined { len, why } => {
-                say(&format!(
-                    "csift: note: {}: {why}; re-baselined at byte {len} (what it holds is history)",
-                    crate::output::sanitize::path(&path)
-                ));
-                self.dirty[session] = true;
-                Ok(None)
-            }
-            Read::Lines { at, bytes } => {
-                self.dirty[session] = true;
-                match role {
-                    Role::Sidecar => Ok(self.sidecar_lines(&path, &bytes)),
-                    _ => Ok(self.records(i, at, &bytes)),
-                }
-            }
-        }
-    }
-
-    fn transcript(&self, i: usize) -> Option<Transcript> {
-        let c = &self.cursors[i];
-        let f = &self.sessions[c.session].files;
-        f.main
-            .iter()
-            .chain(&f.lanes)
-            .find(|t| t.path == c.path)
-            .cloned()
-    }
-
-    /// Match each record of `bytes` (read at byte `at` of cursor `i`).
-    fn records(&mut self, i: usize, at: u64, bytes: &[u8]) -> Option<Event> {
-        let role = self.cursors[i].role;
-        let agent = self.cursors[i].agent_id.clone();
-        let transcript = self.transcript(i)?;
-        for line in crate::scan::Lines::new(bytes) {
-            let line = crate::scan::Line {
-                offset: at as usize + line.offset,
-                ..line
-            };
-            for (sub, rec) in crate::record::line_records(&line) {
-                self.activity.records += 1;
-                if let Some(a) = &agent {
-                    if self.activity.lane_ids.insert(a.clone()) {
-                        self.activity.lanes += 1;
-                    }
-                }
-                let mut first_use = None;
-                for b in rec.blocks().iter().filter(|b| b.kind() == "tool_use") {
-                    let name = b.name.as_deref().unwrap_or("(unnamed)").to_string();
-                    *self.activity.tools.entry(name).or_default() += 1;
-                    first_use = first_use.or(b.id.as_deref().map(str::to_string));
-                }
-                let source = |use_id: Option<String>| Source::Record {
-                    transcript: transcript.clone(),
-                    offset: sub.offset as u64,
-                    tool_use_id: use_id,
-                };
-                self.last = Some(source(first_use.clone()));
-                for c in &self.spec.conds {
-                    if let Some(why) = c.record(&rec, role) {
-                        return Some(Event {
-                            cond: c.spec.clone(),
-                            why,
-                            source: source(first_use),
-                        });
-                    }
-                }
-            }
-        }
-        None
-    }
-
-    fn sidecar_lines(&mut self, path: &Path, bytes: &[u8]) -> Option<Event> {
-        for line in bytes.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
-            self.activity.sidecar_lines += 1;
-            let Ok(m) = serde_json::from_slice::<Marker>(line) else {
-                continue;
-            };
-            for c in &self.spec.conds {
-                if let Some(why) = c.marker(&m) {
-                    return Some(Event {
-                        cond: c.spec.clone(),
-                        why,
-                        source: Source::Sidecar {
-                            path: path.to_path_buf(),
-                            marker: Box::new(m),
-                        },
-                    });
-                }
-            }
-        }
-        None
-    }
-
-    /// Read session `i`'s surfaces and judge them (`first`: the baseline).
-    fn gather(&mut self, i: usize, first: bool) {
-        let registry = Registry::read(&self.spec.home.root);
-        let st = crate::live::session::assess(
-            &self.spec.home.root,
-            &self.sessions[i].files,
-            &registry,
-            Timestamp::now(),
-            Options::default(),
-        );
-        let j = match self.judges[i].take() {
-            Some(mut j) if !first => {
-                j.moved |= fingerprint(&st) != j.baseline;
-                j.status = st;
-                j.at = Instant::now();
-                j
-            }
-            _ => Judge {
-                baseline: fingerprint(&st),
-                status: st,
-                at: Instant::now(),
-                moved: false,
-            },
-        };
-        self.judges[i] = Some(j);
-        self.dirty[i] = false;
-    }
-
-    /// The verdict conditions over every session: a full read where records
-    /// came (at most every [`GATHER_EVERY`]), else a re-judgement at this
-    /// instant with the registry re-read and the process probed.
-    fn judge_all(&mut self) -> Option<Event> {
-        for i in 0..self.sessions.len() {
-            let due = self.judges[i]
-                .as_ref()
-                .is_none_or(|j| j.at.elapsed() >= GATHER_EVERY);
-            if self.dirty[i] && due {
-                self.gather(i, false);
-            } else if let Some(j) = self.judges[i].as_mut() {
-                let registry = Registry::read(&self.spec.home.root);
-                j.status.rejudge(&registry, Timestamp::now());
-                j.moved |= fingerprint(&j.status) != j.baseline;
-            }
-            let Some(j) = self.judges[i].as_ref() else {
-                continue;
-            };
-            let v = j.status.assessment.verdict;
-            // History never fires (MISC-020): a verdict counts once the
-            // session moved after the start.
-            if !j.moved {
-                continue;
-            }
-            if let Some(c) = self.spec.conds.iter().find(|c| c.verdict(v)) {
-                return Some(Event {
-                    cond: c.spec.clone(),
-                    why: format!("verdict {}", v.name()),
-                    source: Source::Verdict,
-                });
-            }
-        }
-        None
     }
 
     fn finish(mut self, fired: Option<Event>) -> Outcome {
