@@ -321,8 +321,8 @@ mod tests {
 
     /// Findings shaped as the detectors write them on the public corpus.
     fn report() -> Report {
-        let finding = |kind, line, sidechain, ts: Option<&str>, mid: Option<&str>, detail: &str| {
-            Finding {
+        let finding =
+            |kind, line, sidechain, ts: Option<&str>, mid: Option<&str>, detail: &str| Finding {
                 record: "finding",
                 kind,
                 file: "/h/projects/-work-app/5e2c7a91-0b1d-4c3e-9f8a-2d6b1c0e7f44.jsonl".into(),
@@ -333,8 +333,7 @@ mod tests {
                 timestamp: ts.map(str::to_string),
                 version: Some("1.0.51".into()),
                 detail: detail.into(),
-            }
-        };
+            };
         Report {
             kinds: vec![Kind::EatenText, Kind::MissingTranscript],
             findings: vec![
@@ -416,7 +415,10 @@ mod tests {
         // Transcript text reaches the terminal cleaned.
         assert!(!text.contains('\x1b'));
         let last = text.lines().last().unwrap();
-        assert!(last.starts_with("3 findings in 3 files, 120.6K in "), "{last}");
+        assert!(
+            last.starts_with("3 findings in 3 files, 120.6K in "),
+            "{last}"
+        );
     }
 
     #[test]

@@ -272,4 +272,3 @@ fn print_files<W: Write>(
     }
     Ok(shown)
 }
-

@@ -75,7 +75,12 @@ pub(crate) fn header<W: Write>(
 }
 
 /// A body, sanitised; cut after [`MAX_LINES`] lines or [`MAX_CHARS`] chars.
-pub(crate) fn body<W: Write>(w: &mut W, st: Style, text: &str, no_truncate: bool) -> io::Result<()> {
+pub(crate) fn body<W: Write>(
+    w: &mut W,
+    st: Style,
+    text: &str,
+    no_truncate: bool,
+) -> io::Result<()> {
     let text = text.trim_end_matches('\n');
     if text.is_empty() {
         return writeln!(w, "(empty)");

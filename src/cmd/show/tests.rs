@@ -33,7 +33,8 @@ fn transcript() -> String {
         env("user", "u2", r#""a1""#, "02")
     );
     // A summary line carries no content unit.
-    let system = r#"{"type":"summary","summary":"Listing the app's files","leafUuid":"u2"}"#.to_string();
+    let system =
+        r#"{"type":"summary","summary":"Listing the app's files","leafUuid":"u2"}"#.to_string();
     let unknown = format!(
         r#"{{{},"message":{{"id":"msg_01D","type":"message","role":"assistant","model":"claude-opus-4-5","content":[{{"type":"text","text":"Two entries."}},{{"type":"hologram","data":"x"}}],"stop_reason":"end_turn"}}}}"#,
         env("assistant", "a2", r#""u2""#, "04")
@@ -98,8 +99,16 @@ fn human_result_names_the_tool_of_its_call() {
     assert!(heads[0].contains(" ·t1 user.message "), "{}", heads[0]);
     assert!(heads[1].contains(" agent.tool.use Bash "), "{}", heads[1]);
     // The result names its call's tool, from the call printed before it.
-    assert!(heads[2].contains(" agent.tool.result Bash "), "{}", heads[2]);
-    assert!(heads[2].ends_with(&format!("{SESSION}.jsonl:3")), "{}", heads[2]);
+    assert!(
+        heads[2].contains(" agent.tool.result Bash "),
+        "{}",
+        heads[2]
+    );
+    assert!(
+        heads[2].ends_with(&format!("{SESSION}.jsonl:3")),
+        "{}",
+        heads[2]
+    );
     assert!(text.contains("$ ls\n"), "{text}");
     assert!(text.contains("stdout:\nCargo.toml\nsrc\n"), "{text}");
 }
@@ -129,7 +138,10 @@ fn record_without_unit_says_what_it_is() {
 fn unknown_block_is_said_never_dropped() {
     let text = show(&[5], Format::Human, None, false, PLAIN);
     assert!(text.contains("Two entries."), "{text}");
-    assert!(text.contains("[block 1 of unknown type `hologram` at "), "{text}");
+    assert!(
+        text.contains("[block 1 of unknown type `hologram` at "),
+        "{text}"
+    );
     let rows = json(&[5], None);
     let kinds: Vec<&str> = rows.iter().map(|r| r["type"].as_str().unwrap()).collect();
     assert_eq!(kinds, ["unit", "unknown-block"]);
@@ -157,7 +169,13 @@ fn raw_prints_exact_bytes_and_labels_narrow_it() {
     let want: Vec<&str> = buf.lines().collect();
     assert_eq!(raw, format!("{}\n{}\n", want[0], want[3]));
     // -t agent.tool.use keeps the call's line only.
-    let raw = show(&[1, 2, 3, 4], Format::Human, Some("agent.tool.use"), true, PLAIN);
+    let raw = show(
+        &[1, 2, 3, 4],
+        Format::Human,
+        Some("agent.tool.use"),
+        true,
+        PLAIN,
+    );
     assert_eq!(raw, format!("{}\n", want[1]));
 }
 
