@@ -619,6 +619,7 @@ fn a_long_session_is_read_head_and_tail_and_full_counts_turns_qt_030() {
     assert_eq!(row["last_activity"], "2026-03-01T12:00:00.000Z");
     assert_eq!(row["started"], "2026-01-01T00:00:07.000Z");
     assert_eq!(row["cwd"], "/w/long");
+    // REC-006: the build that writes a session can change mid-session.
     assert_eq!(row["versions"], json!(["2.1.150", "2.1.151"]));
     assert_eq!(row["models"], json!(["claude-opus-4-5-20251101"]));
     assert_eq!(summary["read_whole"], 1);

@@ -713,6 +713,8 @@ fn persisted_output_is_followed_or_said_gone_misc_002() {
         .args(["search", "DEEP_FAILURE", "--format", "json"])
         .output()
         .unwrap();
+    // REC-039: the full output lives outside the transcript bytes, so a match
+    // in it is found only by following the pointer.
     assert_eq!(
         out.status.code(),
         Some(1),
@@ -849,7 +851,8 @@ fn filters_tool_model_since_and_attachments() {
         .iter()
         .all(|(_, l)| l.starts_with("agent.")));
     assert!(lines(&["--model", "gpt-*"]).is_empty());
-    // Attachments only on request.
+    // Attachments only on request (CLS-021, REC-017: the dominant record type,
+    // megabyte payloads; a default search never reads them).
     assert!(!lines(&[]).iter().any(|(_, l)| l == "harness.meta.hook"));
     assert!(lines(&["--attachments"])
         .iter()
