@@ -385,6 +385,7 @@ fn workflow_lanes_journal_and_manifest_sub_008_010() {
     assert_eq!(done["workflow_id"], "wf_r1");
     assert_eq!(done["state"], "returned");
     assert_eq!(done["carrier"], "workflow-journal"); // SUB-018
+
     // SUB-006: a workflow meta carries {agentType} or {agentType, spawnDepth}.
     assert_eq!(done["agent_type"], "worker");
     assert_eq!(done["returned_message"], "{\"ok\":true}");

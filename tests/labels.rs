@@ -181,6 +181,7 @@ fn every_leaf_on_a_real_shaped_record_cls_001() {
             .filter(|e| e.0 == leaf)
             .map(|e| e.1 as u64)
             .collect();
+        // CLS-023: the system leaves too, though their records carry no role.
         assert_eq!(lines_for(&home, leaf), want, "leaf {leaf}");
     }
 }
@@ -209,6 +210,7 @@ fn bare_role_is_visible_leaves_qt_027() {
         .collect();
     assert!(labels.contains(&"user.message".to_string()));
     assert!(!labels.contains(&"user.unsent".to_string()), "{labels:?}");
+    // QT-035: the promoted queue line is reached only by naming it.
     assert!(!labels.contains(&"user.queued".to_string()), "{labels:?}");
 }
 

@@ -763,6 +763,7 @@ fn whoami_uses_the_env_and_never_guesses_misc_009() {
     assert!(String::from_utf8_lossy(&out.stdout)
         .trim()
         .ends_with(&format!("{S1}.jsonl")));
+    // SUB-021: the variable names the top-level session in every lane.
     assert!(String::from_utf8_lossy(&out.stderr).contains("TOP-LEVEL"));
     let out = home
         .cmd()

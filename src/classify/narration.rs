@@ -179,7 +179,8 @@ mod tests {
         let n = signature(b"narration", 0);
         let spaced = format!("{}\n{}", &n[..8], &n[8..]);
         assert!(is_narration(&spaced)); // NAR-008
-                                        // NAR-006: every strict prefix of a narration signature reads untagged.
+
+        // NAR-006: every strict prefix of a narration signature reads untagged.
         let n = signature(b"narration", 2);
         for cut in 0..n.trim_end_matches('=').len() - 1 {
             assert!(!is_narration(&n[..cut]), "prefix {cut}");

@@ -280,8 +280,12 @@ mod tests {
             fs::write(&f, format!("{{\"type\":\"user\",\"sessionId\":\"{s}\"}}\n")).unwrap();
         };
         write(&format!("-w-app/{s}.jsonl"));
-        write(&format!("-w-app/{s}/subagents/agent-a0f3e9c2b1d4e5f6.jsonl"));
-        write(&format!("-w-app/{s}/subagents/agent-aRev-Bob-0123456789abcdef.jsonl"));
+        write(&format!(
+            "-w-app/{s}/subagents/agent-a0f3e9c2b1d4e5f6.jsonl"
+        ));
+        write(&format!(
+            "-w-app/{s}/subagents/agent-aRev-Bob-0123456789abcdef.jsonl"
+        ));
         write("-w-mem/memory/MEMORY.md");
         write(&format!("-w-side/{s}/subagents/agent-a77.jsonl"));
         let mut w = Walk::default();
@@ -293,7 +297,11 @@ mod tests {
             .iter()
             .map(|t| {
                 let dir = super::super::file_name(&t.project_dir);
-                (format!("{dir} {}", t.session_id), t.agent_id.clone(), t.shape.name())
+                (
+                    format!("{dir} {}", t.session_id),
+                    t.agent_id.clone(),
+                    t.shape.name(),
+                )
             })
             .collect();
         let main = format!("-w-app {s}");
@@ -301,9 +309,13 @@ mod tests {
             got,
             [
                 (main.clone(), Some("a0f3e9c2b1d4e5f6".into()), "subagent"), // SUB-002, REC-100
-                (main.clone(), Some("aRev-Bob-0123456789abcdef".into()), "subagent"), // SUB-002
-                (main, None, "main"), // PATH-012
-                (format!("-w-side {s}"), Some("a77".into()), "subagent"), // PATH-010
+                (
+                    main.clone(),
+                    Some("aRev-Bob-0123456789abcdef".into()),
+                    "subagent"
+                ), // SUB-002
+                (main, None, "main"),                                        // PATH-012
+                (format!("-w-side {s}"), Some("a77".into()), "subagent"),    // PATH-010
             ]
         );
     }

@@ -115,7 +115,8 @@ fn narration_is_read_from_the_signature_alone() {
     assert_eq!(got.label(4), "agent.thinking.narration"); // NAR-009
     assert_eq!((got.label(5), got.text(5)), ("agent.thinking", "")); // REC-012
     assert_eq!(got.label(6), "agent.thinking"); // NAR-010
-                                                // NAR-010: the unit text is the thinking text; the tag is never text.
+
+    // NAR-010: the unit text is the thinking text; the tag is never text.
     assert!(!got.text(3).contains("narration"));
     // NAR-011: a lane's narration reads the same.
     let lane = [
@@ -152,8 +153,9 @@ fn content_is_a_string_or_blocks_and_results_join_by_id() {
     ); // REC-008
     assert_eq!([got.turn(1), got.turn(2)], [Some(1), Some(2)]); // REC-008
     assert_eq!((got.label(3), got.text(3)), ("agent.message", "bare body")); // REC-009
-                                                                             // REC-013: each result names its call by its own block-level id (the
-                                                                             // carrier's sourceToolAssistantUUID names one record, not two calls).
+
+    // REC-013: each result names its call by its own block-level id (the
+    // carrier's sourceToolAssistantUUID names one record, not two calls).
     let ids = |n: usize| -> Vec<Option<String>> {
         got.lines[n - 1].iter().map(|u| u.id.clone()).collect()
     };

@@ -130,7 +130,8 @@ fn resume_wakeup_and_loop_markers_need_is_meta() {
     assert_eq!(got.label(5), "harness.schedule.wakeup"); // CLS-014
     assert_eq!(got.label(6), "harness.meta.loop"); // CLS-014
     assert_eq!(got.label(7), "user.message"); // CLS-014
-                                              // TURN-004: isMeta records never open a turn; the prose does.
+
+    // TURN-004: isMeta records never open a turn; the prose does.
     assert_eq!(
         [got.turn(2), got.turn(3), got.turn(6)],
         [Some(0), Some(1), Some(1)]
@@ -152,7 +153,8 @@ fn hook_feedback_and_hook_context_are_harness_meta_hook() {
             "content": ["Branch: main", "Open PRs: 2"], "hookName": "SessionStart", "hookEvent": "SessionStart"}}),
         // REC-018: a bare string is tolerated.
         json!({"type": "attachment", "attachment": {"type": "hook_additional_context", "content": "single block"}}),
-        // Any other payload is an attachment, not context.
+        // REC-016: `attachment` is a top-level sibling of message{}, its payload
+        // typed; any payload but hook context is an attachment unit.
         json!({"type": "attachment", "attachment": {"type": "hook_success", "hookName": "PostToolUse", "content": "ok"}}),
     ];
     let got = run(&lines, false);

@@ -24,10 +24,11 @@ fn visibility_follows_the_message_field_not_is_meta() {
             json!({"content": "Conversation compacted",
             "compactMetadata": {"trigger": "manual", "preTokens": 90000}}),
         ),
-        // CMP-005: the optional isMeta (always false) and a lane's agentId.
+        // CMP-005: the optional isMeta (always false) and a lane's agentId;
+        // REC-028: parentUuid null, the true predecessor in logicalParentUuid.
         system(
             "compact_boundary",
-            json!({"isMeta": false, "agentId": "a1",
+            json!({"isMeta": false, "agentId": "a1", "parentUuid": null, "logicalParentUuid": "u0001",
             "compactMetadata": {"trigger": "auto", "preTokens": 150000}}),
         ),
         system(
@@ -61,11 +62,16 @@ fn visibility_follows_the_message_field_not_is_meta() {
         assert_eq!(l.visible(), *has_message, "{}", l.name());
     }
     assert_eq!(leaf(got.label(3)), Label::HarnessCompactionSummary); // CMP-008
-                                                                     // CMP-004, CMP-005: boundaries with or without the optional keys.
+
+    // CMP-004, CMP-005: boundaries with or without the optional keys.
     assert_eq!(
         [got.label(4), got.label(5)],
         ["harness.compaction.boundary"; 2]
     );
+    // REC-028: with no content string, the metadata is the boundary's text.
+    assert!(got.text(5).contains("\"trigger\":\"auto\"") && got.text(5).contains("150000"));
+    assert_eq!(got.text(4), "Conversation compacted"); // CMP-002
+
     // CLS-025, REC-025: both file-history lines are snapshot machinery.
     assert_eq!([got.label(9), got.label(10)], ["harness.meta.snapshot"; 2]);
     // QT-018, QT-020: the recap is its own string content, never seen by the model.
@@ -211,4 +217,50 @@ fn unknown_and_unmodelled_line_types_are_read_without_error() {
     let recs = crate::record::line_records(&line);
     assert_eq!(recs[0].1.kind(), "brand-new-type"); // REC-002
     assert_eq!([got.turn(1), got.turn(9)], [Some(1), Some(2)]);
+}
+
+#[test]
+fn a_record_is_one_physical_line() {
+    let compact = r#"{"type":"user","message":{"role":"user","content":"compact"}}"#;
+    let spaced = r#"{"type": "user", "message": {"role": "user", "content": "spaced"}}"#;
+    let pretty =
+        "{\n  \"type\": \"user\",\n  \"message\": {\"role\": \"user\", \"content\": \"pretty\"}\n}";
+    let buf = format!("{compact}\n{spaced}\n{pretty}\n");
+    let got = super::run_bytes(buf.as_bytes(), false);
+    // REC-001: compact and re-spaced lines are each a record; a pretty-printed
+    // object is four lines, none of them a record.
+    assert_eq!([got.text(1), got.text(2)], ["compact", "spaced"]);
+    assert!(got.lines[2..].iter().all(Vec::is_empty));
+    let bad = crate::scan::Lines::new(buf.as_bytes())
+        .filter(|l| {
+            matches!(
+                crate::record::parse_line(l),
+                crate::record::Parsed::Malformed(_)
+            )
+        })
+        .count();
+    assert_eq!(bad, 4); // REC-001: counted as malformed, never a record
+}
+
+#[test]
+fn an_assistant_message_is_the_full_api_object() {
+    // REC-007: nine universal keys, diagnostics near-universal (absent here),
+    // rare context_management and container.
+    let line = json!({"type": "assistant", "message": {"model": "claude-opus-4-6", "id": "msg_01X",
+        "type": "message", "role": "assistant", "content": [{"type": "text", "text": "hi"}],
+        "stop_reason": "end_turn", "stop_sequence": null, "stop_details": null,
+        "usage": {"input_tokens": 3, "output_tokens": 5},
+        "context_management": {"applied_edits": []}, "container": {"id": "c1"}}});
+    let buf = format!("{line}\n");
+    let l = crate::scan::Lines::new(buf.as_bytes()).next().unwrap();
+    let recs = crate::record::line_records(&l);
+    let r = &recs[0].1;
+    assert_eq!(
+        (r.model(), r.message_id()),
+        (Some("claude-opus-4-6"), Some("msg_01X"))
+    ); // REC-007
+    assert_eq!(
+        super::run_bytes(buf.as_bytes(), false).label(1),
+        "agent.message"
+    ); // REC-007
 }

@@ -187,15 +187,82 @@ fn drafts_are_n_way_of_either_shape_and_outside_the_numbered_turns() {
         ),
         sib(user("ship it now please")),
         sib(user("ship it now please, all of it")),
+        // REC-032: a notification re-sent beside them is a draft like any.
+        sib(user("<task-notification>\n<task-id>b1</task-id>\n<summary>Background command \"x\" completed</summary>\n</task-notification>")),
         // TURN-025: a lone message with no later sibling is no draft.
         user("and tag the release"),
     ];
     let got = run(&lines, false);
-    for n in 3..=5 {
+    for n in 3..=6 {
         assert_eq!(got.label(n), "user.unsent", "line {n}"); // TURN-023
         assert_eq!(got.turn(n), None, "line {n}"); // TURN-024
     }
-    assert_eq!(got.label(6), "user.message");
-    assert_eq!([got.turn(6), got.turn(7)], [Some(2), Some(3)]); // TURN-024, TURN-025
-    assert_eq!(got.label(7), "user.message"); // TURN-025
+    // REC-032: the superseded notification is the unsent draft only.
+    assert_eq!(got.labels(6), ["user.unsent"]);
+    assert_eq!(got.label(7), "harness.notification.background");
+    assert_eq!([got.turn(7), got.turn(8)], [Some(2), Some(3)]); // TURN-024, TURN-025
+    assert_eq!(got.label(8), "user.message"); // TURN-025
+}
+
+#[test]
+fn an_appended_compaction_keeps_every_earlier_line_and_turn() {
+    let before = [
+        user("one"),
+        super::assistant("msg_1", json!({"type": "text", "text": "a"})),
+        user("two"),
+        super::assistant("msg_2", json!({"type": "text", "text": "b"})),
+    ];
+    let mut after = before.to_vec();
+    after.push(system(
+        "compact_boundary",
+        json!({"content": "Conversation compacted",
+        "compactMetadata": {"trigger": "auto"}}),
+    ));
+    after.push(json!({"type": "user", "isCompactSummary": true,
+        "message": {"role": "user", "content": "This session is being continued."}}));
+    after.push(user("three"));
+    let (a, b) = (run(&before, false), run(&after, false));
+    // REC-088: the compaction is appended, so every earlier line keeps its
+    // number, units and turn.
+    for n in 1..=before.len() {
+        assert_eq!(a.lines[n - 1], b.lines[n - 1], "line {n}");
+        assert_eq!(a.turn(n), b.turn(n), "line {n}");
+    }
+    assert_eq!(b.turn(7), Some(3));
+}
+
+#[test]
+fn a_wakeup_prompt_is_armed_by_the_arm_form_only() {
+    let lines = [
+        user("babysit the deploy"),
+        // MISC-004: the arm form {delaySeconds, prompt, reason}, no task id.
+        tool_use(
+            "w1",
+            "ScheduleWakeup",
+            json!({"delaySeconds": 600, "prompt": "check the deploy status", "reason": "wait"}),
+        ),
+        result(
+            "w1",
+            "Scheduled.",
+            None,
+            Some(
+                json!({"clampedDelaySeconds": 600, "scheduledFor": "2026-07-01T10:10:00Z", "wasClamped": false}),
+            ),
+        ),
+        // MISC-004: the stop form carries no prompt and arms nothing.
+        tool_use("w2", "ScheduleWakeup", json!({"stop": true})),
+        result(
+            "w2",
+            "Stopped.",
+            None,
+            Some(
+                json!({"stopped": true, "cancelledWakeups": 1, "clampedDelaySeconds": 0, "scheduledFor": null, "wasClamped": false}),
+            ),
+        ),
+        meta("check the deploy status"),
+        meta("true"),
+    ];
+    let got = run(&lines, false);
+    assert_eq!(got.label(6), "harness.schedule.wakeup"); // MISC-004
+    assert!(got.lines[6].is_empty(), "{:?}", got.lines[6]); // MISC-004
 }
