@@ -269,7 +269,8 @@ fn a_token_capped_read_is_never_the_whole_file() {
     let h = home_with(&s);
     let (code, out, _) = recover(&h, &["--file", FILE]);
     // FH-045: the key alone, with no read_truncation_notice (older builds
-    // wrote only the key), is enough.
+    // wrote only the key), is enough; FH-040: token-cap truncation happens on
+    // a whole-file read (no offset, no limit), so its start is line 1.
     assert_eq!(code, 1);
     assert!(!out.contains("aaaa"), "{out}");
     let out = h

@@ -1289,3 +1289,50 @@ fn tool_and_model_globs_ignore_case_and_a_miss_names_the_tools_seen() {
     assert!(err.contains("--model `gpt-*` matches no model"), "{err}");
     assert!(err.contains("claude-opus-4-5-20251101"), "{err}");
 }
+
+/// REC-090: file order and time order are two orderings: `--since`/`--until`
+/// window on each record's timestamp (a record written later in the file may
+/// be older), `show --line` on the file's order.
+#[test]
+fn time_windows_follow_timestamps_and_lines_follow_the_file_rec_090() {
+    let mut s = Session::new("ff12cd34-0000-4000-8000-0000000000a0", "/w/proj");
+    s.push(
+        json!({"type": "user", "timestamp": "2026-03-01T10:00:00.000Z",
+        "message": {"role": "user", "content": "needle one"}}),
+    );
+    s.push(
+        json!({"type": "user", "timestamp": "2026-03-01T09:00:00.000Z",
+        "message": {"role": "user", "content": "needle two, older but later in the file"}}),
+    );
+    s.push(
+        json!({"type": "user", "timestamp": "2026-03-01T11:00:00.000Z",
+        "message": {"role": "user", "content": "needle three"}}),
+    );
+    let home = Home::new();
+    home.write("-w-proj", &s.file_name(), &s.lines);
+    let lines = |args: &[&str]| -> Vec<u64> {
+        let out = home
+            .cmd()
+            .args(["search", "needle", "--format", "json", "--no-exchange"])
+            .args(args)
+            .output()
+            .unwrap();
+        matches(&json_lines(&out.stdout))
+            .iter()
+            .map(|m| m["line"].as_u64().unwrap())
+            .collect()
+    };
+    assert_eq!(lines(&["--until", "2026-03-01T09:30:00Z"]), [2]);
+    assert_eq!(lines(&["--since", "2026-03-01T09:30:00Z"]), [1, 3]);
+    let out = home
+        .cmd()
+        .args(["show", "@ff12cd34", "--line", "1..2", "--format", "json"])
+        .output()
+        .unwrap();
+    let shown: Vec<u64> = json_lines(&out.stdout)
+        .iter()
+        .filter(|v| v["type"] == "unit")
+        .map(|v| v["line"].as_u64().unwrap())
+        .collect();
+    assert_eq!(shown, [1, 2]);
+}

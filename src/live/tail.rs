@@ -423,7 +423,8 @@ mod tests {
 
     /// BG-023: an orphan notice is enqueued asking for no reply, yet lands as
     /// a user record: a tail ending on one stands where the record before it
-    /// stood, while an ordinary notification is owed a reply.
+    /// stood, while an ordinary notification is owed a reply, and is named as
+    /// one: the newest opener may be a machine trigger, not a prompt (TAIL-013).
     #[test]
     fn an_orphan_notice_owes_no_reply_bg_023() {
         let orphan = r#"{"type":"user","timestamp":"2026-09-01T10:00:09.000Z","origin":{"kind":"task-notification"},"message":{"role":"user","content":"<task-notification>\n<task-id>b1</task-id><task-id>__orphan_summary__:shell</task-id>\n<status>stopped</status>\n<summary>Background command \"sleep 9\" was stopped</summary>\n</task-notification>"}}"#;
