@@ -213,18 +213,22 @@ fn a_partner_unit_is_labelled_and_named_as_its_match() {
 fn prefilter_never_loses_a_hit_on_the_corpus() {
     let Some(home) = corpus() else { return };
     // Patterns whose text is JSON-escaped on disk: quotes, backslashes, newlines,
-    // tabs, a tool name joined to its input, CJK, word boundaries.
+    // tabs, a tool name joined to its input, CJK, word boundaries. Each must
+    // match on the corpus (checked below): a pattern that matches nothing
+    // compares two empty lists and proves nothing (three did: `fn main\(\)\n`,
+    // `error\[E\d+\]` and the only CJK one, `レビュー`).
     for pat in [
         r#""command""#,
         r"\\n",
-        "fn main\\(\\)\n",
-        r"error\[E\d+\]",
+        "Close\\(\\)\n",
+        r"\[E\d+\]|\[\d+\]",
         "Bash \\{\"command\"",
         "\t",
         "func ",
         r"\bgo test\b",
         "diff --git",
-        "レビュー",
+        "状態",
+        "[ぁ-ん]{2}",
         // Across the `\n` that joins two text blocks (1b3e6441:3), and a
         // turn_duration's text as written on disk.
         "file>\ncreate",
@@ -260,6 +264,7 @@ fn prefilter_never_loses_a_hit_on_the_corpus() {
         };
         let fast = run(&[]);
         let slow = run(&["--no-prefilter"]);
+        assert!(!slow.is_empty(), "pattern {pat:?} matches nothing on the corpus");
         assert_eq!(fast, slow, "pattern {pat:?}");
     }
 }
