@@ -264,7 +264,10 @@ fn prefilter_never_loses_a_hit_on_the_corpus() {
         };
         let fast = run(&[]);
         let slow = run(&["--no-prefilter"]);
-        assert!(!slow.is_empty(), "pattern {pat:?} matches nothing on the corpus");
+        assert!(
+            !slow.is_empty(),
+            "pattern {pat:?} matches nothing on the corpus"
+        );
         assert_eq!(fast, slow, "pattern {pat:?}");
     }
 }
