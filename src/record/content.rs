@@ -394,7 +394,10 @@ mod tests {
             if max + 2 >= json.len() {
                 assert_eq!(head, full, "max {max}: the whole string fits");
             } else {
-                assert!(k <= max.max(1) && k + 6 > max, "max {max}: covers {k} bytes");
+                assert!(
+                    k <= max.max(1) && k + 6 > max,
+                    "max {max}: covers {k} bytes"
+                );
             }
         }
     }
