@@ -760,10 +760,7 @@ fn a_hostile_persisted_pointer_is_not_followed_misc_002() {
     let fifo_dir = home.path().join("elsewhere/tool-results");
     std::fs::create_dir_all(&fifo_dir).unwrap();
     let fifo = fifo_dir.join("pipe.txt");
-    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
-    if !made.is_ok_and(|s| s.success()) {
-        return;
-    }
+    common::mkfifo(&fifo);
     let secret = home.path().join("secret.txt");
     std::fs::write(&secret, "SECRET_NEEDLE\n").unwrap();
     let mut s = Session::new(sid, "/w/proj");
