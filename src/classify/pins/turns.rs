@@ -88,7 +88,7 @@ fn peer_messages_open_turns_with_or_without_a_preamble() {
         // TURN-015: the bare tag at content start, no preamble.
         user(tm),
         // TURN-015, TURN-016: each of the three relay preambles, isMeta.
-        meta(&format!("Another Claude session sent a message:\n<agent-message from=\"peer-a\">hi</agent-message>")),
+        meta("Another Claude session sent a message:\n<agent-message from=\"peer-a\">hi</agent-message>"),
         meta("Another Claude session sent a message while you were working:\n<agent-message from=\"peer-b\">ping</agent-message>"),
         meta("A peer session sent a message while you were working:\n<agent-message from=\"peer-c\">pong</agent-message>"),
     ];
