@@ -954,6 +954,56 @@ fn count_by_session_folds_lanes_into_their_session() {
         })
         .collect();
     assert_eq!(got, want);
+    // The expectation above comes from the same binary's `-c`: a wrong
+    // session for a lane would move both. A home whose counts are known:
+    // session A 2 hits in its own file and 3 in its lane, session B 1.
+    let (a, b) = (
+        "aaaa0000-0000-4000-8000-000000000001",
+        "bbbb0000-0000-4000-8000-000000000002",
+    );
+    let home = Home::new();
+    let mut s = Session::new(a, "/w/p");
+    s.user("tidepool one");
+    s.text("m1", "tidepool two");
+    home.write("-w-p", &s.file_name(), &s.lines);
+    let mut l = Session::lane(a, "/w/p", "a0123456789abcdef");
+    l.user("tidepool three");
+    l.text("m2", "tidepool four");
+    l.text("m3", "tidepool five");
+    home.write(
+        "-w-p",
+        &format!("{a}/subagents/agent-a0123456789abcdef.jsonl"),
+        &l.lines,
+    );
+    let mut t = Session::new(b, "/w/p");
+    t.user("tidepool six");
+    home.write("-w-p", &t.file_name(), &t.lines);
+    let out = home
+        .cmd()
+        .args([
+            "search",
+            "tidepool",
+            "--count-by",
+            "session",
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    let got: BTreeMap<String, u64> = json_lines(&out.stdout)
+        .iter()
+        .filter(|v| v["type"] == "count")
+        .map(|r| {
+            (
+                r["key"].as_str().unwrap().into(),
+                r["hits"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        BTreeMap::from([(a.to_string(), 5), (b.to_string(), 1)])
+    );
 }
 
 /// A call glued on one line with another record still makes a complete
