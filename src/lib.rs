@@ -17,8 +17,10 @@ pub(crate) mod exchange;
 pub(crate) mod files;
 pub(crate) mod globs;
 pub(crate) mod images;
+pub(crate) mod lanes;
 pub(crate) mod live;
 pub mod loss;
+pub(crate) mod outpath;
 pub mod output;
 pub(crate) mod plan;
 pub mod record;
@@ -121,6 +123,7 @@ pub(crate) fn run(cli: Cli) -> error::Result<Exit> {
         Command::Image(args) => dispatch(args.common.color, |out| {
             cmd::image::run(&args, out, &problems, started)
         }),
+        Command::Export(args) => cmd::export::run(&args, &problems, started),
         Command::Status(args) => dispatch(args.common.color, |out| {
             cmd::status::run(&args, out, &problems, started)
         }),
