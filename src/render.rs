@@ -429,6 +429,12 @@ mod tests {
             tool_result("x", Some(echo)),
             "/a.rs (lines 3..3 of 9)\nfn a(){}"
         );
+        // REC-045: without an echo (a subagent lane keeps none) the model-facing
+        // text is the only copy: its gutter or its bare warning is shown as is.
+        let gutter = "     3\u{2192}fn a(){}\n     4\u{2192}}";
+        assert_eq!(tool_result(gutter, None), gutter);
+        let warning = "<system-reminder>Warning: the file exists but the contents are empty.</system-reminder>";
+        assert_eq!(tool_result(warning, None), warning);
     }
 
     /// The echo holds the file; the text the model read also held a reminder

@@ -762,6 +762,12 @@ mod tests {
                     .map(|(l, _)| (l.no, l.offset, l.bytes))
                     .collect();
                 let (want, _) = FileIndex::build_inner(buf, lane, None::<&Also<'_, Regex>>, whole);
+                // CLS-010: the Task call is a spawn (its result is the child's
+                // report), the ScheduleWakeup beside it is not; CLS-015: its
+                // prompt is armed, so line 4 is a fired wakeup, not a prompt.
+                assert!(want.is_spawn("t1") && !want.is_spawn("w1"));
+                assert!(want.is_wakeup_prompt("wake me up"));
+                assert!(!want.is_wakeup_prompt("first try"));
                 let want = facts(&want, lines.len());
                 assert!(want_lines.len() >= 6 && want.iter().any(|f| f.contains("(None, true")));
                 for piece in [1, 150, 700, usize::MAX] {
