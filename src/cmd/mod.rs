@@ -5,9 +5,13 @@
 
 pub(crate) mod agents;
 pub(crate) mod audit;
+pub(crate) mod completions;
 pub(crate) mod guard;
+pub(crate) mod hooks;
 pub(crate) mod image;
 pub mod list;
+#[cfg(feature = "mcp")]
+pub(crate) mod mcp;
 pub(crate) mod plan;
 pub(crate) mod search;
 pub(crate) mod show;
