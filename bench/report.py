@@ -190,6 +190,10 @@ truth = os.environ.get("BENCH_TRUTH")
 if truth and os.path.exists(truth):
     out.append("")
     out.append(open(truth).read().rstrip())
+usage_md = os.environ.get("BENCH_USAGE_MD")
+if usage_md and os.path.exists(usage_md):
+    out.append("")
+    out.append(open(usage_md).read().rstrip())
 if notes and os.path.exists(notes):
     out.append("")
     out.append(open(notes).read().rstrip())

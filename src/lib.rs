@@ -7,12 +7,14 @@
 
 pub mod address;
 pub mod bash;
+pub(crate) mod cache;
 pub mod classify;
 pub(crate) mod cli;
 pub mod cmd;
 pub mod discovery;
 pub(crate) mod error;
 pub(crate) mod exchange;
+pub(crate) mod files;
 pub(crate) mod globs;
 pub(crate) mod images;
 pub(crate) mod live;
@@ -20,9 +22,11 @@ pub mod loss;
 pub mod output;
 pub(crate) mod plan;
 pub mod record;
+pub(crate) mod recover;
 pub(crate) mod render;
 pub mod scan;
 pub(crate) mod timefmt;
+pub(crate) mod tokens;
 
 use std::process::ExitCode;
 use std::time::Instant;
@@ -41,6 +45,8 @@ pub fn run_main() -> ExitCode {
     // --print-settings is run by a person, not a hook: its mistakes exit 2.
     let guard =
         args.get(1).is_some_and(|a| a == "guard") && !args.iter().any(|a| a == "--print-settings");
+    // The status line never fails: Claude Code shows its stdout on every prompt.
+    let statusline = args.get(1).is_some_and(|a| a == "statusline");
     let cli = match Cli::try_parse_from(args) {
         Ok(cli) => cli,
         // `guard` runs as a Claude Code hook, where exit 2 blocks the session:
@@ -48,6 +54,10 @@ pub fn run_main() -> ExitCode {
         Err(e) if guard && e.use_stderr() => {
             let _ = e.print();
             output::to_stderr("csift guard: not run (exit 0 so the session goes on)");
+            return ExitCode::SUCCESS;
+        }
+        Err(e) if statusline && e.use_stderr() => {
+            println!("csift statusline: bad arguments (csift statusline --help)");
             return ExitCode::SUCCESS;
         }
         Err(e) => e.exit(),
@@ -106,7 +116,11 @@ pub(crate) fn execute(
         Command::Show(args) => cmd::show::run(&args, out, problems, started),
         Command::Verbatim(args) => cmd::verbatim::run(&args, out, problems, started),
         Command::Stats(args) => cmd::stats::run(&args, out, problems, started),
+        Command::Usage(args) => cmd::usage::run(&args, out, problems),
+        Command::Statusline(args) => Ok(cmd::statusline::run(&args)),
         Command::Agents(args) => cmd::agents::run(&args, out, problems, started),
+        Command::Files(args) => cmd::files::run(&args, out, problems, started),
+        Command::Recover(args) => cmd::recover::run(&args, out, problems, started),
         Command::Audit(args) => cmd::audit::run(&args, out, problems, started),
         Command::Guard(args) => cmd::guard::run(&args, out, problems, started),
         Command::Plan(args) => cmd::plan::run(&args, out, problems, started),

@@ -3,7 +3,8 @@
 //! and mtime, every directory's entries and mtime, every symlink's target — then
 //! every command runs with its common flags, and the snapshot must be identical.
 //! The process runs with HOME, TMPDIR, the XDG dirs and its cwd pointed at empty
-//! directories, which must stay empty: csift writes nowhere the user did not name.
+//! directories, which must stay empty: csift writes nowhere the user did not name,
+//! except its census cache under `$XDG_STATE_HOME/csift/cache/` (usage, statusline).
 //! `guard` writes per-session state, and only under the `--state-dir` named.
 
 use crate::common;
@@ -145,7 +146,7 @@ impl Elsewhere {
     }
 
     fn assert_untouched(&self) {
-        for d in ["home", "tmp", "cache", "state", "config", "data", "cwd"] {
+        for d in ["home", "tmp", "cache", "config", "data", "cwd"] {
             let p = self.dir.path().join(d);
             let found: Vec<_> = std::fs::read_dir(&p).unwrap().collect();
             assert!(
@@ -153,6 +154,25 @@ impl Elsewhere {
                 "csift wrote into {}: {found:?}",
                 p.display()
             );
+        }
+        // Its own state: the census cache's entries, and nothing else.
+        let state = self.dir.path().join("state");
+        let cache = state.join("csift/cache");
+        let mut stack = vec![state.clone()];
+        while let Some(d) = stack.pop() {
+            for e in std::fs::read_dir(&d).unwrap() {
+                let p = e.unwrap().path();
+                assert!(
+                    cache.starts_with(&p) || p.starts_with(&cache),
+                    "csift wrote {} outside its cache",
+                    p.display()
+                );
+                if p.is_dir() {
+                    stack.push(p);
+                } else {
+                    assert!(p.extension().is_some_and(|x| x == "bin"), "{}", p.display());
+                }
+            }
         }
     }
 }
@@ -299,6 +319,17 @@ fn no_command_changes_the_claude_home() {
         runs += 1;
     }
     assert!(state.is_dir(), "guard kept no state under --state-dir");
+    // The status line reads a payload; it keeps only the census cache.
+    for stdin in [payload.as_str(), "{}", "not json"] {
+        let r = elsewhere.run(home, &["statusline"], Some(stdin));
+        assert_eq!(r.code(), 0, "{}", r.stderr());
+        runs += 1;
+    }
+    let cache = elsewhere.dir.path().join("state/csift/cache");
+    assert!(
+        cache.is_dir(),
+        "usage and statusline keep their census cache"
+    );
     // Reading may only ever change access times, which the snapshot leaves out.
     let after = snapshot(home);
     assert_eq!(before.len(), after.len(), "entries appeared or vanished");

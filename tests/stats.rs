@@ -1090,3 +1090,81 @@ fn by_model_groups_tokens_by_each_messages_model() {
     assert_eq!(row(opus)[12], "300", "{text}");
     assert_eq!(row(haiku)[12], "12", "{text}");
 }
+
+/// The records of a glued line count in a window by their own times, not by
+/// the window holding other records of their file: a message stamped the day
+/// before the window used to count in it (the public corpus's 130d7b7e…:128).
+#[test]
+fn a_glued_lines_records_are_windowed_by_their_own_time() {
+    let home = Home::new();
+    let mut s = Session::new("55555555-5555-4555-8555-555555555555", "/w/p");
+    s.user("hello");
+    let m = "claude-opus-4-5-20251101";
+    asst(
+        &mut s,
+        "msg_a",
+        json!({"type": "text", "text": "a"}),
+        usage(5, 0),
+        m,
+    );
+    let day_before = json!({"type": "assistant", "timestamp": "2025-12-31T23:00:00.000Z", "uuid": "g1",
+        "message": {"model": m, "id": "msg_glued", "role": "assistant", "content": [{"type": "text", "text": "b"}],
+        "usage": usage(700, 0)}});
+    let untimed = json!({"type": "summary", "summary": "s", "leafUuid": "g1"});
+    let glued = format!("{day_before}{untimed}");
+    let mut lines = s.lines.clone();
+    lines.push(Value::String(glued));
+    home.write("-w-p", &s.file_name(), &lines);
+    let day = |d: &str| {
+        let (a, b) = (format!("{d}T00:00:00Z"), format!("{d}T23:59:59.999Z"));
+        let v = run_json(&home, &["--since", &a, "--until", &b]);
+        total(&v).clone()
+    };
+    let jan1 = day("2026-01-01");
+    assert_eq!(jan1["tokens"][m]["messages"], 1, "{jan1}");
+    assert_eq!(jan1["tokens"][m]["output"], 5);
+    assert_eq!(jan1["glued_records"], json!({}));
+    let dec31 = day("2025-12-31");
+    assert_eq!(dec31["tokens"][m]["output"], 700, "{dec31}");
+    // The untimed summary takes the time before it: the glued message's.
+    assert_eq!(
+        dec31["glued_records"],
+        json!({"assistant": 1, "summary": 1})
+    );
+    let all = total(&run_json(&home, &[])).clone();
+    assert_eq!(all["tokens"][m]["messages"], 2);
+}
+
+/// Reproduction on the public corpus: msg_01QsjUKj2qiHGGqN8tpRTCRh, stamped
+/// 2026-01-20, is glued on line 128 of 130d7b7e; a window of 2026-01-21 (UTC)
+/// counted it. Measured after the fix: 2 messages, 7 output tokens on the 21st.
+#[test]
+fn corpus_glued_message_stays_on_its_own_day() {
+    let Some(home) = common::corpus() else { return };
+    let run = |d: &str| {
+        let out = csift()
+            .env("TZ", "UTC")
+            .args([
+                "stats",
+                "@130d7b7e",
+                "--format",
+                "json",
+                "--since",
+                d,
+                "--until",
+                d,
+            ])
+            .arg("--claude-home")
+            .arg(&home)
+            .output()
+            .unwrap();
+        json_lines(&out.stdout).last().unwrap().clone()
+    };
+    let m = "claude-opus-4-5-20251101";
+    let t21 = run("2026-01-21");
+    assert_eq!(t21["tokens"][m]["messages"], 2, "{t21}");
+    assert_eq!(t21["tokens"][m]["output"], 7);
+    assert_eq!(t21["glued_records"], json!({}));
+    let t20 = run("2026-01-20");
+    assert_eq!(t20["glued_records"], json!({"assistant": 1, "summary": 1}));
+}

@@ -6,14 +6,17 @@ pub(crate) mod agents;
 pub(crate) mod argv;
 pub(crate) mod audit;
 pub(crate) mod extra;
+pub(crate) mod files;
 pub(crate) mod guard;
 pub(crate) mod image;
 pub(crate) mod list;
 pub(crate) mod plan;
+pub(crate) mod recover;
 pub(crate) mod search;
 pub(crate) mod show;
 pub(crate) mod stats;
 pub(crate) mod status;
+pub(crate) mod usage;
 pub(crate) mod verbatim;
 
 use std::path::PathBuf;
@@ -85,9 +88,17 @@ pub(crate) enum Command {
     Verbatim(Box<verbatim::VerbatimArgs>),
     /// An exact census: records, labels, tokens (deduplicated), tools, unknown shapes.
     Stats(Box<stats::StatsArgs>),
+    /// Tokens and cost by day, week, month, session, project, model or 5-hour block.
+    Usage(Box<usage::UsageArgs>),
+    /// Claude Code's status line: model, session and today's cost, the active block.
+    Statusline(usage::StatuslineArgs),
     /// The subagent tree of a session: lanes, kinds, states and returns.
     #[command(mut_arg("no_subagents", |a| a.hide(true)))]
     Agents(Box<agents::AgentsArgs>),
+    /// Every path a session touched: reads, writes, bash, outside-stream signals.
+    Files(Box<files::FilesArgs>),
+    /// Rebuild a file's content from the transcript, gaps marked, never filled.
+    Recover(Box<recover::RecoverArgs>),
     /// Detect what Claude Code lost from its transcripts (eaten text, missing files …).
     Audit(Box<audit::AuditArgs>),
     /// Claude Code hook arms that surface transcript loss in live sessions.
@@ -134,6 +145,9 @@ impl Command {
             Command::Verbatim(a) => a.common.color,
             Command::Stats(a) => a.common.color,
             Command::Agents(a) => a.common.color,
+            Command::Usage(a) => a.color,
+            Command::Files(a) => a.common.color,
+            Command::Recover(a) => a.common.color,
             Command::Audit(a) => a.common.color,
             Command::Guard(a) => a.common.color,
             Command::Plan(a) => a.common.color,
@@ -141,7 +155,9 @@ impl Command {
             Command::Status(a) => a.common.color,
             Command::Tasks(a) => a.common.color,
             Command::Whoami(a) => a.common.color,
-            Command::Mcp(_) | Command::Hooks(_) | Command::Completions(_) | Command::Man(_) => {
+            Command::Statusline(_)
+            | Command::Mcp(_)
+            | Command::Hooks(_) | Command::Completions(_) | Command::Man(_) => {
                 ColorChoice::Never
             }
         }

@@ -6,6 +6,7 @@
 pub(crate) mod agents;
 pub(crate) mod audit;
 pub(crate) mod completions;
+pub(crate) mod files;
 pub(crate) mod guard;
 pub(crate) mod hooks;
 pub(crate) mod image;
@@ -13,11 +14,14 @@ pub mod list;
 #[cfg(feature = "mcp")]
 pub(crate) mod mcp;
 pub(crate) mod plan;
+pub(crate) mod recover;
 pub(crate) mod search;
 pub(crate) mod show;
 pub(crate) mod stats;
 pub(crate) mod status;
+pub(crate) mod statusline;
 pub(crate) mod tasks;
+pub(crate) mod usage;
 pub(crate) mod verbatim;
 pub(crate) mod whoami;
 

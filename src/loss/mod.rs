@@ -5,6 +5,7 @@
 //! hash both use to key records they carry between reads ([`fnv1a`]).
 //! Nothing here reports or prints: the commands decide what a finding is.
 
+pub(crate) mod eaten;
 pub mod lite;
 pub mod skim;
 

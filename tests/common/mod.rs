@@ -27,6 +27,11 @@ pub fn csift() -> Command {
     let mut c = Command::cargo_bin("csift").unwrap();
     c.env_remove("CLAUDE_CONFIG_DIR")
         .env_remove("CLAUDE_CODE_SESSION_ID")
+        // csift's own state (the census cache) under target/, not the developer's.
+        .env(
+            "XDG_STATE_HOME",
+            Path::new(env!("CARGO_TARGET_TMPDIR")).join("state"),
+        )
         .env("NO_COLOR", "1");
     c
 }

@@ -33,6 +33,8 @@ pub const COMMANDS: &[&[&str]] = &[
     &["plan", "--audit"],
     &["status", "--all"],
     &["tasks"],
+    &["files"],
+    &["usage"],
 ];
 
 /// A target that selects every transcript of the home (its `projects`
@@ -86,10 +88,15 @@ impl Run {
     }
 }
 
-/// csift with `CLAUDE_CONFIG_DIR=home`, colour off, the caller's session unset.
+/// csift with `CLAUDE_CONFIG_DIR=home`, colour off, the caller's session unset,
+/// and its state (the census cache) under target/, not the developer's own.
 pub fn csift(home: &Path) -> Command {
     let mut c = Command::cargo_bin("csift").unwrap();
     c.env_remove("CLAUDE_CODE_SESSION_ID")
+        .env(
+            "XDG_STATE_HOME",
+            Path::new(env!("CARGO_TARGET_TMPDIR")).join("state"),
+        )
         .env("CLAUDE_CONFIG_DIR", home)
         .env("NO_COLOR", "1")
         .timeout(WATCHDOG);

@@ -574,9 +574,13 @@ mod tests {
     /// The static pattern compiles and finds each fact it is for.
     #[test]
     fn static_pattern_compiles() {
-        let re = interesting();
-        for hay in [&br#""type": "summary""#[..], br#""model":"x""#, b"}{\""] {
-            assert!(re.is_match(hay), "{}", String::from_utf8_lossy(hay));
+        for sidechains in [false, true] {
+            let re = interesting(sidechains);
+            for hay in [&br#""type": "summary""#[..], br#""model":"x""#, b"}{\""] {
+                assert!(re.is_match(hay), "{}", String::from_utf8_lossy(hay));
+            }
+            let flag = br#""isSidechain":true"#;
+            assert_eq!(re.is_match(flag), sidechains);
         }
     }
 

@@ -9,7 +9,8 @@
 use std::collections::BTreeSet;
 
 use super::census::Census;
-use super::tokens::{Book, SYNTHETIC};
+use crate::tokens::book::Book;
+use crate::tokens::SYNTHETIC;
 
 /// The groups a transcript joins: `(model, its census and book for that model)`;
 /// one `None` group (as the whole transcript) when it names no model at all.

@@ -15,7 +15,6 @@ use super::known;
 pub(crate) use super::model::{bump, Census, Counts, MalformedOut, ToolRow, MALFORMED_SHOWN};
 use super::model::{max_opt, min_opt};
 use super::revisit;
-use super::tokens::{Book, SYNTHETIC};
 use crate::classify::index::Piece;
 use crate::classify::markers::SPAWN_TOOLS;
 use crate::classify::{classify_labels, FileIndex, Label};
@@ -23,6 +22,8 @@ use crate::discovery::Transcript;
 use crate::record::{parse_line, MalformedKind, Parsed, Record};
 use crate::scan::{Line, Lines, Source};
 use crate::timefmt::{parse_ts, Window};
+use crate::tokens::book::Book;
+use crate::tokens::SYNTHETIC;
 
 /// Files above this are scanned in parallel chunks of about this size.
 const CHUNK: usize = 8 << 20;
@@ -165,7 +166,7 @@ fn scan(
             Parsed::Malformed(m) => {
                 s.c.malformed_lines += 1;
                 if m.kind == MalformedKind::Glued {
-                    s.glued(&line, idx, w);
+                    s.glued(&line, idx, w, &mut carried);
                 }
                 if s.c.malformed.len() < MALFORMED_SHOWN {
                     s.c.malformed.push(MalformedOut {
@@ -243,25 +244,35 @@ impl Scan {
 
     /// A glued line's records (a write race): their types are listed apart,
     /// and their usage and labels count, as search matches each of them under
-    /// the line's number (the public corpus's 130d7b7e…:128).
-    fn glued(&mut self, line: &Line<'_>, idx: &FileIndex, w: &Window) {
+    /// the line's number (the public corpus's 130d7b7e…:128). A window counts
+    /// each by its own time (one without a time takes the time before it, as
+    /// any record does), never by the times of the rest of its file.
+    fn glued(
+        &mut self,
+        line: &Line<'_>,
+        idx: &FileIndex,
+        w: &Window,
+        carried: &mut Option<Timestamp>,
+    ) {
         for (sub, r) in crate::record::glued_parsed(line) {
-            bump(&mut self.c.glued_records, kind_name(&r), 1);
-            if r.kind() == "assistant" && r.has_message() {
-                let m = r.message.as_ref();
-                self.book
-                    .admit(r.model(), r.message_id(), m.and_then(|m| m.usage));
-            }
-            let counted = w.is_open() || w.contains(r.timestamp.as_deref().and_then(parse_ts));
+            *carried = r.timestamp.as_deref().and_then(parse_ts).or(*carried);
+            let counted = w.is_open() || w.contains(*carried);
             // A prompt glued behind another record opens its turn, as the
             // index search and show read has it (each object under the line's
             // number; the candidate keeps the object's own bytes).
             if let Some(cand) = revisit::note(&mut self.piece, &r, &sub, counted) {
                 self.cands.push(cand);
             }
-            if counted {
-                self.labels(&r, line.no, idx);
+            if !counted {
+                continue;
             }
+            bump(&mut self.c.glued_records, kind_name(&r), 1);
+            if r.kind() == "assistant" && r.has_message() {
+                let m = r.message.as_ref();
+                self.book
+                    .admit(r.model(), r.message_id(), m.and_then(|m| m.usage));
+            }
+            self.labels(&r, line.no, idx);
         }
     }
 

@@ -11,7 +11,6 @@ pub(crate) mod known;
 pub(crate) mod model;
 pub(crate) mod print;
 pub(crate) mod revisit;
-pub(crate) mod tokens;
 pub(crate) mod total;
 
 use std::collections::{BTreeMap, HashMap};
@@ -89,7 +88,9 @@ pub(crate) fn run(
         &items,
         |&(i, t)| -> Result<Option<Option<Census>>, String> {
             let (mut c, book) = census::census(t, &window, !args.common.no_subagents)?;
-            if !window.is_open() && c.lines == c.outside_window + c.malformed_lines {
+            let counted_none =
+                c.lines == c.outside_window + c.malformed_lines && c.glued_records.is_empty();
+            if !window.is_open() && counted_none {
                 if let Ok(mut f) = folds.lock() {
                     f.outside_whole += c.outside_window;
                 }
@@ -170,7 +171,7 @@ fn fold(
     by: Option<GroupBy>,
     t: &Transcript,
     c: &Census,
-    book: &tokens::Book,
+    book: &crate::tokens::book::Book,
 ) {
     let parts = match by {
         Some(GroupBy::Model) => bymodel::split(c, book),

@@ -8,8 +8,9 @@ use std::collections::BTreeMap;
 use jiff::Timestamp;
 
 use super::known;
-use super::tokens::{Notes, Row};
 use crate::classify::Label;
+use crate::tokens::book::Notes;
+use crate::tokens::Row;
 pub(crate) type Counts = BTreeMap<String, u64>;
 
 /// How many malformed lines a row names by line number.

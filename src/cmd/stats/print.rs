@@ -9,13 +9,13 @@ use std::io::{self, Write};
 use serde_json::{json, Map, Value};
 
 use super::census::{Census, Counts};
-use super::tokens::Row;
 use super::{Report, RowOut};
 use crate::classify::Label;
 use crate::cmd::human_bytes;
 use crate::output::sanitize::one_line;
 use crate::output::Out;
 use crate::timefmt;
+use crate::tokens::Row;
 
 fn labels_map(v: &[u64]) -> Map<String, Value> {
     Label::ALL
@@ -440,7 +440,7 @@ fn tokens(out: &mut Out, r: &Report<'_>) -> io::Result<()> {
     // Like with like: the total beside it is the real models' (`<synthetic>`
     // is counted apart).
     let mut real_rows = t.tokens_sum_of_rows.clone();
-    real_rows.remove(super::tokens::SYNTHETIC);
+    real_rows.remove(crate::tokens::SYNTHETIC);
     let sum = sum_tokens(&real_rows);
     let notes = &c.token_notes;
     writeln!(

@@ -1,22 +1,15 @@
 //! Totals (and `--by` groups): per-transcript censuses summed, with tokens
 //! deduplicated ACROSS files by the same (model, message.id) key and per-field
-//! MAX (REC-035: a subagent's opening context replays the parent's spawning
-//! message under the same id; clones carry the origin's records, REC-041). The
-//! cross-file set holds one small fixed-size entry per message, keyed by a 64-bit
-//! hash of the key; no record text is kept.
+//! MAX, in the engine's [`Ledger`] (REC-035: a subagent's opening context
+//! replays the parent's spawning message under the same id; clones carry the
+//! origin's records, REC-041).
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashSet};
 
 use super::census::Census;
-use super::tokens::{key_hash, Book, Row, Vals, SYNTHETIC};
-
-#[derive(Debug, Clone, Copy)]
-struct Shared {
-    model: u32,
-    vals: Vals,
-    records: u64,
-    files: u32,
-}
+use crate::tokens::book::Book;
+use crate::tokens::ledger::{Ledger, Msg, TOP};
+use crate::tokens::{key_hash, Row, SYNTHETIC};
 
 /// A running total over transcripts.
 #[derive(Debug, Default)]
@@ -25,12 +18,10 @@ pub(crate) struct Acc {
     pub(crate) census: Census,
     pub(crate) transcripts: u64,
     lane_files: u64,
-    keys: HashMap<u64, Shared>,
+    ledger: Ledger,
     /// Hashes of bare message ids seen top-level (for the progress disclosure).
     ids: HashSet<u64>,
     progress: HashSet<u64>,
-    models: Vec<String>,
-    model_idx: HashMap<String, u32>,
     idless: BTreeMap<String, Row>,
 }
 
@@ -54,31 +45,15 @@ impl Acc {
         self.transcripts += 1;
         self.lane_files += u64::from(lane);
         for (key, e) in &book.keyed {
-            let model = match self.model_idx.get(&e.model) {
-                Some(&i) => i,
-                None => {
-                    let i = self.models.len() as u32;
-                    self.models.push(e.model.clone());
-                    self.model_idx.insert(e.model.clone(), i);
-                    i
-                }
-            };
+            let model = self.ledger.model(&e.model);
             if let Some((_, id)) = key.split_once('\0') {
                 self.ids.insert(key_hash(id));
             }
-            self.keys
-                .entry(key_hash(key))
-                .and_modify(|s| {
-                    s.vals = s.vals.max(e.vals);
-                    s.records += e.records;
-                    s.files += 1;
-                })
-                .or_insert(Shared {
-                    model,
-                    vals: e.vals,
-                    records: e.records,
-                    files: 1,
-                });
+            let m = Msg {
+                records: e.records,
+                ..Msg::new(model, e.vals, None, TOP)
+            };
+            self.ledger.admit(key_hash(key), m);
         }
         for (m, r) in &book.idless {
             self.idless.entry(m.clone()).or_default().add(r);
@@ -96,13 +71,9 @@ impl Acc {
         }
         let mut rows = self.idless;
         let mut shared = 0;
-        for s in self.keys.values() {
+        for s in self.ledger.keys.values() {
             shared += u64::from(s.files > 1);
-            let name = self
-                .models
-                .get(s.model as usize)
-                .cloned()
-                .unwrap_or_default();
+            let name = self.ledger.model_name(s.model).to_string();
             rows.entry(name).or_default().add(&Row {
                 messages: 1,
                 records: s.records,

@@ -45,8 +45,7 @@ impl Config {
             return Err(Error::Usage(
                 "status judges the present: --until does not apply (--since sets the activity window)"
                     .into(),
-            )
-            .into());
+            ));
         }
         let home = home::from_env(c.claude_home.clone())?;
         let (active_since, window) = match (&c.since, args.all) {

@@ -1,18 +1,11 @@
-//! Token accounting: reading one record's `usage` into per-field values, and the
-//! per-file book that merges the copies of one API message. The rule (stats spec
-//! §1): key = (model, message.id); per copy null/absent → 0; cache_creation is the
-//! flat count if > 0 else the 5m+1h split (REC-098); a zeroed replay copy takes
-//! its counts from `usage.iterations` (QT-041, REC-034); copies merge by per-field
-//! MAX (REC-020, REC-034). Nothing here knows about files or printing.
-
-use std::collections::{BTreeMap, HashMap};
-use std::hash::{DefaultHasher, Hash, Hasher};
+//! One usage copy read into per-field values. Per copy: null/absent → 0;
+//! cache_creation is the flat count if > 0 else the 5m+1h split (REC-098);
+//! thinking is a subset of output (REC-099); a zeroed replay copy takes its
+//! counts from `usage.iterations` (QT-041, REC-034). Copies of one message merge
+//! by per-field MAX ([`Vals::max`], REC-020, REC-034).
 
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
-
-pub(crate) const SYNTHETIC: &str = "<synthetic>";
-pub(crate) const UNKNOWN_MODEL: &str = "(unknown)";
 
 /// Per-field values of one message (or a sum of messages).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
@@ -214,170 +207,6 @@ pub(crate) fn copy_values(raw: &RawValue) -> Option<(Vals, bool)> {
     Some((v, recovered))
 }
 
-/// One deduplicated message in a file's book.
-#[derive(Debug, Clone)]
-pub(crate) struct Entry {
-    pub(crate) model: String,
-    pub(crate) vals: Vals,
-    pub(crate) records: u64,
-    /// Whether any two copies disagreed.
-    pub(crate) differs: bool,
-}
-
-impl Entry {
-    pub(crate) fn merge(&mut self, o: &Entry) {
-        self.differs |= o.differs || self.vals != o.vals;
-        self.vals = self.vals.max(o.vals);
-        self.records += o.records;
-    }
-}
-
-/// Token notes a file (or total) discloses.
-#[derive(Debug, Clone, Copy, Default, Serialize)]
-pub(crate) struct Notes {
-    pub(crate) ids_with_differing_copies: u64,
-    pub(crate) zeroed_copies_recovered: u64,
-    pub(crate) idless_usage_records: u64,
-    pub(crate) assistant_without_usage: u64,
-    pub(crate) progress_embedded_ids: u64,
-}
-
-impl Notes {
-    pub(crate) fn add(&mut self, o: &Notes) {
-        self.ids_with_differing_copies += o.ids_with_differing_copies;
-        self.zeroed_copies_recovered += o.zeroed_copies_recovered;
-        self.idless_usage_records += o.idless_usage_records;
-        self.assistant_without_usage += o.assistant_without_usage;
-        self.progress_embedded_ids += o.progress_embedded_ids;
-    }
-}
-
-/// The per-file book: keyed copies merged by MAX, id-less copies summed apart.
-#[derive(Debug, Default)]
-pub(crate) struct Book {
-    /// `model \0 id` → entry.
-    pub(crate) keyed: HashMap<String, Entry>,
-    /// Id-less copies: each its own message (per model).
-    pub(crate) idless: BTreeMap<String, Row>,
-    pub(crate) notes: Notes,
-    /// Ids of usage-bearing messages embedded in progress records (not counted).
-    pub(crate) progress_ids: Vec<String>,
-    /// Scratch for building a `keyed` key.
-    key: String,
-}
-
-impl Book {
-    /// Admit one assistant record's usage copy.
-    pub(crate) fn admit(
-        &mut self,
-        model: Option<&str>,
-        id: Option<&str>,
-        usage: Option<&RawValue>,
-    ) {
-        let Some((vals, recovered)) = usage.and_then(copy_values) else {
-            self.notes.assistant_without_usage += 1;
-            return;
-        };
-        self.notes.zeroed_copies_recovered += u64::from(recovered);
-        let model = model.unwrap_or(UNKNOWN_MODEL);
-        let Some(id) = id.filter(|i| !i.is_empty()) else {
-            self.notes.idless_usage_records += 1;
-            let row = self.idless.entry(model.to_string()).or_default();
-            row.add(&Row {
-                messages: 1,
-                records: 1,
-                vals,
-            });
-            return;
-        };
-        let e = Entry {
-            model: String::new(),
-            vals,
-            records: 1,
-            differs: false,
-        };
-        // The key is built in a reused buffer; only a new message allocates.
-        let mut key = std::mem::take(&mut self.key);
-        key.clear();
-        key.extend([model, "\0", id]);
-        match self.keyed.get_mut(key.as_str()) {
-            Some(prev) => prev.merge(&e),
-            None => {
-                let e = Entry {
-                    model: model.to_string(),
-                    ..e
-                };
-                self.keyed.insert(key.clone(), e);
-            }
-        }
-        self.key = key;
-    }
-
-    /// Fold a later chunk's book into this one.
-    pub(crate) fn merge(&mut self, o: Book) {
-        for (k, e) in o.keyed {
-            match self.keyed.get_mut(&k) {
-                Some(prev) => prev.merge(&e),
-                None => {
-                    self.keyed.insert(k, e);
-                }
-            }
-        }
-        for (m, r) in o.idless {
-            self.idless.entry(m).or_default().add(&r);
-        }
-        self.notes.add(&o.notes);
-        self.progress_ids.extend(o.progress_ids);
-    }
-
-    /// Per-model rows of this file (deduplicated within it).
-    pub(crate) fn rows(&self) -> BTreeMap<String, Row> {
-        let mut rows = self.idless.clone();
-        for e in self.keyed.values() {
-            rows.entry(e.model.clone()).or_default().add(&Row {
-                messages: 1,
-                records: e.records,
-                vals: e.vals,
-            });
-        }
-        rows
-    }
-
-    /// This book's messages of `model` (all of them for `None`), for
-    /// `--by model` ([`super::bymodel`]).
-    pub(crate) fn only(&self, model: Option<&str>) -> Book {
-        let keep = |m: &str| model.is_none_or(|x| x == m);
-        Book {
-            keyed: self
-                .keyed
-                .iter()
-                .filter(|(_, e)| keep(&e.model))
-                .map(|(k, e)| (k.clone(), e.clone()))
-                .collect(),
-            idless: self
-                .idless
-                .iter()
-                .filter(|(m, _)| keep(m))
-                .map(|(m, r)| (m.clone(), *r))
-                .collect(),
-            notes: self.notes,
-            progress_ids: self.progress_ids.clone(),
-            key: String::new(),
-        }
-    }
-
-    pub(crate) fn differing(&self) -> u64 {
-        self.keyed.values().filter(|e| e.differs).count() as u64
-    }
-}
-
-/// A stable 64-bit hash of a key, for the cross-file dedupe set.
-pub(crate) fn key_hash(key: &str) -> u64 {
-    let mut h = DefaultHasher::new();
-    key.hash(&mut h);
-    h.finish()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -414,7 +243,8 @@ mod tests {
             r#"{"output_tokens":9,"cache_creation":{"ephemeral_5m_input_tokens":3,"ephemeral_\u0031h_input_tokens":4}}"#,
         );
         assert_eq!((v.cc_5m, v.cc_1h, v.cache_creation), (0, 0, 0));
-        let m: HashMap<&str, &RawValue> = serde_json::from_str(r#"{"a":1,"a":2}"#).unwrap();
+        let m: std::collections::HashMap<&str, &RawValue> =
+            serde_json::from_str(r#"{"a":1,"a":2}"#).unwrap();
         assert_eq!(m["a"].get(), "2", "the map keeps the last copy");
     }
 
@@ -443,36 +273,5 @@ mod tests {
         let (v, r) = vals(r#"{"output_tokens":4,"iterations":[{"output_tokens":900}]}"#);
         assert!(!r);
         assert_eq!(v.output, 4);
-    }
-
-    #[test]
-    fn copies_merge_by_max_in_any_order_rec_034() {
-        let partial = raw(r#"{"input_tokens":3,"output_tokens":1,"cache_read_input_tokens":100}"#);
-        let full = raw(r#"{"input_tokens":3,"output_tokens":1404,"cache_read_input_tokens":100}"#);
-        let zeroed = raw(r#"{"input_tokens":0,"output_tokens":0,"cache_read_input_tokens":0}"#);
-        for order in [[&partial, &full, &zeroed], [&zeroed, &full, &partial]] {
-            let mut b = Book::default();
-            for u in order {
-                b.admit(Some("m"), Some("msg_1"), Some(u));
-            }
-            let rows = b.rows();
-            assert_eq!(rows["m"].messages, 1);
-            assert_eq!(rows["m"].records, 3);
-            assert_eq!(rows["m"].vals.output, 1404);
-            assert_eq!(rows["m"].vals.cache_read, 100);
-            assert_eq!(b.differing(), 1);
-        }
-    }
-
-    #[test]
-    fn idless_and_missing_usage() {
-        let u = raw(r#"{"output_tokens":2}"#);
-        let mut b = Book::default();
-        b.admit(None, None, Some(&u));
-        b.admit(None, Some(""), Some(&u));
-        b.admit(Some("m"), Some("x"), None);
-        assert_eq!(b.rows()[UNKNOWN_MODEL].messages, 2);
-        assert_eq!(b.notes.idless_usage_records, 2);
-        assert_eq!(b.notes.assistant_without_usage, 1);
     }
 }

@@ -1,0 +1,68 @@
+//! The census cache: what a command folds from one transcript (a [`Census`]:
+//! counts, token books, findings) kept in csift's state directory, so a
+//! repeated run re-reads only what changed. Built once, for every command that
+//! folds per-file facts: `usage` and `statusline` now, `stats` and `audit` next
+//! (issue 37).
+//!
+//! An entry is keyed by the transcript's path and checked against the file's
+//! identity: device, inode, size and modification time, and a hash of the
+//! first and of the last 4 KB of the bytes it covers. Claude Code only appends
+//! to a transcript (REC-087) and replaces it by rename on compaction (MISC-017,
+//! a new inode), so:
+//! - same identity: the entry is the census of the file (**hit**);
+//! - same inode, larger, and both hashes still match at the same offsets: the
+//!   file grew; only the appended bytes are scanned and folded in with
+//!   [`Census::extend`] (**grew**);
+//! - anything else (rename-replacement, truncation, an in-place rewrite, a
+//!   corrupt, foreign-version or colliding entry): the file is scanned whole
+//!   and the entry rewritten (**miss**).
+//!
+//! An entry covers whole lines only; an unterminated final line is scanned on
+//! every run and never cached, so a line completed later is read complete.
+//! With the cache off (`--no-cache`, no state directory, or one inside the
+//! Claude home) every file is scanned whole, and a census must come out
+//! byte-identical either way (tests/usage.rs runs both). csift never writes
+//! under the Claude home: a state directory there turns the cache off.
+
+pub(crate) mod codec;
+mod store;
+
+pub(crate) use codec::{Dec, Enc};
+pub(crate) use store::Cache;
+
+/// Where the reading of a census starts: a byte offset at a line start and
+/// that line's 1-based number.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Pos {
+    pub(crate) offset: u64,
+    pub(crate) line: u64,
+}
+
+/// Per-file facts a command folds, computable from any run of whole lines and
+/// foldable in file order: `scan(a) .extend(scan(b))` must equal `scan(a ++ b)`.
+pub(crate) trait Census: Sized {
+    /// Folder name of this kind of census in the cache.
+    const KIND: &'static str;
+    /// Bump on any change to what a census holds or how lines are read: an
+    /// entry of another version is ignored and rewritten, never trusted.
+    const VERSION: u32;
+    /// The census of `buf`, the file's lines from `at` on (the last one may be
+    /// unterminated: a file's torn or still-growing end).
+    fn scan(buf: &[u8], at: Pos) -> Self;
+    /// Fold in the census of the bytes that follow this one's.
+    fn extend(&mut self, later: Self);
+    fn encode(&self, e: &mut Enc);
+    fn decode(d: &mut Dec<'_>) -> Option<Self>;
+}
+
+/// csift's state directory: `$XDG_STATE_HOME/csift` (an absolute path), else
+/// `$HOME/.local/state/csift`; `None` when neither is set.
+pub(crate) fn state_root() -> Option<std::path::PathBuf> {
+    use std::path::{Path, PathBuf};
+    if let Some(x) = std::env::var_os("XDG_STATE_HOME").filter(|x| Path::new(x).is_absolute()) {
+        return Some(PathBuf::from(x).join("csift"));
+    }
+    std::env::var_os("HOME")
+        .filter(|h| !h.is_empty())
+        .map(|h| PathBuf::from(h).join(".local/state/csift"))
+}

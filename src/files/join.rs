@@ -1,0 +1,340 @@
+//! The join: each call with its result (by `tool_use_id`, REC-075) becomes
+//! touches. The echo decides the kind — create only when `type == "create"`
+//! (REC-055/071/086), a Read full only when it covers the file uncapped
+//! (REC-042…051, FH-026, FH-040, FH-043) — and an errored result makes a
+//! structured call `failed`: it never landed (REC-074, FH-011, SUB-032).
+//! Content evidence is decoded only for the paths `recover` asks about.
+
+use serde_json::value::RawValue;
+
+use super::calls::{place, Call, Intake, Outcome, Target};
+use super::echo::{self, Echo, Evidence, Facts, Step};
+use super::shell::Act;
+use super::{Class, Kind, Touch};
+
+/// Which paths get content evidence (recover), if any.
+pub(crate) type Want<'w> = Option<&'w (dyn Fn(&str) -> bool + Sync)>;
+
+impl Intake<'_> {
+    /// Every touch of the file, in call order, with evidence for `want`ed paths.
+    pub(crate) fn finish(mut self, want: Want<'_>) -> Vec<Touch> {
+        let mut out = Vec::with_capacity(self.calls.len() + self.direct.len());
+        let calls = std::mem::take(&mut self.calls);
+        for call in &calls {
+            let outcome = call.id.as_deref().and_then(|id| self.outcomes.get(id));
+            let truncated = call
+                .id
+                .as_deref()
+                .is_some_and(|id| self.truncated.contains(id));
+            let mut sub = 0u32;
+            let mut push = |mut t: Touch| {
+                t.sub = sub;
+                sub += 1;
+                out.push(t);
+            };
+            match &call.target {
+                Target::File { path, class, input } => {
+                    for t in structured(call, path, *class, input, outcome, truncated, want) {
+                        push(t);
+                    }
+                }
+                Target::Bash(a) => {
+                    for t in bash(call, a, outcome, want) {
+                        push(t);
+                    }
+                }
+                Target::PowerShell => push(touch(
+                    call,
+                    "powershell",
+                    Class::Marker,
+                    Kind::Opaque,
+                    outcome,
+                )),
+            }
+        }
+        let mut direct = std::mem::take(&mut self.direct);
+        if want.is_some() {
+            for (i, raw) in &self.snippets {
+                if let Some(t) = direct.get_mut(*i) {
+                    if want.is_some_and(|w| w(&t.path)) {
+                        let text = echo::string(Some(raw)).unwrap_or_default();
+                        t.evidence = Some(Box::new(Evidence::Snippet {
+                            lines: echo::gutter_lines(&text),
+                        }));
+                    }
+                }
+            }
+        }
+        out.extend(direct);
+        out
+    }
+}
+
+fn touch(
+    call: &Call<'_>,
+    path: &str,
+    class: Class,
+    kind: Kind,
+    outcome: Option<&Outcome<'_>>,
+) -> Touch {
+    Touch {
+        path: path.to_string(),
+        class,
+        kind,
+        tool: call.tool,
+        agent_id: call.agent.clone(),
+        line: call.line,
+        sub: 0,
+        turn: call.turn,
+        ts: call.ts.clone(),
+        landed: outcome
+            .and_then(|o| o.ts.clone())
+            .or_else(|| call.ts.clone()),
+        evidence: None,
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn structured(
+    call: &Call<'_>,
+    path: &str,
+    class: Class,
+    input: &RawValue,
+    outcome: Option<&Outcome<'_>>,
+    truncated: bool,
+    want: Want<'_>,
+) -> Vec<Touch> {
+    if outcome.is_some_and(|o| o.error) {
+        return vec![touch(call, path, class, Kind::Failed, outcome)];
+    }
+    let echo = outcome.and_then(|o| o.echo).and_then(Echo::parse);
+    let facts = facts(outcome, echo.as_ref());
+    let kind = match call.tool {
+        "Read" => read_kind(facts.as_ref(), truncated),
+        "Write" => match facts.as_ref().and_then(|f| f.kind.as_deref()) {
+            Some("create") => Kind::Create,
+            Some("update") => Kind::Update,
+            _ => Kind::Write,
+        },
+        "Edit" => Kind::Edit,
+        "MultiEdit" => Kind::MultiEdit,
+        _ => Kind::NotebookEdit,
+    };
+    let mut t = touch(call, path, class, kind, outcome);
+    if want.is_some_and(|w| w(path)) {
+        t.evidence = evidence(call.tool, kind, echo.as_ref(), input).map(Box::new);
+    }
+    let stale = facts.as_ref().is_some_and(|f| f.stale);
+    let mut out = vec![t];
+    if stale {
+        // FH-006, FH-035: the edit applied to a file that had drifted on disk.
+        out.push(touch(call, path, class, Kind::StaleRecovered, outcome));
+    }
+    out
+}
+
+/// An outcome's echo facts: skimmed already, or read from the parsed echo.
+fn facts(outcome: Option<&Outcome<'_>>, echo: Option<&Echo<'_>>) -> Option<Facts> {
+    outcome
+        .and_then(|o| o.facts.clone())
+        .or_else(|| echo.map(Facts::of))
+}
+
+/// A Read's kind from its echo (REC-043: six variants; FH-026…FH-048).
+fn read_kind(facts: Option<&Facts>, truncated: bool) -> Kind {
+    let Some(f) = facts else { return Kind::Read };
+    if !f.file {
+        return Kind::ReadOther;
+    }
+    match f.kind.as_deref() {
+        Some("file_unchanged") => return Kind::ReadUnchanged,
+        Some("image" | "pdf" | "parts" | "notebook") => return Kind::ReadOther,
+        _ => {}
+    }
+    if !f.content {
+        return Kind::ReadOther;
+    }
+    if truncated || f.truncated {
+        return Kind::ReadTruncated;
+    }
+    match (f.start, f.num, f.total) {
+        (Some(1), Some(n), Some(t)) if n >= t => Kind::ReadFull,
+        _ => Kind::ReadPartial,
+    }
+}
+
+/// Content evidence of a structured call, from its echo or (no echo, SUB-026)
+/// its input. The echo's strings are what Claude Code applied (REC-059).
+fn evidence(tool: &str, kind: Kind, echo: Option<&Echo<'_>>, input: &RawValue) -> Option<Evidence> {
+    let inp = Echo::parse(input);
+    match tool {
+        "Read" => {
+            let f = echo?.file.as_ref()?;
+            if matches!(kind, Kind::ReadUnchanged | Kind::ReadOther) {
+                return None;
+            }
+            Some(Evidence::Read {
+                start: echo::uint(f.start_line)?,
+                num: echo::uint(f.num_lines)?,
+                total: echo::uint(f.total_lines)?,
+                content: echo::string(f.content)?.into_owned(),
+                truncated: kind == Kind::ReadTruncated,
+            })
+        }
+        "Write" => {
+            // FH-050, REC-058: an update echo can be stripped to "" — the
+            // input holds the bytes written unless the user edited them.
+            let from_echo = echo.and_then(|e| {
+                let c = echo::string(e.content)?;
+                let stripped = c.is_empty() && e.kind().as_deref() == Some("update");
+                (!stripped).then(|| c.into_owned())
+            });
+            let user_modified = echo.is_some_and(|e| echo::is_true(e.user_modified));
+            let from_input = || {
+                let i: serde_json::Map<String, serde_json::Value> =
+                    serde_json::from_str(input.get()).ok()?;
+                i.get("content")?.as_str().map(str::to_string)
+            };
+            let content = from_echo.or_else(|| (!user_modified).then(from_input).flatten())?;
+            Some(Evidence::Write { content })
+        }
+        "Edit" | "MultiEdit" => edit_evidence(tool, echo, inp.as_ref(), input),
+        _ => Some(Evidence::Notebook {
+            updated: echo
+                .and_then(|e| echo::string(e.updated_file))
+                .map(|c| c.into_owned()),
+        }),
+    }
+}
+
+fn edit_evidence(
+    tool: &str,
+    echo: Option<&Echo<'_>>,
+    input: Option<&Echo<'_>>,
+    raw_input: &RawValue,
+) -> Option<Evidence> {
+    let steps = if tool == "MultiEdit" {
+        echo.and_then(|e| echo::multi_steps(e.edits))
+            .or_else(|| input.and_then(|i| echo::multi_steps(i.edits)))?
+    } else {
+        let from_echo = echo.and_then(|e| {
+            Some(Step {
+                old: echo::string(e.old_string)?.into_owned(),
+                new: echo::string(e.new_string)?.into_owned(),
+                all: echo::is_true(e.replace_all),
+            })
+        });
+        vec![from_echo.or_else(|| input_step(raw_input))?]
+    };
+    let original = echo
+        .and_then(|e| {
+            echo::string(e.original_file).or_else(|| echo::string(e.original_file_contents))
+        })
+        .map(|c| c.into_owned())
+        // REC-060: an empty pre-image is the stripped form, not an empty file.
+        .filter(|c| !c.is_empty());
+    let hunks = echo
+        .map(|e| echo::hunks(e.structured_patch))
+        .unwrap_or_default();
+    Some(Evidence::Edit {
+        steps,
+        original,
+        hunks,
+    })
+}
+
+/// An Edit input's step (snake_case keys, REC-081: `replace_all` always there).
+fn input_step(input: &RawValue) -> Option<Step> {
+    #[derive(serde::Deserialize)]
+    struct I {
+        old_string: String,
+        new_string: String,
+        #[serde(default)]
+        replace_all: Option<bool>,
+    }
+    let i: I = serde_json::from_str(input.get()).ok()?;
+    Some(Step {
+        old: i.old_string,
+        new: i.new_string,
+        all: i.replace_all.unwrap_or(false),
+    })
+}
+
+/// The touches of one Bash call: its ops, its markers, and the files its
+/// result's stale hint names (FH-005).
+fn bash(
+    call: &Call<'_>,
+    a: &super::shell::Analysis,
+    outcome: Option<&Outcome<'_>>,
+    want: Want<'_>,
+) -> Vec<Touch> {
+    let mut out = Vec::new();
+    let echo = outcome.and_then(|o| o.echo).and_then(Echo::parse);
+    for (i, op) in a.ops.iter().enumerate() {
+        let kind = match op.act {
+            Act::Read => Kind::BashRead,
+            Act::Write => Kind::BashWrite,
+            Act::Append => Kind::BashAppend,
+            Act::Delete => Kind::BashDelete,
+            Act::MoveFrom => Kind::BashMoveFrom,
+            Act::MoveTo => Kind::BashMoveTo,
+            Act::CopyTo => Kind::BashCopyTo,
+            Act::Touch => Kind::BashTouch,
+        };
+        let mut t = touch(call, &op.path, op.class, kind, outcome);
+        if want.is_some_and(|w| w(&op.path)) {
+            t.evidence = bash_evidence(a, i, op, outcome, echo.as_ref()).map(Box::new);
+        }
+        out.push(t);
+    }
+    for m in &a.markers {
+        out.push(touch(call, m, Class::Marker, Kind::Opaque, outcome));
+    }
+    if let (Some(o), Some(f)) = (outcome, facts(outcome, echo.as_ref())) {
+        if let Some(hint) = f.hint {
+            for p in echo::hint_paths(&hint) {
+                let (path, class) = place(&p, o.cwd.as_deref());
+                let mut t = touch(call, &path, class, Kind::HintModified, outcome);
+                t.line = o.line;
+                t.turn = o.turn;
+                t.ts = o.ts.clone();
+                out.push(t);
+            }
+        }
+    }
+    out
+}
+
+/// A heredoc write's bytes, or a clean `cat` read's stdout (BASH-010/011/012/025:
+/// a positively clean result — no error, empty stderr, not interrupted, not
+/// persisted elsewhere, not backgrounded).
+fn bash_evidence(
+    a: &super::shell::Analysis,
+    i: usize,
+    op: &super::shell::ShellOp,
+    outcome: Option<&Outcome<'_>>,
+    echo: Option<&Echo<'_>>,
+) -> Option<Evidence> {
+    if let Some(c) = &op.content {
+        // A write whose command failed may not have happened as written.
+        if outcome.is_some_and(|o| o.error) {
+            return None;
+        }
+        return Some(match op.act {
+            Act::Append => Evidence::Append { content: c.clone() },
+            _ => Evidence::Write { content: c.clone() },
+        });
+    }
+    if a.cat != Some(i) || outcome.is_none_or(|o| o.error) {
+        return None;
+    }
+    let e = echo?;
+    let clean = echo::string(e.stderr).is_some_and(|s| s.is_empty())
+        && !echo::is_true(e.interrupted)
+        && e.persisted_output_path.is_none()
+        && e.background_task_id.is_none();
+    let stdout = echo::string(e.stdout)?;
+    clean.then(|| Evidence::Cat {
+        stdout: stdout.into_owned(),
+    })
+}

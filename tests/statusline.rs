@@ -1,0 +1,315 @@
+//! `csift statusline`: Claude Code's status line. It prints one clean line for
+//! a payload, counts as `usage` does, warns when audit would report eaten text,
+//! and never exits non-zero, whatever arrives on stdin.
+
+use crate::common;
+use crate::robust;
+
+use std::path::{Path, PathBuf};
+
+use common::{Home, Session};
+use serde_json::{json, Value};
+
+fn statusline(home: &Path, state: &Path, payload: &[u8]) -> std::process::Output {
+    common::csift()
+        .env("XDG_STATE_HOME", state)
+        .env("CLAUDE_CONFIG_DIR", home)
+        .arg("statusline")
+        .write_stdin(payload.to_vec())
+        .timeout(robust::WATCHDOG)
+        .output()
+        .unwrap()
+}
+
+/// The one line, after the checks every run passes: exit 0, one line, no
+/// control byte (names come from transcripts and payloads).
+fn line(home: &Path, state: &Path, payload: &[u8]) -> String {
+    let out = statusline(home, state, payload);
+    let what = String::from_utf8_lossy(payload);
+    assert_eq!(out.status.code(), Some(0), "payload {what:?}: {out:?}");
+    let text = String::from_utf8(out.stdout.clone()).unwrap();
+    assert_eq!(text.lines().count(), 1, "payload {what:?}: {text:?}");
+    assert!(text.ends_with('\n'));
+    assert_eq!(robust::control_byte(&out.stdout), None, "{text:?}");
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("panicked"));
+    text.trim_end().to_string()
+}
+
+fn payload(sid: &str, path: &Path) -> Vec<u8> {
+    json!({"hook_event_name": "Status", "session_id": sid, "transcript_path": path,
+           "cwd": "/w/p", "model": {"id": "claude-opus-4-6", "display_name": "Opus"},
+           "workspace": {"current_dir": "/w/p", "project_dir": "/w/p"},
+           "cost": {"total_cost_usd": 0.5}})
+    .to_string()
+    .into_bytes()
+}
+
+fn sample() -> (PathBuf, String, PathBuf) {
+    let home = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample/claude-home");
+    let sid = "ec31596d-4909-4dd2-b697-9468c3ecb9b6";
+    let path = home.join(format!("projects/-Users-mara-code-ledgerline/{sid}.jsonl"));
+    (home, sid.to_string(), path)
+}
+
+/// Acceptance: on the sample home it prints its line for a payload, with the
+/// session's tokens and cost as `usage` counts them (the session and its lane).
+#[test]
+fn prints_its_line_for_the_sample_home() {
+    let (home, sid, path) = sample();
+    let state = tempfile::tempdir().unwrap();
+    let l = line(&home, state.path(), &payload(&sid, &path));
+    let out = common::csift()
+        .env("XDG_STATE_HOME", state.path())
+        .args([
+            "usage",
+            "--format",
+            "json",
+            "--by",
+            "session",
+            "--claude-home",
+        ])
+        .arg(&home)
+        .output()
+        .unwrap();
+    let rows = common::json_lines(&out.stdout);
+    let row = rows.iter().find(|r| r["key"] == sid.as_str()).unwrap();
+    let cost = format!("${:.2}", row["cost_usd"].as_f64().unwrap());
+    assert!(l.starts_with("Opus · session "), "{l}");
+    assert!(
+        l.contains(&format!("tok {cost} · today $0.00")),
+        "{l} / {row}"
+    );
+    assert!(l.ends_with("no active block"), "{l}");
+    // The cache gives the same line.
+    assert_eq!(line(&home, state.path(), &payload(&sid, &path)), l);
+}
+
+/// A session whose response lost its text (two thinking records, no text:
+/// the bug report's shape) carries the warning; audit reports the same.
+#[test]
+fn eaten_text_in_the_session_is_flagged_as_audit_finds_it() {
+    let home = Home::new();
+    let state = tempfile::tempdir().unwrap();
+    let mut s = Session::new("bbbbbbbb-0000-4000-8000-000000000002", "/w/p");
+    s.user("question");
+    s.thinking("msg_e", "first");
+    s.thinking("msg_e", "second");
+    s.tool_use("msg_e", "t1", "Bash", json!({"command": "ls"}));
+    let path = home.write("-w-p", &s.file_name(), &s.lines);
+    let l = line(home.path(), state.path(), &payload(&s.id, &path));
+    assert!(l.contains("⚠ eaten text ×1"), "{l}");
+    let audit = home
+        .cmd()
+        .args(["audit", "-k", "eaten-text", "--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(audit.status.code(), Some(1), "audit finds it too");
+    // A kept text block: no warning.
+    let mut k = Session::new("cccccccc-0000-4000-8000-000000000003", "/w/p");
+    k.thinking("msg_k", "a");
+    k.text("msg_k", "the reply");
+    let kept = home.write("-w-p", &k.file_name(), &k.lines);
+    let l = line(home.path(), state.path(), &payload(&k.id, &kept));
+    assert!(!l.contains("eaten"), "{l}");
+}
+
+/// Messages of the last minutes: today's cost and the active block.
+#[test]
+fn today_and_the_active_block() {
+    let home = Home::new();
+    let state = tempfile::tempdir().unwrap();
+    let now = jiff::Timestamp::now();
+    let at = |mins: i64| {
+        now.checked_sub(jiff::SignedDuration::from_mins(mins))
+            .unwrap()
+            .strftime("%Y-%m-%dT%H:%M:%S%.3fZ")
+            .to_string()
+    };
+    let sid = "dddddddd-0000-4000-8000-000000000004";
+    let rec = |id: &str, mins: i64| {
+        json!({"type": "assistant", "timestamp": at(mins), "sessionId": sid, "uuid": format!("u-{id}"),
+               "message": {"model": "claude-opus-4-6", "id": id, "role": "assistant",
+               "content": [{"type": "text", "text": "x"}],
+               "usage": {"input_tokens": 0, "output_tokens": 40_000, "cache_read_input_tokens": 0}}})
+    };
+    let path = home.write(
+        "-w-p",
+        &format!("{sid}.jsonl"),
+        &[rec("m1", 3), rec("m2", 1)],
+    );
+    let l = line(home.path(), state.path(), &payload(sid, &path));
+    // 80,000 output tokens at $25/MTok, over 2 minutes.
+    assert!(l.contains("session 80.0k tok $2.00"), "{l}");
+    assert!(
+        l.contains("block ") && l.contains(" left · 40.0k/min"),
+        "{l}"
+    );
+    // Midnight may fall between the two messages; today holds at least one.
+    assert!(
+        l.contains("today $2.00") || l.contains("today $1.00"),
+        "{l}"
+    );
+}
+
+/// Acceptance: a fuzzed payload never makes it exit non-zero. Random bytes,
+/// truncated JSON, fields of every wrong type, paths to nothing, a directory,
+/// a device and the real transcript, escape bytes in names.
+#[test]
+fn fuzzed_payloads_never_fail() {
+    let (home, sid, path) = sample();
+    let state = tempfile::tempdir().unwrap();
+    let good = String::from_utf8(payload(&sid, &path)).unwrap();
+    let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    let odd_values = [
+        json!(null),
+        json!(5),
+        json!(-1.5e300),
+        json!(true),
+        json!([]),
+        json!({}),
+        json!(""),
+        json!("/"),
+        json!("/dev/null"),
+        json!("/dev/zero"),
+        json!("/nonexistent/x.jsonl"),
+        json!("~/x.jsonl"),
+        json!(home.join("projects")),
+        json!(path),
+        json!("x".repeat(5000)),
+        json!("\u{1b}[31mred\u{7}\u{9b}2J"),
+        json!("\u{202e}evil\u{0}"),
+    ];
+    let fields = [
+        "session_id",
+        "transcript_path",
+        "model",
+        "cost",
+        "workspace",
+        "cwd",
+    ];
+    let mut payloads: Vec<Vec<u8>> = vec![
+        Vec::new(),
+        b"{".to_vec(),
+        b"null".to_vec(),
+        b"[]".to_vec(),
+        b"\xff\xfe\x00garbage".to_vec(),
+        format!("\u{feff}{good}").into_bytes(),
+        good.as_bytes().repeat(3),
+    ];
+    for i in 0..good.len() / 16 {
+        payloads.push(good.as_bytes()[..i * 16].to_vec());
+    }
+    for _ in 0..24 {
+        let mut v: Value = serde_json::from_str(&good).unwrap();
+        for _ in 0..3 {
+            let f = fields[(next() % fields.len() as u64) as usize];
+            let x = odd_values[(next() % odd_values.len() as u64) as usize].clone();
+            if next() % 2 == 0 {
+                v[f] = x;
+            } else {
+                v[f] = json!({"id": x.clone(), "display_name": x, "total_cost_usd": -3});
+            }
+        }
+        payloads.push(v.to_string().into_bytes());
+    }
+    for _ in 0..8 {
+        let n = (next() % 300) as usize;
+        payloads.push((0..n).map(|_| next() as u8).collect());
+    }
+    for p in &payloads {
+        line(&home, state.path(), p);
+    }
+    // Bad flags are no failure either (Claude Code runs whatever is configured).
+    let out = common::csift()
+        .args(["statusline", "--no-such-flag"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    // An unreadable home is no failure.
+    let out = common::csift()
+        .env("XDG_STATE_HOME", state.path())
+        .args(["statusline", "--claude-home", "/nonexistent/home"])
+        .write_stdin(good)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(String::from_utf8_lossy(&out.stdout).lines().count(), 1);
+}
+
+/// The warning counts what `audit -k eaten-text` finds in the session (its
+/// transcript and lanes), on a generated home with planted eaten responses.
+#[test]
+fn the_warning_agrees_with_audit_on_a_generated_home() {
+    let Some(gen) = common::generator() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    let st = std::process::Command::new(gen)
+        .args([
+            "--preset",
+            "bench",
+            "--bytes",
+            "6M",
+            "--sessions",
+            "7",
+            "--out",
+        ])
+        .arg(&home)
+        .arg("--truth")
+        .arg(dir.path().join("truth.jsonl"))
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let audit = common::csift()
+        .args([
+            "audit",
+            "-k",
+            "eaten-text",
+            "--format",
+            "json",
+            "--claude-home",
+        ])
+        .arg(&home)
+        .output()
+        .unwrap();
+    let mut per_session = std::collections::BTreeMap::<String, usize>::new();
+    for f in common::json_lines(&audit.stdout) {
+        if f["type"] == "finding" {
+            *per_session
+                .entry(f["session_id"].as_str().unwrap().to_string())
+                .or_default() += 1;
+        }
+    }
+    assert!(
+        !per_session.is_empty(),
+        "the generator plants eaten responses"
+    );
+    let state = dir.path().join("state");
+    let mains: Vec<PathBuf> = common::transcripts(&home)
+        .into_iter()
+        .filter(|p| !p.to_string_lossy().contains("/subagents/"))
+        .filter(|p| {
+            !p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("agent-")
+        })
+        .collect();
+    for main in mains {
+        let sid = main.file_stem().unwrap().to_string_lossy().into_owned();
+        let l = line(&home, &state, &payload(&sid, &main));
+        let want = per_session.get(&sid).copied().unwrap_or(0);
+        let shown = l
+            .split("⚠ eaten text ×")
+            .nth(1)
+            .map_or(0, |n| n.parse::<usize>().unwrap());
+        assert_eq!(shown, want, "{sid}: {l}");
+    }
+}
