@@ -24,6 +24,7 @@ mod hostile;
 mod image;
 mod labels;
 mod list;
+mod mcp;
 mod pipe;
 mod plan;
 mod printed;

@@ -54,7 +54,8 @@ pub(crate) fn run(
             return Err(CallError(notes.join("\n")));
         }
     };
-    let objects = parse_lines(&out.into_bytes());
+    let bytes = out.into_bytes();
+    let objects = parse_lines(&bytes);
     Ok(answer(spec, shown, exit.code(), objects, notes, &window))
 }
 
@@ -162,14 +163,17 @@ fn show_argv(argv: &[OsString]) -> String {
     words.join(" ")
 }
 
-/// Each JSON Lines object; a line that is not one is kept as its text.
-fn parse_lines(bytes: &[u8]) -> Vec<Value> {
+/// Each JSON Lines object with its line as printed (the text block answers
+/// the CLI's own bytes; a JSON object's keys come back in another order). A
+/// line that is not JSON is kept as `{"text": line}`.
+fn parse_lines(bytes: &[u8]) -> Vec<(Value, String)> {
     bytes
         .split(|b| *b == b'\n')
         .filter(|l| !l.is_empty())
         .map(|l| {
-            serde_json::from_slice(l)
-                .unwrap_or_else(|_| json!({"text": String::from_utf8_lossy(l)}))
+            let text = String::from_utf8_lossy(l).into_owned();
+            let v = serde_json::from_slice(l).unwrap_or_else(|_| json!({"text": text}));
+            (v, text)
         })
         .collect()
 }
@@ -185,23 +189,21 @@ fn answer(
     spec: &Spec,
     command: String,
     exit: u8,
-    objects: Vec<Value>,
+    objects: Vec<(Value, String)>,
     mut notes: Vec<String>,
     w: &Window,
 ) -> Answer {
     let total = objects.len();
-    let lines: Vec<String> = objects.iter().map(Value::to_string).collect();
-    let mut used: usize = lines
+    let mut used: usize = objects
         .iter()
-        .zip(&objects)
-        .filter(|(_, o)| is_summary(o))
-        .map(|(l, _)| l.chars().count() + 1)
+        .filter(|(o, _)| is_summary(o))
+        .map(|(_, l)| l.chars().count() + 1)
         .sum();
     let (mut kept, mut text) = (Vec::new(), String::new());
     let (mut rank, mut returned, mut first_cut, mut cut_chars, mut cut_n) =
         (0usize, 0usize, None, 0usize, 0usize);
     let mut over = false;
-    for (o, l) in objects.into_iter().zip(&lines) {
+    for (o, l) in objects {
         let n = l.chars().count() + 1;
         if !is_summary(&o) {
             rank += 1;
@@ -218,7 +220,7 @@ fn answer(
             used += n;
             returned += 1;
         }
-        text.push_str(l);
+        text.push_str(&l);
         text.push('\n');
         kept.push(o);
     }
