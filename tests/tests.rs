@@ -20,6 +20,7 @@ mod files;
 mod fuzz_regressions;
 mod guard;
 mod hooks;
+mod hooks_install;
 mod hostile;
 mod image;
 mod labels;

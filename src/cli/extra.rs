@@ -53,7 +53,7 @@ Examples:
   csift hooks print
   csift hooks print --guard
   csift hooks print --verbatim --slices 2")]
-    Print(HookSelect),
+    Print(HooksPrintArgs),
     /// Merge the hooks block into a settings file you name: diff first, --yes writes.
     #[command(after_help = "\
 Shows the change as a unified diff and writes nothing unless --yes is given. The
@@ -86,6 +86,12 @@ pub(crate) struct HookSelect {
     /// Claude Code replaces a longer additionalContext with a file pointer).
     #[arg(long, value_name = "N", default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..=16))]
     pub(crate) slices: u16,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct HooksPrintArgs {
+    #[command(flatten)]
+    pub(crate) select: HookSelect,
     /// Output form: human (indented) or json (one line).
     #[arg(long, value_enum, default_value_t = crate::output::Format::Human)]
     pub(crate) format: crate::output::Format,
