@@ -12,6 +12,7 @@ mod agents;
 mod audit;
 mod bounds;
 mod changing;
+mod completions;
 mod content;
 mod docs;
 mod embedded;

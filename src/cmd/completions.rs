@@ -27,7 +27,18 @@ pub(crate) fn run_man(out: &mut Out) -> Result<Exit> {
     man.render_name_section(out)?;
     man.render_synopsis_section(out)?;
     man.render_description_section(out)?;
-    man.render_subcommands_section(out)?;
+    // The subcommands, each with its section below (clap_mangen's own list
+    // points at csift-<name>(1) pages, which this one page replaces).
+    writeln!(out, ".SH SUBCOMMANDS")?;
+    for sub in cmd.get_subcommands().filter(|s| !s.is_hide_set()) {
+        let about = sub.get_about().map(|a| a.to_string()).unwrap_or_default();
+        writeln!(
+            out,
+            ".TP\n\\fBcsift {}\\fR\n{}",
+            sub.get_name(),
+            roff_text(&about)
+        )?;
+    }
     for sub in cmd.get_subcommands().filter(|s| !s.is_hide_set()) {
         let name = sub.get_name();
         writeln!(out, ".SH \"CSIFT {}\"", name.to_uppercase())?;
