@@ -37,6 +37,7 @@ mod respaced;
 mod search;
 mod search_input;
 mod show;
+mod skill;
 mod stats;
 mod status;
 mod statusline;
