@@ -28,7 +28,10 @@ fn main() {
     ];
     let head_ref = git(&["symbolic-ref", "-q", "HEAD"]);
     for dir in dirs.iter().flatten() {
-        let mut watch = vec![Path::new(dir).join("HEAD"), Path::new(dir).join("packed-refs")];
+        let mut watch = vec![
+            Path::new(dir).join("HEAD"),
+            Path::new(dir).join("packed-refs"),
+        ];
         if let Some(r) = &head_ref {
             watch.push(Path::new(dir).join(r));
         }

@@ -8,7 +8,10 @@ use crate::common;
 fn subcommands() -> Vec<String> {
     let out = common::csift().arg("--help").output().unwrap();
     let help = String::from_utf8_lossy(&out.stdout).into_owned();
-    let section = help.split("Commands:\n").nth(1).expect("a Commands section");
+    let section = help
+        .split("Commands:\n")
+        .nth(1)
+        .expect("a Commands section");
     let names: Vec<String> = section
         .lines()
         .take_while(|l| !l.trim().is_empty())
@@ -27,7 +30,10 @@ fn subcommands() -> Vec<String> {
 fn every_shells_completions_name_every_subcommand() {
     let names = subcommands();
     for shell in ["bash", "zsh", "fish", "powershell", "elvish"] {
-        let out = common::csift().args(["completions", shell]).output().unwrap();
+        let out = common::csift()
+            .args(["completions", shell])
+            .output()
+            .unwrap();
         assert!(out.status.success(), "{shell}");
         let script = String::from_utf8_lossy(&out.stdout);
         for n in &names {
@@ -49,7 +55,10 @@ fn the_man_page_has_a_section_per_subcommand() {
     for n in &names {
         let section = format!(".SH \"CSIFT {}\"", n.to_uppercase());
         assert!(page.contains(&section), "man page lacks {section}");
-        assert!(page.contains(&format!("\\fBcsift {n}\\fR")), "{n} not listed");
+        assert!(
+            page.contains(&format!("\\fBcsift {n}\\fR")),
+            "{n} not listed"
+        );
     }
     // Options are rendered (roff escapes the dash).
     assert!(page.contains("max\\-count"));

@@ -47,7 +47,10 @@ fn print_names_this_binary_and_each_events_matcher_misc_027() {
     let all = print(&[]);
     let exe = bin();
     assert_eq!(all["hooks"]["PostToolUse"][0]["matcher"], ".*");
-    assert_eq!(commands(&all, "PostToolUse"), [format!("{exe} guard --post")]);
+    assert_eq!(
+        commands(&all, "PostToolUse"),
+        [format!("{exe} guard --post")]
+    );
     assert!(all["hooks"]["Stop"][0].get("matcher").is_none());
     assert_eq!(commands(&all, "Stop"), [format!("{exe} guard --stop")]);
     // MISC-027: SessionStart's matcher is tested against the source; compact.
@@ -74,9 +77,8 @@ fn the_printed_verbatim_hook_runs() {
     let cmd = &commands(&block, "SessionStart")[0];
     let words: Vec<&str> = cmd.split(' ').collect();
     let home = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample/claude-home");
-    let transcript = home.join(
-        "projects/-Users-mara-code-ledgerline/eefbaf35-b1ef-4f4b-b60b-39e0300ff398.jsonl",
-    );
+    let transcript = home
+        .join("projects/-Users-mara-code-ledgerline/eefbaf35-b1ef-4f4b-b60b-39e0300ff398.jsonl");
     let mut child = Command::new(words[0])
         .args(&words[1..])
         .env("CLAUDE_CONFIG_DIR", &home)
@@ -135,7 +137,10 @@ fn install_shows_the_diff_and_writes_only_with_yes() {
     assert_eq!(out.status.code(), Some(1), "a change shown, not written");
     let diff = String::from_utf8_lossy(&out.stdout);
     assert!(diff.starts_with("--- "), "{diff}");
-    assert!(diff.contains(&format!("+{}", "\t\t\t\t")), "tab indent kept: {diff}");
+    assert!(
+        diff.contains(&format!("+{}", "\t\t\t\t")),
+        "tab indent kept: {diff}"
+    );
     assert!(diff.contains("guard --stop"), "{diff}");
     assert!(String::from_utf8_lossy(&out.stderr).contains("--yes"));
     assert_eq!(std::fs::read_to_string(&path).unwrap(), SETTINGS);
@@ -148,7 +153,11 @@ fn install_keeps_every_other_byte_and_is_idempotent() {
     let path = dir.path().join("settings.json");
     std::fs::write(&path, SETTINGS).unwrap();
     let out = install(&path, &["--yes"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let new = std::fs::read_to_string(&path).unwrap();
     // The user's own members and hooks, byte for byte.
     for kept in [
@@ -166,7 +175,10 @@ fn install_keeps_every_other_byte_and_is_idempotent() {
     let exe = bin();
     assert_eq!(
         commands(&v, "Stop"),
-        ["notify-send done".to_string(), format!("{exe} guard --stop")]
+        [
+            "notify-send done".to_string(),
+            format!("{exe} guard --stop")
+        ]
     );
     assert_eq!(commands(&v, "SessionStart").len(), 4);
     let hooks = v["hooks"].as_object_mut().unwrap();
@@ -225,7 +237,10 @@ fn install_refuses_what_it_cannot_merge() {
         assert!(!dir.path().join(format!("{name}.bak")).exists());
     }
     // The file is always named: no default.
-    let out = common::csift().args(["hooks", "install", "--yes"]).output().unwrap();
+    let out = common::csift()
+        .args(["hooks", "install", "--yes"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--settings"));
 }

@@ -42,7 +42,10 @@ impl Server {
             .args(["mcp", "--claude-home"])
             .arg(sample())
             .env_remove("CLAUDE_CONFIG_DIR")
-            .env("XDG_STATE_HOME", Path::new(env!("CARGO_TARGET_TMPDIR")).join("state"))
+            .env(
+                "XDG_STATE_HOME",
+                Path::new(env!("CARGO_TARGET_TMPDIR")).join("state"),
+            )
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -154,8 +157,17 @@ fn tools_list_every_read_command_with_schemas() {
     let tools = list["result"]["tools"].as_array().unwrap();
     let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
     for want in [
-        "list_sessions", "search", "show", "verbatim", "stats", "agents", "audit", "status",
-        "tasks", "files", "recover",
+        "list_sessions",
+        "search",
+        "show",
+        "verbatim",
+        "stats",
+        "agents",
+        "audit",
+        "status",
+        "tasks",
+        "files",
+        "recover",
     ] {
         assert!(names.contains(&want), "{want} missing from {names:?}");
     }
@@ -256,9 +268,16 @@ fn a_cut_answer_says_what_it_cut_and_the_offset_gets_the_rest() {
 fn the_summary_object_stays_in_every_window() {
     let mut s = Server::start();
     let r = s.call("search", json!({"pattern": "e", "max_chars": 10}));
-    let objects = r["result"]["structuredContent"]["objects"].as_array().unwrap().clone();
+    let objects = r["result"]["structuredContent"]["objects"]
+        .as_array()
+        .unwrap()
+        .clone();
     assert_eq!(objects.last().unwrap()["type"], "summary", "{r}");
-    assert_eq!(objects.len(), 2, "one exchange (over budget, whole) and the summary");
+    assert_eq!(
+        objects.len(),
+        2,
+        "one exchange (over budget, whole) and the summary"
+    );
     let notes = r["result"]["structuredContent"]["notes"].to_string();
     assert!(notes.contains("answered whole"), "{notes}");
 }
@@ -269,7 +288,10 @@ fn errors_answer_the_call_and_the_server_keeps_serving() {
     // A command's own error: isError with csift's message.
     let r = s.call("show", json!({"targets": ["@0000dead"]}));
     assert_eq!(r["result"]["isError"], json!(true), "{r}");
-    assert!(r["result"]["content"][0]["text"].as_str().unwrap().contains("0000dead"));
+    assert!(r["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap()
+        .contains("0000dead"));
     // A bad regex, a wrong type, an unknown argument: the same.
     for (tool, args) in [
         ("search", json!({"pattern": "("})),
@@ -287,7 +309,11 @@ fn errors_answer_the_call_and_the_server_keeps_serving() {
     s.send("this is not json {");
     s.send("{\"jsonrpc\":\"2.0\",\"id\":\"x\"}");
     let r = s.call("list_sessions", json!({"max_count": 1}));
-    assert_eq!(r["result"]["structuredContent"]["returned"], json!(1), "{r}");
+    assert_eq!(
+        r["result"]["structuredContent"]["returned"],
+        json!(1),
+        "{r}"
+    );
 }
 
 #[test]
@@ -321,7 +347,10 @@ fn python_sdk_client_runs_every_tool() {
         .arg(bin())
         .arg(sample())
         .env_remove("CLAUDE_CONFIG_DIR")
-        .env("XDG_STATE_HOME", Path::new(env!("CARGO_TARGET_TMPDIR")).join("state"))
+        .env(
+            "XDG_STATE_HOME",
+            Path::new(env!("CARGO_TARGET_TMPDIR")).join("state"),
+        )
         .output()
         .unwrap();
     let said = format!(

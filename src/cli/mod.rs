@@ -157,9 +157,9 @@ impl Command {
             Command::Whoami(a) => a.common.color,
             Command::Statusline(_)
             | Command::Mcp(_)
-            | Command::Hooks(_) | Command::Completions(_) | Command::Man(_) => {
-                ColorChoice::Never
-            }
+            | Command::Hooks(_)
+            | Command::Completions(_)
+            | Command::Man(_) => ColorChoice::Never,
         }
     }
 }

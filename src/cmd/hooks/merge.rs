@@ -18,7 +18,10 @@ pub(crate) struct Merged {
 pub(crate) fn merge(old: &str, entries: &[Entry]) -> Result<Merged, String> {
     if old.trim().is_empty() {
         let missing: Vec<Entry> = entries.to_vec();
-        let block = (Some("hooks".to_string()), Ordered::Events(Events::of(&missing)));
+        let block = (
+            Some("hooks".to_string()),
+            Ordered::Events(Events::of(&missing)),
+        );
         let text = format!("{{\n  {}\n}}\n", fmt_item(&block, "  ", "  "));
         return Ok(Merged {
             text,
@@ -47,7 +50,8 @@ pub(crate) fn merge(old: &str, entries: &[Entry]) -> Result<Merged, String> {
     }
     let text = edit(old, hooks.is_some(), &missing)?;
     // The result must parse, and hold what was there plus what was added.
-    let check: Value = serde_json::from_str(&text).map_err(|e| format!("internal merge error: {e}"))?;
+    let check: Value =
+        serde_json::from_str(&text).map_err(|e| format!("internal merge error: {e}"))?;
     if missing.iter().any(|e| !present(check.get("hooks"), e)) {
         return Err("internal merge error: an entry is missing after the merge".into());
     }
@@ -63,7 +67,10 @@ fn present(hooks: Option<&Value>, e: &Entry) -> bool {
         return false;
     };
     groups.iter().any(|g| {
-        let m = g.get("matcher").and_then(Value::as_str).filter(|m| !m.is_empty());
+        let m = g
+            .get("matcher")
+            .and_then(Value::as_str)
+            .filter(|m| !m.is_empty());
         m == e.matcher
             && g.get("hooks").and_then(Value::as_array).is_some_and(|hs| {
                 hs.iter()
@@ -81,7 +88,10 @@ fn edit(old: &str, has_hooks: bool, missing: &[Entry]) -> Result<String, String>
     // (from, to, replacement), applied from the end of the text backwards.
     let mut edits: Vec<(usize, usize, String)> = Vec::new();
     if !has_hooks {
-        let item = (Some("hooks".to_string()), Ordered::Events(Events::of(missing)));
+        let item = (
+            Some("hooks".to_string()),
+            Ordered::Events(Events::of(missing)),
+        );
         edits.push(root.append(old, &[item], &unit));
     } else {
         let hooks = root
@@ -95,7 +105,10 @@ fn edit(old: &str, has_hooks: bool, missing: &[Entry]) -> Result<String, String>
                     let arr = container(b, i).ok_or("an event's hooks are not an array")?;
                     edits.push(arr.append(old, &[(None, Ordered::Group(group))], &unit));
                 }
-                None => match new_events.iter_mut().find(|(k, _)| k.as_deref() == Some(ev)) {
+                None => match new_events
+                    .iter_mut()
+                    .find(|(k, _)| k.as_deref() == Some(ev))
+                {
                     Some((_, Ordered::Groups(gs))) => gs.push(group),
                     _ => new_events.push((Some(ev.to_string()), Ordered::Groups(vec![group]))),
                 },
@@ -185,8 +198,15 @@ impl Container {
         let Some(first) = self.children.first() else {
             let outer = line_indent(text, self.open);
             let inner = format!("{outer}{unit}");
-            let body: Vec<String> = items.iter().map(|i| format!("{inner}{}", fmt(i, &inner))).collect();
-            return (self.open + 1, self.close, format!("\n{}\n{outer}", body.join(",\n")));
+            let body: Vec<String> = items
+                .iter()
+                .map(|i| format!("{inner}{}", fmt(i, &inner)))
+                .collect();
+            return (
+                self.open + 1,
+                self.close,
+                format!("\n{}\n{outer}", body.join(",\n")),
+            );
         };
         let last_end = self.children.last().map_or(first.3, |c| c.3);
         let lead = &text[self.open + 1..first.1];
@@ -229,7 +249,8 @@ fn value_end(b: &[u8], i: usize) -> Option<usize> {
         b'{' | b'[' => Some(container(b, i)?.close + 1),
         _ => {
             let mut j = i;
-            while j < b.len() && !matches!(b[j], b',' | b'}' | b']') && !b[j].is_ascii_whitespace() {
+            while j < b.len() && !matches!(b[j], b',' | b'}' | b']') && !b[j].is_ascii_whitespace()
+            {
                 j += 1;
             }
             Some(j)
@@ -285,4 +306,56 @@ fn container(b: &[u8], i: usize) -> Option<Container> {
         close: j,
         children,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(event: &'static str, matcher: Option<&'static str>, cmd: &str) -> Entry {
+        Entry {
+            event,
+            matcher,
+            command: cmd.into(),
+            timeout: None,
+        }
+    }
+
+    /// Every shape a hand-kept file has: the merge parses, holds the old
+    /// value plus the entries, and a second merge adds nothing.
+    #[test]
+    fn merges_every_layout_and_is_idempotent() {
+        let es = [
+            entry("Stop", None, "/bin/csift guard --stop"),
+            entry("SessionStart", Some("compact"), "/bin/csift verbatim 1"),
+            entry("SessionStart", Some("compact"), "/bin/csift verbatim 2"),
+        ];
+        for old in [
+            "",
+            "{}",
+            "{ }\n",
+            "{\"a\":1}",
+            "{\"hooks\":{}}",
+            "{\n  \"hooks\": {\n    \"Stop\": []\n  }\n}\n",
+            "{\"hooks\": {\"Stop\": [{\"hooks\": []}]}, \"z\": [1, {\"k\": \"]}\"}]}",
+            "{\n    \"hooks\": {\n        \"PreToolUse\": [{\"matcher\": \"x\", \"hooks\": []}]\n    }\n}",
+        ] {
+            let m = merge(old, &es).unwrap_or_else(|e| panic!("{old:?}: {e}"));
+            assert_eq!(m.added, 3, "{old:?}");
+            let v: Value = serde_json::from_str(&m.text).unwrap();
+            for e in &es {
+                assert!(present(v.get("hooks"), e), "{old:?} -> {}", m.text);
+            }
+            let again = merge(&m.text, &es).unwrap();
+            assert_eq!(again.added, 0);
+            assert_eq!(again.text, m.text);
+        }
+    }
+
+    #[test]
+    fn an_entry_under_another_matcher_is_not_the_same_entry() {
+        let e = entry("SessionStart", Some("compact"), "c");
+        let old = r#"{"hooks":{"SessionStart":[{"matcher":"resume","hooks":[{"type":"command","command":"c"}]}]}}"#;
+        assert_eq!(merge(old, &[e]).unwrap().added, 1);
+    }
 }

@@ -15,7 +15,6 @@ mod merge;
 use std::io::Write;
 use std::path::Path;
 
-
 use crate::cli::extra::{HookSelect, HooksAction, HooksArgs, HooksInstallArgs};
 use crate::error::{Error, Result};
 use crate::output::{Format, Out};
@@ -127,7 +126,9 @@ pub(crate) fn entries(sel: &HookSelect, exe: &str) -> Vec<Entry> {
             v.push(Entry {
                 event: "SessionStart",
                 matcher: Some("compact"),
-                command: format!("{exe} verbatim --hook-json --slices {n} --slice {i} --window 9000"),
+                command: format!(
+                    "{exe} verbatim --hook-json --slices {n} --slice {i} --window 9000"
+                ),
                 timeout: Some(30),
             });
         }
@@ -201,7 +202,9 @@ fn install(args: &HooksInstallArgs, entries: &[Entry], out: &mut Out) -> Result<
         return Ok(Exit::NotFound);
     }
     let bak = write_atomic(path, old.is_some(), &merged.text)?;
-    let kept = bak.map_or(String::new(), |b| format!("; the former file is {}", b.display()));
+    let kept = bak.map_or(String::new(), |b| {
+        format!("; the former file is {}", b.display())
+    });
     say(format!(
         "csift: {}: {} entries added{kept}",
         path.display(),

@@ -105,7 +105,11 @@ fn argv(
         } else {
             let long = arg.get_long().unwrap_or(name);
             // `--flag=value`: a value that starts with a dash stays a value.
-            flags.extend(values.iter().map(|v| OsString::from(format!("--{long}={v}"))));
+            flags.extend(
+                values
+                    .iter()
+                    .map(|v| OsString::from(format!("--{long}={v}"))),
+            );
         }
     }
     flags.extend(["--format", "json", "--color", "never"].map(OsString::from));
@@ -113,7 +117,12 @@ fn argv(
     flags.push(home.as_os_str().to_owned());
     positionals.sort_by_key(|(i, _)| *i);
     flags.push("--".into());
-    flags.extend(positionals.into_iter().flat_map(|(_, v)| v).map(OsString::from));
+    flags.extend(
+        positionals
+            .into_iter()
+            .flat_map(|(_, v)| v)
+            .map(OsString::from),
+    );
     Ok((flags, window))
 }
 
@@ -182,9 +191,63 @@ fn is_summary(v: &Value) -> bool {
     v.get("type").and_then(Value::as_str) == Some("summary")
 }
 
-/// Window the objects and write the answer. Summary objects (the totals a
-/// command closes with) are always kept; the others from `offset` while
-/// they fit `max_chars` (the first one always, however long: said).
+/// The objects of one window, their lines, and what was left out.
+struct Windowed {
+    kept: Vec<Value>,
+    text: String,
+    returned: usize,
+    skipped: usize,
+    /// The offset of the first object cut, the objects and characters cut.
+    cut: Option<(usize, usize, usize)>,
+    /// The first object alone was over the budget (answered whole).
+    over: bool,
+}
+
+/// Keep summary objects (the totals a command closes with) always, and the
+/// others from `offset` while their lines fit `max_chars`; the first one of
+/// the window always, however long.
+fn window(objects: Vec<(Value, String)>, w: &Window) -> Windowed {
+    let mut used: usize = objects
+        .iter()
+        .filter(|(o, _)| is_summary(o))
+        .map(|(_, l)| l.chars().count() + 1)
+        .sum();
+    let mut win = Windowed {
+        kept: Vec::new(),
+        text: String::new(),
+        returned: 0,
+        skipped: 0,
+        cut: None,
+        over: false,
+    };
+    let mut rank = 0usize;
+    for (o, l) in objects {
+        let n = l.chars().count() + 1;
+        if !is_summary(&o) {
+            rank += 1;
+            if rank <= w.offset {
+                win.skipped += 1;
+                continue;
+            }
+            if win.cut.is_some() || (win.returned > 0 && used + n > w.max_chars) {
+                let c = win.cut.get_or_insert((rank - 1, 0, 0));
+                c.1 += 1;
+                c.2 += n;
+                continue;
+            }
+            win.over |= used + n > w.max_chars;
+            used += n;
+            win.returned += 1;
+        }
+        win.text.push_str(&l);
+        win.text.push('\n');
+        win.kept.push(o);
+    }
+    win
+}
+
+/// The answer: the window's objects and lines, what was cut and how to get
+/// it, and the notes.
 fn answer(
     spec: &Spec,
     command: String,
@@ -194,64 +257,33 @@ fn answer(
     w: &Window,
 ) -> Answer {
     let total = objects.len();
-    let mut used: usize = objects
-        .iter()
-        .filter(|(o, _)| is_summary(o))
-        .map(|(_, l)| l.chars().count() + 1)
-        .sum();
-    let (mut kept, mut text) = (Vec::new(), String::new());
-    let (mut rank, mut returned, mut first_cut, mut cut_chars, mut cut_n) =
-        (0usize, 0usize, None, 0usize, 0usize);
-    let mut over = false;
-    for (o, l) in objects {
-        let n = l.chars().count() + 1;
-        if !is_summary(&o) {
-            rank += 1;
-            if rank <= w.offset {
-                continue;
-            }
-            if first_cut.is_some() || (returned > 0 && used + n > w.max_chars) {
-                first_cut.get_or_insert(rank - 1);
-                cut_chars += n;
-                cut_n += 1;
-                continue;
-            }
-            over |= used + n > w.max_chars;
-            used += n;
-            returned += 1;
-        }
-        text.push_str(&l);
-        text.push('\n');
-        kept.push(o);
-    }
-    let skipped = w.offset.min(rank);
-    let cut = first_cut.map(|next| {
-        json!({
-            "objects": cut_n,
-            "chars": cut_chars,
-            "next_offset": next,
-            "how": format!(
-                "call {} again with the same arguments and offset={next} (or max_chars above {}), or narrow it: {}",
-                spec.name, w.max_chars, spec.narrow
-            ),
-        })
+    let win = window(objects, w);
+    let mut text = win.text;
+    let cut = win.cut.map(|(next, n, chars)| {
+        let how = format!(
+            "call {} again with the same arguments and offset={next} (or max_chars above {}), \
+or narrow it: {}",
+            spec.name, w.max_chars, spec.narrow
+        );
+        text.push_str(&format!(
+            "[csift mcp: {n} more objects ({chars} chars) cut at max_chars={}; {how}]\n",
+            w.max_chars
+        ));
+        json!({"objects": n, "chars": chars, "next_offset": next, "how": how})
     });
-    if over {
+    if win.over {
         notes.push(format!(
             "the object at offset {} is longer than max_chars={} and is answered whole",
-            skipped, w.max_chars
+            win.skipped, w.max_chars
         ));
     }
     if exit == 1 {
         notes.push("nothing found (exit 1)".into());
     }
-    if skipped > 0 {
-        notes.push(format!("offset={}: the first {skipped} objects are left out", w.offset));
-    }
-    if let Some(c) = &cut {
-        text.push_str(&format!(
-            "[csift mcp: {} more objects ({} chars) cut at max_chars={}; {}]\n",
-            c["objects"], c["chars"], w.max_chars, c["how"].as_str().unwrap_or("")
+    if win.skipped > 0 {
+        notes.push(format!(
+            "offset={}: the first {} objects are left out",
+            w.offset, win.skipped
         ));
     }
     for n in &notes {
@@ -260,10 +292,10 @@ fn answer(
     let structured = json!({
         "command": command,
         "exit": exit,
-        "objects": kept,
+        "objects": win.kept,
         "total": total,
         "offset": w.offset,
-        "returned": returned,
+        "returned": win.returned,
         "cut": cut,
         "notes": notes,
     });

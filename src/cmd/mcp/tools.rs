@@ -29,7 +29,8 @@ pub(crate) const SPECS: &[Spec] = &[
     Spec {
         name: "list_sessions",
         command: "list",
-        description: "List Claude Code sessions, newest first: id, start and last activity, turns, \
+        description:
+            "List Claude Code sessions, newest first: id, start and last activity, turns, \
 lanes, size, models, branch, cwd, title. Targets narrow to a project or session.",
         omit: &[],
         narrow: "a target (a project folder, @session), since/until, or max_count",
@@ -37,7 +38,8 @@ lanes, size, models, branch, cwd, title. Targets narrow to a project or session.
     Spec {
         name: "search",
         command: "search",
-        description: "Regex-search labelled transcript content (what the user typed, agent messages, \
+        description:
+            "Regex-search labelled transcript content (what the user typed, agent messages, \
 tool calls and results …) and answer each hit as a complete exchange. `label` picks what to search \
 (user, agent.tool.use, …; list_labels lists them); targets narrow to sessions.",
         omit: &[],
@@ -47,7 +49,8 @@ for counts first; the show tool prints one hit whole by its session and line",
     Spec {
         name: "show",
         command: "show",
-        description: "Print records exactly, by line, uuid or turn (rendered units), e.g. the line a \
+        description:
+            "Print records exactly, by line, uuid or turn (rendered units), e.g. the line a \
 search hit names. Needs a target (@session-or-agent-id) unless uuid is given.",
         omit: &["raw"],
         narrow: "fewer lines or turns, or a label",
@@ -55,7 +58,8 @@ search hit names. Needs a target (@session-or-agent-id) unless uuid is given.",
     Spec {
         name: "verbatim",
         command: "verbatim",
-        description: "Rebuild the recent conversation of one session as whole turns within a budget \
+        description:
+            "Rebuild the recent conversation of one session as whole turns within a budget \
 (the text to re-read after a compaction).",
         omit: &["hook_json"],
         narrow: "a smaller budget, or slices/slice",
@@ -63,7 +67,8 @@ search hit names. Needs a target (@session-or-agent-id) unless uuid is given.",
     Spec {
         name: "stats",
         command: "stats",
-        description: "An exact census per transcript (or grouped with `by`): records, labels, tokens \
+        description:
+            "An exact census per transcript (or grouped with `by`): records, labels, tokens \
 (deduplicated), tools, models, unknown shapes.",
         omit: &[],
         narrow: "a target, `by` to group rows, or max_count",
@@ -71,14 +76,16 @@ search hit names. Needs a target (@session-or-agent-id) unless uuid is given.",
     Spec {
         name: "agents",
         command: "agents",
-        description: "The subagent tree of one session: lanes, kinds, states and what each returned.",
+        description:
+            "The subagent tree of one session: lanes, kinds, states and what each returned.",
         omit: &[],
         narrow: "kind, depth, or a smaller width",
     },
     Spec {
         name: "audit",
         command: "audit",
-        description: "Detect what Claude Code lost from its transcripts: eaten text, missing files, \
+        description:
+            "Detect what Claude Code lost from its transcripts: eaten text, missing files, \
 malformed lines, unanswered calls, duplicate uuids.",
         omit: &[],
         narrow: "a target, kind, or since/until",
@@ -94,21 +101,24 @@ session with its evidence.",
     Spec {
         name: "tasks",
         command: "tasks",
-        description: "Background tasks (shells, agents) and task lists of sessions, with their states.",
+        description:
+            "Background tasks (shells, agents) and task lists of sessions, with their states.",
         omit: &[],
         narrow: "a target (@session), open, or kind",
     },
     Spec {
         name: "files",
         command: "files",
-        description: "The files sessions read, wrote and edited, with the transcript lines that did it.",
+        description:
+            "The files sessions read, wrote and edited, with the transcript lines that did it.",
         omit: &[],
         narrow: "a target (@session) or a path regex",
     },
     Spec {
         name: "recover",
         command: "recover",
-        description: "Rebuild a file's content as a session last wrote or read it, from the transcript.",
+        description:
+            "Rebuild a file's content as a session last wrote or read it, from the transcript.",
         omit: &["out", "force", "all"],
         narrow: "a target (@session) or one path",
     },
