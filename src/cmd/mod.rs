@@ -81,6 +81,7 @@ pub(crate) struct Problems {
 impl Problems {
     /// Problems that keep what they say (see [`Problems::said`]) rather than
     /// write it to stderr: an in-process run's stderr is the server's log.
+    #[cfg_attr(not(feature = "mcp"), allow(dead_code))]
     pub(crate) fn capturing() -> Problems {
         Problems {
             captured: Some(std::sync::Mutex::new(Vec::new())),
@@ -90,6 +91,7 @@ impl Problems {
 
     /// The lines a [`Problems::capturing`] kept, in the order said, without
     /// the `csift: ` prefix stderr would show.
+    #[cfg_attr(not(feature = "mcp"), allow(dead_code))]
     pub(crate) fn said(&self) -> Vec<String> {
         self.captured.as_ref().map_or_else(Vec::new, |c| {
             c.lock().unwrap_or_else(|p| p.into_inner()).clone()

@@ -79,6 +79,7 @@ impl Out {
 
     /// An `Out` that collects into memory, uncoloured and not a terminal: how
     /// `csift mcp` runs a command in-process and reads back its JSON Lines.
+    #[cfg_attr(not(feature = "mcp"), allow(dead_code))]
     pub(crate) fn buffer() -> Out {
         Out {
             w: Sink::Buffer(Vec::new()),
@@ -88,6 +89,7 @@ impl Out {
     }
 
     /// What a [`Out::buffer`] collected (empty for stdout).
+    #[cfg_attr(not(feature = "mcp"), allow(dead_code))]
     pub(crate) fn into_bytes(self) -> Vec<u8> {
         match self.w {
             Sink::Buffer(v) => v,
@@ -110,6 +112,7 @@ impl Out {
 /// Where an [`Out`] writes: buffered stdout, or memory.
 enum Sink {
     Stdout(io::BufWriter<io::Stdout>),
+    #[cfg_attr(not(feature = "mcp"), allow(dead_code))]
     Buffer(Vec<u8>),
 }
 

@@ -24,20 +24,24 @@ use crate::cmd::Exit;
 use crate::discovery::home;
 use crate::error::{Error, Result};
 
-/// What every call shares: the home fixed at start, the default budget.
+/// What every call shares: the home fixed at start, the default budget,
+/// the tool list (built once from the clap definitions).
 #[derive(Clone)]
 struct Server {
     home: Arc<PathBuf>,
     budget: usize,
+    tools: Arc<Vec<Tool>>,
 }
 
 /// Serve until the client closes stdin.
 pub(crate) fn serve(args: &McpArgs) -> Result<Exit> {
     let home = home::from_env(args.claude_home.clone())?.root;
     let home = std::path::absolute(&home).unwrap_or(home);
+    let budget = args.budget.max(1);
     let server = Server {
         home: Arc::new(home),
-        budget: args.budget.max(1),
+        budget,
+        tools: Arc::new(tool_list(budget)),
     };
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -57,22 +61,21 @@ pub(crate) fn serve(args: &McpArgs) -> Result<Exit> {
     })
 }
 
-impl Server {
-    fn tool_list(&self) -> Vec<Tool> {
-        tools::available()
-            .into_iter()
-            .map(|(spec, cmd)| {
-                let schema = tools::input_schema(spec, &cmd, self.budget);
-                let mut ann = ToolAnnotations::new();
-                ann.read_only_hint = Some(true);
-                ann.destructive_hint = Some(false);
-                ann.open_world_hint = Some(false);
-                Tool::new(spec.name, spec.description, Arc::new(schema))
-                    .with_raw_output_schema(Arc::new(tools::output_schema()))
-                    .with_annotations(ann)
-            })
-            .collect()
-    }
+/// Every tool this build serves, with its schemas and annotations.
+fn tool_list(budget: usize) -> Vec<Tool> {
+    tools::available()
+        .into_iter()
+        .map(|(spec, cmd)| {
+            let schema = tools::input_schema(spec, &cmd, budget);
+            let mut ann = ToolAnnotations::new();
+            ann.read_only_hint = Some(true);
+            ann.destructive_hint = Some(false);
+            ann.open_world_hint = Some(false);
+            Tool::new(spec.name, spec.description, Arc::new(schema))
+                .with_raw_output_schema(Arc::new(tools::output_schema()))
+                .with_annotations(ann)
+        })
+        .collect()
 }
 
 impl ServerHandler for Server {
@@ -94,11 +97,11 @@ and the offset that gets the rest.",
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> std::result::Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(self.tool_list()))
+        Ok(ListToolsResult::with_all_items(self.tools.to_vec()))
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
-        self.tool_list().into_iter().find(|t| t.name == name)
+        self.tools.iter().find(|t| t.name == name).cloned()
     }
 
     async fn call_tool(
@@ -107,7 +110,7 @@ and the offset that gets the rest.",
         _context: RequestContext<RoleServer>,
     ) -> std::result::Result<CallToolResponse, ErrorData> {
         let name = request.name.to_string();
-        if !tools::available().iter().any(|(s, _)| s.name == name) {
+        if !self.tools.iter().any(|t| t.name == name) {
             return Err(ErrorData::invalid_params(
                 format!("csift mcp has no tool `{name}`"),
                 None,
