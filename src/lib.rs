@@ -17,8 +17,10 @@ pub(crate) mod exchange;
 pub(crate) mod files;
 pub(crate) mod globs;
 pub(crate) mod images;
+pub(crate) mod lanes;
 pub(crate) mod live;
 pub mod loss;
+pub(crate) mod outpath;
 pub mod output;
 pub(crate) mod plan;
 pub mod record;
@@ -125,6 +127,7 @@ pub(crate) fn execute(
         Command::Guard(args) => cmd::guard::run(&args, out, problems, started),
         Command::Plan(args) => cmd::plan::run(&args, out, problems, started),
         Command::Image(args) => cmd::image::run(&args, out, problems, started),
+        Command::Export(args) => cmd::export::run(&args, problems, started),
         Command::Status(args) => cmd::status::run(&args, out, problems, started),
         Command::Tasks(args) => cmd::tasks::run(&args, out, problems, started),
         Command::Whoami(args) => cmd::whoami::run(&args, out, problems),

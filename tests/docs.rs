@@ -19,6 +19,7 @@ const COMMANDS: &[&str] = &[
     "audit",
     "plan",
     "image",
+    "export",
     "guard",
     "status",
     "tasks",

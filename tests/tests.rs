@@ -17,6 +17,7 @@ mod content;
 mod docs;
 mod embedded;
 mod errors;
+mod export;
 mod files;
 mod fuzz_regressions;
 mod guard;

@@ -5,6 +5,7 @@
 pub(crate) mod agents;
 pub(crate) mod argv;
 pub(crate) mod audit;
+pub(crate) mod export;
 pub(crate) mod extra;
 pub(crate) mod files;
 pub(crate) mod guard;
@@ -120,6 +121,8 @@ pub(crate) enum Command {
     #[command(mut_arg("since", |a| a.help(status::TASKS_SINCE).long_help(None::<&str>)))]
     #[command(mut_arg("until", |a| a.help(status::TASKS_UNTIL).long_help(None::<&str>)))]
     Tasks(Box<status::TasksArgs>),
+    /// A session (with its lanes) or a lane as one self-contained HTML page, or Markdown.
+    Export(Box<export::ExportArgs>),
     /// Print the calling Claude Code session (from CLAUDE_CODE_SESSION_ID).
     #[command(mut_arg("no_subagents", |a| a.hide(true)))]
     #[command(mut_arg("since", |a| a.hide(true)))]
@@ -156,6 +159,7 @@ impl Command {
             Command::Tasks(a) => a.common.color,
             Command::Whoami(a) => a.common.color,
             Command::Statusline(_)
+            | Command::Export(_)
             | Command::Mcp(_)
             | Command::Hooks(_)
             | Command::Completions(_)

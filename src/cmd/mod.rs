@@ -6,6 +6,7 @@
 pub(crate) mod agents;
 pub(crate) mod audit;
 pub(crate) mod completions;
+pub(crate) mod export;
 pub(crate) mod files;
 pub(crate) mod guard;
 pub(crate) mod hooks;

@@ -2,6 +2,7 @@
 //! decisions, terminal sanitising ([`sanitize`]) and JSON Lines emission. Commands
 //! compute results and hand them to a printer; they never print directly.
 
+pub(crate) mod html;
 pub mod sanitize;
 
 use std::io::{self, IsTerminal, Write};
