@@ -26,7 +26,11 @@ const PAD: usize = 1000;
 /// A user record whose uuid ends in its line number and whose text says it too.
 /// Every tenth carries `MARK`, so searches print a tenth of the file.
 fn record(version: u32, line: usize) -> String {
-    let word = if line % 10 == 0 { "MARK" } else { "plain" };
+    let word = if line.is_multiple_of(10) {
+        "MARK"
+    } else {
+        "plain"
+    };
     format!(
         "{{\"parentUuid\":null,\"isSidechain\":false,\"type\":\"user\",\"message\":{{\"role\":\"user\",\"content\":\"{word} v{version} line {line} {}\"}},\"uuid\":\"00000000-0000-4000-8000-{line:012}\",\"timestamp\":\"2026-01-01T00:00:00.000Z\",\"userType\":\"external\",\"cwd\":\"/w/x\",\"sessionId\":\"{SID}\",\"version\":\"2.1.150\"}}\n",
         "p".repeat(PAD)
@@ -223,7 +227,7 @@ fn deleted_between_discovery_and_read() {
         let p = &ps[(i * 7919) % ps.len()];
         let _ = std::fs::remove_file(p);
         std::thread::sleep(Duration::from_micros(100));
-        if i % 3 != 0 {
+        if !i.is_multiple_of(3) {
             let _ = std::fs::write(p, &body);
         }
         i += 1;
@@ -436,7 +440,11 @@ fn list_reads_one_version_of_a_file_replaced_by_rename() {
     let mut i = 0usize;
     let writer = Writer::spawn(move || {
         let (path, a, b) = &files[i % files.len()];
-        let src = if (i / files.len()) % 2 == 0 { b } else { a };
+        let src = if (i / files.len()).is_multiple_of(2) {
+            b
+        } else {
+            a
+        };
         let tmp = path.with_extension("tmp");
         let _ = std::fs::remove_file(&tmp);
         std::fs::hard_link(src, &tmp).unwrap();
