@@ -775,13 +775,13 @@ fn a_progress_record_does_not_fire_stop_misc_020() {
     assert!(out.contains("last seen:"), "{out}");
 }
 
-/// ELI-023, ELI-015: the printed settings block registers the five events,
-/// the tool ones with the asking tools' matcher, each running this binary's
+/// ELI-023, ELI-015: `hooks print --record` registers the five events, the
+/// tool ones with the asking tools' matcher, each running this binary's
 /// `hooks record`.
 #[test]
-fn the_recorder_prints_its_settings_block_eli_023() {
+fn hooks_print_record_wires_the_recorder_eli_023() {
     let out = crate::common::csift()
-        .args(["hooks", "record", "--print-settings"])
+        .args(["hooks", "print", "--record", "--format", "json"])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(0));

@@ -3,19 +3,7 @@
 
 use std::path::PathBuf;
 
-use clap::{Args, Subcommand};
-
-#[derive(Debug, Args)]
-pub(crate) struct HooksArgs {
-    #[command(subcommand)]
-    pub(crate) action: HooksAction,
-}
-
-#[derive(Debug, Subcommand)]
-pub(crate) enum HooksAction {
-    /// Record a pending question, plan approval or MCP elicitation (a hook command).
-    Record(RecordArgs),
-}
+use clap::Args;
 
 #[derive(Debug, Args)]
 #[command(after_help = concat!(
@@ -30,8 +18,8 @@ pub(crate) enum HooksAction {
     "Read by `csift status` (verdict waiting-hitl with the question) and\n",
     "`csift wait --until hitl|auq`. A rejected question fires no PostToolUse: it is closed\n",
     "once its tool_use id is on the transcript.\n\n",
-    "Wiring (settings.json \"hooks\"; the command is this binary's absolute path; print the\n",
-    "block with --print-settings):\n",
+    "Wiring (settings.json \"hooks\"; the command is this binary's absolute path; `csift hooks\n",
+    "print --record` prints the block, `csift hooks install --record` merges it):\n",
     "  PreToolUse, PostToolUse, PostToolUseFailure  matcher \"AskUserQuestion|ExitPlanMode\"\n",
     "  Elicitation, ElicitationResult               no matcher (every MCP server)\n",
     "  each: {\"type\": \"command\", \"command\": \"/abs/path/csift hooks record\", \"timeout\": 10}\n\n",
@@ -41,10 +29,6 @@ pub(crate) enum HooksAction {
     "  echo '{\"hook_event_name\":\"PreToolUse\",\"tool_name\":\"AskUserQuestion\",\"tool_use_id\":\"toolu_1\",\"session_id\":\"…\"}' | csift hooks record",
 ))]
 pub(crate) struct RecordArgs {
-    /// Print the settings.json hooks block that runs this recorder (this
-    /// binary's absolute path), instead of recording.
-    #[arg(long)]
-    pub(crate) print_settings: bool,
     /// Claude config home to stay out of (default: $CLAUDE_CONFIG_DIR, else ~/.claude).
     #[arg(long, value_name = "DIR")]
     pub(crate) claude_home: Option<PathBuf>,
