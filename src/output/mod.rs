@@ -37,7 +37,7 @@ pub(crate) struct Style {
     pub(crate) reset: &'static str,
 }
 
-const COLOR: Style = Style {
+pub(crate) const COLOR: Style = Style {
     head: "\x1b[1;36m",
     dim: "\x1b[2m",
     hit: "\x1b[1;31m",
@@ -45,7 +45,7 @@ const COLOR: Style = Style {
     warn: "\x1b[35m",
     reset: "\x1b[0m",
 };
-const PLAIN: Style = Style {
+pub(crate) const PLAIN: Style = Style {
     head: "",
     dim: "",
     hit: "",
@@ -163,8 +163,13 @@ pub(crate) fn json_line<W: Write, T: Serialize>(w: &mut W, v: &T) -> io::Result<
 /// The marker that says how much of a body was cut: never truncate silently.
 pub(crate) fn omitted(out: &mut Out, rest: &str) -> io::Result<()> {
     let st = out.style;
+    omitted_styled(out, st, rest)
+}
+
+/// [`omitted`] to any writer, in the given style.
+pub(crate) fn omitted_styled<W: Write>(w: &mut W, st: Style, rest: &str) -> io::Result<()> {
     writeln!(
-        out,
+        w,
         "{}[… {} lines, {} chars omitted; --no-truncate shows all]{}",
         st.dim,
         rest.lines().count(),
