@@ -23,6 +23,7 @@ const COMMANDS: &[&str] = &[
     "guard",
     "status",
     "tasks",
+    "wait",
     "whoami",
     "mcp",
     "hooks",

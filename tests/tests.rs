@@ -47,4 +47,5 @@ mod terminal;
 mod unmodelled;
 mod usage;
 mod verbatim;
+mod wait;
 mod windows;

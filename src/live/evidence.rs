@@ -99,6 +99,17 @@ pub(crate) fn rows(s: &Surfaces<'_>) -> Vec<String> {
             None => format!("tail: {} ({} ago)", turn_words(t), ago(s.now, t.time())),
         });
     }
+    for p in s.elicitations {
+        let what = match p.detail.as_deref() {
+            Some(d) => format!(": {d}"),
+            None => String::new(),
+        };
+        out.push(format!(
+            "sidecar: pending {} ({} old){what}",
+            p.kind,
+            ago(s.now, p.since)
+        ));
+    }
     for l in s
         .lanes
         .read
