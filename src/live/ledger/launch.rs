@@ -31,6 +31,7 @@ static NEEDLES: LazyLock<regex::bytes::Regex> = LazyLock::new(|| {
         "Async agent launched",
         "Workflow launched in background",
         "task-notification",
+        "agent-notification",
         "stopped by the user",
         "\"Monitor\"",
         "Monitor started",
