@@ -423,12 +423,33 @@ fn a_backup_with_the_wrong_mtime_is_not_trusted() {
     );
     assert_eq!(code, 0);
     let b = json_lines(out.as_bytes());
-    assert_eq!(b.len(), 1);
+    assert_eq!(b.len(), 2);
     assert_eq!(b[0]["trusted"], false);
     assert!(
         b[0]["verdict"].as_str().unwrap().contains("untrusted"),
         "{b:?}"
     );
+    // The summary names the key looked up (sha256 of the path, FH-023).
+    assert_eq!(b[1]["type"], "summary");
+    assert_eq!(b[1]["store_key"], hash(path).as_str());
+    assert_eq!(
+        (b[1]["backups"].as_u64(), b[1]["trusted"].as_u64()),
+        (Some(1), Some(0))
+    );
+    // No backup at all is an answer in JSON too, not an empty stream.
+    let (code, out, _) = recover(
+        &bad,
+        &[
+            "--file",
+            "/home/ana/app/none.txt",
+            "--list-backups",
+            "--format",
+            "json",
+        ],
+    );
+    let v = json_lines(out.as_bytes());
+    assert_eq!((code, v.len()), (1, 1), "{out}");
+    assert_eq!(v[0]["backups"], 0);
 }
 
 /// The store key (FH-023): sha256 of the absolute path, 16 hex digits.

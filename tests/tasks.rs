@@ -612,3 +612,57 @@ fn independent_states(home: &std::path::Path) -> BTreeMap<String, String> {
     }
     out
 }
+
+/// The status line counts the open tasks `tasks --open` lists, reading each
+/// file through the census cache (the ledger's sieve): on the fixture's every
+/// launch and carrier shape, as its main transcript is appended line by line
+/// (each run re-reads only the appended bytes: a call and its result, a
+/// launch and its notification, land in different runs), and with the cache
+/// off. A Read result quoting a launch template stays no launch throughout.
+#[test]
+fn the_status_line_counts_what_tasks_open_lists_as_the_file_grows() {
+    use std::io::Write;
+    let h = fixture();
+    let main = h
+        .path()
+        .join("projects")
+        .join(PROJECT)
+        .join(format!("{SID}.jsonl"));
+    let full = std::fs::read(&main).unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let payload =
+        json!({"session_id": SID, "transcript_path": main, "model": {"display_name": "Opus"}})
+            .to_string();
+    let open_now = |extra: &[&str]| -> (u64, u64) {
+        let want = by_use(&rows(&h, &["--open"]).0).len() as u64;
+        let out = h
+            .cmd()
+            .env("XDG_STATE_HOME", state.path())
+            .args(["statusline", "--format", "json"])
+            .args(extra)
+            .write_stdin(payload.clone())
+            .output()
+            .unwrap();
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["error"], Value::Null, "{v}");
+        (v["open_tasks"].as_u64().unwrap(), want)
+    };
+    std::fs::write(&main, b"").unwrap();
+    let mut seen = BTreeSet::new();
+    let mut at = 0;
+    for end in memchr::memchr_iter(b'\n', &full).map(|i| i + 1) {
+        let mut f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&main)
+            .unwrap();
+        f.write_all(&full[at..end]).unwrap();
+        drop(f);
+        at = end;
+        let (got, want) = open_now(&[]);
+        assert_eq!(got, want, "after {end} of {} bytes", full.len());
+        seen.insert(want);
+    }
+    assert!(seen.len() >= 4, "the count rises and falls: {seen:?}");
+    assert_eq!(open_now(&["--no-cache"]), open_now(&[]));
+    assert_eq!(open_now(&[]).0, 4, "the four --open lists");
+}

@@ -183,17 +183,17 @@ fn session(p: &Value) -> Option<Session> {
 }
 
 /// Open background tasks of the session (its main transcript and lanes), as
-/// `tasks --open` counts them; `None` when none of its files is known.
-fn open_tasks(mine: &[Transcript], now: Timestamp) -> Option<usize> {
+/// `tasks --open` counts them, each file read through the census cache;
+/// `None` when none of its files is known.
+fn open_tasks(mine: &[Transcript], cache: &Cache, now: Timestamp) -> Option<usize> {
     if mine.is_empty() {
         return None;
     }
     let (sessions, _) = crate::discovery::session::group(mine, false);
-    let opts = ledger::Options::default();
     Some(
         sessions
             .iter()
-            .map(|s| ledger::build(s, opts, now).open().count())
+            .map(|s| ledger::build_cached(s, cache, now).open().count())
             .sum(),
     )
 }
@@ -231,7 +231,7 @@ fn measure(args: &StatuslineArgs, p: &Value) -> crate::error::Result<Parts> {
         now,
         midnight,
         session: sess.as_ref().map(|s| s.id.clone()),
-        tasks: open_tasks(&mine_files, now),
+        tasks: open_tasks(&mine_files, &cache, now),
     };
     loop {
         // Only messages since the cutoff enter the ledger; the session's
