@@ -665,4 +665,22 @@ fn the_status_line_counts_what_tasks_open_lists_as_the_file_grows() {
     assert!(seen.len() >= 4, "the count rises and falls: {seen:?}");
     assert_eq!(open_now(&["--no-cache"]), open_now(&[]));
     assert_eq!(open_now(&[]).0, 4, "the four --open lists");
+    // A lane with no ledger line is remembered as quiet while it is unchanged;
+    // a launch appended to it is still seen.
+    let quiet = h
+        .path()
+        .join("projects")
+        .join(PROJECT)
+        .join(format!("{SID}/subagents/agent-a9999999999999999.jsonl"));
+    let mut l = Session::lane(SID, CWD, "a9999999999999999");
+    bash_bg(&mut l, "lq", "toolu_quiet", "sleep 9", Some("bquiet001"));
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&quiet)
+        .unwrap();
+    for v in &l.lines {
+        writeln!(f, "{v}").unwrap();
+    }
+    drop(f);
+    assert_eq!(open_now(&[]), (5, 5), "the quiet lane's new launch");
 }

@@ -229,10 +229,21 @@ pub(crate) fn build_cached(
 ) -> Ledger {
     let opts = Options::default();
     let files = files_of(s, opts);
+    let key = format!("{}\0{}", s.project_dir.to_string_lossy(), s.session_id);
+    let quiet = std::sync::Mutex::new(sieve::Quiet::load(cache, &key));
     let scans = crate::scan::par_map(&files, |(t, is_main)| {
+        if quiet.lock().is_ok_and(|q| q.has(t)) {
+            return Ok(launch::FileScan::default());
+        }
         let (sv, _) = cache.census::<sieve::Sieve>(&t.path)?;
+        if let Ok(mut q) = quiet.lock() {
+            q.note(t, &sv);
+        }
         Ok(launch::scan_sieve(t, &s.session_id, *is_main, &sv))
     });
+    if let Ok(q) = quiet.into_inner() {
+        q.save(&files.iter().map(|(t, _)| *t).collect::<Vec<_>>());
+    }
     assemble(s, &files, scans, opts, now)
 }
 

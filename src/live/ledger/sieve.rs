@@ -41,10 +41,12 @@ struct Kept {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) struct Sieve {
     lines: Vec<Kept>,
-    /// Every `tool_use` id with its tool (an index into [`TOOLS`]), sorted by
-    /// id, each id once (a repeated id is one call written again, as a resume
-    /// replays it: the first is kept).
-    calls: Vec<(String, u8)>,
+    /// Every `tool_use` id's 64-bit hash with its tool (an index into
+    /// [`TOOLS`]), sorted, each id once (a repeated id is one call written
+    /// again, as a resume replays it: the first is kept). A hash, not the id:
+    /// a big session holds tens of thousands of calls, decoded on every run;
+    /// two ids of one file colliding is a 1-in-10^10 event at 20,000 calls.
+    calls: Vec<(u64, u8)>,
 }
 
 impl Sieve {
@@ -60,8 +62,9 @@ impl Sieve {
 
     /// The tool of the call `id`, `None` when no call of that id is in the file.
     pub(crate) fn tool_of(&self, id: &str) -> Option<&'static str> {
+        let h = crate::loss::fnv1a(id.as_bytes());
         self.calls
-            .binary_search_by(|(k, _)| k.as_str().cmp(id))
+            .binary_search_by(|(k, _)| k.cmp(&h))
             .ok()
             .map(|i| TOOLS[usize::from(self.calls[i].1).min(TOOLS.len() - 1)])
     }
@@ -75,21 +78,21 @@ impl Sieve {
                 let Some(id) = b.id.as_deref() else { continue };
                 let name = b.name.as_deref().unwrap_or("");
                 let class = TOOLS.iter().position(|t| *t == name).unwrap_or(0) as u8;
-                self.calls.push((id.to_string(), class));
+                self.calls.push((crate::loss::fnv1a(id.as_bytes()), class));
             }
         }
     }
 
     /// Sorted by id, the first of each id kept (a stable sort keeps file order).
     fn settle(&mut self) {
-        self.calls.sort_by(|a, b| a.0.cmp(&b.0));
+        self.calls.sort_by_key(|c| c.0);
         self.calls.dedup_by(|later, first| later.0 == first.0);
     }
 }
 
 impl Census for Sieve {
     const KIND: &'static str = "ledger";
-    const VERSION: u32 = 1;
+    const VERSION: u32 = 2;
 
     fn scan(buf: &[u8], at: Pos) -> Sieve {
         let mut s = Sieve::default();
@@ -125,8 +128,8 @@ impl Census for Sieve {
             e.bytes(&k.bytes);
         }
         e.u64(self.calls.len() as u64);
-        for (id, class) in &self.calls {
-            e.str(id);
+        for (h, class) in &self.calls {
+            e.u64(*h);
             e.u8(*class);
         }
     }
@@ -145,9 +148,116 @@ impl Census for Sieve {
         let n = d.len(9)?;
         let mut calls = Vec::with_capacity(n);
         for _ in 0..n {
-            calls.push((d.str()?.to_string(), d.u8()?));
+            calls.push((d.u64()?, d.u8()?));
         }
         Some(Sieve { lines, calls })
+    }
+}
+
+/// The files of one session known to hold no ledger line, while their size
+/// and modification time hold: the status line skips their entries (a session
+/// with hundreds of lanes would otherwise open hundreds per prompt). Kept in
+/// the cache directory, one small file per session; a file that changed is
+/// read again, and a sieve with lines is never remembered as quiet.
+#[derive(Debug, Default)]
+pub(crate) struct Quiet {
+    at: Option<std::path::PathBuf>,
+    known: std::collections::HashSet<(u64, u64, i64, u32)>,
+    changed: bool,
+}
+
+/// A transcript's key in [`Quiet`]: its path's hash, size and mtime.
+fn quiet_key(t: &crate::discovery::Transcript) -> Option<(u64, u64, i64, u32)> {
+    let m = jiff::Timestamp::try_from(t.mtime?).ok()?;
+    let path = t.path.to_string_lossy();
+    Some((
+        crate::loss::fnv1a(path.as_bytes()),
+        t.size,
+        m.as_second(),
+        m.subsec_nanosecond() as u32,
+    ))
+}
+
+impl Quiet {
+    const MAGIC: &'static [u8] = b"csift-ledger-quiet-1\0";
+
+    /// The quiet set of the session `key` names (its project and id).
+    pub(crate) fn load(cache: &crate::cache::Cache, key: &str) -> Quiet {
+        let name = format!("{:016x}", crate::loss::fnv1a(key.as_bytes()));
+        let at = cache.side_file(&format!("{}-v{}-quiet", Sieve::KIND, Sieve::VERSION), &name);
+        let mut q = Quiet {
+            at,
+            ..Quiet::default()
+        };
+        let Some(b) = q.at.as_ref().and_then(|p| std::fs::read(p).ok()) else {
+            return q;
+        };
+        let Some(rest) = b.strip_prefix(Self::MAGIC) else {
+            return q;
+        };
+        let mut d = Dec::new(rest);
+        let Some(n) = d.len(28) else { return q };
+        for _ in 0..n {
+            let k = (|| Some((d.u64()?, d.u64()?, d.i64()?, d.u32()?)))();
+            match k {
+                Some(k) => {
+                    q.known.insert(k);
+                }
+                None => {
+                    return Quiet {
+                        at: q.at,
+                        ..Quiet::default()
+                    }
+                }
+            }
+        }
+        q
+    }
+
+    pub(crate) fn has(&self, t: &crate::discovery::Transcript) -> bool {
+        quiet_key(t).is_some_and(|k| self.known.contains(&k))
+    }
+
+    /// Remember `t` as quiet when its sieve holds no line.
+    pub(crate) fn note(&mut self, t: &crate::discovery::Transcript, sieve: &Sieve) {
+        if !sieve.lines.is_empty() {
+            return;
+        }
+        if let Some(k) = quiet_key(t) {
+            self.changed |= self.known.insert(k);
+        }
+    }
+
+    /// Keep only `files`' current keys, and write the set if it changed.
+    pub(crate) fn save(mut self, files: &[&crate::discovery::Transcript]) {
+        let live: std::collections::HashSet<_> =
+            files.iter().filter_map(|t| quiet_key(t)).collect();
+        let before = self.known.len();
+        self.known.retain(|k| live.contains(k));
+        self.changed |= self.known.len() != before;
+        let (Some(at), true) = (self.at, self.changed) else {
+            return;
+        };
+        let mut keys: Vec<_> = self.known.into_iter().collect();
+        keys.sort_unstable();
+        let mut e = Enc::default();
+        e.buf.extend_from_slice(Self::MAGIC);
+        e.u64(keys.len() as u64);
+        for (a, b, c, d) in keys {
+            e.u64(a);
+            e.u64(b);
+            e.i64(c);
+            e.u32(d);
+        }
+        // Best effort, by rename: a reader never sees half a file.
+        let Some(dir) = at.parent() else { return };
+        if std::fs::create_dir_all(dir).is_err() {
+            return;
+        }
+        let tmp = at.with_extension(format!("{}.tmp", std::process::id()));
+        if std::fs::write(&tmp, &e.buf).is_ok() && std::fs::rename(&tmp, &at).is_err() {
+            let _ = std::fs::remove_file(&tmp);
+        }
     }
 }
 
