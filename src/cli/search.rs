@@ -22,7 +22,8 @@ pub(crate) enum CountBy {
     "  csift search -t agent.tool.use --tool Bash 'cargo (test|build)'\n",
     "  csift search -F 'a.b(c)' -t agent.tool.result --max-count 5\n",
     "  csift search 'TODO' --count-by label\n",
-    "  csift search --list-labels\n\n",
+    "  csift search --list-labels\n",
+    "  csift search -t harness.meta.turn-duration ''   # an earlier spelling of harness.meta.turn\n\n",
     "Matching: the regex runs over each unit's decoded text (JSON escapes undone); a tool_use\n",
     "unit's text is `<tool name> <input JSON>`, a tool_result's is its content text. A pattern\n",
     "that does not match a call's input JSON is tried on that input with its strings decoded,\n",
@@ -108,8 +109,10 @@ pub(crate) struct SearchArgs {
     /// (visible leaves only). Repeatable or comma-separated. Default: every visible leaf.
     #[arg(short = 't', long = "label", value_name = "SELECTOR")]
     pub(crate) labels: Vec<String>,
-    /// Print the label taxonomy and exit (with --format json: one
-    /// {"type":"label","label","visible","description"} per line).
+    /// Print the label taxonomy and the aliases -t accepts, each with the leaf
+    /// it names, and exit (with --format json: one
+    /// {"type":"label","label","visible","description"} per leaf, then one
+    /// {"type":"alias","alias","label"} per alias).
     #[arg(long)]
     pub(crate) list_labels: bool,
     /// Only tool units whose tool name (or the name of the call a result answers)

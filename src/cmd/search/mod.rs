@@ -26,8 +26,10 @@ use super::{Exit, Problems};
 use file::{Config, FileResult};
 use hit::Hit;
 
-/// The taxonomy, one label a line; with `--format json`, one
-/// `{"type":"label","label","visible","description"}` object a line.
+/// The taxonomy, one label a line, then the aliases `-t` accepts, each with
+/// the leaf it names; with `--format json`, one
+/// `{"type":"label","label","visible","description"}` object a line, then one
+/// `{"type":"alias","alias","label"}` per alias.
 pub(crate) fn list_labels(out: &mut Out, json: bool) -> std::io::Result<()> {
     #[derive(Serialize)]
     struct Row {
@@ -36,6 +38,13 @@ pub(crate) fn list_labels(out: &mut Out, json: bool) -> std::io::Result<()> {
         label: &'static str,
         visible: bool,
         description: &'static str,
+    }
+    #[derive(Serialize)]
+    struct Alias {
+        #[serde(rename = "type")]
+        kind: &'static str,
+        alias: &'static str,
+        label: &'static str,
     }
     for l in Label::ALL {
         if json {
@@ -54,6 +63,19 @@ pub(crate) fn list_labels(out: &mut Out, json: bool) -> std::io::Result<()> {
             if l.visible() { "visible" } else { "invisible" },
             l.doc()
         )?;
+    }
+    if !json {
+        writeln!(out, "\naliases (earlier spellings -t accepts):")?;
+    }
+    for &(alias, l) in Label::ALIASES {
+        match json {
+            true => out.json(&Alias {
+                kind: "alias",
+                alias,
+                label: l.name(),
+            })?,
+            false => writeln!(out, "{alias:<44} = {}", l.name())?,
+        }
     }
     Ok(())
 }
