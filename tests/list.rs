@@ -1470,3 +1470,46 @@ fn whoami_notes_the_lane_caveat_only_where_a_session_has_lanes_misc_009() {
         .unwrap();
     assert!(String::from_utf8_lossy(&out.stderr).contains("TOP-LEVEL"));
 }
+
+/// whoami's `depth`: 0 (and `is_subagent` false) for a session with no lane
+/// file, where no subagent can be calling (TAIL-003: a running subagent's lane
+/// file is on disk from its first record); null for a session with lanes,
+/// whose subagents are handed the session's own id (SUB-021, MISC-009), and
+/// for an id with no transcript.
+#[test]
+fn whoami_depth_is_zero_only_where_no_lane_can_call_sub_021_tail_003() {
+    let home = shapes_home();
+    const S3: &str = "33333333-cccc-4000-8000-000000000003";
+    let mut c = Session::new(S3, "/w/app");
+    c.user("a session with no subagent");
+    c.text("m1", "ok");
+    home.write("-w-app", &c.file_name(), &c.lines);
+    let json = |id: &str| -> Value {
+        let out = home
+            .cmd()
+            .env("CLAUDE_CODE_SESSION_ID", id)
+            .args(["whoami", "--format", "json"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    // S3 has no lane on disk: the caller is the session.
+    let v = json(S3);
+    assert_eq!(v["depth"], 0, "{v}");
+    assert_eq!(v["is_subagent"], false, "{v}");
+    assert_eq!(v["parent_session_id"], Value::Null);
+    // S1 has three lanes, S2 a flat one: any of them may be the caller.
+    for id in [S1, S2] {
+        let v = json(id);
+        let o = v.as_object().unwrap();
+        assert!(o.contains_key("depth"), "{v}");
+        assert_eq!(v["depth"], Value::Null, "{v}");
+        assert_eq!(v["is_subagent"], Value::Null, "{v}");
+    }
+    // No transcript of the id: nothing is known.
+    let v = json("99999999-0000-4000-8000-000000000009");
+    assert_eq!(v["files"], json!([]));
+    assert_eq!(v["depth"], Value::Null, "{v}");
+    assert_eq!(v["is_subagent"], Value::Null, "{v}");
+}
