@@ -32,6 +32,7 @@ mod recover;
 mod replay;
 mod respaced;
 mod search;
+mod search_forms;
 mod search_input;
 mod show;
 mod stats;
