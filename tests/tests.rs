@@ -43,4 +43,5 @@ mod terminal;
 mod unmodelled;
 mod usage;
 mod verbatim;
+mod verbatim_select;
 mod windows;

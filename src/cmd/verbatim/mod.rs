@@ -3,6 +3,8 @@
 //! or packed into hook-sized slices ([`pack`]); the turns are rendered by
 //! [`turns`]. `--hook-json` wraps the text as SessionStart hook output (ELI-021).
 
+pub(crate) mod carried;
+pub(crate) mod fit;
 pub(crate) mod pack;
 pub(crate) mod turns;
 
