@@ -74,7 +74,10 @@ pub(crate) enum PreferArg {
     "--hook-json prints {\"hookSpecificOutput\":{\"hookEventName\":\"SessionStart\",\n",
     // ELI-021: the SessionStart hook output shape.
     "\"additionalContext\":TEXT}}, or nothing when TEXT is empty. With no TARGET it reads\n",
-    "the hook payload on stdin and uses its transcript_path (else @session_id). See hooks/.\n\n",
+    "the hook payload on stdin and uses its transcript_path (else @session_id); with\n",
+    // MISC-027: the five SessionStart sources; the matcher selects on the same value.
+    "--hook-source compact it prints nothing unless the payload's source is compact (a\n",
+    "SessionStart hook also fires on startup, resume, clear and fork). See hooks/.\n\n",
     "JSON (--format json): {\"type\":\"turn\",\"turn\",\"first_line\",\"last_line\",\"chars\",\"cut\",\n",
     "\"cut_chars\",\"slice\",\"compaction_summaries\":[line…],\"summary_carried\",\"text\"} per kept\n",
     "turn, oldest first\n",
@@ -125,6 +128,12 @@ pub(crate) struct VerbatimArgs {
     /// stdin when no TARGET is given).
     #[arg(long)]
     pub(crate) hook_json: bool,
+    /// With --hook-json reading the payload on stdin: print nothing (exit 0)
+    /// unless the payload's `source` (what started the session: startup,
+    /// resume, clear, compact, fork) is one of these. Repeatable or
+    /// comma-separated.
+    #[arg(long, value_name = "SOURCE", value_delimiter = ',')]
+    pub(crate) hook_source: Vec<String>,
     /// Reach back across at most N compaction summaries (0: only what came
     /// after the newest one).
     #[arg(long, value_name = "N")]

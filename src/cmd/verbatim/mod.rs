@@ -34,10 +34,16 @@ struct HookPayload {
     session_id: Option<String>,
     #[serde(default)]
     transcript_path: Option<String>,
+    /// What started the session: startup, resume, clear, compact or fork
+    /// (MISC-027).
+    #[serde(default)]
+    source: Option<String>,
 }
 
-/// The TARGET a hook payload names: its transcript_path, else `@session_id`.
-fn hook_target() -> Result<String, Error> {
+/// The TARGET a hook payload names: its transcript_path, else `@session_id`;
+/// `None` when `sources` is given and the payload's `source` is not among
+/// them (the hook does not apply).
+fn hook_target(sources: &[String]) -> Result<Option<String>, Error> {
     let mut s = String::new();
     std::io::stdin()
         .take(1 << 20)
@@ -54,10 +60,13 @@ fn hook_target() -> Result<String, Error> {
             .to_string_lossy()
             .into_owned()
     });
+    if !sources.is_empty() && !p.source.as_ref().is_some_and(|s| sources.contains(s)) {
+        return Ok(None);
+    }
     match (path, p.session_id) {
-        (Some(t), _) if std::path::Path::new(&t).is_file() => Ok(t),
-        (_, Some(id)) if !id.is_empty() => Ok(format!("@{id}")),
-        (Some(t), _) => Ok(t),
+        (Some(t), _) if std::path::Path::new(&t).is_file() => Ok(Some(t)),
+        (_, Some(id)) if !id.is_empty() => Ok(Some(format!("@{id}"))),
+        (Some(t), _) => Ok(Some(t)),
         _ => Err(Error::Usage(
             "the hook payload has neither transcript_path nor session_id".into(),
         )),
@@ -168,7 +177,16 @@ pub(crate) fn run(
         ));
     }
     let targets = match (args.hook_json, args.targets.is_empty()) {
-        (true, true) => vec![hook_target()?],
+        (true, true) => match hook_target(&args.hook_source)? {
+            Some(t) => vec![t],
+            // Another source started the session: nothing to inject.
+            None => return Ok(Exit::Found),
+        },
+        _ if !args.hook_source.is_empty() => {
+            return Err(Error::Usage(
+                "--hook-source checks the hook payload read on stdin: use it with --hook-json and no TARGET".into(),
+            ))
+        }
         _ => args.targets.clone(),
     };
     let t = one_transcript(super::select(&args.common, &targets, problems)?)?;
