@@ -310,7 +310,7 @@ fn sync_task_returns_body_with_footer_split_sub_019() {
     assert_eq!(r["spawn_tool_use_id"], "toolu_sync");
     assert_eq!(r["join_rule"], "J3");
     assert_eq!(r["state"], "returned");
-    assert_eq!(r["carrier"], "sync-tool-result");
+    assert_eq!(r["carrier"], "sync-tool-result"); // SUB-018
     assert_eq!(r["returned_message"], "Report A");
     assert_eq!(r["footer"]["agent_id"], "a1111111");
     assert_eq!(r["footer"]["total_tokens"], 900);
@@ -331,7 +331,7 @@ fn async_agent_returns_through_later_notification_bg_004() {
     assert_eq!(r["parent_id"], "main");
     assert_eq!(r["spawn_tool_use_id"], "toolu_async");
     assert_eq!(r["state"], "returned");
-    assert_eq!(r["carrier"], "task-notification");
+    assert_eq!(r["carrier"], "task-notification"); // SUB-018
     assert_eq!(r["returned_message"], "B done");
     assert_eq!(r["child_final_text"], "B done, child words");
     assert_eq!(r["returns_differ"], true);
@@ -341,6 +341,9 @@ fn async_agent_returns_through_later_notification_bg_004() {
 fn teammate_type_traffic_and_signals_sub_014_017() {
     let h = fixture();
     let l = by_label(&rows(&h, &[&format!("@{S}")]));
+    // SUB-002, SUB-013: the id is the stem less `agent-`, a<Name>-<16 hex>
+    // with a dash inside the name; SUB-012: at the built-in location, only
+    // the meta's taskKind says teammate.
     let r = &l["aRev-Bob-0123456789abcdef"];
     assert_eq!(r["kind"], "teammate");
     assert_eq!(
@@ -363,6 +366,11 @@ fn teammate_type_traffic_and_signals_sub_014_017() {
     assert_eq!(t["signals_in"], json!([["shutdown_request", 1]]));
     assert_eq!(t["signals_out"], json!([["shutdown_approved", 1]]));
     assert_eq!(t["terminated"], true);
+    // SUB-020: no background-task id, so TaskStop cannot stop it.
+    assert!(t["control_hint"]
+        .as_str()
+        .unwrap()
+        .contains("TaskStop does not know teammates"));
 }
 
 #[test]
@@ -376,9 +384,14 @@ fn workflow_lanes_journal_and_manifest_sub_008_010() {
     assert_eq!(done["spawn_tool_use_id"], "toolu_wf");
     assert_eq!(done["workflow_id"], "wf_r1");
     assert_eq!(done["state"], "returned");
-    assert_eq!(done["carrier"], "workflow-journal");
+    assert_eq!(done["carrier"], "workflow-journal"); // SUB-018
+
+    // SUB-006: a workflow meta carries {agentType} or {agentType, spawnDepth}.
+    assert_eq!(done["agent_type"], "worker");
     assert_eq!(done["returned_message"], "{\"ok\":true}");
     let open = &l["a4444444444444444"];
+    // SUB-007, TAIL-009: no meta carries a status; the state is read from
+    // the journal and the lane.
     assert_eq!(open["state"], "launched");
     assert_eq!(open["carrier"], "journal-started");
     assert!(
@@ -388,6 +401,8 @@ fn workflow_lanes_journal_and_manifest_sub_008_010() {
     let run: Vec<&Value> = all.iter().filter(|r| r["type"] == "run").collect();
     assert_eq!(run.len(), 1);
     assert_eq!(run[0]["workflow_id"], "wf_r1");
+    // SUB-009, SUB-010: the run manifest at <session>/workflows/wf_<id>.json
+    // carries the run's status verbatim, an open set.
     assert_eq!(run[0]["status"], "killed");
     assert_eq!(run[0]["lanes"], 2);
     assert_eq!(run[0]["journal_started"], 2);

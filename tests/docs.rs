@@ -10,8 +10,24 @@ use std::path::{Path, PathBuf};
 
 /// Every subcommand; each has a page docs/<command>.md the README links to.
 const COMMANDS: &[&str] = &[
-    "list", "search", "show", "stats", "verbatim", "agents", "audit", "plan", "image", "guard",
-    "status", "tasks", "whoami",
+    "list",
+    "search",
+    "show",
+    "stats",
+    "verbatim",
+    "agents",
+    "audit",
+    "plan",
+    "image",
+    "export",
+    "guard",
+    "status",
+    "tasks",
+    "whoami",
+    "mcp",
+    "hooks",
+    "completions",
+    "man",
 ];
 
 fn root() -> &'static Path {

@@ -181,6 +181,7 @@ fn every_leaf_on_a_real_shaped_record_cls_001() {
             .filter(|e| e.0 == leaf)
             .map(|e| e.1 as u64)
             .collect();
+        // CLS-023: the system leaves too, though their records carry no role.
         assert_eq!(lines_for(&home, leaf), want, "leaf {leaf}");
     }
 }
@@ -209,30 +210,34 @@ fn bare_role_is_visible_leaves_qt_027() {
         .collect();
     assert!(labels.contains(&"user.message".to_string()));
     assert!(!labels.contains(&"user.unsent".to_string()), "{labels:?}");
+    // QT-035: the promoted queue line is reached only by naming it.
     assert!(!labels.contains(&"user.queued".to_string()), "{labels:?}");
 }
 
+/// CLS-010: a Task/Agent/Workflow spawn is one unit with two labels: found
+/// under `agent.tool.use` and under `agent.communication.sent`, the same line.
 #[test]
 fn spawn_is_both_sent_and_tool_use_cls_010() {
     let (home, _) = build();
-    let out = home
-        .cmd()
-        .args([
-            "search",
-            "explore",
-            "-t",
-            "agent.tool.use",
-            "--format",
-            "json",
-        ])
-        .output()
-        .unwrap();
-    let hits: Vec<Value> = common::json_lines(&out.stdout)
-        .into_iter()
-        .filter(|v| v["type"] == "match")
-        .collect();
-    assert_eq!(hits.len(), 1);
-    assert_eq!(hits[0]["tool_name"], "Task");
+    let hits = |label: &str| -> Vec<Value> {
+        let out = home
+            .cmd()
+            .args(["search", "explore", "-t", label, "--format", "json"])
+            .output()
+            .unwrap();
+        common::json_lines(&out.stdout)
+            .into_iter()
+            .filter(|v| v["type"] == "match")
+            .collect()
+    };
+    let used = hits("agent.tool.use");
+    assert_eq!(used.len(), 1);
+    assert_eq!(used[0]["tool_name"], "Task");
+    let sent = hits("agent.communication.sent");
+    assert_eq!(sent.len(), 1, "{sent:?}");
+    assert_eq!(sent[0]["line"], used[0]["line"]);
+    assert_eq!(sent[0]["label"], "agent.communication.sent");
+    assert_eq!(sent[0]["tool_use_id"], used[0]["tool_use_id"]);
 }
 
 #[test]

@@ -212,6 +212,48 @@ fn a_real_directory_is_encoded_like_claude_code_path_001() {
     assert_eq!(r[0]["cwd"], cwd.as_str());
 }
 
+/// PATH-002: a path given through a symlink finds the sessions of its real
+/// directory, the canonical cwd Claude Code encoded; PATH-008: two cwds that
+/// encode alike share one folder, told apart only by each row's own cwd.
+#[cfg(unix)]
+#[test]
+fn a_symlink_finds_the_real_folder_and_colliding_cwds_share_it_path_002_path_008() {
+    let home = Home::new();
+    let base = tempfile::tempdir().unwrap();
+    let real = std::fs::canonicalize(base.path()).unwrap().join("a-b");
+    std::fs::create_dir(&real).unwrap();
+    let link = base.path().join("link");
+    std::os::unix::fs::symlink(&real, &link).unwrap();
+    let cwd = real.to_str().unwrap().to_string();
+    let other = format!("{}/a/b", real.parent().unwrap().to_str().unwrap());
+    let enc = |c: &str| -> String {
+        c.chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+            .collect()
+    };
+    assert_eq!(enc(&other), enc(&cwd), "the two cwds collide");
+    for (id, dir) in [(S1, &cwd), (S2, &other)] {
+        let mut s = Session::new(id, dir);
+        s.user("hello");
+        home.write(&enc(&cwd), &s.file_name(), &s.lines);
+    }
+    let r = rows(
+        &home
+            .cmd()
+            .arg("list")
+            .arg(&link)
+            .args(["--format", "json"])
+            .output()
+            .unwrap()
+            .stdout,
+    );
+    let mut cwds: Vec<&str> = r.iter().filter_map(|v| v["cwd"].as_str()).collect();
+    cwds.sort_unstable();
+    let mut want = vec![cwd.as_str(), other.as_str()];
+    want.sort_unstable();
+    assert_eq!(cwds, want); // PATH-002, PATH-008
+}
+
 /// A real project directory in a folder named `projects` (`~/projects/app`,
 /// and a folder inside it) is looked up by its encoded path (PATH-001), not
 /// read as a Claude `projects/<encoded>` folder: that found nothing. A session
@@ -619,6 +661,7 @@ fn a_long_session_is_read_head_and_tail_and_full_counts_turns_qt_030() {
     assert_eq!(row["last_activity"], "2026-03-01T12:00:00.000Z");
     assert_eq!(row["started"], "2026-01-01T00:00:07.000Z");
     assert_eq!(row["cwd"], "/w/long");
+    // REC-006: the build that writes a session can change mid-session.
     assert_eq!(row["versions"], json!(["2.1.150", "2.1.151"]));
     assert_eq!(row["models"], json!(["claude-opus-4-5-20251101"]));
     assert_eq!(summary["read_whole"], 1);
@@ -762,6 +805,7 @@ fn whoami_uses_the_env_and_never_guesses_misc_009() {
     assert!(String::from_utf8_lossy(&out.stdout)
         .trim()
         .ends_with(&format!("{S1}.jsonl")));
+    // SUB-021: the variable names the top-level session in every lane.
     assert!(String::from_utf8_lossy(&out.stderr).contains("TOP-LEVEL"));
     let out = home
         .cmd()

@@ -134,6 +134,8 @@ fn zeroed_replay_copy_counts_once_never_as_zero_qt_041_rec_034() {
         "cache_creation_input_tokens": 0, "iterations": [{"input_tokens": 4, "output_tokens": 321,
         "cache_read_input_tokens": 9000, "cache_creation_input_tokens": 12}]});
     // The only copies of msg_z are zeroed replays: MAX alone cannot rescue them.
+    // CMP-017: a compaction replay zeroes the top-level usage and keeps the
+    // real numbers in usage.iterations.
     asst(
         &mut s,
         "msg_z",

@@ -5,6 +5,8 @@
 pub(crate) mod agents;
 pub(crate) mod argv;
 pub(crate) mod audit;
+pub(crate) mod export;
+pub(crate) mod extra;
 pub(crate) mod files;
 pub(crate) mod guard;
 pub(crate) mod image;
@@ -46,10 +48,18 @@ TARGETS (every command accepts them):
                        Windows cwd's @C--Users-ana-app, a UNC cwd's @--server-share-app"
     };
 }
+/// `csift --version`: the crate version and the git commit it was built from.
+pub(crate) const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (commit ",
+    env!("CSIFT_COMMIT"),
+    ")"
+);
+
 #[derive(Debug, Parser)]
 #[command(
     name = "csift",
-    version,
+    version = crate::cli::VERSION,
     about = "ripgrep for Claude Code session transcripts",
     long_about = "csift lists, regex-searches, shows and counts the JSONL transcripts Claude Code \
 writes under ~/.claude/projects. It is read-only: it never writes under the Claude home.",
@@ -111,11 +121,51 @@ pub(crate) enum Command {
     #[command(mut_arg("since", |a| a.help(status::TASKS_SINCE).long_help(None::<&str>)))]
     #[command(mut_arg("until", |a| a.help(status::TASKS_UNTIL).long_help(None::<&str>)))]
     Tasks(Box<status::TasksArgs>),
+    /// A session (with its lanes) or a lane as one self-contained HTML page, or Markdown.
+    Export(Box<export::ExportArgs>),
     /// Print the calling Claude Code session (from CLAUDE_CODE_SESSION_ID).
     #[command(mut_arg("no_subagents", |a| a.hide(true)))]
     #[command(mut_arg("since", |a| a.hide(true)))]
     #[command(mut_arg("until", |a| a.hide(true)))]
     Whoami(WhoamiArgs),
+    /// Serve the read commands as MCP tools on stdio (for Claude Code and other clients).
+    Mcp(extra::McpArgs),
+    /// Print or install the settings.json hooks block (guard arms, verbatim re-injection).
+    Hooks(extra::HooksArgs),
+    /// Print a shell completion script.
+    Completions(extra::CompletionsArgs),
+    /// Print the man page (roff).
+    Man(extra::ManArgs),
+}
+
+impl Command {
+    /// The colour choice of a command's output: `--color` where it has one.
+    pub(crate) fn color(&self) -> ColorChoice {
+        match self {
+            Command::List(a) => a.common.color,
+            Command::Search(a) => a.common.color,
+            Command::Show(a) => a.common.color,
+            Command::Verbatim(a) => a.common.color,
+            Command::Stats(a) => a.common.color,
+            Command::Agents(a) => a.common.color,
+            Command::Usage(a) => a.color,
+            Command::Files(a) => a.common.color,
+            Command::Recover(a) => a.common.color,
+            Command::Audit(a) => a.common.color,
+            Command::Guard(a) => a.common.color,
+            Command::Plan(a) => a.common.color,
+            Command::Image(a) => a.common.color,
+            Command::Status(a) => a.common.color,
+            Command::Tasks(a) => a.common.color,
+            Command::Whoami(a) => a.common.color,
+            Command::Statusline(_)
+            | Command::Export(_)
+            | Command::Mcp(_)
+            | Command::Hooks(_)
+            | Command::Completions(_)
+            | Command::Man(_) => ColorChoice::Never,
+        }
+    }
 }
 
 /// Flags shared by every command that reads transcripts.

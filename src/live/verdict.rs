@@ -405,9 +405,15 @@ fn hitl(row: Option<&Row>, pending: Option<&super::calls::Call>) -> Option<Waiti
     }
     let c = pending.filter(|c| c.wait == Wait::Human)?;
     Some(WaitingFor {
-        reason: c.name.clone(),
+        reason: match c.escalation {
+            Some(_) => "dangerous-rm".into(),
+            None => c.name.clone(),
+        },
         source: "tail",
-        detail: c.detail.clone(),
+        detail: match (&c.escalation, &c.detail) {
+            (Some(e), Some(d)) => Some(format!("{e}: {d}")),
+            (e, d) => e.clone().or_else(|| d.clone()),
+        },
     })
 }
 

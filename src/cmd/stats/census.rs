@@ -604,19 +604,38 @@ mod tests {
         }
     }
 
+    /// CLS-020: an attachment's payload `type` marks it; the census labels it
+    /// as classify does, and both give the label the payload calls for (the
+    /// two agreeing on a wrong label, or on none, used to pass).
     #[test]
     fn attachment_label_is_what_classify_gives_cls_020() {
+        use Label::{HarnessMetaAttachment as Att, HarnessMetaHook as Hook};
         let cases = [
-            r#"{"type":"attachment","attachment":{"type":"hook_success","content":"out","hookEvent":"Stop"}}"#,
-            r#"{"type":"attachment","attachment":{"type":"hook_additional_context","content":["a","b"]}}"#,
-            r#"{"type":"attachment","attachment":{"type":"brand_new","x":1}}"#,
-            r#"{"type":"attachment","attachment":{"content":"no type"}}"#,
-            r#"{"type":"attachment","attachment":"a string payload"}"#,
-            r#"{"type":"attachment","attachment":null}"#,
-            r#"{"type":"attachment"}"#,
+            (
+                r#"{"type":"attachment","attachment":{"type":"hook_success","content":"out","hookEvent":"Stop"}}"#,
+                Some(Att),
+            ),
+            (
+                r#"{"type":"attachment","attachment":{"type":"hook_additional_context","content":["a","b"]}}"#,
+                Some(Hook),
+            ),
+            (
+                r#"{"type":"attachment","attachment":{"type":"brand_new","x":1}}"#,
+                Some(Att),
+            ),
+            (
+                r#"{"type":"attachment","attachment":{"content":"no type"}}"#,
+                Some(Att),
+            ),
+            (
+                r#"{"type":"attachment","attachment":"a string payload"}"#,
+                None,
+            ),
+            (r#"{"type":"attachment","attachment":null}"#, None),
+            (r#"{"type":"attachment"}"#, None),
         ];
         let idx = FileIndex::empty(false);
-        for (i, c) in cases.iter().enumerate() {
+        for (i, (c, label)) in cases.iter().enumerate() {
             let line = Line {
                 no: i + 1,
                 offset: 0,
@@ -635,6 +654,11 @@ mod tests {
                 .into_iter()
                 .collect();
             assert_eq!(got, want, "{c}");
+            assert_eq!(
+                want,
+                label.map(|l| (l, None)).into_iter().collect::<Vec<_>>(),
+                "{c}"
+            );
         }
     }
 
