@@ -208,9 +208,13 @@ pub(crate) struct Common {
 
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Examples:\n  csift whoami            # the session id\n  csift whoami --path     # its transcript path\n  csift whoami --format json\n\n\
+    after_help = "Examples:\n  csift whoami            # the session id\n  csift whoami --path     # its transcript path\n  csift whoami --format json   # and is_subagent, depth\n\n\
 The id is CLAUDE_CODE_SESSION_ID exactly, never a prefix. A transcript is a main file\n\
 named <id>.jsonl; when several project folders hold one, all are printed, with a note.\n\n\
+JSON: {\"type\":\"session\",\"session_id\",\"files\",\"source\",\"is_subagent\",\n\
+\"parent_session_id\",\"depth\"}. The variable names the session in every subagent too, so\n\
+depth is 0 (is_subagent false) only when the session has no lane file, and no subagent\n\
+can be calling; otherwise depth, is_subagent and parent_session_id are null.\n\n\
 Exit status: 0 the id (or its paths) printed; 1 --path, and no transcript of that id;\n\
 2 CLAUDE_CODE_SESSION_ID unset or empty."
 )]

@@ -204,10 +204,7 @@ fn stale_dead(f: &Facts<'_>, a: &mut Assessment) -> bool {
         Some(c) => format!(
             "the process ended mid-tool: its {} call ({}) never returned - {NOT_PROOF}",
             c.name,
-            c.age(f.s.now).map_or("of unknown age".into(), |x| format!(
-                "{} old",
-                crate::timefmt::duration(x)
-            ))
+            evidence::old(c.age(f.s.now))
         ),
         None => "the process ended; the tail shows no call in flight".to_string(),
     });
@@ -330,9 +327,9 @@ fn unvouched(f: &Facts<'_>, a: &mut Assessment) -> bool {
     };
     a.since = t;
     a.because.push(format!(
-        "the model owes a reply to {what} {} old and no live surface vouches for it: the \
+        "the model owes a reply to {what} {} and no live surface vouches for it: the \
          process may have ended or been interrupted",
-        evidence::ago(f.s.now, t)
+        evidence::old(t.map(|t| (f.s.now.as_second() - t.as_second()).max(0)))
     ));
     true
 }
