@@ -7,7 +7,8 @@ Every planted needle must come back from `csift search NEEDLE_ -t LABEL` under
 its label at its file and line, with no other needle hit under that label, and
 every planted eaten-text group must be an `audit -k eaten-text` finding, with no
 other finding. Prints one Markdown bullet for the home NAME; exits 1 when
-anything differs.
+anything differs, when a csift run fails, or when the truth file plants no
+needle or no eaten-text group (nothing checked is no pass).
 """
 import json
 import os
@@ -35,6 +36,12 @@ def main():
             want[r["label"]].add((real(r["file"]), r["line"]))
         elif r["kind"] == "eaten_text":
             eaten.add((real(r["file"]), r["message_id"]))
+    needles = sum(len(v) for v in want.values())
+    if not needles or not eaten:
+        # An empty or foreign truth file checks nothing: "0/0, no missing" is no pass.
+        print(f"truth.py: {truth} plants {needles} needles and {len(eaten)} eaten-text "
+              "groups: nothing to check", file=sys.stderr)
+        return 1
     bad = []
     found = 0
     for label, exp in sorted(want.items()):
@@ -42,6 +49,8 @@ def main():
             [csift, "search", "NEEDLE_", "-t", label, "--format", "json", "--claude-home", home],
             capture_output=True, text=True,
         )
+        if out.returncode not in (0, 1):
+            bad.append(f"`{label}`: csift exited {out.returncode}: {out.stderr.strip()[:300]}")
         got = {(real(m["file"]), m["line"]) for m in rows(out.stdout) if m.get("type") == "match"}
         found += len(exp & got)
         if got != exp:
@@ -50,10 +59,11 @@ def main():
         [csift, "audit", "-k", "eaten-text", "--format", "json", "--claude-home", home],
         capture_output=True, text=True,
     )
+    if out.returncode not in (0, 1):
+        bad.append(f"audit exited {out.returncode}: {out.stderr.strip()[:300]}")
     got = {(real(f["file"]), f["message_id"]) for f in rows(out.stdout) if f.get("type") == "finding"}
     if got != eaten:
         bad.append(f"eaten-text: missing {sorted(eaten - got)}, extra {sorted(got - eaten)}")
-    needles = sum(len(v) for v in want.values())
     verdict = "no missing and no extra hit" if not bad else "**differences below**"
     print(
         f"- {name} home: {found}/{needles} planted needles found under their "

@@ -88,14 +88,15 @@ pub fn narration(data: &[u8]) {
     if let Some(raw) = narration::base64_decode(&s) {
         assert!(raw.len() <= s.len());
     }
+    // Whitespace-free base64 of any bytes: the cheap gate must never lose a
+    // narration tag (NAR-007), at whatever offset the tag's bytes sit. The
+    // expectation used to rebuild the gate from the same three needles, so a
+    // wrong needle list passed; now it is the decoded tag alone.
     let b64 = base64(data);
     let tag = narration::signature_tag(&b64);
-    let gate = ["bmFycmF0aW9u", "5hcnJhdGlv", "uYXJyYXRp"]
-        .iter()
-        .any(|n| b64.contains(n));
     assert_eq!(
         narration::is_narration(&b64),
-        tag.as_deref() == Some(&b"narration"[..]) && gate
+        tag.as_deref() == Some(&b"narration"[..])
     );
     assert_eq!(narration::base64_decode(&b64).as_deref(), Some(data));
 }

@@ -12,13 +12,16 @@ pub mod classify;
 pub(crate) mod cli;
 pub mod cmd;
 pub mod discovery;
+pub(crate) mod elicitation;
 pub(crate) mod error;
 pub(crate) mod exchange;
 pub(crate) mod files;
 pub(crate) mod globs;
 pub(crate) mod images;
+pub(crate) mod lanes;
 pub(crate) mod live;
 pub mod loss;
+pub(crate) mod outpath;
 pub mod output;
 pub(crate) mod plan;
 pub mod record;
@@ -45,6 +48,9 @@ pub fn run_main() -> ExitCode {
     // --print-settings is run by a person, not a hook: its mistakes exit 2.
     let guard =
         args.get(1).is_some_and(|a| a == "guard") && !args.iter().any(|a| a == "--print-settings");
+    // The recorder is a hook too: it never blocks a session, bad arguments included.
+    let record =
+        args.get(1).is_some_and(|a| a == "hooks") && args.get(2).is_some_and(|a| a == "record");
     // The status line never fails: Claude Code shows its stdout on every prompt.
     let statusline = args.get(1).is_some_and(|a| a == "statusline");
     let cli = match Cli::try_parse_from(args) {
@@ -54,6 +60,11 @@ pub fn run_main() -> ExitCode {
         Err(e) if guard && e.use_stderr() => {
             let _ = e.print();
             output::to_stderr("csift guard: not run (exit 0 so the session goes on)");
+            return ExitCode::SUCCESS;
+        }
+        Err(e) if record && e.use_stderr() => {
+            let _ = e.print();
+            output::to_stderr("csift hooks record: not run (exit 0 so the session goes on)");
             return ExitCode::SUCCESS;
         }
         Err(e) if statusline && e.use_stderr() => {
@@ -78,68 +89,63 @@ pub fn run_main() -> ExitCode {
     }
 }
 
-/// Run one parsed command line.
+/// Run one parsed command line against stdout.
 pub(crate) fn run(cli: Cli) -> error::Result<Exit> {
     let started = Instant::now();
     let problems = Problems::default();
-    match cli.command {
-        Command::List(args) => dispatch(args.common.color, |out| {
-            cmd::list::run(&args, out, &problems, started)
-        }),
-        Command::Search(args) => dispatch(args.common.color, |out| {
-            cmd::search::run(&args, out, &problems, started)
-        }),
-        Command::Show(args) => dispatch(args.common.color, |out| {
-            cmd::show::run(&args, out, &problems, started)
-        }),
-        Command::Verbatim(args) => dispatch(args.common.color, |out| {
-            cmd::verbatim::run(&args, out, &problems, started)
-        }),
-        Command::Stats(args) => dispatch(args.common.color, |out| {
-            cmd::stats::run(&args, out, &problems, started)
-        }),
-        Command::Usage(args) => dispatch(args.color, |out| cmd::usage::run(&args, out, &problems)),
-        Command::Statusline(args) => Ok(cmd::statusline::run(&args)),
-        Command::Agents(args) => dispatch(args.common.color, |out| {
-            cmd::agents::run(&args, out, &problems, started)
-        }),
-        Command::Files(args) => dispatch(args.common.color, |out| {
-            cmd::files::run(&args, out, &problems, started)
-        }),
-        Command::Recover(args) => dispatch(args.common.color, |out| {
-            cmd::recover::run(&args, out, &problems, started)
-        }),
-        Command::Audit(args) => dispatch(args.common.color, |out| {
-            cmd::audit::run(&args, out, &problems, started)
-        }),
-        Command::Guard(args) => dispatch(args.common.color, |out| {
-            cmd::guard::run(&args, out, &problems, started)
-        }),
-        Command::Plan(args) => dispatch(args.common.color, |out| {
-            cmd::plan::run(&args, out, &problems, started)
-        }),
-        Command::Image(args) => dispatch(args.common.color, |out| {
-            cmd::image::run(&args, out, &problems, started)
-        }),
-        Command::Status(args) => dispatch(args.common.color, |out| {
-            cmd::status::run(&args, out, &problems, started)
-        }),
-        Command::Tasks(args) => dispatch(args.common.color, |out| {
-            cmd::tasks::run(&args, out, &problems, started)
-        }),
-        Command::Whoami(args) => dispatch(args.common.color, |out| {
-            cmd::whoami::run(&args, out, &problems)
-        }),
+    if let Command::Mcp(args) = &cli.command {
+        // The one command with an async runtime: tokio starts here and
+        // nowhere else (`csift list` never pays for it).
+        #[cfg(feature = "mcp")]
+        return cmd::mcp::serve(args);
+        #[cfg(not(feature = "mcp"))]
+        {
+            let _ = args;
+            return Err(error::Error::Usage(
+                "this csift was built without the `mcp` feature".into(),
+            ));
+        }
     }
-}
-
-/// Run a command against stdout and flush it, so a broken pipe surfaces here.
-fn dispatch(
-    color: output::ColorChoice,
-    f: impl FnOnce(&mut Out) -> error::Result<Exit>,
-) -> error::Result<Exit> {
-    let mut out = Out::stdout(color);
-    let exit = f(&mut out)?;
+    let mut out = Out::stdout(cli.command.color());
+    let exit = execute(cli.command, &mut out, &problems, started)?;
+    // Flushed here, so a broken pipe surfaces as an output error.
     out.flush()?;
     Ok(exit)
+}
+
+/// Run one parsed command against any [`Out`]: stdout for the binary, a
+/// buffer for `csift mcp`, which runs the same code in-process.
+pub(crate) fn execute(
+    command: Command,
+    out: &mut Out,
+    problems: &Problems,
+    started: Instant,
+) -> error::Result<Exit> {
+    match command {
+        Command::List(args) => cmd::list::run(&args, out, problems, started),
+        Command::Search(args) => cmd::search::run(&args, out, problems, started),
+        Command::Show(args) => cmd::show::run(&args, out, problems, started),
+        Command::Verbatim(args) => cmd::verbatim::run(&args, out, problems, started),
+        Command::Stats(args) => cmd::stats::run(&args, out, problems, started),
+        Command::Usage(args) => cmd::usage::run(&args, out, problems),
+        Command::Statusline(args) => Ok(cmd::statusline::run(&args)),
+        Command::Agents(args) => cmd::agents::run(&args, out, problems, started),
+        Command::Files(args) => cmd::files::run(&args, out, problems, started),
+        Command::Recover(args) => cmd::recover::run(&args, out, problems, started),
+        Command::Audit(args) => cmd::audit::run(&args, out, problems, started),
+        Command::Guard(args) => cmd::guard::run(&args, out, problems, started),
+        Command::Plan(args) => cmd::plan::run(&args, out, problems, started),
+        Command::Image(args) => cmd::image::run(&args, out, problems, started),
+        Command::Export(args) => cmd::export::run(&args, problems, started),
+        Command::Status(args) => cmd::status::run(&args, out, problems, started),
+        Command::Tasks(args) => cmd::tasks::run(&args, out, problems, started),
+        Command::Wait(args) => cmd::wait::run(&args, out),
+        Command::Whoami(args) => cmd::whoami::run(&args, out, problems),
+        Command::Hooks(args) => cmd::hooks::run(&args, out),
+        Command::Completions(args) => cmd::completions::run_completions(&args, out),
+        Command::Man(_) => cmd::completions::run_man(out),
+        Command::Mcp(_) => Err(error::Error::Usage(
+            "csift mcp serves on stdio; it cannot run inside another command".into(),
+        )),
+    }
 }

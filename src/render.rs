@@ -176,72 +176,9 @@ pub(crate) fn tool_result(text: &str, echo: Option<&str>) -> String {
             }
         }
     };
-    let mut out = String::new();
-    if e.stdout.is_some() || e.stderr.is_some() {
-        let (so, se) = (
-            e.stdout.as_deref().unwrap_or(""),
-            e.stderr.as_deref().unwrap_or(""),
-        );
-        if !so.is_empty() {
-            let _ = writeln!(out, "stdout:\n{}", so.trim_end_matches('\n'));
-        }
-        if !se.is_empty() {
-            let _ = writeln!(out, "stderr:\n{}", se.trim_end_matches('\n'));
-        }
-        if so.is_empty() && se.is_empty() {
-            match e.return_code_interpretation.as_deref() {
-                _ if !text.trim().is_empty() => out.push_str(text),
-                Some(why) if !why.trim().is_empty() => {
-                    let _ = writeln!(out, "(no output: {why})");
-                }
-                _ => out.push_str("(no output)\n"),
-            }
-        }
-        if e.interrupted == Some(true) {
-            out.push_str("[interrupted]\n");
-        }
-    } else if let Some(f) = e.file.as_ref().filter(|f| f.content.is_some()) {
-        let from = f.start_line.unwrap_or(1);
-        let path = f.file_path.as_deref().unwrap_or("?");
-        match f.num_lines {
-            // An empty file (or a window past its end) holds no line.
-            Some(0) => {
-                let _ = write!(out, "{path} (no lines");
-            }
-            n => {
-                let to = from + n.unwrap_or(0).saturating_sub(1);
-                let _ = write!(out, "{path} (lines {from}..{to}");
-            }
-        }
-        if let Some(t) = f.total_lines {
-            let _ = write!(out, " of {t}");
-        }
-        let _ = writeln!(out, ")\n{}", f.content.as_deref().unwrap_or(""));
-    } else if let Some(hunks) = e.structured_patch.as_ref().filter(|h| !h.is_empty()) {
-        let _ = writeln!(out, "{}", e.file_path.as_deref().unwrap_or("?"));
-        for h in hunks {
-            let _ = writeln!(
-                out,
-                "@@ -{},{} +{},{} @@",
-                h.old_start, h.old_lines, h.new_start, h.new_lines
-            );
-            for l in &h.lines {
-                let _ = writeln!(out, "{l}");
-            }
-        }
-    } else if e.kind.as_deref() == Some("create") {
-        let body = e
-            .content
-            .map(crate::record::content::raw_text)
-            .unwrap_or_default();
-        let _ = writeln!(
-            out,
-            "{} (created)\n{body}",
-            e.file_path.as_deref().unwrap_or("?")
-        );
-    } else {
+    let Some(mut out) = echo_body(&e, text) else {
         return text.to_string();
-    }
+    };
     // Only the newlines the render added: a patch's last line can be a blank
     // context line (" "), and a body can end in spaces of its own.
     out.truncate(out.trim_end_matches('\n').len());
@@ -254,6 +191,93 @@ pub(crate) fn tool_result(text: &str, echo: Option<&str>) -> String {
         out.push_str(extra);
     }
     out
+}
+
+/// The echo read by its shape: a shell's output, a file window, a patch or a
+/// created file; `None` when it is none of them (the text is shown instead).
+fn echo_body(e: &Echo<'_>, text: &str) -> Option<String> {
+    let mut out = String::new();
+    if e.stdout.is_some() || e.stderr.is_some() {
+        shell_output(&mut out, e, text);
+    } else if let Some(f) = e.file.as_ref().filter(|f| f.content.is_some()) {
+        file_window(&mut out, f);
+    } else if let Some(hunks) = e.structured_patch.as_ref().filter(|h| !h.is_empty()) {
+        patch(&mut out, e.file_path.as_deref(), hunks);
+    } else if e.kind.as_deref() == Some("create") {
+        let body = e
+            .content
+            .map(crate::record::content::raw_text)
+            .unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "{} (created)\n{body}",
+            e.file_path.as_deref().unwrap_or("?")
+        );
+    } else {
+        return None;
+    }
+    Some(out)
+}
+
+/// A shell's stdout and stderr apart; with neither, the text or why it is empty.
+fn shell_output(out: &mut String, e: &Echo<'_>, text: &str) {
+    let (so, se) = (
+        e.stdout.as_deref().unwrap_or(""),
+        e.stderr.as_deref().unwrap_or(""),
+    );
+    if !so.is_empty() {
+        let _ = writeln!(out, "stdout:\n{}", so.trim_end_matches('\n'));
+    }
+    if !se.is_empty() {
+        let _ = writeln!(out, "stderr:\n{}", se.trim_end_matches('\n'));
+    }
+    if so.is_empty() && se.is_empty() {
+        match e.return_code_interpretation.as_deref() {
+            _ if !text.trim().is_empty() => out.push_str(text),
+            Some(why) if !why.trim().is_empty() => {
+                let _ = writeln!(out, "(no output: {why})");
+            }
+            _ => out.push_str("(no output)\n"),
+        }
+    }
+    if e.interrupted == Some(true) {
+        out.push_str("[interrupted]\n");
+    }
+}
+
+/// A Read's window: `path (lines A..B of N)` and the lines.
+fn file_window(out: &mut String, f: &FileView<'_>) {
+    let from = f.start_line.unwrap_or(1);
+    let path = f.file_path.as_deref().unwrap_or("?");
+    match f.num_lines {
+        // An empty file (or a window past its end) holds no line.
+        Some(0) => {
+            let _ = write!(out, "{path} (no lines");
+        }
+        n => {
+            let to = from + n.unwrap_or(0).saturating_sub(1);
+            let _ = write!(out, "{path} (lines {from}..{to}");
+        }
+    }
+    if let Some(t) = f.total_lines {
+        let _ = write!(out, " of {t}");
+    }
+    let _ = writeln!(out, ")\n{}", f.content.as_deref().unwrap_or(""));
+}
+
+/// An edit's structured patch, hunk by hunk.
+fn patch(out: &mut String, path: Option<&str>, hunks: &[Hunk<'_>]) {
+    let _ = writeln!(out, "{}", path.unwrap_or("?"));
+    for h in hunks {
+        let _ = writeln!(
+            out,
+            "@@ -{},{} +{},{} @@",
+            h.old_start, h.old_lines, h.new_start, h.new_lines
+        );
+        for l in &h.lines {
+            let _ = writeln!(out, "{l}");
+        }
+    }
 }
 
 /// A result's text without the `<system-reminder>` sections after it: what
@@ -405,6 +429,12 @@ mod tests {
             tool_result("x", Some(echo)),
             "/a.rs (lines 3..3 of 9)\nfn a(){}"
         );
+        // REC-045: without an echo (a subagent lane keeps none) the model-facing
+        // text is the only copy: its gutter or its bare warning is shown as is.
+        let gutter = "     3\u{2192}fn a(){}\n     4\u{2192}}";
+        assert_eq!(tool_result(gutter, None), gutter);
+        let warning = "<system-reminder>Warning: the file exists but the contents are empty.</system-reminder>";
+        assert_eq!(tool_result(warning, None), warning);
     }
 
     /// The echo holds the file; the text the model read also held a reminder

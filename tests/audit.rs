@@ -756,20 +756,25 @@ fn eaten_text_returns_exactly_the_planted_groups() {
     survey_agrees(&dir.path().join("home/projects"), &rows);
 }
 
-/// The report's own survey script (the spec's verbatim extraction), when it is
-/// at hand, must print the same counts: main, transcripts, sidechain,
-/// multi-block records, and main hits per month and per version.
+/// The report's own survey script, shipped verbatim as tools/eaten_text_scan.py
+/// (its projects folder taken as an argument), must print the same counts:
+/// main, transcripts, sidechain, multi-block records, and main hits per month
+/// and per version. Without python3 this is a skip, and a failure under CI=true.
 fn survey_agrees(projects: &Path, rows: &[Value]) {
-    let script = Path::new("/tmp/spec/survey_eaten.py");
-    if !script.is_file() {
-        eprintln!("survey script not present; counts checked against the rule only");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tools/eaten_text_scan.py");
+    let Some(python) = common::python3() else {
         return;
-    }
-    let py = std::process::Command::new("python3")
-        .arg(script)
+    };
+    let py = std::process::Command::new(python)
+        .arg(&script)
         .arg(projects)
         .output()
         .unwrap();
+    assert!(
+        py.status.success(),
+        "{}",
+        String::from_utf8_lossy(&py.stderr)
+    );
     let text = String::from_utf8_lossy(&py.stdout);
     let c = &summary(rows)["counts"]["eaten-text"];
     // The script's "transcripts" are distinct basenames with a MAIN hit.

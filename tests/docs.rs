@@ -20,14 +20,20 @@ const COMMANDS: &[&str] = &[
     "audit",
     "plan",
     "image",
+    "export",
     "guard",
     "status",
     "tasks",
+    "wait",
     "files",
     "recover",
     "usage",
     "statusline",
     "whoami",
+    "mcp",
+    "hooks",
+    "completions",
+    "man",
 ];
 
 fn page(command: &str) -> &str {

@@ -128,7 +128,7 @@ fn without_read_permission(
             .status()
             .is_ok_and(|s| s.success());
         if !ok {
-            eprintln!("skipping: root, and setpriv cannot drop to nobody");
+            crate::common::skip("root, and setpriv cannot drop to nobody");
             return None;
         }
         let mut todo = vec![h.path().to_path_buf()];

@@ -131,6 +131,7 @@ fn structured_kinds_from_the_echo() {
     let ev = events(&h, &[]);
     assert_eq!(
         kinds(&ev, "/home/ana/app/a.rs"),
+        // FH-036: an Edit applied over a changed file says staleRecovered.
         vec!["create", "update", "edit", "stale_recovered", "failed"]
     );
     assert_eq!(
@@ -355,6 +356,8 @@ fn corpus_paths_match_an_independent_reading() {
         .filter(|v| v["kind"] != "failed")
         .map(|v| v["path"].as_str().unwrap())
         .collect();
+    // REC-085, FH-037: the literal file-tool names (the four mutating ones
+    // and Read) are every structured file call there is.
     let missing: Vec<&String> = all.iter().filter(|p| !got.contains(p.as_str())).collect();
     assert!(missing.is_empty(), "files misses {missing:?}");
     let lost: Vec<&String> = landed

@@ -338,6 +338,10 @@ fn first_fire_scans_only_the_final_turn() {
     assert_eq!(l.state()["fires"], 1);
 }
 
+/// An eaten response on a sidechain record is not the main context's loss:
+/// the fire reads the whole file (its offset reaches the end), surfaces
+/// nothing, and says nothing; a fail-open also exits 0, so the same fire must
+/// then surface a main-lane eaten response, and only that one.
 #[test]
 fn sidechain_records_are_skipped() {
     let mut l = Live::new();
@@ -346,7 +350,17 @@ fn sidechain_records_are_skipped() {
     l.eaten("msg_01Side", "toolu_1");
     l.s.sidechain = false;
     l.flush();
-    assert_eq!(l.post("p1").0, 0);
+    let (code, err) = l.post("p1");
+    assert_eq!((code, err.as_str()), (0, ""));
+    let st = l.state();
+    assert_eq!(st["offset"], std::fs::metadata(&l.path).unwrap().len());
+    assert_eq!(st["surfaced"], json!([]));
+    l.s.user("next");
+    l.eaten("msg_01Main", "toolu_2");
+    l.flush();
+    let (code, err) = l.post("p2");
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("Main") && !err.contains("Side"), "{err}");
 }
 
 #[test]
@@ -404,10 +418,14 @@ fn parallel_post_fires_never_double_surface() {
             child
         })
         .collect();
+    let mut surfacing = 0;
     for mut k in kids {
         let code = k.wait().unwrap().code().unwrap();
         assert!(code == 0 || code == 2, "exit {code}");
+        surfacing += usize::from(code == 2);
     }
+    // Someone surfaced it (six fail-opens would pass `<= 1` with nothing).
+    assert!(surfacing >= 1, "no fire surfaced the eaten response");
     let st = l.state();
     let ids: Vec<&str> = st["surfaced"]
         .as_array()
@@ -415,7 +433,8 @@ fn parallel_post_fires_never_double_surface() {
         .iter()
         .map(|e| e["id"].as_str().unwrap())
         .collect();
-    assert!(ids.len() <= 1, "{ids:?}");
+    assert_eq!(ids.len(), 1, "{ids:?}");
+    assert!(ids[0].starts_with("msg_01Par"), "{ids:?}");
     // Even if a racing write duplicated it, one honest footer clears the turn.
     assert_eq!(l.stop("p1", "done [recovered: 1]").0, 0);
 }

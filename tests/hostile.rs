@@ -459,11 +459,7 @@ fn fifo_named_like_a_transcript_is_reported_and_skipped() {
         p.join("-w-good/agent-aflat01.jsonl"),
     ];
     for f in &fifos {
-        let ok = std::process::Command::new("mkfifo").arg(f).status();
-        if !ok.is_ok_and(|s| s.success()) {
-            eprintln!("mkfifo unavailable: case skipped");
-            return;
-        }
+        common::mkfifo(f);
     }
     exercise(h.path(), &[], true);
     let r = run(h.path(), &["stats"]);
@@ -503,7 +499,7 @@ fn file_without_read_permission() {
             .status()
             .is_ok_and(|s| s.success());
         if !ok {
-            eprintln!("skipping: running as root and setpriv cannot drop to nobody, so read permission is not enforced");
+            common::skip("running as root and setpriv cannot drop to nobody, so read permission is not enforced");
             return;
         }
         wrap = [
@@ -722,7 +718,7 @@ fn files_whose_reads_block_do_not_hang_any_command() {
         }
     }
     if linked == 0 {
-        eprintln!("no /proc/kmsg, /dev/kmsg or /dev/zero: case skipped");
+        common::skip("no /proc/kmsg, /dev/kmsg or /dev/zero");
         return;
     }
     let bin = assert_cmd::cargo::cargo_bin("csift");

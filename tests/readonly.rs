@@ -237,6 +237,9 @@ fn matrix() -> Vec<Vec<&'static str>> {
         "agents",
         "agents @S --returns parent --width 0",
         "agents --kind task --depth 1",
+        "export @S --out - #",
+        "export @S --format md --highlight the -t user,agent --out - #",
+        "export @A --out - #",
         "whoami",
     ]
     .iter()

@@ -268,6 +268,9 @@ fn a_token_capped_read_is_never_the_whole_file() {
     );
     let h = home_with(&s);
     let (code, out, _) = recover(&h, &["--file", FILE]);
+    // FH-045: the key alone, with no read_truncation_notice (older builds
+    // wrote only the key), is enough; FH-040: token-cap truncation happens on
+    // a whole-file read (no offset, no limit), so its start is line 1.
     assert_eq!(code, 1);
     assert!(!out.contains("aaaa"), "{out}");
     let out = h
@@ -636,6 +639,7 @@ fn nested_subagent_calls_rebuild_from_their_inputs() {
             .all(|r| r["source"]["agent_id"] == "a7777777777777777"),
         "{known:?}"
     );
+    // TAIL-015: Write's `content`, Edit's `new_string`: each tool's own key.
     assert_eq!(recover(&h, &["--file", FILE]).1, "let a = 1;\nlet b = 3;\n");
 }
 
@@ -661,6 +665,7 @@ fn multi_edit_applies_its_edits_in_order() {
     );
     let h = home_with(&s);
     let (code, out, err) = recover(&h, &["--file", FILE]);
+    // TAIL-015: MultiEdit nests its payload one level down, edits[].new_string.
     assert_eq!((code, out.as_str()), (0, "y c\n"), "{err}");
 }
 

@@ -187,6 +187,7 @@ fn every_command_answers_the_same_on_a_respaced_copy_rec_038() {
         ];
         for (copy, name) in copies {
             let b = answer(copy, args);
+            // MISC-014: a re-serialised line (`"role": "user"`) is the same record.
             // Both sorted: a merge walk finds what either side lacks.
             let (only_a, only_b) = sorted_difference(&a, &b);
             assert!(

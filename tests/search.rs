@@ -213,18 +213,22 @@ fn a_partner_unit_is_labelled_and_named_as_its_match() {
 fn prefilter_never_loses_a_hit_on_the_corpus() {
     let Some(home) = corpus() else { return };
     // Patterns whose text is JSON-escaped on disk: quotes, backslashes, newlines,
-    // tabs, a tool name joined to its input, CJK, word boundaries.
+    // tabs, a tool name joined to its input, CJK, word boundaries. Each must
+    // match on the corpus (checked below): a pattern that matches nothing
+    // compares two empty lists and proves nothing (three did: `fn main\(\)\n`,
+    // `error\[E\d+\]` and the only CJK one, `レビュー`).
     for pat in [
         r#""command""#,
         r"\\n",
-        "fn main\\(\\)\n",
-        r"error\[E\d+\]",
+        "Close\\(\\)\n",
+        r"\[E\d+\]|\[\d+\]",
         "Bash \\{\"command\"",
         "\t",
         "func ",
         r"\bgo test\b",
         "diff --git",
-        "レビュー",
+        "状態",
+        "[ぁ-ん]{2}",
         // Across the `\n` that joins two text blocks (1b3e6441:3), and a
         // turn_duration's text as written on disk.
         "file>\ncreate",
@@ -260,6 +264,10 @@ fn prefilter_never_loses_a_hit_on_the_corpus() {
         };
         let fast = run(&[]);
         let slow = run(&["--no-prefilter"]);
+        assert!(
+            !slow.is_empty(),
+            "pattern {pat:?} matches nothing on the corpus"
+        );
         assert_eq!(fast, slow, "pattern {pat:?}");
     }
 }
@@ -713,6 +721,8 @@ fn persisted_output_is_followed_or_said_gone_misc_002() {
         .args(["search", "DEEP_FAILURE", "--format", "json"])
         .output()
         .unwrap();
+    // REC-039: the full output lives outside the transcript bytes, so a match
+    // in it is found only by following the pointer.
     assert_eq!(
         out.status.code(),
         Some(1),
@@ -750,10 +760,7 @@ fn a_hostile_persisted_pointer_is_not_followed_misc_002() {
     let fifo_dir = home.path().join("elsewhere/tool-results");
     std::fs::create_dir_all(&fifo_dir).unwrap();
     let fifo = fifo_dir.join("pipe.txt");
-    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
-    if !made.is_ok_and(|s| s.success()) {
-        return;
-    }
+    common::mkfifo(&fifo);
     let secret = home.path().join("secret.txt");
     std::fs::write(&secret, "SECRET_NEEDLE\n").unwrap();
     let mut s = Session::new(sid, "/w/proj");
@@ -849,7 +856,8 @@ fn filters_tool_model_since_and_attachments() {
         .iter()
         .all(|(_, l)| l.starts_with("agent.")));
     assert!(lines(&["--model", "gpt-*"]).is_empty());
-    // Attachments only on request.
+    // Attachments only on request (CLS-021, REC-017: the dominant record type,
+    // megabyte payloads; a default search never reads them).
     assert!(!lines(&[]).iter().any(|(_, l)| l == "harness.meta.hook"));
     assert!(lines(&["--attachments"])
         .iter()
@@ -946,6 +954,56 @@ fn count_by_session_folds_lanes_into_their_session() {
         })
         .collect();
     assert_eq!(got, want);
+    // The expectation above comes from the same binary's `-c`: a wrong
+    // session for a lane would move both. A home whose counts are known:
+    // session A 2 hits in its own file and 3 in its lane, session B 1.
+    let (a, b) = (
+        "aaaa0000-0000-4000-8000-000000000001",
+        "bbbb0000-0000-4000-8000-000000000002",
+    );
+    let home = Home::new();
+    let mut s = Session::new(a, "/w/p");
+    s.user("tidepool one");
+    s.text("m1", "tidepool two");
+    home.write("-w-p", &s.file_name(), &s.lines);
+    let mut l = Session::lane(a, "/w/p", "a0123456789abcdef");
+    l.user("tidepool three");
+    l.text("m2", "tidepool four");
+    l.text("m3", "tidepool five");
+    home.write(
+        "-w-p",
+        &format!("{a}/subagents/agent-a0123456789abcdef.jsonl"),
+        &l.lines,
+    );
+    let mut t = Session::new(b, "/w/p");
+    t.user("tidepool six");
+    home.write("-w-p", &t.file_name(), &t.lines);
+    let out = home
+        .cmd()
+        .args([
+            "search",
+            "tidepool",
+            "--count-by",
+            "session",
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    let got: BTreeMap<String, u64> = json_lines(&out.stdout)
+        .iter()
+        .filter(|v| v["type"] == "count")
+        .map(|r| {
+            (
+                r["key"].as_str().unwrap().into(),
+                r["hits"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        BTreeMap::from([(a.to_string(), 5), (b.to_string(), 1)])
+    );
 }
 
 /// A call glued on one line with another record still makes a complete
@@ -1285,4 +1343,51 @@ fn tool_and_model_globs_ignore_case_and_a_miss_names_the_tools_seen() {
     let err = String::from_utf8_lossy(&out.stderr).into_owned();
     assert!(err.contains("--model `gpt-*` matches no model"), "{err}");
     assert!(err.contains("claude-opus-4-5-20251101"), "{err}");
+}
+
+/// REC-090: file order and time order are two orderings: `--since`/`--until`
+/// window on each record's timestamp (a record written later in the file may
+/// be older), `show --line` on the file's order.
+#[test]
+fn time_windows_follow_timestamps_and_lines_follow_the_file_rec_090() {
+    let mut s = Session::new("ff12cd34-0000-4000-8000-0000000000a0", "/w/proj");
+    s.push(
+        json!({"type": "user", "timestamp": "2026-03-01T10:00:00.000Z",
+        "message": {"role": "user", "content": "needle one"}}),
+    );
+    s.push(
+        json!({"type": "user", "timestamp": "2026-03-01T09:00:00.000Z",
+        "message": {"role": "user", "content": "needle two, older but later in the file"}}),
+    );
+    s.push(
+        json!({"type": "user", "timestamp": "2026-03-01T11:00:00.000Z",
+        "message": {"role": "user", "content": "needle three"}}),
+    );
+    let home = Home::new();
+    home.write("-w-proj", &s.file_name(), &s.lines);
+    let lines = |args: &[&str]| -> Vec<u64> {
+        let out = home
+            .cmd()
+            .args(["search", "needle", "--format", "json", "--no-exchange"])
+            .args(args)
+            .output()
+            .unwrap();
+        matches(&json_lines(&out.stdout))
+            .iter()
+            .map(|m| m["line"].as_u64().unwrap())
+            .collect()
+    };
+    assert_eq!(lines(&["--until", "2026-03-01T09:30:00Z"]), [2]);
+    assert_eq!(lines(&["--since", "2026-03-01T09:30:00Z"]), [1, 3]);
+    let out = home
+        .cmd()
+        .args(["show", "@ff12cd34", "--line", "1..2", "--format", "json"])
+        .output()
+        .unwrap();
+    let shown: Vec<u64> = json_lines(&out.stdout)
+        .iter()
+        .filter(|v| v["type"] == "unit")
+        .map(|v| v["line"].as_u64().unwrap())
+        .collect();
+    assert_eq!(shown, [1, 2]);
 }

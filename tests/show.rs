@@ -172,8 +172,12 @@ fn key(v: &Value) -> (u64, Option<u64>, String) {
     )
 }
 
+/// `show --turn` returns every unit search numbers with that turn, on the
+/// whole corpus. (It was named for the stop_hook_summary/turn_duration pairing
+/// claim, which it does not test; `a_turn_holds_user_and_assistant_records_only`
+/// pins what --turn does with those records.)
 #[test]
-fn turn_fetch_agrees_with_search_turn_numbers_qt_024() {
+fn turn_fetch_agrees_with_search_turn_numbers() {
     let Some(home) = corpus() else { return };
     let mut turns_checked = 0;
     for f in transcripts(&home) {

@@ -515,6 +515,38 @@ fn without_a_registry_the_tail_decides_and_says_what_it_cannot_tail_001() {
     assert_eq!(q["waiting_for"]["source"], "tail");
 }
 
+/// BASH-015/016, SUB-024, TAIL-010: an unreturned Bash call that Claude Code's
+/// dangerous-rm rule holds for a human "Yes" is `waiting-hitl` with reason
+/// `dangerous-rm`, however old (it never ran, so its timeout does not bound it);
+/// the same shape with a safe command an hour old is past its life.
+#[test]
+fn a_held_dangerous_rm_is_waiting_hitl_bash_015_sub_024() {
+    let h = Home::new();
+    let held = |command: &str| {
+        let mut s = Session::new(SID, CWD);
+        s.version = "2.1.258".into();
+        s.push(json!({"type": "user", "timestamp": ago(3610),
+            "message": {"role": "user", "content": "clean the build"}}));
+        s.push(
+            json!({"type": "assistant", "timestamp": ago(3600), "message": {
+            "model": "claude-opus-4-6", "id": "msg_rm", "type": "message", "role": "assistant",
+            "stop_reason": "tool_use", "content": [{"type": "tool_use", "id": "toolu_01Rm",
+            "name": "Bash", "input": {"command": command, "description": "Clean"}}]}}),
+        );
+        h.write(PROJECT, &s.file_name(), &s.lines);
+        status(&h, &[]).0
+    };
+    let v = held("rm -rf $BUILD_DIR/*");
+    assert_eq!(v["verdict"], "waiting-hitl", "{v}");
+    assert_eq!(v["waiting_for"]["reason"], "dangerous-rm", "{v}");
+    assert_eq!(v["waiting_for"]["source"], "tail");
+    let detail = v["waiting_for"]["detail"].as_str().unwrap_or_default();
+    assert!(detail.starts_with("Dangerous rm operation"), "{v}");
+    assert!(detail.ends_with("rm -rf $BUILD_DIR/*"), "{v}");
+    let safe = held("rm -rf build/");
+    assert_eq!(safe["verdict"], "unknown", "{safe}");
+}
+
 /// BG-003, TAIL-011, QT-012, BG-031: a backgrounded shell pairs at once, so the
 /// tail shows nothing pending, and the turn_duration written at the turn's end
 /// says nothing of it; the ledger keeps it open and the verdict says so.

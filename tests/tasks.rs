@@ -237,6 +237,8 @@ fn every_launch_shape_is_listed_with_how_it_ended_bg_010_013_016() {
     assert_eq!(code, 0, "{err}");
     let t = by_use(&lines);
     let state = |id: &str| t[id]["state"].as_str().unwrap().to_string();
+    // BG-027, BG-035, REG-015: rebuilt from the transcripts alone; the
+    // <home>/tasks/ files of this fixture are the TODO list, no background task.
     assert_eq!(t.len(), 10, "{:?}", t.keys().collect::<Vec<_>>());
     // BG-010/013: joined on tool-use-id through the queue enqueue; the remove
     // that follows repeats it and is not read (BG-015).
@@ -248,6 +250,7 @@ fn every_launch_shape_is_listed_with_how_it_ended_bg_010_013_016() {
     // BG-016/017: event pulses keep a monitor open (a command's own "timed
     // out" is an event), the timeout literal closes one.
     assert_eq!(state("toolu_mon"), "open");
+    // BG-018: both pulses rode attachments, none a user record: still counted.
     assert_eq!(t["toolu_mon"]["events"], 2);
     assert_eq!(t["toolu_mon"]["kind"], "monitor");
     assert_eq!(t["toolu_mon"]["persistent"], true);

@@ -143,29 +143,64 @@ fn slices_are_deterministic_whole_turns_under_the_window_misc_012_eli_025() {
     );
 }
 
+/// The budget walk, checked against the unlimited selection of the same file:
+/// the kept turns are exactly the newest rendered turns whose whole texts fit,
+/// walking back from the end, printed oldest first; the newest is always kept
+/// (cut when it alone is over the budget), and only it may be cut.
 #[test]
 fn budget_keeps_whole_turns_from_the_end_oldest_first() {
-    let mut checked = 0;
-    for f in files() {
-        let (_, js) = verbatim(&f, &["--budget", "6000", "--format", "json"]);
+    const BUDGET: u64 = 6000;
+    let turn_rows = |f: &Path, budget: u64| -> Vec<Value> {
+        let (_, js) = verbatim(f, &["--budget", &budget.to_string(), "--format", "json"]);
         let rows = json_lines(js.as_bytes());
-        let summary = rows.last().unwrap();
-        assert_eq!(summary["type"], "summary");
-        let turns: Vec<&Value> = rows.iter().filter(|r| r["type"] == "turn").collect();
-        let chars: u64 = turns.iter().map(|r| r["chars"].as_u64().unwrap()).sum();
-        assert!(chars <= 6000, "{}: {chars} > budget", f.display());
-        assert_eq!(summary["chars"].as_u64(), Some(chars));
-        if let Some(last) = turns.last() {
-            // The newest turn with text is always kept.
-            assert!(last["turn"].as_u64().unwrap() <= summary["turns_total"].as_u64().unwrap());
+        assert_eq!(rows.last().unwrap()["type"], "summary");
+        let chars: u64 = rows
+            .iter()
+            .filter(|r| r["type"] == "turn")
+            .map(|r| r["chars"].as_u64().unwrap())
+            .sum();
+        assert_eq!(rows.last().unwrap()["chars"].as_u64(), Some(chars));
+        rows.into_iter().filter(|r| r["type"] == "turn").collect()
+    };
+    let (mut checked, mut partial) = (0, 0);
+    for f in files() {
+        let all = turn_rows(&f, 1 << 40);
+        assert!(all.iter().all(|r| r["cut"] == false), "{}", f.display());
+        // Walk back from the newest: take a turn while the whole of it fits.
+        let mut want: Vec<u64> = Vec::new();
+        let mut used = 0;
+        for r in all.iter().rev() {
+            let c = r["chars"].as_u64().unwrap();
+            if used + c > BUDGET {
+                if want.is_empty() {
+                    want.push(r["turn"].as_u64().unwrap()); // cut to fit
+                }
+                break;
+            }
+            used += c;
+            want.push(r["turn"].as_u64().unwrap());
+        }
+        want.reverse();
+        let kept = turn_rows(&f, BUDGET);
+        let got: Vec<u64> = kept.iter().map(|r| r["turn"].as_u64().unwrap()).collect();
+        assert_eq!(got, want, "{}", f.display());
+        let chars: u64 = kept.iter().map(|r| r["chars"].as_u64().unwrap()).sum();
+        assert!(chars <= BUDGET, "{}: {chars} > budget", f.display());
+        // Only the newest (and then only) turn may be cut.
+        for r in kept.iter().rev().skip(1) {
+            assert_eq!(r["cut"], false, "{}", f.display());
+        }
+        if !want.is_empty() {
+            assert_eq!(
+                want.last(),
+                all.last().map(|r| r["turn"].as_u64().unwrap()).as_ref()
+            );
             checked += 1;
         }
-        // Only the newest (and only) turn may be cut.
-        for r in turns.iter().rev().skip(1) {
-            assert_eq!(r["cut"], false);
-        }
+        partial += usize::from(got.len() < all.len() && got.len() > 1);
     }
-    assert!(checked > 5);
+    // Not vacuous: the budget dropped older turns and kept several whole ones.
+    assert!(checked > 5 && partial > 3, "{checked} {partial}");
 }
 
 /// A small budget is kept as given (`--budget 0` printed 399 characters and

@@ -376,6 +376,22 @@ impl Piece {
         spaced: bool,
     ) -> usize {
         let part = &buf[start..end];
+        let newlines = self.scan_openers(part, start, before, lane, spaced);
+        self.scan_spawns(part, start);
+        newlines
+    }
+
+    /// The block's turn openers and answered-only openers (in line order, one
+    /// per line); returns the block's newline count.
+    #[inline]
+    fn scan_openers(
+        &mut self,
+        part: &[u8],
+        start: usize,
+        before: usize,
+        lane: bool,
+        spaced: bool,
+    ) -> usize {
         let mut newlines = 0;
         // REC-038: a line re-serialised with `": "` spacing is the same record.
         // The compact form is Claude Code's own and always searched; the spaced
@@ -421,6 +437,12 @@ impl Piece {
         }
         self.openers.extend(openers);
         self.pending.extend(pending);
+        newlines
+    }
+
+    /// The block's Task, Agent, Workflow and ScheduleWakeup calls, noted.
+    #[inline]
+    fn scan_spawns(&mut self, part: &[u8], start: usize) {
         // Spawn and ScheduleWakeup calls: lines naming one of those tools. Tool
         // notes need no line numbers, so this pass only jumps between `"name"`
         // keys and frames a line only when one names such a tool, in either
@@ -453,7 +475,6 @@ impl Piece {
             }
             pos = line_end;
         }
-        newlines
     }
 }
 
@@ -741,6 +762,12 @@ mod tests {
                     .map(|(l, _)| (l.no, l.offset, l.bytes))
                     .collect();
                 let (want, _) = FileIndex::build_inner(buf, lane, None::<&Also<'_, Regex>>, whole);
+                // CLS-010: the Task call is a spawn (its result is the child's
+                // report), the ScheduleWakeup beside it is not; CLS-015: its
+                // prompt is armed, so line 4 is a fired wakeup, not a prompt.
+                assert!(want.is_spawn("t1") && !want.is_spawn("w1"));
+                assert!(want.is_wakeup_prompt("wake me up"));
+                assert!(!want.is_wakeup_prompt("first try"));
                 let want = facts(&want, lines.len());
                 assert!(want_lines.len() >= 6 && want.iter().any(|f| f.contains("(None, true")));
                 for piece in [1, 150, 700, usize::MAX] {

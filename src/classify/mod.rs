@@ -7,6 +7,8 @@ pub(crate) mod index;
 pub(crate) mod markers;
 pub mod narration;
 pub(crate) mod needles;
+#[cfg(test)]
+mod pins;
 pub(crate) mod sidechain;
 pub(crate) mod taxonomy;
 pub(crate) mod turns;

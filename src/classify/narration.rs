@@ -115,9 +115,14 @@ mod tests {
 
     /// A signature shaped like the real ones: version varint, then 2 → 1 → 8.
     fn signature(tag: &[u8], pad: usize) -> String {
+        versioned(tag, pad, Some(4))
+    }
+
+    /// [`signature`] with the outer format-version varint `version` (or none).
+    fn versioned(tag: &[u8], pad: usize, version: Option<u8>) -> String {
         let inner = [vec![0x08, 0x01], ld(8, tag)].concat();
         let mid = ld(1, &inner);
-        let mut msg = vec![0x08, 0x04];
+        let mut msg = version.map_or(vec![], |v| vec![0x08, v]);
         msg.extend(ld(2, &mid));
         let mut v = vec![0x1a, pad as u8];
         v.extend(std::iter::repeat_n(b'x', pad));
@@ -153,5 +158,32 @@ mod tests {
         assert_eq!(base64_decode("aGl=").as_deref(), Some(&b"hi"[..]));
         assert_eq!(base64_decode("aGk=!!").as_deref(), Some(&b"hi"[..]));
         assert_eq!(base64_decode("aG!k"), None);
+    }
+
+    /// NAR-003: the outer version varint (2, 4 or absent) does not decide;
+    /// NAR-005: a third tag value reads as itself and is not narration;
+    /// NAR-008: whitespace inside the base64 is accepted by the decoder.
+    #[test]
+    fn only_the_tag_decides_nar_003_nar_005_nar_008() {
+        for version in [Some(2), Some(4), None] {
+            for pad in 0..3 {
+                let n = versioned(b"narration", pad, version);
+                let t = versioned(b"thinking", pad, version);
+                assert!(is_narration(&n), "{version:?} {pad}"); // NAR-003
+                assert!(!is_narration(&t), "{version:?} {pad}"); // NAR-003
+            }
+        }
+        let third = signature(b"reasoning", 1);
+        assert_eq!(signature_tag(&third).as_deref(), Some(&b"reasoning"[..])); // NAR-005
+        assert!(!is_narration(&third)); // NAR-005
+        let n = signature(b"narration", 0);
+        let spaced = format!("{}\n{}", &n[..8], &n[8..]);
+        assert!(is_narration(&spaced)); // NAR-008
+
+        // NAR-006: every strict prefix of a narration signature reads untagged.
+        let n = signature(b"narration", 2);
+        for cut in 0..n.trim_end_matches('=').len() - 1 {
+            assert!(!is_narration(&n[..cut]), "prefix {cut}");
+        }
     }
 }

@@ -5,10 +5,15 @@
 
 pub(crate) mod agents;
 pub(crate) mod audit;
+pub(crate) mod completions;
+pub(crate) mod export;
 pub(crate) mod files;
 pub(crate) mod guard;
+pub(crate) mod hooks;
 pub(crate) mod image;
 pub mod list;
+#[cfg(feature = "mcp")]
+pub(crate) mod mcp;
 pub(crate) mod plan;
 pub(crate) mod recover;
 pub(crate) mod search;
@@ -19,6 +24,7 @@ pub(crate) mod statusline;
 pub(crate) mod tasks;
 pub(crate) mod usage;
 pub(crate) mod verbatim;
+pub(crate) mod wait;
 pub(crate) mod whoami;
 
 use std::path::{Path, PathBuf};
@@ -28,12 +34,14 @@ use crate::cli::Common;
 use crate::discovery::{home, target, Transcript};
 use crate::error::Result;
 
-/// ripgrep's exit status: 0 found, 1 nothing found, 2 error.
+/// ripgrep's exit status: 0 found, 1 nothing found, 2 error; and `wait`'s
+/// documented exception, 124 on its timeout (MISC-019).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Exit {
     Found,
     NotFound,
     Error,
+    Timeout,
 }
 
 impl Exit {
@@ -42,6 +50,7 @@ impl Exit {
             Exit::Found => 0,
             Exit::NotFound => 1,
             Exit::Error => 2,
+            Exit::Timeout => 124,
         }
     }
 
@@ -69,9 +78,39 @@ impl Exit {
 pub(crate) struct Problems {
     count: AtomicUsize,
     seen: std::sync::Mutex<std::collections::HashSet<(PathBuf, String)>>,
+    /// Set by [`Problems::capturing`]: lines are kept here instead of written
+    /// to stderr (`csift mcp` answers them with the result).
+    captured: Option<std::sync::Mutex<Vec<String>>>,
 }
 
 impl Problems {
+    /// Problems that keep what they say (see [`Problems::said`]) rather than
+    /// write it to stderr: an in-process run's stderr is the server's log.
+    #[cfg_attr(not(feature = "mcp"), allow(dead_code))]
+    pub(crate) fn capturing() -> Problems {
+        Problems {
+            captured: Some(std::sync::Mutex::new(Vec::new())),
+            ..Problems::default()
+        }
+    }
+
+    /// The lines a [`Problems::capturing`] kept, in the order said, without
+    /// the `csift: ` prefix stderr would show.
+    #[cfg_attr(not(feature = "mcp"), allow(dead_code))]
+    pub(crate) fn said(&self) -> Vec<String> {
+        self.captured.as_ref().map_or_else(Vec::new, |c| {
+            c.lock().unwrap_or_else(|p| p.into_inner()).clone()
+        })
+    }
+
+    /// Say one line: to stderr as `csift: <line>`, or into the capture.
+    fn emit(&self, line: String) {
+        match &self.captured {
+            Some(c) => c.lock().unwrap_or_else(|p| p.into_inner()).push(line),
+            None => crate::output::to_stderr(&format!("csift: {line}")),
+        }
+    }
+
     /// A problem with one file the command reads: said, and counted (exit 2).
     pub(crate) fn report(&self, path: &Path, msg: impl std::fmt::Display) {
         if self.say(path, &msg.to_string()) {
@@ -89,8 +128,7 @@ impl Problems {
     /// A note that is no error: `csift: <msg>`, cleaned; the exit status is
     /// not changed.
     pub(crate) fn note(&self, msg: impl std::fmt::Display) {
-        let msg = msg.to_string();
-        crate::output::to_stderr(&format!("csift: {}", crate::output::sanitize::clean(&msg)));
+        self.emit(crate::output::sanitize::clean(&msg.to_string()).into_owned());
     }
 
     /// Say `path: msg` unless said before; whether it was said.
@@ -106,8 +144,8 @@ impl Problems {
         }
         drop(seen);
         // File names and messages may carry escape bytes: clean them for the terminal.
-        crate::output::to_stderr(&format!(
-            "csift: {}: {}",
+        self.emit(format!(
+            "{}: {}",
             crate::output::sanitize::path(path),
             crate::output::sanitize::clean(msg)
         ));

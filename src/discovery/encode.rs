@@ -24,13 +24,16 @@ pub fn encode_full(cwd: &str) -> String {
 
 /// The directory name Claude Code writes for `cwd`: the full encoding when it is at
 /// most 200 characters, else `<first 200>-<hash>` where the hash is the 31-multiplier
-/// int32 string hash of the original cwd, absolute-valued, in base 36 (PATH-005).
+/// int32 string hash of the cwd, absolute-valued, in base 36 (PATH-005). Both halves
+/// read the canonical, NFC form Claude Code encodes (PATH-002): an NFD spelling
+/// hashed as given named a directory Claude Code never writes.
 pub fn encode(cwd: &str) -> String {
     let full = encode_full(cwd);
     if full.len() <= MAX_ENCODED {
         return full;
     }
-    format!("{}-{}", &full[..MAX_ENCODED], hash36(cwd))
+    let nfc: String = cwd.nfc().collect();
+    format!("{}-{}", &full[..MAX_ENCODED], hash36(&nfc))
 }
 
 /// The prefix a capped directory starts with; Claude Code itself prefix-scans for it
@@ -110,6 +113,46 @@ mod tests {
         assert!(!suffix.is_empty() && suffix.bytes().all(|b| b.is_ascii_alphanumeric()));
         assert_eq!(suffix, hash36(&cwd));
         assert!(capped_prefix("/short").is_none());
+    }
+
+    /// PATH-004, PATH-005, PATH-002: long real-shaped paths against the names
+    /// Claude Code 2.1.258 computes, not against `hash36`. Each `dir` was printed
+    /// by node running the binary's own sanitizer, verbatim from the claims:
+    /// `zq(t){let e=0;for(let r=0;r<t.length;r++)e=(e<<5)-e+t.charCodeAt(r)|0;return e}`,
+    /// `be(e){return Math.abs(zq(e)).toString(36)}`, `k(e){return
+    /// e.replace(/[^a-zA-Z0-9]/g,"-")}`, `KA(e){let n=k(e);if(n.length<=IL)return n;
+    /// return `${n.slice(0,IL)}-${be(e)}`}`, IL=200, over the NFC form of the path
+    /// (PATH-002: Claude Code encodes the canonical cwd). Negative hashes, a
+    /// Windows path, BMP accents and an astral character are among them; the NFD
+    /// spelling must land on the NFC one's directory.
+    #[test]
+    fn long_paths_are_named_as_claude_code_names_them_path_004_path_005() {
+        let cases = [
+            (
+                "/Users/mara/code/ledgerline/services/billing-reconciliation/workers/nightly-settlement/src/adapters/payment-providers/stripe/webhooks/handlers/dispute-lifecycle/integration-tests/fixtures/2026-q3/regression-cases",
+                "-Users-mara-code-ledgerline-services-billing-reconciliation-workers-nightly-settlement-src-adapters-payment-providers-stripe-webhooks-handlers-dispute-lifecycle-integration-tests-fixtures-2026-q3-regr-53urgz",
+            ),
+            (
+                "/home/ops/src/relay-gateway/deploy/kubernetes/overlays/production/eu-west-1/clusters/blue-green/canary/manifests/generated/helm-values/rendered/charts/relay-gateway-ingress/templates/tests/snapshots/v2",
+                "-home-ops-src-relay-gateway-deploy-kubernetes-overlays-production-eu-west-1-clusters-blue-green-canary-manifests-generated-helm-values-rendered-charts-relay-gateway-ingress-templates-tests-snapshots-v-tf1bz0",
+            ),
+            (
+                "/Users/priya/D\u{e9}veloppement/orchard-api/\u{e9}quipe-plateforme/documentation/architecture/d\u{e9}cisions/2026/mod\u{e8}les-de-donn\u{e9}es/migration-vers-postgres/annexes/sch\u{e9}mas/\u{1f4be}-sauvegardes/r\u{e9}visions/brouillons/finales",
+                "-Users-priya-D-veloppement-orchard-api--quipe-plateforme-documentation-architecture-d-cisions-2026-mod-les-de-donn-es-migration-vers-postgres-annexes-sch-mas----sauvegardes-r-visions-brouillons-finale-auhuse",
+            ),
+            (
+                "/Users/priya/De\u{301}veloppement/orchard-api/e\u{301}quipe-plateforme/documentation/architecture/de\u{301}cisions/2026/mode\u{300}les-de-donne\u{301}es/migration-vers-postgres/annexes/sche\u{301}mas/\u{1f4be}-sauvegardes/re\u{301}visions/brouillons/finales",
+                "-Users-priya-D-veloppement-orchard-api--quipe-plateforme-documentation-architecture-d-cisions-2026-mod-les-de-donn-es-migration-vers-postgres-annexes-sch-mas----sauvegardes-r-visions-brouillons-finale-auhuse",
+            ),
+            (
+                r"C:\Users\ana\source\repos\enterprise-platform\src\Services\Orders\Orders.Api\Controllers\V2\Internal\Reconciliation\Handlers\Commands\Validators\Rules\CrossBorder\Taxation\Fixtures\Q3\Snapshots\Approved",
+                "C--Users-ana-source-repos-enterprise-platform-src-Services-Orders-Orders-Api-Controllers-V2-Internal-Reconciliation-Handlers-Commands-Validators-Rules-CrossBorder-Taxation-Fixtures-Q3-Snapshots-Approv-osouu6",
+            ),
+        ];
+        for (cwd, dir) in cases {
+            assert_eq!(encode(cwd), dir, "{cwd}");
+            assert_eq!(capped_prefix(cwd).as_deref(), Some(&dir[..201]), "{cwd}");
+        }
     }
 
     #[test]

@@ -147,7 +147,7 @@ mod tests {
 
     #[test]
     fn env_wins_over_home_path_006() {
-        // PATH-006
+        // PATH-006; MISC-010: CLAUDE_CONFIG_DIR ?? <home>/.claude
         let h = resolve(None, Some("/b".into()), Some("/h".into())).unwrap();
         assert_eq!(h.root, PathBuf::from("/b"));
         assert_eq!(h.projects(), PathBuf::from("/b/projects"));
@@ -156,12 +156,13 @@ mod tests {
     #[test]
     fn home_fallback() {
         let h = resolve(None, None, Some("/h".into())).unwrap();
-        assert_eq!(h.root, PathBuf::from("/h/.claude"));
+        assert_eq!(h.root, PathBuf::from("/h/.claude")); // MISC-010
     }
 
     #[test]
     fn empty_env_counts_as_set_path_011() {
-        // PATH-011
+        // PATH-011; MISC-010: `??` takes an empty CLAUDE_CONFIG_DIR as set, so
+        // csift says so instead of falling back to ~/.claude.
         let e = resolve(None, Some(OsString::new()), Some("/h".into())).unwrap_err();
         assert!(e.to_string().contains("set but empty"), "{e}");
     }

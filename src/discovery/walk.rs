@@ -156,7 +156,7 @@ fn is_symlink(p: &Path) -> bool {
 
 /// `<project>/<session>/`: lanes live under `subagents/`; `tool-results/` and other
 /// sidecars are not transcripts.
-fn walk_session_dir(project: &Path, dir: &Path, session: &str, walk: &mut Walk) {
+pub(crate) fn walk_session_dir(project: &Path, dir: &Path, session: &str, walk: &mut Walk) {
     let sub = dir.join("subagents");
     if sub.is_dir() && !is_symlink(&sub) {
         walk_lanes(project, &sub, session, 0, walk);
@@ -262,5 +262,61 @@ mod tests {
             Some("s-2")
         );
         assert_eq!(session_id_in(br#"{"sessionId":null}"#), None);
+    }
+
+    /// The on-disk identities: a main file's basename is its session id
+    /// (PATH-012), a lane's is its folder's session whatever it is named
+    /// (REC-100), its agent id the stem less `agent-` (SUB-002); a project
+    /// directory holding only `memory/` (PATH-010) or only a session folder is
+    /// walked without a word.
+    #[test]
+    fn files_name_their_session_and_agent_path_012_rec_100_sub_002() {
+        let tmp = tempfile::tempdir().unwrap();
+        let p = tmp.path();
+        let s = "0a1b2c3d-0000-4000-8000-000000000001";
+        let write = |rel: &str| {
+            let f = p.join(rel);
+            fs::create_dir_all(f.parent().unwrap()).unwrap();
+            fs::write(&f, format!("{{\"type\":\"user\",\"sessionId\":\"{s}\"}}\n")).unwrap();
+        };
+        write(&format!("-w-app/{s}.jsonl"));
+        write(&format!(
+            "-w-app/{s}/subagents/agent-a0f3e9c2b1d4e5f6.jsonl"
+        ));
+        write(&format!(
+            "-w-app/{s}/subagents/agent-aRev-Bob-0123456789abcdef.jsonl"
+        ));
+        write("-w-mem/memory/MEMORY.md");
+        write(&format!("-w-side/{s}/subagents/agent-a77.jsonl"));
+        let mut w = Walk::default();
+        walk_projects(p, &mut w);
+        w.sort();
+        assert!(w.issues.is_empty(), "{:?}", w.issues); // PATH-010
+        let got: Vec<(String, Option<String>, &str)> = w
+            .transcripts
+            .iter()
+            .map(|t| {
+                let dir = super::super::file_name(&t.project_dir);
+                (
+                    format!("{dir} {}", t.session_id),
+                    t.agent_id.clone(),
+                    t.shape.name(),
+                )
+            })
+            .collect();
+        let main = format!("-w-app {s}");
+        assert_eq!(
+            got,
+            [
+                (main.clone(), Some("a0f3e9c2b1d4e5f6".into()), "subagent"), // SUB-002, REC-100
+                (
+                    main.clone(),
+                    Some("aRev-Bob-0123456789abcdef".into()),
+                    "subagent"
+                ), // SUB-002
+                (main, None, "main"),                                        // PATH-012
+                (format!("-w-side {s}"), Some("a77".into()), "subagent"),    // PATH-010
+            ]
+        );
     }
 }

@@ -355,4 +355,32 @@ mod tests {
             "REC-073: a failed call's echo is a string"
         );
     }
+
+    /// The echo is an open object: keys csift does not read never change what
+    /// it reads. REC-067: a remote session's `gitDiff` rider; REC-049: a Read's
+    /// `artifactRead` sibling of `file`; BASH-009, BASH-026: the Bash echo's five
+    /// core keys beside optional ones that drift with the version.
+    #[test]
+    fn unread_riders_change_nothing_rec_067_rec_049_bash_026() {
+        let facts = |s: &str| {
+            let raw = serde_json::value::RawValue::from_string(s.into()).unwrap();
+            Facts::of(&Echo::parse(&raw).unwrap())
+        };
+        let edit = r#"{"filePath":"/a","oldString":"x","newString":"y","replaceAll":false,"originalFile":"x","structuredPatch":[],"userModified":false,"staleRecovered":true}"#;
+        let remote = edit.replace(r#""userModified":false"#, r#""userModified":false,"gitDiff":{"filename":"a","status":"modified","additions":1,"deletions":1,"changes":2,"patch":"@@"}"#);
+        assert_eq!(facts(&remote), facts(edit)); // REC-067
+        assert!(facts(edit).stale);
+        let read = r#"{"type":"text","file":{"filePath":"/a","content":"one","numLines":1,"startLine":1,"totalLines":1}}"#;
+        let artifact = read.replace(r#"}}"#, r#"},"artifactRead":{"slug":"notes","ver":"3"}}"#);
+        assert_eq!(facts(&artifact), facts(read)); // REC-049
+        assert_eq!(facts(read).kind.as_deref(), Some("text"));
+        let bash = r#"{"stdout":"ok","stderr":"","interrupted":false,"isImage":false,"noOutputExpected":false,"staleReadFileStateHint":"[This command modified 1 file you've previously read: a.rs. Call Read before editing.]"}"#;
+        let drifted = bash.replace(r#""isImage":false"#, r#""isImage":false,"backgroundedByUser":false,"gitOperation":"commit","returnCodeInterpretation":"ok","timedOutAfterMs":null"#);
+        assert_eq!(facts(&drifted), facts(bash)); // BASH-026
+        let raw = serde_json::value::RawValue::from_string(drifted).unwrap();
+        let e = Echo::parse(&raw).unwrap();
+        assert_eq!(string(e.stdout).as_deref(), Some("ok")); // BASH-009
+        assert!(!is_true(e.interrupted)); // BASH-009
+        assert_eq!(hint_paths(&facts(bash).hint.unwrap()), ["a.rs"]); // BASH-009
+    }
 }

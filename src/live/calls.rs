@@ -52,6 +52,10 @@ pub(crate) struct Call {
     /// A short human label: the shell command, the spawn's description, the
     /// first question.
     pub(crate) detail: Option<String>,
+    /// Claude Code's own reason when its dangerous-rm rule holds this Bash
+    /// call for a human "Yes" (BASH-015…017, SUB-024): the call never ran.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) escalation: Option<String>,
 }
 
 impl Call {
@@ -116,7 +120,15 @@ pub(crate) fn call(
             .or_else(|| v.as_str().and_then(|s| s.trim().parse().ok()))
     });
     let first_line = |s: &str| crate::output::sanitize::one_line(s.lines().next().unwrap_or(""));
+    // A command Claude Code's dangerous-rm rule escalates waits on a human
+    // before it runs, in the background or not: no timeout bounds it.
+    let escalation = input
+        .command
+        .as_deref()
+        .and_then(|c| crate::bash::for_tool(name, c))
+        .and_then(|v| v.reason());
     let (wait, bound, detail) = match name {
+        _ if escalation.is_some() => (Wait::Human, None, input.command.as_deref().map(first_line)),
         "Bash" | "PowerShell" if input.run_in_background == Some(true) => (
             Wait::Bounded,
             Some(SLACK_SECS * 5),
@@ -170,6 +182,7 @@ pub(crate) fn call(
         wait,
         bound_secs: bound,
         detail: detail.map(|d| crate::output::sanitize::one_line(&d)),
+        escalation: escalation.map(|e| crate::output::sanitize::one_line(&e)),
     }
 }
 
@@ -220,5 +233,26 @@ mod tests {
         assert_eq!(c.detail.as_deref(), Some("2 questions: Which route?"));
         assert_eq!(call("t", "Agent", "{}", None, 0).wait, Wait::Spawn);
         assert_eq!(call("t", "mcp__x__y", "{}", None, 0).wait, Wait::Open);
+    }
+
+    /// BASH-015/016, SUB-024: a Bash call Claude Code's dangerous-rm rule
+    /// escalates waits on a human and has no timeout bound (it never ran); the
+    /// same command under PowerShell is not bash text (WIN-005) and stays bounded.
+    #[test]
+    fn a_dangerous_rm_waits_on_a_human_bash_015_sub_024() {
+        let input = r#"{"command":"rm -rf $BUILD/*","timeout":30000}"#;
+        let c = call("t", "Bash", input, None, 0);
+        assert_eq!((c.wait, c.bound_secs), (Wait::Human, None));
+        assert_eq!(c.detail.as_deref(), Some("rm -rf $BUILD/*"));
+        assert!(c
+            .escalation
+            .as_deref()
+            .is_some_and(|r| r.starts_with("Dangerous rm operation")));
+        let bg = r#"{"command":"rm -rf \"$X\"/","run_in_background":true}"#;
+        assert_eq!(call("t", "Bash", bg, None, 0).wait, Wait::Human);
+        let ps = call("t", "PowerShell", input, None, 0);
+        assert_eq!((ps.wait, ps.escalation), (Wait::Bounded, None));
+        let safe = call("t", "Bash", r#"{"command":"rm -rf build/"}"#, None, 0);
+        assert_eq!((safe.wait, safe.escalation), (Wait::Bounded, None));
     }
 }

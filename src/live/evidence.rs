@@ -109,6 +109,17 @@ pub(crate) fn rows(s: &Surfaces<'_>) -> Vec<String> {
             },
         });
     }
+    for p in s.elicitations {
+        let what = match p.detail.as_deref() {
+            Some(d) => format!(": {d}"),
+            None => String::new(),
+        };
+        out.push(format!(
+            "sidecar: pending {} ({} old){what}",
+            p.kind,
+            ago(s.now, p.since)
+        ));
+    }
     for l in s
         .lanes
         .read

@@ -392,6 +392,7 @@ mod tests {
         let f = file(&[USE, RES, END, META, "garbage"], None);
         let t = read(f.path(), true).unwrap();
         assert!(t.pending.is_empty());
+        // REC-019: stop_reason is persisted per record (trustworthy on a main lane).
         assert_eq!(t.stop_reason.as_deref(), Some("end_turn"));
         let last = t.last.clone().unwrap();
         assert_eq!(last.record, "system:turn_duration", "TAIL-014: any type");
@@ -418,5 +419,31 @@ mod tests {
         assert!(t.len > WINDOW as u64);
         assert_eq!(t.window_start, 0, "grew to the start");
         assert_eq!(t.newest_pending().map(|c| c.name.as_str()), Some("Bash"));
+    }
+
+    /// BG-023: an orphan notice is enqueued asking for no reply, yet lands as
+    /// a user record: a tail ending on one stands where the record before it
+    /// stood, while an ordinary notification is owed a reply, and is named as
+    /// one: the newest opener may be a machine trigger, not a prompt (TAIL-013).
+    #[test]
+    fn an_orphan_notice_owes_no_reply_bg_023() {
+        let orphan = r#"{"type":"user","timestamp":"2026-09-01T10:00:09.000Z","origin":{"kind":"task-notification"},"message":{"role":"user","content":"<task-notification>\n<task-id>b1</task-id><task-id>__orphan_summary__:shell</task-id>\n<status>stopped</status>\n<summary>Background command \"sleep 9\" was stopped</summary>\n</task-notification>"}}"#;
+        let f = file(&[USE, RES, END, orphan], None);
+        let t = read(f.path(), true).unwrap();
+        assert!(matches!(t.turn, Some(Turn::Replied)), "{:?}", t.turn);
+        let plain = orphan.replace("<task-id>__orphan_summary__:shell</task-id>", "");
+        let f = file(&[USE, RES, END, &plain], None);
+        let t = read(f.path(), true).unwrap();
+        assert!(
+            matches!(
+                t.turn,
+                Some(Turn::Owed {
+                    what: "a task notification",
+                    ..
+                })
+            ),
+            "{:?}",
+            t.turn
+        );
     }
 }

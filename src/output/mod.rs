@@ -2,6 +2,7 @@
 //! decisions, terminal sanitising ([`sanitize`]) and JSON Lines emission. Commands
 //! compute results and hand them to a printer; they never print directly.
 
+pub(crate) mod html;
 pub mod sanitize;
 
 use std::io::{self, IsTerminal, Write};
@@ -36,7 +37,7 @@ pub(crate) struct Style {
     pub(crate) reset: &'static str,
 }
 
-const COLOR: Style = Style {
+pub(crate) const COLOR: Style = Style {
     head: "\x1b[1;36m",
     dim: "\x1b[2m",
     hit: "\x1b[1;31m",
@@ -44,7 +45,7 @@ const COLOR: Style = Style {
     warn: "\x1b[35m",
     reset: "\x1b[0m",
 };
-const PLAIN: Style = Style {
+pub(crate) const PLAIN: Style = Style {
     head: "",
     dim: "",
     hit: "",
@@ -54,7 +55,7 @@ const PLAIN: Style = Style {
 };
 
 pub(crate) struct Out {
-    w: io::BufWriter<io::Stdout>,
+    w: Sink,
     pub(crate) style: Style,
     /// Whether stdout is a terminal: transcript text is always sanitised in human
     /// form, but a terminal also gets colour under `auto`.
@@ -71,9 +72,29 @@ impl Out {
             ColorChoice::Auto => tty && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
         };
         Out {
-            w: io::BufWriter::with_capacity(64 * 1024, io::stdout()),
+            w: Sink::Stdout(io::BufWriter::with_capacity(64 * 1024, io::stdout())),
             style: if color { COLOR } else { PLAIN },
             tty,
+        }
+    }
+
+    /// An `Out` that collects into memory, uncoloured and not a terminal: how
+    /// `csift mcp` runs a command in-process and reads back its JSON Lines.
+    #[cfg_attr(not(feature = "mcp"), allow(dead_code))]
+    pub(crate) fn buffer() -> Out {
+        Out {
+            w: Sink::Buffer(Vec::new()),
+            style: PLAIN,
+            tty: false,
+        }
+    }
+
+    /// What a [`Out::buffer`] collected (empty for stdout).
+    #[cfg_attr(not(feature = "mcp"), allow(dead_code))]
+    pub(crate) fn into_bytes(self) -> Vec<u8> {
+        match self.w {
+            Sink::Buffer(v) => v,
+            Sink::Stdout(_) => Vec::new(),
         }
     }
 
@@ -86,6 +107,34 @@ impl Out {
 
     pub(crate) fn flush(&mut self) -> io::Result<()> {
         self.w.flush()
+    }
+}
+
+/// Where an [`Out`] writes: buffered stdout, or memory.
+enum Sink {
+    Stdout(io::BufWriter<io::Stdout>),
+    #[cfg_attr(not(feature = "mcp"), allow(dead_code))]
+    Buffer(Vec<u8>),
+}
+
+impl Write for Sink {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match self {
+            Sink::Stdout(w) => w.write(buf),
+            Sink::Buffer(v) => v.write(buf),
+        }
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        match self {
+            Sink::Stdout(w) => w.flush(),
+            Sink::Buffer(_) => Ok(()),
+        }
+    }
+    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+        match self {
+            Sink::Stdout(w) => w.write_all(buf),
+            Sink::Buffer(v) => v.write_all(buf),
+        }
     }
 }
 
@@ -114,8 +163,13 @@ pub(crate) fn json_line<W: Write, T: Serialize>(w: &mut W, v: &T) -> io::Result<
 /// The marker that says how much of a body was cut: never truncate silently.
 pub(crate) fn omitted(out: &mut Out, rest: &str) -> io::Result<()> {
     let st = out.style;
+    omitted_styled(out, st, rest)
+}
+
+/// [`omitted`] to any writer, in the given style.
+pub(crate) fn omitted_styled<W: Write>(w: &mut W, st: Style, rest: &str) -> io::Result<()> {
     writeln!(
-        out,
+        w,
         "{}[… {} lines, {} chars omitted; --no-truncate shows all]{}",
         st.dim,
         rest.lines().count(),

@@ -374,7 +374,9 @@ mod tests {
     use super::*;
 
     /// The head decode is a prefix of the full decode at every cut, whatever
-    /// escape (short, `\uXXXX`, surrogate pair) the cut falls on.
+    /// escape (short, `\uXXXX`, surrogate pair) the cut falls on, and as long
+    /// as the cut allows: it covers the raw text up to `max` bytes less at most
+    /// one escape or character (an empty head is a prefix too, and was passed).
     #[test]
     fn head_decode_is_a_prefix_at_every_cut() {
         let text = "a\"b\\c\nd\u{e9}\u{1F600}e\tf\u{0001}g\"\"\\\\h\u{20ac}".repeat(5);
@@ -385,6 +387,18 @@ mod tests {
         for max in 0..json.len() + 4 {
             let head = raw_text_head(raw, max);
             assert!(full.starts_with(head.as_ref()), "max {max}: {head:?}");
+            // Re-encoded, the head is the raw text's first `k` bytes (quote included).
+            let enc = serde_json::to_string(head.as_ref()).unwrap();
+            let k = enc.len() - 1;
+            assert_eq!(&enc[..k], &json[..k], "max {max}");
+            if max + 2 >= json.len() {
+                assert_eq!(head, full, "max {max}: the whole string fits");
+            } else {
+                assert!(
+                    k <= max.max(1) && k + 6 > max,
+                    "max {max}: covers {k} bytes"
+                );
+            }
         }
     }
 

@@ -199,6 +199,7 @@ mod tests {
                 .sum::<usize>()
         };
         assert_eq!(time_before(buf, at(5)), Some(&b"2026-01-02T00:00:00Z"[..]));
+        // REC-026: a snapshot's time is nested in `snapshot`: no top-level time.
         assert_eq!(time_before(buf, at(4)), Some(&b"2026-01-02T00:00:00Z"[..]));
         assert_eq!(time_before(buf, at(1)), Some(&b"2026-01-01T00:00:00Z"[..]));
     }

@@ -224,10 +224,12 @@ mod tests {
         let (v, _) = vals(
             r#"{"input_tokens":1,"cache_creation_input_tokens":0,"cache_creation":{"ephemeral_5m_input_tokens":3,"ephemeral_1h_input_tokens":4}}"#,
         );
+        // QT-038: the flat field missed a cache write the split carries: the split sum.
         assert_eq!(v.cache_creation, 7);
         let (v, _) = vals(
             r#"{"cache_creation_input_tokens":10,"cache_creation":{"ephemeral_5m_input_tokens":3,"ephemeral_1h_input_tokens":4}}"#,
         );
+        // QT-038: where the flat field is set it is kept, never summed with the split.
         assert_eq!((v.cache_creation, v.cc_5m, v.cc_1h), (10, 3, 4));
     }
 
@@ -238,6 +240,7 @@ mod tests {
         let (v, _) = vals(
             r#"{"output_tokens":9,"output_tokens_details":{"thinking_tokens":2,"thinking_tokens":5},"server_tool_use":{"web_search_requests":"3","web_fetch_requests":1.0}}"#,
         );
+        // REC-097: the three nested shapes, read by their sub-keys.
         assert_eq!((v.thinking, v.web_search, v.web_fetch), (5, 0, 1));
         let (v, _) = vals(
             r#"{"output_tokens":9,"cache_creation":{"ephemeral_5m_input_tokens":3,"ephemeral_\u0031h_input_tokens":4}}"#,
@@ -253,9 +256,11 @@ mod tests {
         let (v, r) = vals(
             r#"{"input_tokens":null,"output_tokens":"7","cache_read_input_tokens":-3,"output_tokens_details":null}"#,
         );
+        // REC-096: the usage keys' values are numbers; nulls and junk read as 0.
         assert_eq!(v, Vals::default());
         assert!(!r);
         let (v, _) = vals(r#"{"output_tokens":50,"output_tokens_details":{"thinking_tokens":20}}"#);
+        // QT-039: thinking is a subset of output, not added to it.
         assert_eq!((v.output, v.thinking), (50, 20), "thinking is a subset");
     }
 

@@ -339,6 +339,8 @@ mod tests {
         assert_eq!(keyed.len(), 3, "m1, m2 (nested), m3 (glued)");
         let m1 = keyed[&super::super::key_hash("x\0m1")];
         assert_eq!((m1.vals.output, m1.records, m1.seen), (1404, 2, TOP));
+        // REC-022: the per-block copies of one id carry different timestamps
+        // (one model): the message is timed by its earliest copy.
         assert_eq!(
             m1.first,
             "2026-01-01T00:00:01Z".parse().ok(),
@@ -356,6 +358,23 @@ mod tests {
         assert_eq!(b.notes.unreadable_lines, 1);
         assert_eq!((b.notes.copies, b.notes.nested_copies), (5, 1));
         assert_eq!(b.eaten.eaten(), 1, "m1: two thinking records, no text");
+    }
+
+    /// REC-021: only assistant records carry usage; a user record holding a
+    /// usage object (and the bytes `"assistant"` in its text) books nothing.
+    #[test]
+    fn a_user_record_books_no_usage_rec_021() {
+        let line = r#"{"type":"user","timestamp":"2026-01-01T00:00:00Z","message":{"id":"mu","model":"x","role":"user","content":"as the \"assistant\" said","usage":{"output_tokens":50}}}"#;
+        let b = FileBook::scan(line.as_bytes(), Pos { offset: 0, line: 1 });
+        assert_eq!(b.clone().take_keyed().len(), 0);
+        assert!(b.idless.is_empty());
+        let a = line.replacen(r#""type":"user""#, r#""type":"assistant""#, 1);
+        let mut b = FileBook::scan(a.as_bytes(), Pos { offset: 0, line: 1 });
+        assert_eq!(
+            b.take_keyed().len(),
+            1,
+            "the same record as assistant books"
+        );
     }
 
     /// A census of a prefix extended with the census of the rest equals the

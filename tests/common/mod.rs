@@ -53,6 +53,46 @@ pub fn corpus() -> Option<PathBuf> {
     None
 }
 
+/// A test that cannot run here (a tool or device this machine lacks): a skip
+/// with a note on a developer machine, a failure under CI=true, as for the
+/// corpus. The caller returns after it.
+pub fn skip(why: &str) {
+    if std::env::var("CI").is_ok_and(|v| v == "true") {
+        panic!("{why} under CI=true: a skipped test must not pass silently");
+    }
+    eprintln!("skipping: {why}");
+}
+
+/// `python3`, the interpreter the survey and reference scripts run under, or a
+/// [`skip`] (a failure under CI=true).
+pub fn python3() -> Option<&'static str> {
+    let ok = std::process::Command::new("python3")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if ok {
+        return Some("python3");
+    }
+    skip("python3 not found");
+    None
+}
+
+/// Make a FIFO at `path` with mkfifo(3): no external command, so no skip.
+#[cfg(unix)]
+pub fn mkfifo(path: &Path) {
+    use std::os::unix::ffi::OsStrExt;
+    let c = std::ffi::CString::new(path.as_os_str().as_bytes()).unwrap();
+    // SAFETY: a NUL-terminated path; mkfifo reads it and nothing else.
+    let rc = unsafe { libc::mkfifo(c.as_ptr(), 0o600) };
+    assert_eq!(
+        rc,
+        0,
+        "mkfifo {}: {}",
+        path.display(),
+        std::io::Error::last_os_error()
+    );
+}
+
 /// The corpus generator example, built by `cargo test` beside the csift binary.
 /// Missing is a skip on a developer machine and a failure under CI=true.
 pub fn generator() -> Option<PathBuf> {

@@ -31,6 +31,7 @@ pub const COMMANDS: &[&[&str]] = &[
     &["image"],
     &["plan"],
     &["plan", "--audit"],
+    &["export", "--out", "-", EVERYTHING],
     &["status", "--all"],
     &["tasks"],
     &["files"],

@@ -104,7 +104,9 @@ pub(crate) fn run(
         multi_block,
         untimed_left_out,
     };
-    print::print(out, &report, args, started, problems.count())?;
+    let st = out.style;
+    let view = print::View::from_args(args);
+    print::print(out, st, &report, view, started, problems.count())?;
     Ok(if problems.count() > 0 {
         Exit::Error
     } else if report.findings.is_empty() {

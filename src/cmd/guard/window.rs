@@ -12,7 +12,7 @@ use std::io::{Read, Seek, SeekFrom};
 
 use crate::loss::fnv1a;
 use crate::loss::lite::{kinds, LiteMessage};
-use crate::loss::skim::skim;
+use crate::loss::skim::{skim, Top};
 
 use super::state::{keep_last, Carried, CARRY_CAP};
 
@@ -57,8 +57,7 @@ pub(crate) fn scan(
         });
     };
     let body = &buf[..=last_nl];
-    let mut groups: Vec<Group> = Vec::new();
-    let mut index: HashMap<String, usize> = HashMap::new();
+    let mut groups = Groups::default();
     // A glued line's records (a write race) are read one by one, as audit
     // reads them.
     let records = body.split(|&b| b == b'\n').flat_map(|raw| match skim(raw) {
@@ -67,54 +66,65 @@ pub(crate) fn scan(
     });
     for raw in records {
         let Ok(top) = skim(raw) else { continue };
-        if final_turn_only && top.is(b"user") && !top.is_sidechain && !top.is_meta {
-            let typed = top
-                .message
-                .and_then(LiteMessage::parse)
-                .is_some_and(|m| m.is_typed_prompt());
-            if typed {
-                groups.clear();
-                index.clear();
-                continue;
-            }
-        }
-        if !top.is(b"assistant") || top.is_sidechain {
+        if final_turn_only && is_typed_prompt(&top) {
+            groups.list.clear();
+            groups.index.clear();
             continue;
+        }
+        groups.feed(&top, &carry);
+    }
+    let hits = groups
+        .list
+        .iter()
+        .filter(|g| g.thinking >= 2 && g.text == 0 && !flagged.contains(&g.mid))
+        .map(|g| format!("{}@{}", g.mid, g.hms))
+        .collect();
+    Ok(Scan {
+        hits,
+        new_offset: offset + last_nl as u64 + 1,
+        carry: groups.carry_forward(carry),
+    })
+}
+
+/// A main-context prompt the user typed: it opens a turn.
+fn is_typed_prompt(top: &Top<'_>) -> bool {
+    top.is(b"user")
+        && !top.is_sidechain
+        && !top.is_meta
+        && top
+            .message
+            .and_then(LiteMessage::parse)
+            .is_some_and(|m| m.is_typed_prompt())
+}
+
+/// The window's message.id groups in first-record order.
+#[derive(Default)]
+struct Groups {
+    list: Vec<Group>,
+    index: HashMap<String, usize>,
+}
+
+impl Groups {
+    /// Count a main-context assistant record into its message.id group.
+    fn feed(&mut self, top: &Top<'_>, carry: &[Carried]) {
+        if !top.is(b"assistant") || top.is_sidechain {
+            return;
         }
         let Some(m) = top.message.and_then(LiteMessage::parse) else {
-            continue;
+            return;
         };
         let (Some(mid), Some(blocks)) = (m.id(), m.blocks()) else {
-            continue;
+            return;
         };
         let k = kinds(blocks);
-        let i = match index.get(&*mid) {
-            Some(&i) => i,
-            None => {
-                let prev = carry.iter().find(|c| *c.mid == *mid);
-                let hms = top
-                    .timestamp
-                    .and_then(|t| t.get(11..19.min(t.len())))
-                    .map(|t| String::from_utf8_lossy(t).into_owned())
-                    .unwrap_or_default();
-                groups.push(Group {
-                    mid: mid.to_string(),
-                    thinking: prev.map_or(0, |p| p.thinking),
-                    text: prev.map_or(0, |p| p.text),
-                    uuids: prev.map_or_else(Vec::new, |p| p.uuids.clone()),
-                    hms,
-                });
-                index.insert(mid.to_string(), groups.len() - 1);
-                groups.len() - 1
-            }
-        };
+        let i = self.slot(&mid, top, carry);
         // REC-091: a resume replays records under their own uuids; a copy is
         // the same record, counted once (as audit counts it).
-        let g = &mut groups[i];
+        let g = &mut self.list[i];
         if k.thinking || k.text {
             if let Some(key) = top.uuid.filter(|u| !u.is_empty()).map(fnv1a) {
                 if g.uuids.contains(&key) {
-                    continue;
+                    return;
                 }
                 g.uuids.push(key);
             }
@@ -122,28 +132,47 @@ pub(crate) fn scan(
         g.thinking += u32::from(k.thinking);
         g.text += u32::from(k.text);
     }
-    let hits = groups
-        .iter()
-        .filter(|g| g.thinking >= 2 && g.text == 0 && !flagged.contains(&g.mid))
-        .map(|g| format!("{}@{}", g.mid, g.hms))
-        .collect();
-    // Active mids move to the young end so the cap never evicts one mid-straddle.
-    let mut new_carry: Vec<Carried> = carry
-        .into_iter()
-        .filter(|c| !index.contains_key(&c.mid))
-        .collect();
-    new_carry.extend(groups.into_iter().map(|g| Carried {
-        mid: g.mid,
-        thinking: g.thinking,
-        text: g.text,
-        uuids: g.uuids,
-    }));
-    keep_last(&mut new_carry, CARRY_CAP);
-    Ok(Scan {
-        hits,
-        new_offset: offset + last_nl as u64 + 1,
-        carry: new_carry,
-    })
+
+    /// The group of `mid`, opened on its first record here, seeded by the
+    /// counts an earlier window carried.
+    fn slot(&mut self, mid: &str, top: &Top<'_>, carry: &[Carried]) -> usize {
+        if let Some(&i) = self.index.get(mid) {
+            return i;
+        }
+        let prev = carry.iter().find(|c| *c.mid == *mid);
+        let hms = top
+            .timestamp
+            .and_then(|t| t.get(11..19.min(t.len())))
+            .map(|t| String::from_utf8_lossy(t).into_owned())
+            .unwrap_or_default();
+        self.list.push(Group {
+            mid: mid.to_string(),
+            thinking: prev.map_or(0, |p| p.thinking),
+            text: prev.map_or(0, |p| p.text),
+            uuids: prev.map_or_else(Vec::new, |p| p.uuids.clone()),
+            hms,
+        });
+        self.index.insert(mid.to_string(), self.list.len() - 1);
+        self.list.len() - 1
+    }
+
+    /// What the next window carries: the old carry less the mids seen here,
+    /// then this window's groups. Active mids move to the young end so the
+    /// cap never evicts one mid-straddle.
+    fn carry_forward(self, carry: Vec<Carried>) -> Vec<Carried> {
+        let mut new_carry: Vec<Carried> = carry
+            .into_iter()
+            .filter(|c| !self.index.contains_key(&c.mid))
+            .collect();
+        new_carry.extend(self.list.into_iter().map(|g| Carried {
+            mid: g.mid,
+            thinking: g.thinking,
+            text: g.text,
+            uuids: g.uuids,
+        }));
+        keep_last(&mut new_carry, CARRY_CAP);
+        new_carry
+    }
 }
 
 /// The whole objects of a glued line, as byte slices.

@@ -5,73 +5,21 @@
 
 use std::fs;
 use std::io::Write as _;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 use super::print::Row;
 use super::Scanned;
 use crate::cli::Common;
 use crate::cmd::Problems;
-use crate::discovery::home;
 use crate::error::{Error, Result};
 use crate::images::payload;
 
-/// Resolve `dir` (made absolute, symlinks of its existing part resolved),
-/// refuse it under any Claude home this run could mean, and create it.
+/// Resolve `dir` (refused under any Claude home this run could mean,
+/// [`crate::outpath`]) and create it.
 pub(crate) fn prepare(dir: &Path, common: &Common) -> Result<PathBuf> {
-    let abs = resolved(dir)?;
-    let homes = [
-        home::from_env(common.claude_home.clone()).ok(),
-        home::from_env(None).ok(),
-    ];
-    for h in homes.into_iter().flatten() {
-        let root = resolved(&h.root)?;
-        if abs.starts_with(&root) {
-            return Err(Error::Usage(format!(
-                "--out {}: that is inside the Claude home {}; csift never writes there. \
-                 Pick a directory outside it",
-                dir.display(),
-                root.display()
-            )));
-        }
-    }
+    let abs = crate::outpath::outside_homes(dir, common.claude_home.clone(), "--out")?;
     fs::create_dir_all(&abs).map_err(|e| Error::io(&abs, e))?;
     Ok(abs)
-}
-
-/// `p` absolute and lexically normal, with its longest existing prefix
-/// canonicalised (so a symlink into the home is seen for what it is).
-fn resolved(p: &Path) -> Result<PathBuf> {
-    let abs = if p.is_absolute() {
-        p.to_path_buf()
-    } else {
-        std::env::current_dir()
-            .map_err(|e| Error::io(p, e))?
-            .join(p)
-    };
-    let mut norm = PathBuf::new();
-    for c in abs.components() {
-        match c {
-            Component::ParentDir => {
-                norm.pop();
-            }
-            Component::CurDir => {}
-            c => norm.push(c),
-        }
-    }
-    let mut head = norm.clone();
-    let mut tail = Vec::new();
-    while !head.exists() {
-        match (head.file_name().map(ToOwned::to_owned), head.parent()) {
-            (Some(name), Some(parent)) => {
-                tail.push(name);
-                head = parent.to_path_buf();
-            }
-            _ => break,
-        }
-    }
-    let mut out = fs::canonicalize(&head).unwrap_or(head);
-    out.extend(tail.iter().rev());
-    Ok(out)
 }
 
 /// A file-name-safe copy of an id (ids are hex and dashes; anything else drops).

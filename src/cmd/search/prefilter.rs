@@ -429,7 +429,8 @@ mod tests {
 
     #[test]
     fn escaped_forms_rec_036() {
-        // A decoded quote or newline is escaped on disk; the prefilter must see it.
+        // A decoded quote or newline is escaped on disk; the prefilter must see it
+        // (MISC-015: the rendered text differs byte for byte from the line).
         let re = pf("say \"hi\"\nnow", false).unwrap();
         assert!(re.is_match(br#"{"text":"say \"hi\"\nnow"}"#));
         let re = pf(r"C:\\dir", false).unwrap();

@@ -113,6 +113,14 @@ pub(crate) fn uuid_lines<'a>(buf: &'a [u8], uuid: &str) -> Vec<Line<'a>> {
     out
 }
 
+/// Line number -> copy marker (None when not addressed by a duplicated uuid),
+/// and each chosen line's frame.
+#[derive(Default)]
+struct Chosen<'a> {
+    marks: BTreeMap<usize, Option<Copy>>,
+    framed: BTreeMap<usize, Line<'a>>,
+}
+
 /// Resolve `want` against `buf`. `idx` is needed only when turns are asked for.
 pub(crate) fn pick<'a>(buf: &'a [u8], want: &Want, idx: Option<&FileIndex>) -> Picked<'a> {
     let mut out = Picked::default();
@@ -122,92 +130,126 @@ pub(crate) fn pick<'a>(buf: &'a [u8], want: &Want, idx: Option<&FileIndex>) -> P
             .collect();
         return out;
     }
-    let count = lines::count(buf);
-    // line number -> copy marker (None when not addressed by a duplicated uuid).
-    let mut chosen: BTreeMap<usize, Option<Copy>> = BTreeMap::new();
-    let mut framed: BTreeMap<usize, Line<'a>> = BTreeMap::new();
-    let mut wanted_lines: Vec<(usize, usize)> = Vec::new();
-    for item in &want.lines {
-        match address::resolve(item, 1, count) {
-            Some(r) => wanted_lines.push((*r.start(), *r.end())),
-            None => out
-                .misses
-                .push(format!("L{} (file has {count} lines)", item.token)),
-        }
-    }
-    let mut wanted_turns: Vec<(usize, usize)> = Vec::new();
-    if let Some(idx) = idx {
-        let n = idx.turns();
-        for item in &want.turns {
-            match address::resolve(item, 0, n) {
-                Some(r) => wanted_turns.push((*r.start(), *r.end())),
-                None => out
-                    .misses
-                    .push(format!("turn {} (file has turns 0..{n})", item.token)),
-            }
-        }
-    }
+    let mut chosen = Chosen::default();
+    let wanted_lines = line_spans(buf, &want.lines, &mut out.misses);
+    let wanted_turns = match idx {
+        Some(idx) => turn_spans(idx, &want.turns, &mut out.misses),
+        None => Vec::new(),
+    };
     if !wanted_lines.is_empty() || !wanted_turns.is_empty() {
-        // One framing pass from the first line any address can reach.
-        let first_turn_line = wanted_turns
-            .iter()
-            .map(|&(a, _)| idx.and_then(|i| i.turn_opener(a)).unwrap_or((1, 0)))
-            .min();
-        let first_line = wanted_lines.iter().map(|&(a, _)| a).min();
-        let (from_no, from_off) = match (first_line, first_turn_line) {
-            (Some(l), Some(t)) if t.0 <= l => t,
-            (None, Some(t)) => t,
-            _ => (1, 0),
-        };
-        for line in Lines::from(buf, from_off, from_no) {
-            let by_line = wanted_lines
-                .iter()
-                .any(|&(a, b)| a <= line.no && line.no <= b);
-            let by_turn = !by_line
-                && !wanted_turns.is_empty()
-                && idx.is_some_and(|i| turn_member(&line, i, &wanted_turns));
-            if by_line || by_turn {
-                chosen.insert(line.no, None);
-                framed.insert(line.no, line);
-            }
-        }
-        for (a, b) in &wanted_turns {
-            let hit = chosen.keys().any(|&no| {
-                idx.and_then(|i| i.turn(no))
-                    .is_some_and(|t| *a <= t && t <= *b)
-            });
-            if !hit && a == b {
-                out.misses
-                    .push(format!("turn {a} (no user or assistant record)"));
-            }
-        }
+        by_line_or_turn(buf, idx, &wanted_lines, &wanted_turns, &mut chosen);
+        empty_turn_misses(idx, &wanted_turns, &chosen, &mut out.misses);
     }
     for u in &want.uuids {
-        let found = uuid_lines(buf, u);
-        if found.is_empty() {
-            out.misses.push(format!("uuid {u}"));
-            continue;
-        }
-        let all: Vec<usize> = found.iter().map(|l| l.no).collect();
-        let n = found.len();
-        for (k, line) in found.into_iter().enumerate() {
-            let mark = (n > 1).then(|| Copy {
-                k: k + 1,
-                n,
-                lines: all.clone(),
-            });
-            let slot = chosen.entry(line.no).or_insert(None);
-            if mark.is_some() {
-                *slot = mark;
-            }
-            framed.insert(line.no, line);
-        }
+        by_uuid(buf, u, &mut chosen, &mut out.misses);
     }
-    out.picks = chosen
+    let Chosen { marks, mut framed } = chosen;
+    out.picks = marks
         .into_iter()
         .filter_map(|(no, copy)| framed.remove(&no).map(|line| Pick { line, copy }))
         .collect();
     out
+}
+
+/// `--line` addresses as inclusive spans of the file's lines; a miss is named.
+fn line_spans(buf: &[u8], items: &[Item], misses: &mut Vec<String>) -> Vec<(usize, usize)> {
+    let count = lines::count(buf);
+    let mut spans = Vec::new();
+    for item in items {
+        match address::resolve(item, 1, count) {
+            Some(r) => spans.push((*r.start(), *r.end())),
+            None => misses.push(format!("L{} (file has {count} lines)", item.token)),
+        }
+    }
+    spans
+}
+
+/// `--turn` addresses as inclusive spans of the index's turns; a miss is named.
+fn turn_spans(idx: &FileIndex, items: &[Item], misses: &mut Vec<String>) -> Vec<(usize, usize)> {
+    let n = idx.turns();
+    let mut spans = Vec::new();
+    for item in items {
+        match address::resolve(item, 0, n) {
+            Some(r) => spans.push((*r.start(), *r.end())),
+            None => misses.push(format!("turn {} (file has turns 0..{n})", item.token)),
+        }
+    }
+    spans
+}
+
+/// One framing pass from the first line any address can reach, choosing the
+/// lines a line span holds or a turn span admits.
+fn by_line_or_turn<'a>(
+    buf: &'a [u8],
+    idx: Option<&FileIndex>,
+    wanted_lines: &[(usize, usize)],
+    wanted_turns: &[(usize, usize)],
+    chosen: &mut Chosen<'a>,
+) {
+    let first_turn_line = wanted_turns
+        .iter()
+        .map(|&(a, _)| idx.and_then(|i| i.turn_opener(a)).unwrap_or((1, 0)))
+        .min();
+    let first_line = wanted_lines.iter().map(|&(a, _)| a).min();
+    let (from_no, from_off) = match (first_line, first_turn_line) {
+        (Some(l), Some(t)) if t.0 <= l => t,
+        (None, Some(t)) => t,
+        _ => (1, 0),
+    };
+    for line in Lines::from(buf, from_off, from_no) {
+        let by_line = wanted_lines
+            .iter()
+            .any(|&(a, b)| a <= line.no && line.no <= b);
+        let by_turn = !by_line
+            && !wanted_turns.is_empty()
+            && idx.is_some_and(|i| turn_member(&line, i, wanted_turns));
+        if by_line || by_turn {
+            chosen.marks.insert(line.no, None);
+            chosen.framed.insert(line.no, line);
+        }
+    }
+}
+
+/// A single turn asked for that chose no line has no user or assistant record.
+fn empty_turn_misses(
+    idx: Option<&FileIndex>,
+    wanted_turns: &[(usize, usize)],
+    chosen: &Chosen<'_>,
+    misses: &mut Vec<String>,
+) {
+    for (a, b) in wanted_turns {
+        let hit = chosen.marks.keys().any(|&no| {
+            idx.and_then(|i| i.turn(no))
+                .is_some_and(|t| *a <= t && t <= *b)
+        });
+        if !hit && a == b {
+            misses.push(format!("turn {a} (no user or assistant record)"));
+        }
+    }
+}
+
+/// Every line holding `uuid`, each marked with its copy number when there
+/// are several (REC-091/092).
+fn by_uuid<'a>(buf: &'a [u8], uuid: &str, chosen: &mut Chosen<'a>, misses: &mut Vec<String>) {
+    let found = uuid_lines(buf, uuid);
+    if found.is_empty() {
+        misses.push(format!("uuid {uuid}"));
+        return;
+    }
+    let all: Vec<usize> = found.iter().map(|l| l.no).collect();
+    let n = found.len();
+    for (k, line) in found.into_iter().enumerate() {
+        let mark = (n > 1).then(|| Copy {
+            k: k + 1,
+            n,
+            lines: all.clone(),
+        });
+        let slot = chosen.marks.entry(line.no).or_insert(None);
+        if mark.is_some() {
+            *slot = mark;
+        }
+        chosen.framed.insert(line.no, line);
+    }
 }
 
 #[cfg(test)]

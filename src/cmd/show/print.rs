@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use super::fetch::Copy;
 use crate::exchange::unit::UnitOut;
-use crate::output::{sanitize, Out};
+use crate::output::{sanitize, Style};
 use crate::timefmt;
 
 /// Body size shown before cutting (unless --no-truncate).
@@ -41,13 +41,13 @@ pub(crate) fn mark(copy: Option<&Copy>) -> String {
     }
 }
 
-pub(crate) fn header(
-    out: &mut Out,
+pub(crate) fn header<W: Write>(
+    w: &mut W,
+    st: Style,
     u: &UnitOut,
     arrow: bool,
     copy: Option<&Copy>,
 ) -> io::Result<()> {
-    let st = out.style;
     let turn = u.turn.map_or("·t-".to_string(), |t| format!("·t{t}"));
     let tool = u
         .tool_name
@@ -58,7 +58,7 @@ pub(crate) fn header(
     let lead = if arrow { "  ↳" } else { "──" };
     let via = u.via_mark();
     writeln!(
-        out,
+        w,
         "{}{lead} {} {turn} {}{}{}{tool}{err}{via} {} {}:{}{}{}{}",
         st.head,
         who(&u.session_id, u.agent_id.as_deref()),
@@ -75,14 +75,19 @@ pub(crate) fn header(
 }
 
 /// A body, sanitised; cut after [`MAX_LINES`] lines or [`MAX_CHARS`] chars.
-pub(crate) fn body(out: &mut Out, text: &str, no_truncate: bool) -> io::Result<()> {
+pub(crate) fn body<W: Write>(
+    w: &mut W,
+    st: Style,
+    text: &str,
+    no_truncate: bool,
+) -> io::Result<()> {
     let text = text.trim_end_matches('\n');
     if text.is_empty() {
-        return writeln!(out, "(empty)");
+        return writeln!(w, "(empty)");
     }
     let clean = sanitize::clean(text);
     if no_truncate {
-        return writeln!(out, "{clean}");
+        return writeln!(w, "{clean}");
     }
     let mut end = clean.len();
     let mut lines = 0;
@@ -93,10 +98,10 @@ pub(crate) fn body(out: &mut Out, text: &str, no_truncate: bool) -> io::Result<(
         }
         lines += usize::from(c == '\n');
     }
-    writeln!(out, "{}", clean[..end].trim_end_matches('\n'))?;
+    writeln!(w, "{}", clean[..end].trim_end_matches('\n'))?;
     if end < clean.len() {
         let rest = &clean[end..];
-        crate::output::omitted(out, rest)?;
+        crate::output::omitted_styled(w, st, rest)?;
     }
     Ok(())
 }

@@ -295,6 +295,15 @@ impl Scan {
                 self.c.units_embedded += 1;
             }
             self.c.labels[u.label as usize] += 1;
+            if u.label == Label::AgentThinkingNarration {
+                // The message's model: a nested subagent record's own (NAR-004).
+                let own = u.via.and_then(|_| r.embedded()).map_or(r, |e| &e.record);
+                bump(
+                    &mut self.c.narration_blocks,
+                    own.model().unwrap_or("(unknown)"),
+                    1,
+                );
+            }
             if let Some(x) = u.also {
                 self.c.labels_secondary[x as usize] += 1;
             }
@@ -595,19 +604,38 @@ mod tests {
         }
     }
 
+    /// CLS-020: an attachment's payload `type` marks it; the census labels it
+    /// as classify does, and both give the label the payload calls for (the
+    /// two agreeing on a wrong label, or on none, used to pass).
     #[test]
     fn attachment_label_is_what_classify_gives_cls_020() {
+        use Label::{HarnessMetaAttachment as Att, HarnessMetaHook as Hook};
         let cases = [
-            r#"{"type":"attachment","attachment":{"type":"hook_success","content":"out","hookEvent":"Stop"}}"#,
-            r#"{"type":"attachment","attachment":{"type":"hook_additional_context","content":["a","b"]}}"#,
-            r#"{"type":"attachment","attachment":{"type":"brand_new","x":1}}"#,
-            r#"{"type":"attachment","attachment":{"content":"no type"}}"#,
-            r#"{"type":"attachment","attachment":"a string payload"}"#,
-            r#"{"type":"attachment","attachment":null}"#,
-            r#"{"type":"attachment"}"#,
+            (
+                r#"{"type":"attachment","attachment":{"type":"hook_success","content":"out","hookEvent":"Stop"}}"#,
+                Some(Att),
+            ),
+            (
+                r#"{"type":"attachment","attachment":{"type":"hook_additional_context","content":["a","b"]}}"#,
+                Some(Hook),
+            ),
+            (
+                r#"{"type":"attachment","attachment":{"type":"brand_new","x":1}}"#,
+                Some(Att),
+            ),
+            (
+                r#"{"type":"attachment","attachment":{"content":"no type"}}"#,
+                Some(Att),
+            ),
+            (
+                r#"{"type":"attachment","attachment":"a string payload"}"#,
+                None,
+            ),
+            (r#"{"type":"attachment","attachment":null}"#, None),
+            (r#"{"type":"attachment"}"#, None),
         ];
         let idx = FileIndex::empty(false);
-        for (i, c) in cases.iter().enumerate() {
+        for (i, (c, label)) in cases.iter().enumerate() {
             let line = Line {
                 no: i + 1,
                 offset: 0,
@@ -626,6 +654,11 @@ mod tests {
                 .into_iter()
                 .collect();
             assert_eq!(got, want, "{c}");
+            assert_eq!(
+                want,
+                label.map(|l| (l, None)).into_iter().collect::<Vec<_>>(),
+                "{c}"
+            );
         }
     }
 

@@ -103,10 +103,7 @@ pub(crate) fn run(
     }
     let notes = run_notes(&cfg, &registry, &judged);
     for n in &notes {
-        crate::output::to_stderr(&crate::output::sanitize::clean(&format!(
-            "csift: note: {}",
-            crate::output::sanitize::clean(n)
-        )));
+        problems.note(format!("note: {n}"));
     }
     let st = out.style;
     for s in &judged {

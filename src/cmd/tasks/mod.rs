@@ -110,10 +110,7 @@ pub(crate) fn run(
     }
     let notes = run_notes(&cfg, &all);
     for n in &notes {
-        crate::output::to_stderr(&crate::output::sanitize::clean(&format!(
-            "csift: note: {}",
-            crate::output::sanitize::clean(n)
-        )));
+        problems.note(format!("note: {n}"));
     }
     let st = out.style;
     let mut listed = 0usize;

@@ -1,0 +1,118 @@
+//! What a page is made of, independent of its language: the events the walk
+//! ([`super::page`]) emits in transcript order, which the HTML
+//! ([`super::html`]) and Markdown ([`super::md`]) writers turn into text as
+//! they come. Nothing is held back but the page's running counts, so memory
+//! stays flat whatever the length of the session.
+
+use std::io;
+
+/// The page header: what `list` would say of the session, and more.
+#[derive(Debug, Default)]
+pub(crate) struct Head {
+    pub(crate) title: Option<String>,
+    pub(crate) session: String,
+    pub(crate) agent: Option<String>,
+    pub(crate) file: String,
+    pub(crate) bytes: u64,
+    pub(crate) cwd: Option<String>,
+    pub(crate) branch: Option<String>,
+    /// First and last `version` written.
+    pub(crate) versions: (Option<String>, Option<String>),
+    pub(crate) models: Vec<String>,
+    /// First and last timestamp.
+    pub(crate) span: (Option<String>, Option<String>),
+    pub(crate) turns: usize,
+    pub(crate) lanes: usize,
+    pub(crate) highlight: Option<String>,
+    pub(crate) labels: Option<String>,
+}
+
+/// The page footer: what was shown and what was found.
+#[derive(Debug, Default)]
+pub(crate) struct Foot {
+    pub(crate) records: usize,
+    pub(crate) units: usize,
+    pub(crate) images: usize,
+    pub(crate) raw: usize,
+    /// `(kind, count)` of the marks left in the page.
+    pub(crate) findings: Vec<(&'static str, usize)>,
+    pub(crate) lanes_placed: usize,
+    pub(crate) lanes_unplaced: usize,
+    pub(crate) problems: usize,
+}
+
+/// How a text unit reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kind {
+    /// A genuine prompt, an answer, a rejection, a slash command, inbox text.
+    Prompt,
+    /// The agent's visible text.
+    Reply,
+    /// Thinking: collapsed.
+    Thinking,
+    /// A compaction summary.
+    Summary,
+    /// Harness text (notifications, hook output, attachments): collapsed.
+    Harness,
+}
+
+/// Where a unit is: its label, physical line and time.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct At<'a> {
+    pub(crate) label: &'a str,
+    pub(crate) line: usize,
+    pub(crate) ts: Option<&'a str>,
+}
+
+pub(crate) trait Sink {
+    fn head(&mut self, h: &Head) -> io::Result<()>;
+    /// A turn starts in the current scope (the main transcript or a lane):
+    /// the previous one of that scope ends.
+    fn turn(&mut self, n: usize, ts: Option<&str>) -> io::Result<()>;
+    fn text(&mut self, kind: Kind, at: &At<'_>, body: &str) -> io::Result<()>;
+    /// A tool call: `line` its one-line form, `input` its rendered input.
+    /// Its result, lanes and marks follow until [`Sink::call_end`].
+    fn call(&mut self, at: &At<'_>, line: &str, input: &str) -> io::Result<()>;
+    /// A tool result; `note` says where its call is when it is not above.
+    fn result(
+        &mut self,
+        at: &At<'_>,
+        body: &str,
+        error: bool,
+        note: Option<&str>,
+    ) -> io::Result<()>;
+    fn call_end(&mut self) -> io::Result<()>;
+    /// A lane (or a lane-less subagent's nested records) opens a scope of its
+    /// own: `title` and its facts as `(name, value)` rows.
+    fn lane(&mut self, id: &str, title: &str, facts: &[(&str, String)]) -> io::Result<()>;
+    fn lane_end(&mut self) -> io::Result<()>;
+    /// A compaction boundary.
+    fn boundary(&mut self, at: &At<'_>, text: &str) -> io::Result<()>;
+    /// An image: `mime` from a fixed list, `b64` its checked base64 payload.
+    fn image(&mut self, mime: &str, b64: &[u8], caption: &str) -> io::Result<()>;
+    /// Bytes csift does not model (or cannot parse), shown as they are.
+    fn raw(&mut self, title: &str, bytes: &[u8]) -> io::Result<()>;
+    /// A mark where `audit` would report something.
+    fn finding(&mut self, kind: &str, msg: &str) -> io::Result<()>;
+    /// Records with no content, one row each.
+    fn quiet(&mut self, rows: &[String]) -> io::Result<()>;
+    /// A part of the page after the transcript (lanes no call placed).
+    fn part(&mut self, title: &str, note: &str) -> io::Result<()>;
+    fn foot(&mut self, f: &Foot) -> io::Result<()>;
+}
+
+/// `2026-09-01 12:00:03Z` from a record's timestamp; the text as written when
+/// it does not parse.
+pub(crate) fn when(ts: &str) -> String {
+    match crate::timefmt::parse_ts(ts) {
+        Some(t) => t.strftime("%Y-%m-%d %H:%M:%SZ").to_string(),
+        None => ts.to_string(),
+    }
+}
+
+/// An id safe in an HTML `id` or a Markdown anchor: ASCII letters, digits, `-`, `_`.
+pub(crate) fn anchor(s: &str) -> String {
+    s.chars()
+        .filter(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_')
+        .collect()
+}

@@ -1,0 +1,170 @@
+//! Which tool call spawned which lane, on the keys Claude Code writes, for a
+//! reader that places each lane under its call (`export`). Paths never decide
+//! nesting (SUB-003): a lane is joined to a call by, in order,
+//!
+//! 1. its `agent-<id>.meta.json` `toolUseId` (SUB-006);
+//! 2. the spawn result's `toolUseResult.agentId` (sync and async results both
+//!    carry it, SUB-016);
+//! 3. an `agentId: <id>` line of the result's text (the return footer and the
+//!    async launch ack, SUB-019);
+//! 4. an `agent_progress` record's `parentToolUseID` beside its `agentId`.
+//!
+//! The first key found wins. `csift agents` joins on more keys (teammate
+//! names, workflow runs, seed prompts, fork points); a lane none of these keys
+//! places is not dropped: the caller shows it after the transcript, saying so.
+
+use std::collections::HashMap;
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use crate::discovery::Transcript;
+use crate::record::{parse_line, Parsed};
+use crate::scan::{lit, Lines};
+
+static AGENT_ID_LINE: LazyLock<Option<Regex>> =
+    LazyLock::new(|| Regex::new(r"(?m)^agentId: ([A-Za-z0-9-]+)").ok());
+
+/// `agent id -> spawning tool_use id`, over every file of one session.
+#[derive(Debug, Default)]
+pub(crate) struct Joins {
+    by_agent: HashMap<String, String>,
+}
+
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Meta {
+    #[serde(default)]
+    tool_use_id: Option<String>,
+}
+
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Ack<'a> {
+    #[serde(borrow, default, deserialize_with = "crate::record::opt_str")]
+    agent_id: crate::record::Str<'a>,
+}
+
+impl Joins {
+    /// Read the joins of `files` (one session: its main transcript and lanes),
+    /// each given with its bytes.
+    pub(crate) fn build(files: &[(&Transcript, &[u8])]) -> Joins {
+        let mut j = Joins::default();
+        for (t, _) in files {
+            let (Some(agent), true) = (t.agent_id.as_deref(), t.is_lane()) else {
+                continue;
+            };
+            let meta = std::fs::read(t.path.with_extension("meta.json"))
+                .ok()
+                .and_then(|b| serde_json::from_slice::<Meta>(&b).ok());
+            if let Some(id) = meta.and_then(|m| m.tool_use_id) {
+                j.by_agent.insert(agent.to_string(), id);
+            }
+        }
+        for (t, buf) in files {
+            j.scan(buf, t.is_lane());
+        }
+        j
+    }
+
+    /// The tool_use id that spawned agent `agent`, when a key names it.
+    pub(crate) fn spawn_of(&self, agent: &str) -> Option<&str> {
+        self.by_agent.get(agent).map(String::as_str)
+    }
+
+    fn note(&mut self, agent: &str, spawn: &str) {
+        if !agent.is_empty() && !spawn.is_empty() {
+            self.by_agent
+                .entry(agent.to_string())
+                .or_insert_with(|| spawn.to_string());
+        }
+    }
+
+    /// Lines naming an agent id: spawn results and `agent_progress` records.
+    /// Every record of a lane carries its own `"agentId"`, so there a result
+    /// must name one more (its ack) or hold an `agentId:` line.
+    fn scan(&mut self, buf: &[u8], lane: bool) {
+        if lit!(b"agentId").find(buf).is_none() {
+            return;
+        }
+        for line in Lines::new(buf) {
+            let b = line.bytes;
+            let keyed = lit!(b"\"agentId\"").find_iter(b).take(2).count();
+            let texted = lit!(b"agentId: ").find(b).is_some();
+            let progress = lit!(b"agent_progress").find(b).is_some();
+            if !(progress || texted || keyed > usize::from(lane)) {
+                continue;
+            }
+            let Parsed::Record(r) = parse_line(&line) else {
+                continue;
+            };
+            if progress {
+                let parent = crate::scan::json::field(b, b"parentToolUseID")
+                    .and_then(crate::scan::json::plain_str);
+                if let (Some(e), Some(p)) = (r.embedded(), parent) {
+                    if let Some(a) = e.agent_id.as_deref() {
+                        self.note(a, p);
+                    }
+                }
+                continue;
+            }
+            let results: Vec<_> = r
+                .blocks()
+                .iter()
+                .filter(|b| b.kind() == "tool_result")
+                .collect();
+            let ack = r
+                .tool_use_result
+                .filter(|_| results.len() == 1)
+                .and_then(|raw| serde_json::from_str::<Ack<'_>>(raw.get()).ok())
+                .and_then(|a| a.agent_id.map(|a| a.into_owned()));
+            for b in results {
+                let Some(id) = b.tool_use_id.as_deref() else {
+                    continue;
+                };
+                if let Some(a) = &ack {
+                    self.note(a, id);
+                }
+                let text = b.result_text();
+                if let Some(re) = AGENT_ID_LINE.as_ref() {
+                    for c in re.captures_iter(&text) {
+                        if let Some(m) = c.get(1) {
+                            self.note(m.as_str(), id);
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scan(lines: &[&str], lane: bool) -> Joins {
+        let mut j = Joins::default();
+        j.scan(lines.join("\n").as_bytes(), lane);
+        j
+    }
+
+    /// A sync Task result names its child in `toolUseResult.agentId` (SUB-016),
+    /// an async one also in an `agentId:` text line (SUB-019).
+    #[test]
+    fn results_name_their_child_sub_016_sub_019() {
+        let sync = r#"{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"done"}]},"toolUseResult":{"status":"completed","agentId":"a1"}}"#;
+        let text = r#"{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_2","content":[{"type":"text","text":"Async agent launched.\nagentId: a2 (use SendMessage)"}]}]}}"#;
+        let j = scan(&[sync, text], false);
+        assert_eq!(j.spawn_of("a1"), Some("toolu_1"));
+        assert_eq!(j.spawn_of("a2"), Some("toolu_2"));
+        // In a lane every record carries its own agentId: that is not an ack.
+        let own = r#"{"type":"user","agentId":"self","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_3","content":"x"}]}}"#;
+        assert_eq!(scan(&[own], true).spawn_of("self"), None);
+    }
+
+    #[test]
+    fn agent_progress_names_the_parent_call() {
+        let p = r#"{"type":"progress","data":{"message":{"type":"user","message":{"role":"user","content":"go"}},"type":"agent_progress","prompt":"go","agentId":"a9"},"toolUseID":"agent_msg_1","parentToolUseID":"toolu_9"}"#;
+        assert_eq!(scan(&[p], false).spawn_of("a9"), Some("toolu_9"));
+    }
+}
