@@ -1001,3 +1001,209 @@ fn pending_bash_rm_is_escalation_blocked_and_powershell_is_not_sub_024() {
     );
     assert!(s.contains("awaiting-execution: PowerShell since"), "{s}");
 }
+
+const FAN: &str = "44444444-4444-4444-8444-444444444444";
+
+/// A parallel fan-out of four subagents: A and B with lane files, C and D
+/// without; B, C and A return in that order, D never does. Lane B creates a file with Write, deletes
+/// one and runs a formatter with Bash; lane A's Edit fails (it never landed)
+/// and it only reads.
+fn fan_out() -> Home {
+    let h = Home::new();
+    let mut m = Session::new(FAN, CWD);
+    m.user("review both modules in parallel");
+    // One assistant message, one record per block (REC-020): two spawns.
+    m.assistant(
+        "msg_fan",
+        &[
+            json!({"type": "tool_use", "id": "toolu_a", "name": "Task", "input": {"prompt": "Review A", "description": "first", "subagent_type": "general-purpose"}}),
+            json!({"type": "tool_use", "id": "toolu_b", "name": "Task", "input": {"prompt": "Review B", "description": "second", "subagent_type": "general-purpose"}}),
+            json!({"type": "tool_use", "id": "toolu_c", "name": "Task", "input": {"prompt": "Review C", "description": "third", "subagent_type": "general-purpose"}}),
+            json!({"type": "tool_use", "id": "toolu_d", "name": "Task", "input": {"prompt": "Review D", "description": "fourth", "subagent_type": "general-purpose"}}),
+        ],
+    );
+    // B returns first, then C, then A (completion order, not trigger order);
+    // D never does.
+    for (id, agent, text) in [
+        ("toolu_b", "abbbbbbbbbbbbbbb0", "B reviewed"),
+        ("toolu_c", "acccccccccccccccc", "C reviewed"),
+        ("toolu_a", "aaaaaaaaaaaaaaaa0", "A reviewed"),
+    ] {
+        m.tool_result(
+            id,
+            text,
+            false,
+            Some(json!({"status": "completed", "agentId": agent, "content": [{"type": "text", "text": text}], "totalDurationMs": 1000, "totalTokens": 100, "totalToolUseCount": 2})),
+        );
+    }
+    m.text("msg_end", "Both reviewed.");
+    h.write(P, &m.file_name(), &m.lines);
+
+    let mut a = Session::lane(FAN, CWD, "aaaaaaaaaaaaaaaa0");
+    a.user("Review A");
+    a.tool_use(
+        "msg_a1",
+        "toolu_a1",
+        "Read",
+        json!({"file_path": "/work/app/a.rs"}),
+    );
+    a.tool_result("toolu_a1", "1\tfn a() {}", false, Some(json!({"type": "text", "file": {"filePath": "/work/app/a.rs", "content": "fn a() {}", "numLines": 1, "startLine": 1, "totalLines": 1}})));
+    a.tool_use(
+        "msg_a2",
+        "toolu_a2",
+        "Edit",
+        json!({"file_path": "/work/app/a.rs", "old_string": "fn a", "new_string": "fn b"}),
+    );
+    a.tool_result(
+        "toolu_a2",
+        "<tool_use_error>String to replace not found in file.</tool_use_error>",
+        true,
+        Some(json!("Error: String to replace not found in file.")),
+    );
+    a.text("msg_a3", "A reviewed");
+    let mut b = Session::lane(FAN, CWD, "abbbbbbbbbbbbbbb0");
+    b.user("Review B");
+    b.tool_use(
+        "msg_b1",
+        "toolu_b1",
+        "Write",
+        json!({"file_path": "/work/app/notes/b.md", "content": "# B\n"}),
+    );
+    b.tool_result("toolu_b1", "File created successfully at: /work/app/notes/b.md", false, Some(json!({"type": "create", "filePath": "/work/app/notes/b.md", "content": "# B\n", "structuredPatch": []})));
+    b.tool_use(
+        "msg_b2",
+        "toolu_b2",
+        "Bash",
+        json!({"command": "rm old.txt && cargo fmt", "description": "tidy"}),
+    );
+    b.tool_result(
+        "toolu_b2",
+        "",
+        false,
+        Some(json!({"stdout": "", "stderr": "", "interrupted": false, "isImage": false})),
+    );
+    b.text("msg_b3", "B reviewed");
+    for (l, tool, desc) in [(&a, "toolu_a", "first"), (&b, "toolu_b", "second")] {
+        let id = l.agent_id.clone().unwrap();
+        h.write(P, &format!("{FAN}/subagents/agent-{id}.jsonl"), &l.lines);
+        h.write(
+            P,
+            &format!("{FAN}/subagents/agent-{id}.meta.json"),
+            &[json!({"agentType": "general-purpose", "description": desc, "toolUseId": tool})],
+        );
+    }
+    h
+}
+
+fn fan_rows(h: &Home, args: &[&str]) -> Vec<Value> {
+    rows(h, &[&[format!("@{FAN}").as_str()], args].concat())
+        .into_iter()
+        .filter(|r| r["type"] == "lane")
+        .collect()
+}
+
+/// Siblings of a parallel fan-out come in the order the parent spawned them
+/// by default (SUB-023: the parent's call, whose instant the children's first
+/// records lag unevenly), and in the order they returned with `--order-by
+/// completion`, a spawn that never returned last.
+#[test]
+fn order_by_trigger_or_completion_sub_023() {
+    let h = fan_out();
+    let desc = |rows: &[Value]| -> Vec<String> {
+        rows.iter()
+            .map(|r| r["description"].as_str().unwrap_or("?").to_string())
+            .collect()
+    };
+    let trigger = fan_rows(&h, &[]);
+    assert_eq!(
+        desc(&trigger),
+        ["first", "second", "third", "fourth"],
+        "{trigger:?}"
+    );
+    assert_eq!(
+        desc(&fan_rows(&h, &["--order-by", "trigger"])),
+        desc(&trigger)
+    );
+    let done = fan_rows(&h, &["--order-by", "completion"]);
+    assert_eq!(
+        desc(&done),
+        ["second", "third", "first", "fourth"],
+        "{done:?}"
+    );
+    let times: Vec<&str> = done[..3]
+        .iter()
+        .map(|r| r["completed"].as_str().unwrap())
+        .collect();
+    assert!(times.windows(2).all(|w| w[0] < w[1]), "{times:?}");
+    assert_eq!(done[3]["completed"], Value::Null, "{}", done[3]);
+    // The human tree follows the same order.
+    let out = agents(&h)
+        .args([format!("@{FAN}").as_str(), "--order-by", "completion"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let at = |s: &str| text.find(s).unwrap_or_else(|| panic!("{s} in {text}"));
+    assert!(
+        at("\"second\"") < at("\"third\"")
+            && at("\"third\"") < at("\"first\"")
+            && at("\"first\"") < at("\"fourth\""),
+        "{text}"
+    );
+}
+
+/// `--with-files`: each lane's written paths, read as `csift files` reads them
+/// (REC-055: a Write's echo says create; REC-074: a call whose result is an
+/// error never landed), its Bash deletes named and its formatter counted as a
+/// command that changes files it does not name; a spawn with no records of
+/// its own says unknown (null), not "nothing".
+#[test]
+fn with_files_lists_what_each_lane_wrote_rec_055_rec_074() {
+    let h = fan_out();
+    let rows = fan_rows(&h, &["--with-files"]);
+    let by: HashMap<&str, &Value> = rows
+        .iter()
+        .map(|r| (r["description"].as_str().unwrap(), r))
+        .collect();
+    let b = &by["second"];
+    let files: Vec<(&str, Value)> = b["files_written"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| (f["path"].as_str().unwrap(), f["kinds"].clone()))
+        .collect();
+    assert_eq!(
+        files,
+        [
+            ("/work/app/notes/b.md", json!(["create"])),
+            ("/work/app/old.txt", json!(["bash_delete"])),
+        ],
+        "{b}"
+    );
+    assert_eq!(b["files_opaque"], 1, "cargo fmt: {b}");
+    let a = &by["first"];
+    assert_eq!(
+        a["files_written"],
+        json!([]),
+        "a failed Edit and a Read: {a}"
+    );
+    assert_eq!(a["files_opaque"], 0);
+    let c = &by["third"];
+    assert!(c["file"].is_null(), "{c}");
+    assert_eq!(c["files_written"], Value::Null, "{c}");
+    assert!(c.as_object().unwrap().contains_key("files_written"));
+    // Without the flag the fields are absent.
+    let plain = fan_rows(&h, &[]);
+    assert!(plain.iter().all(|r| r.get("files_written").is_none()));
+
+    let out = agents(&h)
+        .args([format!("@{FAN}").as_str(), "--with-files"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("wrote 2 files: /work/app/notes/b.md (create), /work/app/old.txt (bash_delete) · 1 commands that change files they do not name"),
+        "{text}"
+    );
+    assert!(text.contains("wrote no file"), "{text}");
+    assert!(text.contains("wrote: unknown"), "{text}");
+}

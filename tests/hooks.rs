@@ -130,7 +130,7 @@ fn hook_script_falls_back_to_the_session_id() {
         .stdout(Stdio::piped())
         .spawn()
         .unwrap();
-    let payload = json!({"session_id": s.id, "transcript_path": ""});
+    let payload = json!({"session_id": s.id, "transcript_path": "", "source": "compact"});
     child
         .stdin
         .take()
@@ -177,4 +177,200 @@ fn settings_snippet_registers_the_script_once_per_slice() {
     let script = std::fs::read_to_string(root().join("hooks/verbatim-slice.sh")).unwrap();
     assert!(script.contains("${CSIFT_SLICES:-4}"));
     assert!(script.contains("--window 9000"));
+}
+
+/// Run the hook script for `slice` with `payload` on stdin under `tmp` as
+/// TMPDIR (where its barrier flags live); returns (stdout, exit instant).
+fn spawn_hook(
+    slice: usize,
+    slices: usize,
+    payload: &Value,
+    tmp: &Path,
+    wait: &str,
+) -> std::thread::JoinHandle<(Vec<u8>, std::time::Instant, Option<i32>)> {
+    let mut child = Command::new("sh")
+        .arg(root().join("hooks/verbatim-slice.sh"))
+        .arg(slice.to_string())
+        .env("CSIFT", csift_bin())
+        .env("CSIFT_SLICES", slices.to_string())
+        .env("CSIFT_BARRIER_WAIT", wait)
+        .env("TMPDIR", tmp)
+        .env_remove("CLAUDE_CONFIG_DIR")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(payload.to_string().as_bytes())
+        .unwrap();
+    std::thread::spawn(move || {
+        let out = child.wait_with_output().unwrap();
+        (out.stdout, std::time::Instant::now(), out.status.code())
+    })
+}
+
+/// The corpus-free transcript the hook tests slice: the bundled sample.
+fn sample_transcript() -> PathBuf {
+    root().join("sample/claude-home/projects/-Users-mara-code-ledgerline/ec31596d-4909-4dd2-b697-9468c3ecb9b6.jsonl")
+}
+
+/// MISC-027: SessionStart fires for five sources, and the script injects only
+/// after a compaction, whatever matcher it is registered under: the same
+/// payload with each other source prints nothing and exits 0.
+#[test]
+fn the_slice_hook_injects_only_when_the_source_is_compact_misc_027() {
+    let tmp = tempfile::tempdir().unwrap();
+    for source in ["startup", "resume", "clear", "fork", "compact"] {
+        let payload = json!({
+            "session_id": "ec31596d-4909-4dd2-b697-9468c3ecb9b6",
+            "transcript_path": sample_transcript(),
+            "hook_event_name": "SessionStart",
+            "source": source,
+        });
+        let (stdout, _, code) = spawn_hook(1, 1, &payload, tmp.path(), "5").join().unwrap();
+        assert_eq!(code, Some(0), "{source}");
+        match source {
+            "compact" => {
+                let v: Value = serde_json::from_slice(&stdout).expect("hook JSON");
+                assert!(v["hookSpecificOutput"]["additionalContext"]
+                    .as_str()
+                    .is_some_and(|c| !c.is_empty()));
+            }
+            _ => assert!(
+                stdout.is_empty(),
+                "{source}: {}",
+                String::from_utf8_lossy(&stdout)
+            ),
+        }
+    }
+    // csift itself: no source in the payload is no compaction either.
+    let mut child = Command::new(csift_bin())
+        .args(["verbatim", "--hook-json", "--hook-source", "compact"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let p = json!({"session_id": "x", "transcript_path": sample_transcript()});
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(p.to_string().as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(out.stdout.is_empty());
+}
+
+/// MISC-013: the hooks of one event run at once and their outputs join in the
+/// order they finish. Started in reverse order, slice 4 first and slice 1
+/// last, the four slices still finish 1, 2, 3, 4 through the barrier, and
+/// their outputs in finishing order are the reconstruction in order; the
+/// flags are cleared after the last.
+#[test]
+fn the_barrier_keeps_slice_order_when_hooks_run_at_once_misc_013() {
+    let tmp = tempfile::tempdir().unwrap();
+    let f = sample_transcript();
+    let payload = json!({
+        "session_id": "ec31596d-4909-4dd2-b697-9468c3ecb9b6",
+        "transcript_path": f,
+        "hook_event_name": "SessionStart",
+        "source": "compact",
+    });
+    let slices = 4;
+    let mut handles = Vec::new();
+    for i in (1..=slices).rev() {
+        handles.push((i, spawn_hook(i, slices, &payload, tmp.path(), "20")));
+        std::thread::sleep(std::time::Duration::from_millis(250));
+    }
+    let mut done: Vec<(std::time::Instant, usize, Vec<u8>)> = handles
+        .into_iter()
+        .map(|(i, h)| {
+            let (out, at, code) = h.join().unwrap();
+            assert_eq!(code, Some(0), "slice {i}");
+            (at, i, out)
+        })
+        .collect();
+    done.sort_by_key(|d| d.0);
+    let order: Vec<usize> = done.iter().map(|d| d.1).collect();
+    assert_eq!(order, [1, 2, 3, 4], "finishing order");
+    let joined: String = done
+        .iter()
+        .filter(|d| !d.2.is_empty())
+        .map(|d| {
+            let v: Value = serde_json::from_slice(&d.2).unwrap();
+            v["hookSpecificOutput"]["additionalContext"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    let whole = Command::new(csift_bin())
+        .arg("verbatim")
+        .arg(&f)
+        .args(["--slices", "4", "--window", "9000"])
+        .output()
+        .unwrap();
+    assert_eq!(joined, String::from_utf8(whole.stdout).unwrap());
+    let flags = tmp
+        .path()
+        .read_dir()
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    assert_eq!(
+        flags.read_dir().unwrap().count(),
+        0,
+        "the event's flags are cleared"
+    );
+}
+
+/// A flag an earlier compaction left (same session, same payload) does not
+/// release the barrier: slice 2 alone waits its full timeout for slice 1.
+#[test]
+fn a_stale_flag_does_not_release_the_barrier_misc_013() {
+    let tmp = tempfile::tempdir().unwrap();
+    let payload = json!({
+        "session_id": "ec31596d-4909-4dd2-b697-9468c3ecb9b6",
+        "transcript_path": sample_transcript(),
+        "hook_event_name": "SessionStart",
+        "source": "compact",
+    });
+    // The folder the script names: the payload's cksum, as the script takes it.
+    let key = Command::new("sh")
+        .args(["-c", "printf '%s' \"$P\" | cksum | cut -d' ' -f1"])
+        .env("P", payload.to_string())
+        .output()
+        .unwrap();
+    let key = String::from_utf8(key.stdout).unwrap();
+    let uid = Command::new("id").arg("-u").output().unwrap();
+    let dir = tmp
+        .path()
+        .join(format!(
+            "csift-verbatim-slices-{}",
+            String::from_utf8(uid.stdout).unwrap().trim()
+        ))
+        .join(key.trim());
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("1"), "1000\n").unwrap(); // written long ago
+    let started = std::time::Instant::now();
+    let (_, at, code) = spawn_hook(2, 4, &payload, tmp.path(), "2").join().unwrap();
+    assert_eq!(code, Some(0));
+    let waited = at.duration_since(started);
+    assert!(waited >= std::time::Duration::from_secs(2), "{waited:?}");
+    // A fresh one does release it.
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    std::fs::write(dir.join("1"), format!("{now}\n")).unwrap();
+    let started = std::time::Instant::now();
+    let (_, at, _) = spawn_hook(2, 4, &payload, tmp.path(), "20").join().unwrap();
+    assert!(at.duration_since(started) < std::time::Duration::from_secs(10));
 }

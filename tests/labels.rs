@@ -249,21 +249,29 @@ fn labels_doc_matches_list_labels() {
     let doc =
         std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/labels.md")).unwrap();
     let listed = String::from_utf8(out.stdout).unwrap();
-    assert_eq!(listed.lines().count(), 33);
+    // The 33 leaves, a blank line, the aliases' heading and the four aliases.
+    assert_eq!(listed.lines().count(), 33 + 2 + 4);
     assert!(
         doc.contains(&listed),
         "docs/labels.md is stale: regenerate it from `csift search --list-labels`"
     );
 
-    // The machine form: the same 33 labels, as JSON Lines.
-    let rows =
+    // The machine form: the same 33 labels, as JSON Lines, then the aliases.
+    let all =
         common::ok_json(common::csift().args(["search", "--list-labels", "--format", "json"]));
+    let rows: Vec<Value> = all
+        .iter()
+        .filter(|r| r["type"] == "label")
+        .cloned()
+        .collect();
     assert_eq!(rows.len(), 33);
+    assert_eq!(all.len(), 33 + 4, "and nothing but labels and aliases");
     assert_eq!(rows[0]["type"], "label");
     assert_eq!(rows[0]["label"], "user.message");
     assert_eq!(rows[0]["visible"], true);
     let names: Vec<&str> = listed
         .lines()
+        .take(33)
         .filter_map(|l| l.split_whitespace().next())
         .collect();
     let json_names: Vec<&str> = rows.iter().map(|r| r["label"].as_str().unwrap()).collect();
@@ -306,4 +314,87 @@ fn stats_labels_are_the_units_search_matches_on_the_corpus_qt_sys_001() {
     // in agent_progress records: 402 in the corpus, less the 67 whose agent
     // has a lane file (4d5611e5), which are counted there.
     assert_eq!(searched.values().sum::<u64>(), 5655);
+}
+
+/// The earlier spellings of four leaves (csift 0.10's, as the ledger still
+/// writes them) select what the leaf selects, the hits say the leaf's own
+/// name, and `--list-labels` names the leaf each alias stands for: the
+/// turn_duration (QT-009), stop_hook_summary (QT-021), away_summary (QT-018)
+/// and background-command notification (CLS-004) records of the fixture.
+#[test]
+fn earlier_label_names_are_aliases_of_their_leaves_qt_009_qt_018_qt_021_cls_004() {
+    let (home, expect) = build();
+    let pairs = [
+        ("harness.meta.turn-duration", "harness.meta.turn"),
+        ("harness.meta.stop-hooks", "harness.meta.stop"),
+        ("harness.meta.away-summary", "harness.meta.away"),
+        (
+            "harness.notification.background-command",
+            "harness.notification.background",
+        ),
+    ];
+    let listed =
+        common::ok_json(common::csift().args(["search", "--list-labels", "--format", "json"]));
+    for (alias, leaf) in pairs {
+        let want: Vec<u64> = expect
+            .iter()
+            .filter(|e| e.0 == leaf)
+            .map(|e| e.1 as u64)
+            .collect();
+        assert_eq!(want.len(), 1, "{leaf}: one record in the fixture");
+        let out = home
+            .cmd()
+            .args([
+                "search",
+                "",
+                "-t",
+                alias,
+                "--format",
+                "json",
+                "--no-exchange",
+            ])
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{alias}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let hits: Vec<Value> = common::json_lines(&out.stdout)
+            .into_iter()
+            .filter(|v| v["type"] == "match")
+            .collect();
+        let lines: Vec<u64> = hits.iter().map(|v| v["line"].as_u64().unwrap()).collect();
+        assert_eq!(lines, want, "-t {alias}");
+        assert!(hits.iter().all(|h| h["label"] == leaf), "{hits:?}");
+        // As a subtree too.
+        let sub = format!("{alias}.*");
+        let out = home
+            .cmd()
+            .args(["search", "", "-t", &sub, "-c"])
+            .output()
+            .unwrap();
+        assert!(
+            String::from_utf8_lossy(&out.stdout).ends_with(":1\n"),
+            "-t {sub}"
+        );
+        let row = listed
+            .iter()
+            .find(|r| r["type"] == "alias" && r["alias"] == alias)
+            .unwrap_or_else(|| panic!("{alias} not listed"));
+        assert_eq!(row["label"], leaf);
+    }
+    // The human list says the leaf beside each alias.
+    let text = common::csift()
+        .args(["search", "--list-labels"])
+        .output()
+        .unwrap()
+        .stdout;
+    let text = String::from_utf8(text).unwrap();
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("harness.meta.turn-duration")
+                && l.ends_with("= harness.meta.turn"))
+    );
 }

@@ -1514,3 +1514,221 @@ fn whoami_notes_the_lane_caveat_only_where_a_session_has_lanes_misc_009() {
         .unwrap();
     assert!(String::from_utf8_lossy(&out.stderr).contains("TOP-LEVEL"));
 }
+
+/// whoami's `depth`: 0 (and `is_subagent` false) for a session with no lane
+/// file, where no subagent can be calling (TAIL-003: a running subagent's lane
+/// file is on disk from its first record); null for a session with lanes,
+/// whose subagents are handed the session's own id (SUB-021, MISC-009), and
+/// for an id with no transcript.
+#[test]
+fn whoami_depth_is_zero_only_where_no_lane_can_call_sub_021_tail_003() {
+    let home = shapes_home();
+    const S3: &str = "33333333-cccc-4000-8000-000000000003";
+    let mut c = Session::new(S3, "/w/app");
+    c.user("a session with no subagent");
+    c.text("m1", "ok");
+    home.write("-w-app", &c.file_name(), &c.lines);
+    let json = |id: &str| -> Value {
+        let out = home
+            .cmd()
+            .env("CLAUDE_CODE_SESSION_ID", id)
+            .args(["whoami", "--format", "json"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    // S3 has no lane on disk: the caller is the session.
+    let v = json(S3);
+    assert_eq!(v["depth"], 0, "{v}");
+    assert_eq!(v["is_subagent"], false, "{v}");
+    assert_eq!(v["parent_session_id"], Value::Null);
+    // S1 has three lanes, S2 a flat one: any of them may be the caller.
+    for id in [S1, S2] {
+        let v = json(id);
+        let o = v.as_object().unwrap();
+        assert!(o.contains_key("depth"), "{v}");
+        assert_eq!(v["depth"], Value::Null, "{v}");
+        assert_eq!(v["is_subagent"], Value::Null, "{v}");
+    }
+    // No transcript of the id: nothing is known.
+    let v = json("99999999-0000-4000-8000-000000000009");
+    assert_eq!(v["files"], json!([]));
+    assert_eq!(v["depth"], Value::Null, "{v}");
+    assert_eq!(v["is_subagent"], Value::Null, "{v}");
+}
+
+const ORIGIN: &str = "99999999-0000-4000-8000-00000000a001";
+const CLONE: &str = "cccccccc-0000-4000-8000-00000000c001";
+const COCLONE: &str = "cccccccc-0000-4000-8000-00000000c002";
+const MENTION: &str = "00000000-0000-4000-8000-00000000d001";
+const BACKREF: &str = "00000001-0000-4000-8000-00000000d002";
+const QUEUED: &str = "55555555-0000-4000-8000-00000000e001";
+const BOUNDARY: &str = "b0b0b0b0-1111-4222-8333-b0b0b0b0b0b0";
+const LOGICAL: &str = "a1a1a1a1-1111-4222-8333-a1a1a1a1a1a1";
+
+/// The origin's compaction boundary as Claude Code writes it natively.
+fn boundary_record(session: &str, version: &str) -> Value {
+    json!({"parentUuid": null, "logicalParentUuid": LOGICAL, "isSidechain": false, "userType": "external",
+        "cwd": "/w/copy", "sessionId": session, "version": version, "gitBranch": "main",
+        "type": "system", "subtype": "compact_boundary", "content": "Conversation compacted", "isMeta": false,
+        "timestamp": "2026-08-31T11:41:41.866Z", "uuid": BOUNDARY, "level": "info",
+        "compactMetadata": {"trigger": "auto", "preTokens": 976521, "postTokens": 165848}})
+}
+
+/// A clone's head (CMP-012, CMP-014, REC-041): untimed bookkeeping lines, then
+/// the origin's boundary re-serialised (same uuid, logicalParentUuid and time;
+/// its own sessionId, `sessionKind: "bg"`, the copying build's version, no
+/// slug), the copied summary, then the clone's own records.
+fn clone_lines(id: &str, pad: usize) -> Vec<Value> {
+    let mut s = Session::new(id, "/w/copy");
+    s.version = "2.1.252".into();
+    for t in [
+        "ai-title",
+        "agent-name",
+        "mode",
+        "permission-mode",
+        "atis-latch",
+    ] {
+        s.raw(json!({"type": t, "sessionId": id, "aiTitle": "copied work"}));
+    }
+    s.raw(json!({"type": "file-history-snapshot", "messageId": "m0", "snapshot": {"trackedFileBackups": {}, "timestamp": "2026-08-31T11:35:10.097Z"}, "isSnapshotUpdate": false}));
+    let mut b = boundary_record(id, "2.1.252");
+    b["sessionKind"] = json!("bg");
+    s.raw(b);
+    s.raw(json!({"parentUuid": BOUNDARY, "isSidechain": false, "userType": "external", "cwd": "/w/copy",
+        "sessionId": id, "version": "2.1.252", "sessionKind": "bg", "type": "user", "isCompactSummary": true,
+        "isVisibleInTranscriptOnly": true, "timestamp": "2026-08-31T11:41:41.900Z",
+        "uuid": "5a5a5a5a-1111-4222-8333-5a5a5a5a5a5a",
+        "message": {"role": "user", "content": "This session is being continued from a previous conversation."}}));
+    s.user("carry on in the background copy");
+    s.text("m_c1", &format!("On it.{}", " padding".repeat(pad)));
+    s.user("and finish it");
+    s.text("m_c2", "Finished.");
+    s.lines
+}
+
+/// CMP-012…016, REC-041, MISC-028: `list` names a clone's origin, tells a
+/// fork its origin's `continued-in` record names from a plain clone, and
+/// refuses what only looks like the origin: a sibling that mentions the
+/// boundary uuid in prose, one whose boundary names it as its
+/// logicalParentUuid, and a co-clone whose head is the same boundary. A
+/// transcript led by a queue-operation is no clone.
+#[test]
+fn clones_name_their_origin_and_forks_are_told_apart_cmp_012_cmp_014_misc_028() {
+    let home = Home::new();
+    let p = "-w-copy";
+    // The origin: slugged records, the boundary mid-file, and later the
+    // record that names its fork's successor.
+    let mut o = Session::new(ORIGIN, "/w/copy");
+    o.version = "2.1.251".into();
+    o.user("build the exporter");
+    o.push(json!({"type": "assistant", "slug": "jolly-humming-kettle", "message": {"model": "claude-opus-4-5-20251101", "id": "m_o1", "type": "message", "role": "assistant", "content": [{"type": "text", "text": "Working."}], "usage": {"input_tokens": 1, "output_tokens": 1}}}));
+    o.raw(boundary_record(ORIGIN, "2.1.251"));
+    o.user("keep going");
+    home.write(p, &o.file_name(), &o.lines);
+    // Lookalikes that sort before the origin.
+    let mut m = Session::new(MENTION, "/w/copy");
+    m.user(&format!("what is boundary {BOUNDARY} about?"));
+    home.write(p, &m.file_name(), &m.lines);
+    let mut y = Session::new(BACKREF, "/w/copy");
+    y.user("first");
+    y.system("compact_boundary", json!({"logicalParentUuid": BOUNDARY, "uuid": "dddddddd-1111-4222-8333-dddddddddddd", "compactMetadata": {"trigger": "manual"}}));
+    home.write(p, &y.file_name(), &y.lines);
+    // The clone, read as head and tail windows (it is past 256 KB), and a
+    // co-clone of the same boundary.
+    home.write(p, &format!("{CLONE}.jsonl"), &clone_lines(CLONE, 40_000));
+    home.write(p, &format!("{COCLONE}.jsonl"), &clone_lines(COCLONE, 0));
+    let mut q = Session::new(QUEUED, "/w/copy");
+    q.raw(json!({"type": "queue-operation", "operation": "enqueue", "timestamp": "2026-01-01T00:00:00.000Z", "sessionId": QUEUED, "content": "x"}));
+    q.system(
+        "compact_boundary",
+        json!({"compactMetadata": {"trigger": "auto"}}),
+    );
+    q.user("after");
+    home.write(p, &q.file_name(), &q.lines);
+
+    let all = rows(
+        &home
+            .cmd()
+            .args(["list", "--format", "json"])
+            .output()
+            .unwrap()
+            .stdout,
+    );
+    let row = |id: &str| all.iter().find(|r| r["session_id"] == id).unwrap().clone();
+    let c = row(CLONE);
+    assert_eq!(c["read"], "head-tail", "{c}");
+    assert_eq!(c["is_clone"], true, "{c}");
+    assert_eq!(c["clone_of"], ORIGIN, "{c}");
+    assert_eq!(c["clone_boundary_uuid"], BOUNDARY);
+    assert_eq!(
+        c["forked_from"],
+        Value::Null,
+        "no continued-in names it: a clone"
+    );
+    assert_eq!(
+        row(COCLONE)["clone_of"],
+        ORIGIN,
+        "a co-clone is not the origin"
+    );
+    for id in [ORIGIN, MENTION, BACKREF, QUEUED] {
+        let r = row(id);
+        assert_eq!(r["is_clone"], false, "{id}: {r}");
+        assert_eq!(r["clone_of"], Value::Null);
+    }
+    let text = String::from_utf8(home.cmd().arg("list").output().unwrap().stdout).unwrap();
+    assert_eq!(text.matches("clone of @99999999").count(), 2, "{text}");
+
+    // The origin's --fork-session record names the clone: a fork.
+    o.raw(json!({"type": "continued-in", "timestamp": "2026-09-02T09:54:22.256Z", "sessionId": ORIGIN, "continuedInSessionId": CLONE}));
+    home.write(p, &o.file_name(), &o.lines);
+    let all = rows(
+        &home
+            .cmd()
+            .args(["list", "--format", "json"])
+            .output()
+            .unwrap()
+            .stdout,
+    );
+    let row = |id: &str| all.iter().find(|r| r["session_id"] == id).unwrap().clone();
+    assert_eq!(row(CLONE)["forked_from"], ORIGIN);
+    assert_eq!(row(CLONE)["clone_of"], ORIGIN);
+    assert_eq!(row(COCLONE)["forked_from"], Value::Null);
+    assert_eq!(row(ORIGIN)["continued_in"], json!([CLONE]));
+    let one = rows(
+        &home
+            .cmd()
+            .args(["list", &format!("@{CLONE}"), "--format", "json"])
+            .output()
+            .unwrap()
+            .stdout,
+    );
+    assert_eq!(
+        one[0]["forked_from"], ORIGIN,
+        "a one-session listing reads the origin too"
+    );
+    let text = String::from_utf8(home.cmd().arg("list").output().unwrap().stdout).unwrap();
+    assert!(text.contains("fork of @99999999"), "{text}");
+    assert!(text.contains("continued in @cccccccc"), "{text}");
+
+    // A fork that is no clone (its head is an ordinary record): told apart
+    // where the origin's record is read, in the same listing.
+    let succ = "77777777-0000-4000-8000-00000000f001";
+    let mut f = Session::new(succ, "/w/copy");
+    f.user("forked session");
+    home.write(p, &f.file_name(), &f.lines);
+    o.raw(json!({"type": "continued-in", "timestamp": "2026-09-02T10:00:00.000Z", "sessionId": ORIGIN, "continuedInSessionId": succ}));
+    home.write(p, &o.file_name(), &o.lines);
+    let all = rows(
+        &home
+            .cmd()
+            .args(["list", "--format", "json"])
+            .output()
+            .unwrap()
+            .stdout,
+    );
+    let s = all.iter().find(|r| r["session_id"] == succ).unwrap();
+    assert_eq!(s["forked_from"], ORIGIN, "{s}");
+    assert_eq!(s["is_clone"], false);
+}

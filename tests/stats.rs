@@ -1170,3 +1170,91 @@ fn corpus_glued_message_stays_on_its_own_day() {
     let t20 = run("2026-01-20");
     assert_eq!(t20["glued_records"], json!({"assistant": 1, "summary": 1}));
 }
+
+/// A narration signature: field path 2 → 1 → 8 reads `narration` (NAR-002).
+const NARRATION_SIG: &str = "Eg0KC0IJbmFycmF0aW9uGAE=";
+
+/// Narration blocks are counted per model of their message, as blocks: Claude
+/// Code writes the reasoning block and its narration as two records of one
+/// message, each repeating the same usage (NAR-004), so the message's tokens
+/// count once and nothing is split off for the narration. `--by model` keeps
+/// each model's count in its own group.
+#[test]
+fn narration_blocks_are_counted_per_model_not_as_tokens_nar_004() {
+    let home = Home::new();
+    let mut s = Session::new("aa000000-0000-4000-8000-000000000404", "/w/n");
+    s.user("why does the build fail?");
+    let opus = "claude-opus-4-7";
+    let sonnet = "claude-sonnet-4-6";
+    let think =
+        |t: &str| json!({"type": "thinking", "thinking": t, "signature": "RXJyb3JTaWduYXR1cmU="});
+    let narr = |t: &str| json!({"type": "thinking", "thinking": t, "signature": NARRATION_SIG});
+    // One message, two per-block records, byte-identical usage (NAR-004).
+    asst(
+        &mut s,
+        "msg_o1",
+        think("the import is missing"),
+        usage(500, 10),
+        opus,
+    );
+    asst(
+        &mut s,
+        "msg_o1",
+        narr("Looking at the imports."),
+        usage(500, 10),
+        opus,
+    );
+    asst(
+        &mut s,
+        "msg_o1",
+        json!({"type": "text", "text": "Missing import."}),
+        usage(500, 10),
+        opus,
+    );
+    s.user("and the tests?");
+    asst(&mut s, "msg_s1", think("run them"), usage(300, 0), sonnet);
+    asst(
+        &mut s,
+        "msg_s1",
+        narr("Checking the tests."),
+        usage(300, 0),
+        sonnet,
+    );
+    asst(
+        &mut s,
+        "msg_s2",
+        narr("Reading the failures."),
+        usage(40, 0),
+        sonnet,
+    );
+    home.write("-w-n", &s.file_name(), &s.lines);
+
+    let t = total(&run_json(&home, &[])).clone();
+    assert_eq!(t["narration_blocks"], json!({opus: 1, sonnet: 2}), "{t}");
+    assert_eq!(t["labels"]["agent.thinking.narration"], 3);
+    // The message's usage is counted once, whole: no narration share taken out.
+    assert_eq!(t["tokens"][opus]["messages"], 1);
+    assert_eq!(t["tokens"][opus]["output"], 500);
+    assert_eq!(t["tokens"][sonnet]["messages"], 2);
+    assert_eq!(t["tokens"][sonnet]["output"], 340);
+
+    let groups = run_json(&home, &["--by", "model"]);
+    let of = |m: &str| {
+        groups
+            .iter()
+            .find(|g| g["type"] == "group" && g["key"] == m)
+            .unwrap_or_else(|| panic!("no {m} group"))["narration_blocks"]
+            .clone()
+    };
+    assert_eq!(of(opus), json!({opus: 1}));
+    assert_eq!(of(sonnet), json!({sonnet: 2}));
+
+    let human = stats(&home).output().unwrap();
+    let text = String::from_utf8_lossy(&human.stdout);
+    let line = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("narration"))
+        .unwrap_or_else(|| panic!("no narration line:\n{text}"));
+    assert!(line.contains(&format!("{sonnet}=2 {opus}=1")), "{line}");
+    assert!(line.contains("not split"), "{line}");
+}

@@ -81,14 +81,24 @@ impl Label {
         Label::ALL.iter().copied().find(|l| l.name() == s)
     }
 
-    /// The claims' older spellings of four leaves, accepted as selector aliases.
+    /// The earlier spellings of four leaves (csift 0.10.1's, and the claims'),
+    /// accepted as selector aliases and listed by `--list-labels` with the
+    /// leaf they name: (alias, canonical leaf).
+    pub(crate) const ALIASES: &'static [(&'static str, Label)] = &[
+        (
+            "harness.notification.background-command",
+            Label::HarnessNotificationBackground,
+        ),
+        ("harness.meta.away-summary", Label::HarnessMetaAway),
+        ("harness.meta.stop-hooks", Label::HarnessMetaStop),
+        ("harness.meta.turn-duration", Label::HarnessMetaTurn),
+    ];
+
+    /// The leaf an alias names, or `s` itself.
     pub(crate) fn alias(s: &str) -> &str {
-        match s {
-            "harness.notification.background-command" => "harness.notification.background",
-            "harness.meta.away-summary" => "harness.meta.away",
-            "harness.meta.stop-hooks" => "harness.meta.stop",
-            "harness.meta.turn-duration" => "harness.meta.turn",
-            other => other,
+        match Label::ALIASES.iter().find(|(a, _)| *a == s) {
+            Some((_, l)) => l.name(),
+            None => s,
         }
     }
 
@@ -142,13 +152,13 @@ impl LabelSet {
     pub(crate) fn parse<S: AsRef<str>>(selectors: &[S]) -> Result<LabelSet, String> {
         let mut set = LabelSet::EMPTY;
         for sel in selectors.iter().flat_map(|s| s.as_ref().split(',')) {
-            let sel = Label::alias(sel.trim());
+            let sel = sel.trim();
             if sel.is_empty() {
                 continue;
             }
             let (prefix, star) = match sel.strip_suffix(".*") {
-                Some(p) => (p, true),
-                None => (sel, false),
+                Some(p) => (Label::alias(p), true),
+                None => (Label::alias(sel), false),
             };
             let bare_role = !star && matches!(prefix, "user" | "agent" | "harness");
             let before = set;

@@ -24,6 +24,18 @@ pub(crate) enum ReturnsArg {
     Both,
 }
 
+/// How siblings in the tree are ordered (`--order-by`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
+pub(crate) enum OrderBy {
+    /// By the spawning call's time (the lane's first record when no call is
+    /// known): the order the parent asked for them.
+    #[default]
+    Trigger,
+    /// By the time each returned (`completed`); lanes with no completion
+    /// time follow, in trigger order.
+    Completion,
+}
+
 #[derive(Debug, Args)]
 #[command(after_help = concat!(
     "Examples:\n",
@@ -33,6 +45,8 @@ pub(crate) enum ReturnsArg {
     "  csift agents . --kind teammate         # teammates of this directory's session\n",
     "  csift agents @4d56 --depth 1 --returns parent\n",
     "  csift agents @4d56 --format json | jq 'select(.state==\"pending\")'\n",
+    "  csift agents @4d56 --order-by completion   # siblings in the order they returned\n",
+    "  csift agents @4d56 --with-files            # the files each lane wrote\n",
     "  csift show @a2898e3                    # lane ids work as targets\n\n",
     "TARGET must name one session (an error lists the candidates otherwise). With no TARGET,\n",
     "every session that has a lane or a spawn is listed, one tree after another.\n",
@@ -70,6 +84,13 @@ pub(crate) enum ReturnsArg {
     "   among those shown; errors: files that could not be read, said on stderr; exit 2).\n",
     "  parent_id is \"main\", a parent agent id, or null (orphan). returned_message and\n",
     "  child_final_text are present as --returns selects. Tokens count each message.id once.\n",
+    "  files_written (only with --with-files): [{\"path\",\"class\",\"kinds\":[…],\"touches\"}], the\n",
+    "  paths the lane's own Write/Edit/MultiEdit/NotebookEdit calls changed (those whose result\n",
+    "  is an error never landed and are left out) and those its Bash commands write, move,\n",
+    "  copy, delete or touch, read as `csift files` reads them (kinds and classes as there);\n",
+    "  null where the lane's records are not on disk apart (an inline sidechain, a lane-less\n",
+    "  spawn without nested records). files_opaque: its commands that change files they never\n",
+    "  name (formatters, installs, git checkout …).\n",
     "  nested_records: true on a lane-less subagent whose records sit in the parent's\n",
     "  agent_progress records (search finds them `via agent_progress`): records, tool_calls,\n",
     "  started and last_activity count them; tokens stay 0, as each nested usage copy is\n",
@@ -92,6 +113,14 @@ pub(crate) struct AgentsArgs {
     /// Characters of each return shown in the tree (0 = whole text).
     #[arg(long, value_name = "N", default_value_t = 240)]
     pub(crate) width: usize,
+    /// Order siblings by when they were spawned (trigger) or when they
+    /// returned (completion).
+    #[arg(long, value_enum, default_value_t = OrderBy::Trigger, value_name = "BY")]
+    pub(crate) order_by: OrderBy,
+    /// Also list the files each lane wrote (from its tool calls and commands,
+    /// as `csift files` reads them).
+    #[arg(long)]
+    pub(crate) with_files: bool,
     #[command(flatten)]
     pub(crate) common: super::Common,
 }

@@ -12,6 +12,21 @@ pub(crate) enum CountBy {
     Model,
     Month,
     Version,
+    /// How a tool unit pairs: `answered` (a call its result answers, or a
+    /// result whose call is in its file), `unanswered` (a call no result in
+    /// its file answers) or `orphan-result` (a result whose call is in no
+    /// record of its file); null for any other unit.
+    Pairing,
+    /// A tool result's outcome: `ok` or `error` (is_error true); null for any
+    /// other unit.
+    Result,
+    /// An attachment record's payload type (`hook_success`, …); null for any
+    /// other unit. Lifts the default skip of attachment records, as
+    /// --attachments does.
+    Attachment,
+    /// The turn a hit is in: `<session-id>:<turn>`, `<session-id>@<agent>:<turn>`
+    /// in a lane file (turns are numbered per file).
+    Turn,
 }
 
 #[derive(Debug, Args)]
@@ -22,7 +37,11 @@ pub(crate) enum CountBy {
     "  csift search -t agent.tool.use --tool Bash 'cargo (test|build)'\n",
     "  csift search -F 'a.b(c)' -t agent.tool.result --max-count 5\n",
     "  csift search 'TODO' --count-by label\n",
-    "  csift search --list-labels\n\n",
+    "  csift search '' -t agent.tool.use --count-by pairing @3f2a   # answered vs unanswered calls\n",
+    "  csift search 'panic' @3f2a --count-by turn        # which turns hold the hits\n",
+    "  csift search 'migration' @3f2a --raw | jq .uuid   # the matched records, byte for byte\n",
+    "  csift search --list-labels\n",
+    "  csift search -t harness.meta.turn-duration ''   # an earlier spelling of harness.meta.turn\n\n",
     "Matching: the regex runs over each unit's decoded text (JSON escapes undone); a tool_use\n",
     "unit's text is `<tool name> <input JSON>`, a tool_result's is its content text. A pattern\n",
     "that does not match a call's input JSON is tried on that input with its strings decoded,\n",
@@ -68,8 +87,14 @@ pub(crate) enum CountBy {
     "  counted in \"submatches_omitted\" instead of listed.\n",
     "  With -c or -l, one {\"type\":\"count\",\"session_id\",\"agent_id\",\"file\",\"hits\"} per file\n",
     "  with hits; with --count-by, one {\"type\":\"count\",\"key\",\"hits\"} per key, most hits first\n",
-    "  (key null for hits with no tool, model, version or time; `-` in the human form); then the\n",
-    "  summary (its exchanges is 0: none were built).\n\n",
+    "  (key null for hits with no tool, model, version, time, pairing, result, attachment type\n",
+    "  or turn; `-` in the human form); then the summary (its exchanges is 0: none were built).\n",
+    "  With --raw, each matched record's line as it is in the file (every line once, however\n",
+    "  many of its units match; a line holding glued records whole), in path order; with\n",
+    "  --format json one {\"type\":\"raw\",\"session_id\",\"agent_id\",\"file\",\"line\",\"record\"}\n",
+    "  per line (record: the line as a string; a byte that is not UTF-8 becomes U+FFFD, said\n",
+    "  on stderr), then the summary. A subagent's record nested in an agent_progress record\n",
+    "  prints the progress record's line. -m counts lines; what it leaves out is said on stderr.\n\n",
     "Exit status: 0 a match, 1 no match, 2 an error (other files are still searched).",
 ))]
 pub(crate) struct SearchArgs {
@@ -108,8 +133,10 @@ pub(crate) struct SearchArgs {
     /// (visible leaves only). Repeatable or comma-separated. Default: every visible leaf.
     #[arg(short = 't', long = "label", value_name = "SELECTOR")]
     pub(crate) labels: Vec<String>,
-    /// Print the label taxonomy and exit (with --format json: one
-    /// {"type":"label","label","visible","description"} per line).
+    /// Print the label taxonomy and the aliases -t accepts, each with the leaf
+    /// it names, and exit (with --format json: one
+    /// {"type":"label","label","visible","description"} per leaf, then one
+    /// {"type":"alias","alias","label"} per alias).
     #[arg(long)]
     pub(crate) list_labels: bool,
     /// Only tool units whose tool name (or the name of the call a result answers)
@@ -146,7 +173,11 @@ pub(crate) struct SearchArgs {
     /// Print a table of hit counts grouped by KEY.
     #[arg(long, value_enum, value_name = "KEY")]
     pub(crate) count_by: Option<CountBy>,
-    /// Stop after N exchanges (the output says how many were left out). Exchanges
+    /// Print each matched record as its original line (JSON Lines as Claude Code
+    /// wrote them, ready for jq), once per line, instead of exchanges.
+    #[arg(long, conflicts_with_all = ["count", "files_with_matches", "count_by", "no_exchange"])]
+    pub(crate) raw: bool,
+    /// Stop after N exchanges (--raw: N lines; the output says how many were left out). Exchanges
     /// come in path order (project folder, session file, line), as ripgrep
     /// orders files, so these are the first N in that order, not the newest:
     /// narrow with --since 2d or a target (`.`, `@id`) for recent ones.

@@ -11,6 +11,17 @@ pub(crate) enum Tools {
     Full,
 }
 
+/// Which turns the budget goes to (`--prefer`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
+pub(crate) enum PreferArg {
+    /// The newest turns, back to the first that does not fit.
+    #[default]
+    Newest,
+    /// The turns the compaction summaries carried least of, each while it
+    /// fits whole (turns no summary covers first, newest first).
+    LeastCarried,
+}
+
 #[derive(Debug, Args)]
 #[command(after_help = concat!(
     "Examples:\n",
@@ -18,7 +29,9 @@ pub(crate) enum Tools {
     "  csift verbatim @3f2a --budget 20000 --thinking --tools full\n",
     "  csift verbatim @3f2a --slices 4 --window 9000            # all four slices, in order\n",
     "  csift verbatim @3f2a --slices 4 --slice 2 --window 9000  # the second oldest slice\n",
-    "  echo '{\"transcript_path\":\"/path/s.jsonl\"}' | csift verbatim --hook-json --slices 4 --slice 1\n\n",
+    "  echo '{\"transcript_path\":\"/path/s.jsonl\"}' | csift verbatim --hook-json --slices 4 --slice 1\n",
+    "  csift verbatim @3f2a --max-compactions 1       # what the last compaction summarised, no older\n",
+    "  csift verbatim @3f2a --prefer least-carried    # the turns the summaries kept least of\n\n",
     "What it rebuilds: walking back from the end of ONE transcript (a session's main file, or a\n",
     "lane named by @agent-id), whole turns (numbered as `search` numbers them) are kept while\n",
     "they fit; the output is oldest first. Text only: prompts, replies, one line per tool call\n",
@@ -31,12 +44,23 @@ pub(crate) enum Tools {
     "wrote again is rendered once.\n",
     "The walk stops at the first turn that does not fit, so older turns are left out even when\n",
     "budget remains; the human form then says so on stderr (the text stays within the budget),\n",
-    "the JSON summary in turns vs turns_total.\n\n",
+    "the JSON summary in turns vs turns_total. --max-compactions N stops it before a turn that\n",
+    "would take it back across more than N compaction summaries (0: only turns after the newest\n",
+    "summary; 1: back to what the newest one summarised).\n",
+    // CMP-009: a summary loses turns by volume, not by count.
+    "--prefer least-carried spends the budget on the turns the compaction summaries carried\n",
+    "least of instead: a summary lists the user's messages and keeps at most one assistant\n",
+    "message, so a turn's carried share is the characters of its prompts a summary bullet holds\n",
+    "(and of a quoted assistant message) over its own; turns are kept by that share, least\n",
+    "first, each while it fits whole, and printed in order (gaps show in the turn numbers).\n\n",
     "Sizes are UTF-16 code units (JavaScript String.length, what Claude Code's 10000-char\n",
     // MISC-012: the threshold counts UTF-16 units.
     "additionalContext threshold counts). A turn too long for the room it gets is cut\n",
-    "to fit, keeping its head and tail around an explicit\n",
-    "`[… csift verbatim: N characters of this turn cut …]` marker. Without slicing that is only\n",
+    "to fit: first its shorter assistant messages are left out, the longest kept (a compaction\n",
+    // CMP-010: a summary keeps at most one assistant message, not reliably the last.
+    "summary keeps at most one, not reliably the last); if it still does not fit, its head and\n",
+    "tail are kept around the middle cut. One explicit\n",
+    "`[… csift verbatim: N characters of this turn cut …]` marker says so. Without slicing that is only\n",
     "the newest turn, when it alone passes the budget: an older turn that does not fit ends\n",
     "the walk. When slicing, any turn longer than a window is cut to fill a window of its own,\n",
     "so the slices can reach older turns than the unsliced output of the same budget.\n\n",
@@ -50,16 +74,24 @@ pub(crate) enum Tools {
     "--hook-json prints {\"hookSpecificOutput\":{\"hookEventName\":\"SessionStart\",\n",
     // ELI-021: the SessionStart hook output shape.
     "\"additionalContext\":TEXT}}, or nothing when TEXT is empty. With no TARGET it reads\n",
-    "the hook payload on stdin and uses its transcript_path (else @session_id). See hooks/.\n\n",
+    "the hook payload on stdin and uses its transcript_path (else @session_id); with\n",
+    // MISC-027: the five SessionStart sources; the matcher selects on the same value.
+    "--hook-source compact it prints nothing unless the payload's source is compact (a\n",
+    "SessionStart hook also fires on startup, resume, clear and fork). See hooks/.\n\n",
     "JSON (--format json): {\"type\":\"turn\",\"turn\",\"first_line\",\"last_line\",\"chars\",\"cut\",\n",
-    "\"cut_chars\",\"slice\",\"compaction_summaries\":[line…],\"text\"} per kept turn, oldest first\n",
+    "\"cut_chars\",\"slice\",\"compaction_summaries\":[line…],\"summary_carried\",\"text\"} per kept\n",
+    "turn, oldest first\n",
     "(cut_chars: characters of the turn the cut left out, the count its marker gives;\n",
     "compaction_summaries: the lines of the summaries the turn holds, whole or cut: a cut\n",
     "turn's marker names them with the `csift show @SESSION --line N` that prints one\n",
     "whole), then\n",
     "{\"type\":\"summary\",\"file\",\"session_id\",\"agent_id\",\"turns\",\"turns_total\",\"chars\",\"budget\",\n",
     "\"slices\",\"window\",\"slices_used\",\"compaction_summaries_spanned\",\"compaction_summaries_total\",\n",
-    "\"left_out_before\",\"errors\",\"elapsed_ms\"} (left_out_before: the oldest turn kept when older\n",
+    "\"max_compactions\",\"prefer\",\"stopped_by\",\"turns_skipped\",\n",
+    "\"left_out_before\",\"errors\",\"elapsed_ms\"} (stopped_by: budget, windows, max-compactions or\n",
+    "null when nothing was left out; turns_skipped: with --prefer least-carried, the turns not\n",
+    "kept; summary_carried on a turn row: the share of it the covering summary carried, 0 to 1,\n",
+    "null where no summary covers it; left_out_before: the oldest turn kept when older\n",
     "content was left out, turn 0 included, else null; errors: files or targets that could not be\n",
     "read; exit 2). A line of a kept turn that is not a readable record, or a block of a type\n",
     "csift does not model, is said in place with the show command that prints it.\n",
@@ -96,6 +128,20 @@ pub(crate) struct VerbatimArgs {
     /// stdin when no TARGET is given).
     #[arg(long)]
     pub(crate) hook_json: bool,
+    /// With --hook-json reading the payload on stdin: print nothing (exit 0)
+    /// unless the payload's `source` (what started the session: startup,
+    /// resume, clear, compact, fork) is one of these. Repeatable or
+    /// comma-separated.
+    #[arg(long, value_name = "SOURCE", value_delimiter = ',')]
+    pub(crate) hook_source: Vec<String>,
+    /// Reach back across at most N compaction summaries (0: only what came
+    /// after the newest one).
+    #[arg(long, value_name = "N")]
+    pub(crate) max_compactions: Option<usize>,
+    /// Which turns the budget goes to: the newest, or those the compaction
+    /// summaries carried least of.
+    #[arg(long, value_enum, default_value_t = PreferArg::Newest, value_name = "WHICH")]
+    pub(crate) prefer: PreferArg,
     #[command(flatten)]
     pub(crate) common: super::Common,
 }

@@ -26,9 +26,16 @@ struct Json<'a> {
     session_id: &'a str,
     files: Vec<String>,
     source: &'static str,
-    /// Lane fields are unknowable from the environment alone (MISC-009).
+    /// Lane fields are unknowable from the environment alone (MISC-009),
+    /// except where no lane exists: a session with no lane file on disk has
+    /// no subagent that could be calling (TAIL-003: a running subagent's lane
+    /// file is on disk from its first record), so the caller is the session.
     is_subagent: Option<bool>,
     parent_session_id: Option<&'a str>,
+    /// Spawns between the caller and its session: 0 for the session itself;
+    /// null when a subagent may be calling (the variable names the session
+    /// in every lane, SUB-021) or the transcript is not found.
+    depth: Option<usize>,
 }
 
 pub(crate) fn run(args: &WhoamiArgs, out: &mut Out, problems: &Problems) -> Result<super::Exit> {
@@ -58,14 +65,17 @@ pub(crate) fn run(args: &WhoamiArgs, out: &mut Out, problems: &Problems) -> Resu
     };
     let shown = crate::output::sanitize::clean(id);
     lane_note(problems, lanes, files.is_empty());
+    // Known to be the session itself only where no lane could be calling.
+    let the_session = !lanes && !files.is_empty();
     match args.common.format {
         Format::Json => out.json(&Json {
             kind: "session",
             session_id: id,
             files: files.clone(),
             source: "env",
-            is_subagent: None,
+            is_subagent: the_session.then_some(false),
             parent_session_id: None,
+            depth: the_session.then_some(0),
         })?,
         Format::Human if args.path => {
             // Exact for `$(csift whoami --path)`; a terminal gets it cleaned

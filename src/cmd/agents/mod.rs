@@ -13,6 +13,7 @@ pub(crate) mod session;
 pub(crate) mod sidecar;
 pub(crate) mod state;
 pub(crate) mod teammate;
+pub(crate) mod written;
 
 use std::time::Instant;
 
@@ -62,7 +63,14 @@ pub(crate) fn run(
     }
     let now = jiff::Timestamp::now();
     let returns = Returns(args.returns);
-    let mut trees: Vec<Tree> = crate::scan::par_map(&sessions, |s| session::build(s, returns, now));
+    let mut trees: Vec<Tree> = crate::scan::par_map(&sessions, |s| {
+        session::build(s, returns, now, args.order_by)
+    });
+    if args.with_files {
+        for (t, s) in trees.iter_mut().zip(&sessions) {
+            written::attach(t, s);
+        }
+    }
     for t in &trees {
         for (p, msg) in &t.problems {
             problems.report(p, msg);

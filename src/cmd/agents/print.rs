@@ -297,6 +297,7 @@ fn lane(
             st.reset
         )?;
     }
+    written(out, r, &pad)?;
     let parent_text = r.returned_message.as_ref().and_then(Option::as_deref);
     if let Some(p) = parent_text {
         // What the parent received: an error text for a failed lane, not a return.
@@ -337,6 +338,53 @@ fn lane(
         )?;
     }
     Ok(())
+}
+
+/// Paths listed on a lane's `wrote` line before the rest are counted.
+const WRITTEN_SHOWN: usize = 8;
+
+/// `--with-files`: the lane's `wrote` line (nothing without the flag).
+fn written(out: &mut Out, r: &LaneRow, pad: &str) -> std::io::Result<()> {
+    let st = out.style;
+    let Some(w) = &r.files_written else {
+        return Ok(());
+    };
+    let Some(w) = w else {
+        return writeln!(
+            out,
+            "{pad}wrote: unknown (its records are not on disk apart){}",
+            st.reset
+        );
+    };
+    let mut parts: Vec<String> = w
+        .iter()
+        .take(WRITTEN_SHOWN)
+        .map(|f| {
+            let n = match f.touches {
+                1 => String::new(),
+                n => format!("×{n}"),
+            };
+            format!("{} ({}{n})", one_line(&f.path), f.kinds.join(","))
+        })
+        .collect();
+    if w.len() > WRITTEN_SHOWN {
+        parts.push(format!("… and {} more", w.len() - WRITTEN_SHOWN));
+    }
+    let opaque = match r.files_opaque.unwrap_or(0) {
+        0 => String::new(),
+        n => format!(" · {n} commands that change files they do not name"),
+    };
+    let files = match w.len() {
+        0 => "no file".to_string(),
+        1 => "1 file: ".to_string(),
+        n => format!("{n} files: "),
+    };
+    writeln!(
+        out,
+        "{pad}wrote {files}{}{opaque}{}",
+        parts.join(", "),
+        st.reset
+    )
 }
 
 /// What the footer and the JSON summary count over the lanes shown.

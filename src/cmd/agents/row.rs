@@ -97,6 +97,13 @@ pub(crate) struct LaneRow {
     pub(crate) fork_context_length: Option<u64>,
     pub(crate) workflow_id: Option<String>,
     pub(crate) teammate: Option<Teammate>,
+    /// `--with-files`: the paths the lane wrote ([`super::written`]); the
+    /// inner null where its records are not on disk apart. Absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) files_written: Option<Option<Vec<super::written::Written>>>,
+    /// `--with-files`: its commands that change files they never name.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) files_opaque: Option<usize>,
 }
 
 impl LaneRow {

@@ -15,6 +15,7 @@ use super::row::{LaneRow, RunRow};
 use super::sidecar::{self, Journal, Meta};
 use super::state::{self, Evidence};
 use super::{teammate, Returns};
+use crate::cli::agents::OrderBy;
 use crate::discovery::session::SessionFiles;
 use crate::discovery::{Shape, Transcript};
 
@@ -58,7 +59,7 @@ fn shape_of(t: &Transcript) -> (&'static str, Option<String>) {
     }
 }
 
-pub(crate) fn build(s: &SessionFiles, returns: Returns, now: Timestamp) -> Tree {
+pub(crate) fn build(s: &SessionFiles, returns: Returns, now: Timestamp, order: OrderBy) -> Tree {
     let mut tree = Tree {
         session_id: s.session_id.clone(),
         project: crate::discovery::file_name(&s.project_dir),
@@ -155,7 +156,7 @@ pub(crate) fn build(s: &SessionFiles, returns: Returns, now: Timestamp) -> Tree 
         rows.push(ctx.laneless_row(sp));
     }
     tree.runs = run_rows(&ctx, &lanes, &journals);
-    order_and_depth(&mut rows, &mut tree.runs);
+    order_and_depth(&mut rows, &mut tree.runs, order);
     tree.lanes = rows;
     tree
 }
@@ -411,8 +412,11 @@ fn run_rows(ctx: &Ctx<'_>, lanes: &[LaneIn], journals: &HashMap<PathBuf, Journal
 }
 
 /// Depth from parent links (cycle-guarded), then rows in tree order: each
-/// parent followed by its children sorted by spawn time, file line, id.
-fn order_and_depth(rows: &mut Vec<LaneRow>, runs: &mut [RunRow]) {
+/// parent followed by its children sorted by spawn time (SUB-023: the parent's
+/// call, never the child's first record, which lags it by a heavy-tailed
+/// delay), or with `completion` by the time each returned, those that did not
+/// after; then file line, id.
+fn order_and_depth(rows: &mut Vec<LaneRow>, runs: &mut [RunRow], order: OrderBy) {
     let by_key: HashMap<String, usize> = rows
         .iter()
         .enumerate()
@@ -444,7 +448,12 @@ fn order_and_depth(rows: &mut Vec<LaneRow>, runs: &mut [RunRow]) {
             .map_or(0, |p| by_key.get(p).map_or(1, |&i| rows[i].depth + 1));
     }
     let sort_key = |r: &LaneRow| {
+        let done = match order {
+            OrderBy::Trigger => None,
+            OrderBy::Completion => Some(completion_key(r)),
+        };
         (
+            done,
             r.spawn_utc.clone().or_else(|| r.started_utc.clone()),
             r.label(),
         )
@@ -502,4 +511,18 @@ fn order_and_depth(rows: &mut Vec<LaneRow>, runs: &mut [RunRow]) {
     order.extend((0..rows.len()).filter(|i| !placed.contains(i)));
     let mut taken: Vec<Option<LaneRow>> = rows.drain(..).map(Some).collect();
     rows.extend(order.into_iter().filter_map(|i| taken[i].take()));
+}
+
+/// `--order-by completion`: a lane that returned sorts by that time, before
+/// every lane that did not. Times compare as instants (a `+00:00` offset and
+/// a `Z` are the same).
+fn completion_key(r: &LaneRow) -> (bool, Option<Timestamp>) {
+    match r
+        .completed_utc
+        .as_deref()
+        .and_then(crate::timefmt::parse_ts)
+    {
+        Some(t) => (false, Some(t)),
+        None => (true, None),
+    }
 }

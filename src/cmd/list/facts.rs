@@ -45,6 +45,7 @@ pub(crate) fn summarize(t: &Transcript, whole: bool) -> crate::error::Result<Sum
     let mut s = Summary::default();
     let mut head = HeadScan::default();
     head.feed(head_of(buf), lane, &mut s);
+    s.clone_boundary = clone_probe(head_of(buf), lane);
     // The scan walks back from EOF over whole lines only: a byte window could
     // cut a long last record and miss the last records before it (REC-089).
     let end = TailFacts::scan(buf, 0, buf.len() as u64, Some(buf));
@@ -91,6 +92,7 @@ fn from_windows(
             return Ok(None);
         }
     }
+    s.clone_boundary = clone_probe(complete_head(w.head()), lane);
     let end = loop {
         let (at, win) = w.tail();
         // The window starts inside a line: its first whole line follows a newline.
@@ -126,6 +128,14 @@ fn from_windows(
     s.read = ReadMode::HeadTail;
     s.bytes = w.file_len();
     Ok(Some(s))
+}
+
+/// The head boundary of a main transcript minted as a clone (CMP-012).
+fn clone_probe(head: &[u8], lane: bool) -> Option<String> {
+    match lane {
+        true => None,
+        false => super::clones::head_boundary(head).flatten(),
+    }
 }
 
 /// A line this long is a payload (a pasted screenshot, a large attachment or
@@ -415,10 +425,10 @@ fn interesting(sidechains: bool) -> &'static Regex {
     // REC-038: tolerate `"type": "x"` as well as the compact form.
     match sidechains {
         false => {
-            crate::scan::re!(bytes r#""type":\s?"(?:ai-title|custom-title|summary)"|"model"\s*:\s*"|\}\{""#)
+            crate::scan::re!(bytes r#""type":\s?"(?:ai-title|custom-title|summary|continued-in)"|"model"\s*:\s*"|\}\{""#)
         }
         true => {
-            crate::scan::re!(bytes r#""type":\s?"(?:ai-title|custom-title|summary)"|"model"\s*:\s*"|\}\{"|"isSidechain":\s?true"#)
+            crate::scan::re!(bytes r#""type":\s?"(?:ai-title|custom-title|summary|continued-in)"|"model"\s*:\s*"|\}\{"|"isSidechain":\s?true"#)
         }
     }
 }
@@ -479,6 +489,11 @@ fn literal_pass(
                     }
                 }
             }
+            continue;
+        }
+        if hit.ends_with(b"continued-in\"") {
+            // MISC-028: a fork's successor, named in its origin.
+            s.continued_in.extend(super::clones::continued_in(line));
             continue;
         }
         if hit.ends_with(b"title\"") || hit.ends_with(b"summary\"") {

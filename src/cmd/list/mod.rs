@@ -6,6 +6,7 @@
 //! read whole, which adds exact turn counts, every model, titles written mid-file
 //! and glued records anywhere ([`facts`]), and [`print`] prints the rows.
 
+pub(crate) mod clones;
 pub(crate) mod facts;
 pub(crate) mod print;
 pub mod read;
@@ -91,6 +92,13 @@ pub(crate) struct Summary {
     pub(crate) first_command: Option<String>,
     /// Glued records (a structural `}{"`) and a torn final line, in file order.
     pub(crate) malformed: Vec<Bad>,
+    /// The uuid of the compact_boundary that is the first timestamped record:
+    /// the session was minted by copying another at that compaction
+    /// ([`clones`], CMP-012). Main transcripts only.
+    pub(crate) clone_boundary: Option<String>,
+    /// Sessions this file's `continued-in` records name (MISC-028), among the
+    /// lines read.
+    pub(crate) continued_in: Vec<String>,
 }
 
 impl Summary {
@@ -122,6 +130,11 @@ pub(crate) struct Row {
     pub(crate) lanes: usize,
     /// A lane whose session has no main transcript on disk.
     pub(crate) orphan: bool,
+    /// For a clone: the session it was copied from, when found beside it.
+    pub(crate) clone_of: Option<String>,
+    /// The session whose `continued-in` record names this one (a
+    /// `--fork-session` fork), where that record was read.
+    pub(crate) forked_from: Option<String>,
 }
 
 impl Row {
@@ -238,11 +251,14 @@ pub(crate) fn listing(
                         ..t.clone()
                     },
                     summary,
+                    clone_of: None,
+                    forked_from: None,
                 })
             }
             Err(e) => problems.report(&t.path, e),
         }
     }
+    link_copies(&mut rows);
     // Newest first; a session's own row before its lanes (an orphan lane, whose
     // session file is gone, is a row of its own and sorts by its time); path
     // breaks ties.
@@ -267,5 +283,39 @@ pub(crate) fn listing(
         dropped,
         untimed_left_out,
         bytes,
+    }
+}
+
+/// Join each clone to its origin (a sweep of its siblings, paid only for a
+/// clone) and each session a read `continued-in` record names to the session
+/// that names it.
+fn link_copies(rows: &mut [Row]) {
+    let named: Vec<(String, Vec<String>)> = rows
+        .iter()
+        .filter(|r| !r.summary.continued_in.is_empty())
+        .map(|r| {
+            (
+                r.transcript.session_id.clone(),
+                r.summary.continued_in.clone(),
+            )
+        })
+        .collect();
+    let succ = clones::successors(&named);
+    let found: Vec<Option<clones::Origin>> = scan::par_map(rows, |r| {
+        r.summary
+            .clone_boundary
+            .as_deref()
+            .map(|u| clones::origin(&r.transcript.path, &r.transcript.session_id, u))
+    });
+    for (r, o) in rows.iter_mut().zip(found) {
+        if let Some(o) = o {
+            if o.names_it {
+                r.forked_from = o.session_id.clone();
+            }
+            r.clone_of = o.session_id;
+        }
+        if r.forked_from.is_none() && !r.transcript.is_lane() {
+            r.forked_from = succ.get(&r.transcript.session_id).cloned();
+        }
     }
 }

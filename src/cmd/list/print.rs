@@ -37,6 +37,16 @@ struct JsonRow<'a> {
     read: ReadMode,
     malformed_lines: usize,
     malformed: Vec<MalformedJson>,
+    /// Minted by copying another session at a compaction: its first
+    /// timestamped record is a compact_boundary.
+    is_clone: bool,
+    /// The session it was copied from, when found beside it.
+    clone_of: Option<&'a str>,
+    clone_boundary_uuid: Option<&'a str>,
+    /// The session whose `continued-in` record names this one (a fork).
+    forked_from: Option<&'a str>,
+    /// Sessions this one's `continued-in` records name, among the lines read.
+    continued_in: &'a [String],
 }
 
 #[derive(Serialize)]
@@ -117,6 +127,11 @@ pub(crate) fn json(out: &mut Out, l: &Listing, errors: usize, elapsed_ms: u128) 
                     kind: b.kind.name(),
                 })
                 .collect(),
+            is_clone: s.clone_boundary.is_some(),
+            clone_of: r.clone_of.as_deref(),
+            clone_boundary_uuid: s.clone_boundary.as_deref(),
+            forked_from: r.forked_from.as_deref(),
+            continued_in: &s.continued_in,
         })?;
     }
     let (read_whole, read_head_tail) = read_counts(l);
@@ -204,6 +219,7 @@ pub(crate) fn human(out: &mut Out, l: &Listing) -> io::Result<()> {
         if let Some(c) = &s.cwd {
             line.push_str(&format!("  {}{}{}", st.dim, one_line(c), st.reset));
         }
+        line.push_str(&copies(r));
         if !s.malformed.is_empty() {
             let what: Vec<String> = s
                 .malformed
@@ -251,6 +267,24 @@ pub(crate) fn human(out: &mut Out, l: &Listing) -> io::Result<()> {
         )?;
     }
     Ok(())
+}
+
+/// `  fork of @…`, `  clone of @…`, `  continued in @…`: how the row's session
+/// was copied from another, or into one.
+fn copies(r: &Row) -> String {
+    let at = |id: &str| format!("@{}", one_line(crate::discovery::short(id)));
+    let mut out = String::new();
+    match (&r.forked_from, &r.clone_of, &r.summary.clone_boundary) {
+        (Some(o), _, _) => out.push_str(&format!("  fork of {}", at(o))),
+        (None, Some(o), _) => out.push_str(&format!("  clone of {}", at(o))),
+        (None, None, Some(_)) => out.push_str("  clone (origin not found here)"),
+        _ => {}
+    }
+    if !r.summary.continued_in.is_empty() {
+        let to: Vec<String> = r.summary.continued_in.iter().map(|s| at(s)).collect();
+        out.push_str(&format!("  continued in {}", to.join(",")));
+    }
+    out
 }
 
 /// `1,186`: a count with thousands separators.

@@ -11,6 +11,7 @@ use super::hit::{Hit, Sub, UnitOut};
 use super::matcher::Matcher;
 use super::prefilter::Prefilter;
 use crate::classify::{classify, FileIndex, Label, LabelSet, Unit};
+use crate::cli::search::CountBy;
 use crate::discovery::Transcript;
 use crate::exchange;
 use crate::record::{glued_parsed, parse_line, Malformed, MalformedKind, Parsed, Record};
@@ -39,6 +40,11 @@ pub(crate) struct Config {
     /// Search subagent records nested in `agent_progress` records (whose
     /// agent has no lane file); off with --no-subagents.
     pub(crate) embeds: bool,
+    /// `--count-by`: a key read from the record or its pairing is set on each
+    /// hit ([`Hit::key`]) for `pairing` and `attachment`.
+    pub(crate) count_by: Option<crate::cli::search::CountBy>,
+    /// `--raw`: keep each matched line's bytes ([`FileResult::raw`]).
+    pub(crate) raw: bool,
 }
 
 #[derive(Default)]
@@ -56,6 +62,8 @@ pub(crate) struct FileResult {
     /// when a glob matches none.
     pub(crate) tools_seen: std::collections::BTreeSet<String>,
     pub(crate) models_seen: std::collections::BTreeSet<String>,
+    /// With `--raw`: each line holding a hit, once, with its bytes as read.
+    pub(crate) raw: Vec<(usize, Vec<u8>)>,
 }
 
 pub(crate) fn search(t: &Transcript, cfg: &Config) -> FileResult {
@@ -220,6 +228,9 @@ fn search_record(
         if let Some(what) = super::unmodelled::matched(r, line.bytes, &cfg.matcher.regex) {
             out.unmodelled.push((line.no, what));
         }
+    } else if cfg.raw && out.raw.last().is_none_or(|(no, _)| *no != line.no) {
+        // A glued line's records share the line: it is printed once, whole.
+        out.raw.push((line.no, line.bytes.to_vec()));
     }
 }
 
@@ -286,7 +297,8 @@ fn match_unit(
     }
     // A result names its tool through the call it answers, whatever is printed
     // (--no-exchange and --count-by tool print no partner but still need it).
-    if is_result && partner.is_none() && (cfg.exchanges || cfg.tool_names) {
+    let pairing = cfg.count_by == Some(CountBy::Pairing);
+    if is_result && partner.is_none() && (cfg.exchanges || cfg.tool_names || pairing) {
         partner = u
             .tool_use_id
             .and_then(|id| exchange::tool_use_for(t, buf, idx, id, near));
@@ -308,8 +320,21 @@ fn match_unit(
         exchange: Vec::new(),
         position: 0,
         unanswered: false,
+        key: None,
     };
     if !cfg.exchanges {
+        hit.key = match cfg.count_by {
+            Some(CountBy::Pairing) => {
+                pairing_key(t, buf, idx, u, is_use, is_result, &partner, line)
+            }
+            // CLS-020: the payload's own type names an attachment.
+            Some(CountBy::Attachment) if r.kind() == "attachment" => r.attachment_kind(),
+            // REC-073: is_error marks a failed result; any other result is ok.
+            Some(CountBy::Result) if is_result => {
+                Some(if u.is_error { "error" } else { "ok" }.to_string())
+            }
+            _ => None,
+        };
         return Some(hit);
     }
     // A subagent's nested unit pairs only with its own call or result: the
@@ -368,6 +393,43 @@ fn match_unit(
         }
     }
     Some(hit)
+}
+
+/// A tool unit's `--count-by pairing` key (REC-075: a call and its result are
+/// joined only by the id, within the file): a call is `answered` or
+/// `unanswered`; a result is `answered`, or `orphan-result` when no record of
+/// its file holds its call. Any other unit has none.
+#[allow(clippy::too_many_arguments)]
+fn pairing_key(
+    t: &Transcript,
+    buf: &[u8],
+    idx: &FileIndex,
+    u: &Unit<'_>,
+    is_use: bool,
+    is_result: bool,
+    partner: &Option<UnitOut>,
+    line: &Line<'_>,
+) -> Option<String> {
+    let near = exchange::Near {
+        offset: line.offset,
+        no: line.no,
+    };
+    let key = if is_use {
+        let id = u.tool_use_id?;
+        let end = line.offset + line.bytes.len();
+        match exchange::tool_result_for(t, buf, idx, id, end, near) {
+            Some(_) => "answered",
+            None => "unanswered",
+        }
+    } else if is_result {
+        match partner {
+            Some(_) => "answered",
+            None => "orphan-result",
+        }
+    } else {
+        return None;
+    };
+    Some(key.to_string())
 }
 
 /// Follow a `<persisted-output>` pointer (MISC-002, REC-039): the full output

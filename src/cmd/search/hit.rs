@@ -16,6 +16,9 @@ pub(crate) struct Hit {
     /// A matched call that no tool_result in its file answers (still running,
     /// interrupted, or never answered: the file cannot tell which).
     pub(crate) unanswered: bool,
+    /// A `--count-by` key read from the record or its pairing (`pairing`,
+    /// `attachment`), set only when that key is asked for.
+    pub(crate) key: Option<String>,
 }
 
 impl Hit {

@@ -26,8 +26,10 @@ use super::{Exit, Problems};
 use file::{Config, FileResult};
 use hit::Hit;
 
-/// The taxonomy, one label a line; with `--format json`, one
-/// `{"type":"label","label","visible","description"}` object a line.
+/// The taxonomy, one label a line, then the aliases `-t` accepts, each with
+/// the leaf it names; with `--format json`, one
+/// `{"type":"label","label","visible","description"}` object a line, then one
+/// `{"type":"alias","alias","label"}` per alias.
 pub(crate) fn list_labels(out: &mut Out, json: bool) -> std::io::Result<()> {
     #[derive(Serialize)]
     struct Row {
@@ -36,6 +38,13 @@ pub(crate) fn list_labels(out: &mut Out, json: bool) -> std::io::Result<()> {
         label: &'static str,
         visible: bool,
         description: &'static str,
+    }
+    #[derive(Serialize)]
+    struct Alias {
+        #[serde(rename = "type")]
+        kind: &'static str,
+        alias: &'static str,
+        label: &'static str,
     }
     for l in Label::ALL {
         if json {
@@ -54,6 +63,19 @@ pub(crate) fn list_labels(out: &mut Out, json: bool) -> std::io::Result<()> {
             if l.visible() { "visible" } else { "invisible" },
             l.doc()
         )?;
+    }
+    if !json {
+        writeln!(out, "\naliases (earlier spellings -t accepts):")?;
+    }
+    for &(alias, l) in Label::ALIASES {
+        match json {
+            true => out.json(&Alias {
+                kind: "alias",
+                alias,
+                label: l.name(),
+            })?,
+            false => writeln!(out, "{alias:<44} = {}", l.name())?,
+        }
     }
     Ok(())
 }
@@ -122,8 +144,10 @@ pub(crate) fn run(
     };
     // --attachments lifts the default skip of attachment records; with -t the
     // labels alone decide, so `-t user.message --attachments` stays user
-    // messages (and says that no attachment label was named).
-    if args.attachments && args.labels.is_empty() {
+    // messages (and says that no attachment label was named). Counting by
+    // attachment type asks for them too.
+    let attachments = args.attachments || args.count_by == Some(CountBy::Attachment);
+    if attachments && args.labels.is_empty() {
         labels = labels
             .with(Label::HarnessMetaHook)
             .with(Label::HarnessMetaAttachment);
@@ -141,7 +165,7 @@ pub(crate) fn run(
         prefilter,
         labels,
         needles: crate::classify::needles::of_set(labels),
-        skip_attachments: args.labels.is_empty() && !args.attachments,
+        skip_attachments: args.labels.is_empty() && !attachments,
         tool: NameGlobs::parse(&args.tool)?,
         model: NameGlobs::parse(&args.model)?,
         window: Window::parse(args.common.since.as_deref(), args.common.until.as_deref())?,
@@ -149,11 +173,15 @@ pub(crate) fn run(
         exchanges: !args.no_exchange
             && !args.count
             && !args.files_with_matches
-            && args.count_by.is_none(),
+            && args.count_by.is_none()
+            && !args.raw,
         tool_names: !args.count
             && !args.files_with_matches
+            && !args.raw
             && args.count_by.is_none_or(|k| k == CountBy::Tool),
         embeds: !args.common.no_subagents,
+        count_by: args.count_by,
+        raw: args.raw,
     };
     let transcripts = super::select(&args.common, &targets, problems)?;
     let home = crate::discovery::home::from_env(args.common.claude_home.clone())?;
@@ -246,6 +274,8 @@ pub(crate) fn run(
                 }
             }
         }
+    } else if args.raw {
+        (exchanges, dropped) = raw_lines(out, &transcripts, &results, args, problems)?;
     } else if let Some(key) = args.count_by {
         let mut table: BTreeMap<Option<String>, usize> = BTreeMap::new();
         for (t, r) in transcripts.iter().zip(&results) {
@@ -380,5 +410,60 @@ fn count_key(key: CountBy, t: &crate::discovery::Transcript, h: &Hit) -> Option<
             .as_deref()
             .and_then(timefmt::parse_ts)
             .map(|ts| ts.strftime("%Y-%m").to_string()),
+        CountBy::Pairing | CountBy::Attachment | CountBy::Result => h.key.clone(),
+        // Turns are numbered per file: a lane's are its own.
+        CountBy::Turn => u.turn.map(|n| match &t.agent_id {
+            Some(a) => format!("{}@{a}:{n}", t.session_id),
+            None => format!("{}:{n}", t.session_id),
+        }),
     }
+}
+
+/// `--raw`: every line holding a hit, as read, in path order; `-m N` keeps the
+/// first N lines and says on stderr how many it left out (a trailer in the
+/// output would break its JSON Lines). Returns (lines printed, left out).
+fn raw_lines(
+    out: &mut Out,
+    transcripts: &[crate::discovery::Transcript],
+    results: &[FileResult],
+    args: &SearchArgs,
+    problems: &Problems,
+) -> crate::error::Result<(usize, usize)> {
+    let (mut shown, mut dropped, mut lossy) = (0usize, 0usize, 0usize);
+    for (t, r) in transcripts.iter().zip(results) {
+        for (no, bytes) in &r.raw {
+            if args.max_count.is_some_and(|m| shown >= m) {
+                dropped += 1;
+                continue;
+            }
+            shown += 1;
+            match args.common.format {
+                Format::Json => {
+                    let text = String::from_utf8_lossy(bytes);
+                    if let std::borrow::Cow::Owned(_) = text {
+                        lossy += 1;
+                    }
+                    out.json(&serde_json::json!({
+                        "type": "raw", "session_id": t.session_id, "agent_id": t.agent_id,
+                        "file": t.path.display().to_string(), "line": no, "record": text,
+                    }))?
+                }
+                Format::Human => {
+                    out.write_all(bytes)?;
+                    out.write_all(b"\n")?;
+                }
+            }
+        }
+    }
+    if dropped > 0 {
+        problems.note(format_args!(
+            "{dropped} more matched lines not printed; raise --max-count"
+        ));
+    }
+    if lossy > 0 {
+        problems.note(format_args!(
+            "{lossy} printed lines hold bytes that are not UTF-8, written as U+FFFD in \"record\"; without --format json the lines are printed as read"
+        ));
+    }
+    Ok((shown, dropped))
 }

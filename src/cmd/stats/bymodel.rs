@@ -31,6 +31,7 @@ pub(crate) fn split(c: &Census, book: &Book) -> Vec<(Option<String>, Census, Boo
             mc.tokens.retain(|k, _| k == m);
             mc.tokens_apart.retain(|k, _| k == m);
             mc.models.retain(|k, _| k == m);
+            mc.narration_blocks.retain(|k, _| k == m);
             (Some(m.to_string()), mc, book.only(Some(m)))
         })
         .collect()

@@ -295,6 +295,15 @@ impl Scan {
                 self.c.units_embedded += 1;
             }
             self.c.labels[u.label as usize] += 1;
+            if u.label == Label::AgentThinkingNarration {
+                // The message's model: a nested subagent record's own (NAR-004).
+                let own = u.via.and_then(|_| r.embedded()).map_or(r, |e| &e.record);
+                bump(
+                    &mut self.c.narration_blocks,
+                    own.model().unwrap_or("(unknown)"),
+                    1,
+                );
+            }
             if let Some(x) = u.also {
                 self.c.labels_secondary[x as usize] += 1;
             }

@@ -107,6 +107,11 @@ pub(crate) struct Census {
     pub(crate) inline_lanes: u64,
     pub(crate) versions: Counts,
     pub(crate) models: Counts,
+    /// Narration-tagged thinking blocks (`agent.thinking.narration`) per model
+    /// of the message that carries them. A BLOCK count: Claude Code reports
+    /// usage once per API message, covering the reasoning block and its
+    /// narration together (NAR-004), so no token figure is split off.
+    pub(crate) narration_blocks: Counts,
     pub(crate) tools: BTreeMap<String, ToolRow>,
     pub(crate) orphan_results: u64,
     pub(crate) tokens: BTreeMap<String, Row>,
@@ -168,6 +173,7 @@ impl Census {
         self.inline_lanes += o.inline_lanes;
         add_counts(&mut self.versions, &o.versions);
         add_counts(&mut self.models, &o.models);
+        add_counts(&mut self.narration_blocks, &o.narration_blocks);
         for (k, v) in &o.tools {
             self.tools.entry(k.clone()).or_default().add(v);
         }

@@ -77,6 +77,7 @@ fn fields(c: &Census) -> Map<String, Value> {
         ("images", json!(c.images)),
         ("versions", json!(c.versions)),
         ("models", json!(c.models)),
+        ("narration_blocks", json!(c.narration_blocks)),
         ("unknown", json!(c.unknown())),
         ("tokens", json!(c.tokens)),
         ("tokens_apart", json!(c.tokens_apart)),
@@ -360,6 +361,14 @@ fn total(out: &mut Out, r: &Report<'_>) -> io::Result<()> {
         n(c.units),
         counts_line(&labels, 40)
     )?;
+    if !c.narration_blocks.is_empty() {
+        // Usage covers a message's reasoning and narration blocks together.
+        writeln!(
+            out,
+            "  narration   {} blocks (tokens are per message, not split between a narration and its reasoning)",
+            counts_line(&c.narration_blocks, 12)
+        )?;
+    }
     tokens(out, r)?;
     tools(out, c)?;
     let unknown = c.unknown();

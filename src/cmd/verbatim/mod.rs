@@ -3,7 +3,10 @@
 //! or packed into hook-sized slices ([`pack`]); the turns are rendered by
 //! [`turns`]. `--hook-json` wraps the text as SessionStart hook output (ELI-021).
 
+pub(crate) mod carried;
+pub(crate) mod fit;
 pub(crate) mod pack;
+pub(crate) mod select;
 pub(crate) mod turns;
 
 use std::io::{Read, Write};
@@ -12,7 +15,7 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 
 use crate::classify::FileIndex;
-use crate::cli::verbatim::{Tools, VerbatimArgs};
+use crate::cli::verbatim::{PreferArg, Tools, VerbatimArgs};
 use crate::discovery::Transcript;
 use crate::error::Error;
 use crate::output::{Format, Out};
@@ -31,10 +34,16 @@ struct HookPayload {
     session_id: Option<String>,
     #[serde(default)]
     transcript_path: Option<String>,
+    /// What started the session: startup, resume, clear, compact or fork
+    /// (MISC-027).
+    #[serde(default)]
+    source: Option<String>,
 }
 
-/// The TARGET a hook payload names: its transcript_path, else `@session_id`.
-fn hook_target() -> Result<String, Error> {
+/// The TARGET a hook payload names: its transcript_path, else `@session_id`;
+/// `None` when `sources` is given and the payload's `source` is not among
+/// them (the hook does not apply).
+fn hook_target(sources: &[String]) -> Result<Option<String>, Error> {
     let mut s = String::new();
     std::io::stdin()
         .take(1 << 20)
@@ -51,10 +60,13 @@ fn hook_target() -> Result<String, Error> {
             .to_string_lossy()
             .into_owned()
     });
+    if !sources.is_empty() && !p.source.as_ref().is_some_and(|s| sources.contains(s)) {
+        return Ok(None);
+    }
     match (path, p.session_id) {
-        (Some(t), _) if std::path::Path::new(&t).is_file() => Ok(t),
-        (_, Some(id)) if !id.is_empty() => Ok(format!("@{id}")),
-        (Some(t), _) => Ok(t),
+        (Some(t), _) if std::path::Path::new(&t).is_file() => Ok(Some(t)),
+        (_, Some(id)) if !id.is_empty() => Ok(Some(format!("@{id}"))),
+        (Some(t), _) => Ok(Some(t)),
         _ => Err(Error::Usage(
             "the hook payload has neither transcript_path nor session_id".into(),
         )),
@@ -74,6 +86,9 @@ struct TurnRow<'a> {
     cut_chars: usize,
     slice: Option<usize>,
     compaction_summaries: &'a [usize],
+    /// The share of the turn the compaction summary covering it carried
+    /// (CMP-009), two decimals; null where no summary covers it.
+    summary_carried: Option<f64>,
     text: &'a str,
 }
 
@@ -93,6 +108,13 @@ struct Summary<'a> {
     slices_used: usize,
     compaction_summaries_spanned: usize,
     compaction_summaries_total: usize,
+    max_compactions: Option<usize>,
+    prefer: &'static str,
+    /// What left older (or, with least-carried, other) turns out: `budget`,
+    /// `windows` or `max-compactions`; null when nothing was.
+    stopped_by: Option<&'static str>,
+    /// With `--prefer least-carried`: the turns with text not kept.
+    turns_skipped: &'a [usize],
     /// The oldest turn kept, when older content was left out (turns before
     /// it, or turn 0, what came before the first prompt); else null.
     left_out_before: Option<usize>,
@@ -155,7 +177,16 @@ pub(crate) fn run(
         ));
     }
     let targets = match (args.hook_json, args.targets.is_empty()) {
-        (true, true) => vec![hook_target()?],
+        (true, true) => match hook_target(&args.hook_source)? {
+            Some(t) => vec![t],
+            // Another source started the session: nothing to inject.
+            None => return Ok(Exit::Found),
+        },
+        _ if !args.hook_source.is_empty() => {
+            return Err(Error::Usage(
+                "--hook-source checks the hook payload read on stdin: use it with --hook-json and no TARGET".into(),
+            ))
+        }
         _ => args.targets.clone(),
     };
     let t = one_transcript(super::select(&args.common, &targets, problems)?)?;
@@ -204,12 +235,21 @@ pub(crate) fn run(
             crate::output::sanitize::one_line(&t.target_args(&home))
         ),
     };
-    let (windows, stop) = pack::select_why(turns::Walker::new(&src, &idx, opts.clone()), lim);
+    let prefer = match args.prefer {
+        PreferArg::Newest => select::Prefer::Newest,
+        PreferArg::LeastCarried => select::Prefer::LeastCarried,
+    };
+    let choice = select::choose(&src, &idx, &opts, lim, args.max_compactions, prefer);
+    let windows = &choice.windows;
+    let stopped_by = select::stopped_by(&choice);
     // Why older turns were left out, for the human form's stderr line.
-    let why = match stop {
-        pack::Stop::Windows => format!(
+    let why = match (stopped_by, args.max_compactions) {
+        (Some("windows"), _) => format!(
             "the {} windows of {} are full; raise --slices or --window",
             lim.windows, lim.window
+        ),
+        (Some("max-compactions"), Some(m)) => format!(
+            "reaches back across more compaction summaries than --max-compactions {m} allows"
         ),
         _ => format!("past the {}-char budget; raise --budget", lim.budget),
     };
@@ -240,29 +280,8 @@ pub(crate) fn run(
     match args.common.format {
         Format::Human => {
             out.write_all(text.as_bytes())?;
-            // Older turns the budget left out are said (on stderr, so the text
-            // stays within its budget and the slices still join up exactly).
-            if oldest.is_none() && idx.turns() > 0 && args.slice.is_none() {
-                problems.note(format_args!(
-                    "verbatim: no turn of {} fits the {}-char budget, not even cut; raise --budget",
-                    idx.turns(),
-                    lim.budget
-                ));
-            }
-            if left_out_before == Some(1) && args.slice.is_none() {
-                problems.note(format_args!(
-                    "verbatim: turns 1–{} of {} kept; what came before the first prompt (turn 0) left out (it does not fit: {why})",
-                    idx.turns(),
-                    idx.turns(),
-                ));
-            }
-            if let Some(n) = oldest.filter(|&n| n > 1 && args.slice.is_none()) {
-                problems.note(format_args!(
-                    "verbatim: turns {n}–{} of {} kept; turns before {n} left out (turn {} does not fit: {why})",
-                    idx.turns(),
-                    idx.turns(),
-                    n - 1,
-                ));
+            if args.slice.is_none() {
+                select::left_out_notes(problems, &choice, left_out_before, idx.turns(), &lim, &why);
             }
         }
         Format::Json => {
@@ -278,6 +297,10 @@ pub(crate) fn run(
                         cut_chars: p.omitted,
                         slice: args.slices.map(|_| *i),
                         compaction_summaries: &p.turn.summaries,
+                        summary_carried: choice
+                            .carried
+                            .get(&p.turn.n)
+                            .map(|f| (f * 100.0).round() / 100.0),
                         text: &p.turn.text,
                     })?;
                 }
@@ -304,6 +327,13 @@ pub(crate) fn run(
                     b"true",
                 )
                 .count(),
+                max_compactions: args.max_compactions,
+                prefer: match prefer {
+                    select::Prefer::Newest => "newest",
+                    select::Prefer::LeastCarried => "least-carried",
+                },
+                stopped_by,
+                turns_skipped: &choice.skipped,
                 left_out_before,
                 errors: problems.count(),
                 elapsed_ms: started.elapsed().as_millis(),

@@ -22,6 +22,16 @@ pub(crate) struct Turn {
     /// The command that prints a line of this transcript, `csift show @S`,
     /// completed by `--line N` where a marker points at a line.
     pub(crate) show: String,
+    /// The agent's messages in `text`: their byte ranges (each a whole entry,
+    /// its newline included) and lines, in order; what [`super::fit`] may
+    /// leave out when the turn does not fit (CMP-010).
+    pub(crate) assistant: Vec<(std::ops::Range<usize>, usize)>,
+    /// The text of the user's messages in this turn, which a compaction
+    /// summary lists in its user-messages section ([`super::carried`]).
+    pub(crate) prompts: Vec<String>,
+    /// The bodies of the compaction summaries this turn holds, in the order
+    /// of `summaries`.
+    pub(crate) summary_bodies: Vec<String>,
 }
 
 /// A selected turn, possibly cut.
@@ -85,11 +95,59 @@ pub(crate) fn cut_counted(
     summaries: &[usize],
     show: &str,
 ) -> (String, usize) {
+    cut_more(text, limit, summaries, show, 0, "")
+}
+
+/// [`cut_counted`] of a text from which `gone` units of the turn were already
+/// left out, which `note` says (` (…)`): the marker and the count include them.
+pub(crate) fn cut_more(
+    text: &str,
+    limit: usize,
+    summaries: &[usize],
+    show: &str,
+    gone: usize,
+    note: &str,
+) -> (String, usize) {
     let total = units(text);
-    if total <= limit {
+    if total <= limit && gone == 0 {
         return (text.to_string(), 0);
     }
-    let held = match summaries {
+    let held = held(summaries, show);
+    let marker = |omitted: usize| {
+        format!(
+            "\n[… csift verbatim: {} characters of this turn cut{note} to fit a {limit}-character window{held} …]\n",
+            omitted + gone
+        )
+    };
+    // The marker with the largest count it can carry bounds its length.
+    let room = limit.saturating_sub(units(&marker(total)) + 1);
+    let h = head_at(text, room / 2);
+    let t = tail_at(text, room - units(&text[..h]));
+    let t = t.max(h);
+    let omitted = total - units(&text[..h]) - units(&text[t..]);
+    let mut out = format!("{}{}{}", &text[..h], marker(omitted), &text[t..]);
+    let omitted = omitted + gone;
+    if !out.ends_with('\n') {
+        out.push('\n');
+    }
+    if units(&out) > limit {
+        // A budget smaller than the marker (only --budget can be): a short
+        // marker alone when it fits, else nothing; never a piece of one.
+        let short = format!("[… csift verbatim: {} characters cut …]\n", total + gone);
+        out = if units(&short) <= limit {
+            short
+        } else {
+            String::new()
+        };
+        return (out, total + gone);
+    }
+    (out, omitted)
+}
+
+/// `; the turn holds the compaction summary of line L, whole in …`: what a
+/// cut turn's marker says of the summaries it holds (empty when none).
+pub(crate) fn held(summaries: &[usize], show: &str) -> String {
+    match summaries {
         [] => String::new(),
         [l] => format!(
             "; the turn holds the compaction summary of line {l}, whole in `{show} --line {l} --no-truncate`"
@@ -101,32 +159,7 @@ pub(crate) fn cut_counted(
                 ls.join(", ")
             )
         }
-    };
-    let marker = |omitted: usize| {
-        format!("\n[… csift verbatim: {omitted} characters of this turn cut to fit a {limit}-character window{held} …]\n")
-    };
-    // The marker with the largest count it can carry bounds its length.
-    let room = limit.saturating_sub(units(&marker(total)) + 1);
-    let h = head_at(text, room / 2);
-    let t = tail_at(text, room - units(&text[..h]));
-    let t = t.max(h);
-    let omitted = total - units(&text[..h]) - units(&text[t..]);
-    let mut out = format!("{}{}{}", &text[..h], marker(omitted), &text[t..]);
-    if !out.ends_with('\n') {
-        out.push('\n');
     }
-    if units(&out) > limit {
-        // A budget smaller than the marker (only --budget can be): a short
-        // marker alone when it fits, else nothing; never a piece of one.
-        let short = format!("[… csift verbatim: {total} characters cut …]\n");
-        out = if units(&short) <= limit {
-            short
-        } else {
-            String::new()
-        };
-        return (out, total);
-    }
-    (out, omitted)
 }
 
 /// Select turns newest first (`turns` yields newest first) and pack them.
@@ -163,7 +196,7 @@ pub(crate) fn select_why(
             continue;
         }
         if windows.is_empty() {
-            let (text, omitted) = cut_counted(&turn.text, cap_first, &turn.summaries, &turn.show);
+            let (text, omitted) = super::fit::fit(&turn, cap_first);
             let used = units(&text);
             if omitted >= len {
                 // No character of the turn fits beside its cut marker: no turn
@@ -194,7 +227,7 @@ pub(crate) fn select_why(
             windows.push(Vec::new());
             room = lim.window;
         }
-        let (text, omitted) = cut_counted(&turn.text, lim.window, &turn.summaries, &turn.show);
+        let (text, omitted) = super::fit::fit(&turn, lim.window);
         let used = units(&text);
         if omitted >= len {
             stop = Stop::Windows;
@@ -235,6 +268,9 @@ mod tests {
             text: format!("{}\n", "x".repeat(len - 1)),
             summaries: Vec::new(),
             show: "csift show @s".into(),
+            assistant: Vec::new(),
+            prompts: Vec::new(),
+            summary_bodies: Vec::new(),
         }
     }
 

@@ -160,7 +160,7 @@ impl Walker<'_> {
             units_of.push((*no, r, units));
         }
         let mut body = String::new();
-        let mut summaries = Vec::new();
+        let mut acc = Acc::default();
         let mut first_ts: Option<&str> = None;
         let mut answered: HashSet<String> = HashSet::new();
         let mut unread = unread.into_iter().peekable();
@@ -174,16 +174,18 @@ impl Walker<'_> {
                     no: *no,
                     results: &results,
                 };
-                self.entry(&mut body, r, u, &ctx, &mut answered, &mut summaries);
+                self.entry(&mut body, r, u, &ctx, &mut answered, &mut acc.summaries);
                 if body.len() > before && first_ts.is_none() {
                     first_ts = r.timestamp.as_deref();
                 }
+                acc.note(u, *no, before..body.len());
             }
             unknown_blocks(&mut body, r, *no, &self.opts.show);
         }
         for (bad, kind) in unread {
             unreadable(&mut body, bad, kind, &self.opts.show);
         }
+        let mut head_len = 0;
         let text = if body.is_empty() {
             String::new()
         } else {
@@ -195,6 +197,7 @@ impl Walker<'_> {
                 0 => format!("── before the first prompt · {when} ──\n"),
                 _ => format!("── turn {n} · {when} ──\n"),
             };
+            head_len = head.len();
             format!("{head}{body}\n")
         };
         Turn {
@@ -202,8 +205,15 @@ impl Walker<'_> {
             first_line: no,
             last_line,
             text,
-            summaries,
+            summaries: acc.summaries,
             show: self.opts.show.clone(),
+            assistant: acc
+                .assistant
+                .into_iter()
+                .map(|(r, l)| (r.start + head_len..r.end + head_len, l))
+                .collect(),
+            prompts: acc.prompts,
+            summary_bodies: acc.summary_bodies,
         }
     }
 
@@ -312,6 +322,32 @@ impl Walker<'_> {
             // In summary mode a result is the status on its call's line.
             _ if is_result => {}
             Label::AgentCommunicationInbox => push(out, "[message]", text),
+            _ => {}
+        }
+    }
+}
+
+/// What a turn's entries are, beside its text: the parts [`super::fit`] and
+/// [`super::carried`] read.
+#[derive(Default)]
+struct Acc {
+    summaries: Vec<usize>,
+    summary_bodies: Vec<String>,
+    /// Body ranges of the agent's messages, and their lines.
+    assistant: Vec<(std::ops::Range<usize>, usize)>,
+    prompts: Vec<String>,
+}
+
+impl Acc {
+    /// Note what unit `u` of line `no` rendered to (`range` of the body).
+    fn note(&mut self, u: &crate::classify::Unit<'_>, no: usize, range: std::ops::Range<usize>) {
+        if range.is_empty() {
+            return;
+        }
+        match u.label {
+            Label::AgentMessage => self.assistant.push((range, no)),
+            Label::UserMessage => self.prompts.push(u.text.trim().to_string()),
+            Label::HarnessCompactionSummary => self.summary_bodies.push(u.text.to_string()),
             _ => {}
         }
     }
