@@ -4,8 +4,6 @@
 //! the user-facing stop notices (BG-025), `<teammate-message>` sections and
 //! `SendMessage` control signals (SUB-017, CLS-011). Pure string functions: no I/O.
 
-use std::sync::LazyLock;
-
 use regex::Regex;
 use serde::Serialize;
 
@@ -22,34 +20,31 @@ pub(crate) const INTERRUPT_PREFIX: &str = "[Request interrupted by user";
 // fills in would be text, not the placeholder.
 // The regex crate has no back-references, so the SendMessage `to:` id is checked
 // against the leading id in code.
-static FOOTER: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
-        r"(?s)(?:\A|\n)agentId: ([A-Za-z0-9-]+) \((?:use SendMessage with to: '([A-Za-z0-9-]+)'(?:, summary: '[^'\n]*')? to continue this agent|for resuming to continue this agent's work if needed)\)(?:\n<usage>(.*?)</usage>)?\s*\z",
+fn footer() -> &'static Regex {
+    crate::scan::re!(
+        r"(?s)(?:\A|\n)agentId: ([A-Za-z0-9-]+) \((?:use SendMessage with to: '([A-Za-z0-9-]+)'(?:, summary: '[^'\n]*')? to continue this agent|for resuming to continue this agent's work if needed)\)(?:\n<usage>(.*?)</usage>)?\s*\z"
     )
-    .expect("a static regex pattern compiles")
-});
-static AGENT_ID_LINE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?m)^agentId: ([A-Za-z0-9-]+)").expect("a static regex pattern compiles")
-});
-static NOTIFICATION: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?s)<task-notification>(.*?)</task-notification>")
-        .expect("a static regex pattern compiles")
-});
-static STOP_ONE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r#"^Background agent "(.*)" was stopped by the user\."#)
-        .expect("a static regex pattern compiles")
-});
-static STOP_MANY: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?s)^\d+ background agents were stopped by the user: (.*)\.$")
-        .expect("a static regex pattern compiles")
-});
-static QUOTED: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r#""((?:[^"\\]|\\.)*)""#).expect("a static regex pattern compiles")
-});
-static TEAMMATE_MSG: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r#"(?s)<teammate-message\s+teammate_id="([^"]+)"[^>]*>(.*?)</teammate-message>"#)
-        .expect("a static regex pattern compiles")
-});
+}
+fn agent_id_line() -> &'static Regex {
+    crate::scan::re!(r"(?m)^agentId: ([A-Za-z0-9-]+)")
+}
+fn notification() -> &'static Regex {
+    crate::scan::re!(r"(?s)<task-notification>(.*?)</task-notification>")
+}
+fn stop_one() -> &'static Regex {
+    crate::scan::re!(r#"^Background agent "(.*)" was stopped by the user\."#)
+}
+fn stop_many() -> &'static Regex {
+    crate::scan::re!(r"(?s)^\d+ background agents were stopped by the user: (.*)\.$")
+}
+fn quoted() -> &'static Regex {
+    crate::scan::re!(r#""((?:[^"\\]|\\.)*)""#)
+}
+fn teammate_msg() -> &'static Regex {
+    crate::scan::re!(
+        r#"(?s)<teammate-message\s+teammate_id="([^"]+)"[^>]*>(.*?)</teammate-message>"#
+    )
+}
 
 /// The usage block of a continuation footer (CC ≥ 2.1.32).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
@@ -64,7 +59,7 @@ pub(crate) struct Footer {
 /// Split Claude Code's continuation footer off a synchronous return: the agent's
 /// words, and the footer when there was one (SUB-019).
 pub(crate) fn split_footer(text: &str) -> (&str, Option<Footer>) {
-    let Some(c) = FOOTER.captures(text) else {
+    let Some(c) = footer().captures(text) else {
         return (text, None);
     };
     let id = c.get(1).map_or("", |m| m.as_str());
@@ -100,7 +95,7 @@ pub(crate) fn split_footer(text: &str) -> (&str, Option<Footer>) {
 
 /// Every `agentId: <id>` line of a tool_result text (footer or async ack line; J4).
 pub(crate) fn agent_id_lines(text: &str) -> impl Iterator<Item = &str> {
-    AGENT_ID_LINE
+    agent_id_line()
         .captures_iter(text)
         .filter_map(|c| c.get(1).map(|m| m.as_str()))
 }
@@ -136,7 +131,7 @@ pub(crate) fn notifications(text: &str, line: usize, ts: Option<&str>) -> Vec<No
     if !text.trim_start().starts_with("<task-notification>") {
         return Vec::new();
     }
-    NOTIFICATION
+    notification()
         .captures_iter(text)
         .filter_map(|c| c.get(1))
         .map(|sec| {
@@ -157,14 +152,14 @@ pub(crate) fn notifications(text: &str, line: usize, ts: Option<&str>) -> Vec<No
 /// (BG-025, CLS-008). The notice carries no id: joins on it are by description.
 pub(crate) fn stop_notice(text: &str) -> Vec<String> {
     let t = text.trim();
-    if let Some(c) = STOP_ONE.captures(t) {
+    if let Some(c) = stop_one().captures(t) {
         return c
             .get(1)
             .map(|m| vec![m.as_str().to_string()])
             .unwrap_or_default();
     }
-    if let Some(list) = STOP_MANY.captures(t).and_then(|c| c.get(1)) {
-        return QUOTED
+    if let Some(list) = stop_many().captures(t).and_then(|c| c.get(1)) {
+        return quoted()
             .captures_iter(list.as_str())
             .filter_map(|q| q.get(1).map(|m| m.as_str().to_string()))
             .collect();
@@ -187,7 +182,7 @@ pub(crate) fn teammate_messages(text: &str) -> Vec<(String, Option<String>)> {
     if !text.contains("<teammate-message") {
         return Vec::new();
     }
-    TEAMMATE_MSG
+    teammate_msg()
         .captures_iter(text)
         .map(|c| {
             let name = c.get(1).map_or("", |m| m.as_str()).to_string();
@@ -225,15 +220,15 @@ mod tests {
     #[test]
     fn static_patterns_compile() {
         for re in [
-            &FOOTER,
-            &AGENT_ID_LINE,
-            &NOTIFICATION,
-            &STOP_ONE,
-            &STOP_MANY,
-            &QUOTED,
-            &TEAMMATE_MSG,
+            footer(),
+            agent_id_line(),
+            notification(),
+            stop_one(),
+            stop_many(),
+            quoted(),
+            teammate_msg(),
         ] {
-            assert!(!std::sync::LazyLock::force(re).as_str().is_empty());
+            assert!(!re.as_str().is_empty());
         }
     }
 

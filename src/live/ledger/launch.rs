@@ -8,7 +8,6 @@
 //! seen at its result, and its call is then found by searching back for its id.
 
 use std::path::Path;
-use std::sync::LazyLock;
 
 use super::echo::{after, shell_trigger, tool_fits, Echo, Input};
 use super::notice::{self, Carried, Hit};
@@ -19,30 +18,20 @@ use crate::record::{line_records, Block, Record};
 use crate::scan::lines::HitLines;
 use crate::scan::{Line, Source};
 
+/// The prefilter's alternation, a literal so [`needles`] and the ledger's
+/// sieve (`super::sieve`) build from one spelling.
+macro_rules! needle_pattern {
+    () => {
+        r#"run_in_background|Command running in background|moved to the background|backgrounded by user|backgroundTaskId|async_launched|Async agent launched|Workflow launched in background|task-notification|agent-notification|stopped by the user|"Monitor"|Monitor started|retrieval_status|Successfully stopped task|Successfully killed"#
+    };
+}
+pub(crate) use needle_pattern;
+
 /// The prefilter: every line that can hold a launch, an acknowledgement or a
-/// carrier holds one of these.
-pub(crate) static NEEDLES: LazyLock<regex::bytes::Regex> = LazyLock::new(|| {
-    let words = [
-        "run_in_background",
-        "Command running in background",
-        "moved to the background",
-        "backgrounded by user",
-        "backgroundTaskId",
-        "async_launched",
-        "Async agent launched",
-        "Workflow launched in background",
-        "task-notification",
-        "agent-notification",
-        "stopped by the user",
-        "\"Monitor\"",
-        "Monitor started",
-        "retrieval_status",
-        "Successfully stopped task",
-        "Successfully killed",
-    ];
-    let alt: Vec<String> = words.iter().map(|w| regex::escape(w)).collect();
-    regex::bytes::Regex::new(&alt.join("|")).expect("a literal alternation compiles")
-});
+/// carrier holds one of these words (none is a regex metacharacter).
+pub(crate) fn needles() -> &'static regex::bytes::Regex {
+    crate::scan::re!(bytes needle_pattern!())
+}
 
 /// What one file adds to the ledger.
 #[derive(Debug, Default)]
@@ -83,7 +72,7 @@ pub(crate) fn scan_file(
     };
     let mut out = scan_lines(
         &ctx,
-        HitLines::new(&src, &*NEEDLES).map(|(l, _)| l),
+        HitLines::new(&src, needles()).map(|(l, _)| l),
         is_main,
     );
     if turns && !out.tasks.is_empty() {
@@ -386,7 +375,7 @@ mod tests {
     /// The prefilter's literal alternation compiles.
     #[test]
     fn the_needles_compile() {
-        assert!(NEEDLES.is_match(b"{\"run_in_background\": true}"));
-        assert!(!NEEDLES.is_match(b"{\"type\":\"user\"}"));
+        assert!(needles().is_match(b"{\"run_in_background\": true}"));
+        assert!(!needles().is_match(b"{\"type\":\"user\"}"));
     }
 }

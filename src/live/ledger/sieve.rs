@@ -11,19 +11,16 @@
 //! tool of every `tool_use` id in the file. Both fold in file order, so
 //! `scan(a).extend(scan(b))` equals `scan(a ++ b)`, as [`Census`] requires.
 
-use std::sync::LazyLock;
-
-use super::launch::NEEDLES;
+use super::launch::{needle_pattern, needles};
 use crate::cache::{Census, Dec, Enc, Pos};
 use crate::record::line_records;
 use crate::scan::lines::HitLines;
 use crate::scan::Line;
 
 /// Lines a ledger scan reads, and lines holding a `tool_use` block.
-static SIEVE: LazyLock<regex::bytes::Regex> = LazyLock::new(|| {
-    regex::bytes::Regex::new(&format!("{}|\"tool_use\"", NEEDLES.as_str()))
-        .expect("a literal alternation compiles")
-});
+fn sieve() -> &'static regex::bytes::Regex {
+    crate::scan::re!(bytes concat!(needle_pattern!(), r#"|"tool_use""#))
+}
 
 /// The tools a launch's kind depends on (`echo::tool_fits`); any other is `Other`.
 const TOOLS: [&str; 6] = ["(other)", "Bash", "PowerShell", "Monitor", "Agent", "Task"];
@@ -96,8 +93,8 @@ impl Census for Sieve {
 
     fn scan(buf: &[u8], at: Pos) -> Sieve {
         let mut s = Sieve::default();
-        for (line, _) in HitLines::new(buf, &*SIEVE) {
-            if NEEDLES.is_match(line.bytes) {
+        for (line, _) in HitLines::new(buf, sieve()) {
+            if needles().is_match(line.bytes) {
                 s.lines.push(Kept {
                     no: at.line + line.no as u64 - 1,
                     offset: at.offset + line.offset as u64,
