@@ -187,7 +187,7 @@ fn random_value(next: &mut dyn FnMut() -> u64, depth: u32, path: &Path, home: &P
     ];
     match next() % if depth == 0 { 5 } else { 7 } {
         0 => Value::Null,
-        1 => json!(next() % 2 == 0),
+        1 => json!(next().is_multiple_of(2)),
         2 => match next() % 4 {
             0 => json!(next() as i64),
             1 => json!(-1.5e300),
@@ -400,7 +400,7 @@ fn open_background_tasks_are_on_the_line_bg_001_014() {
     bg(&mut s, "m1", "toolu_a", "b00000001");
     bg(&mut s, "m2", "toolu_b", "b00000002");
     bg(&mut s, "m3", "toolu_c", "b00000003");
-    s.user(&format!("<task-notification>\n<task-id>b00000002</task-id>\n<tool-use-id>toolu_b</tool-use-id>\n<status>completed</status>\n<summary>Background command \"serve\" completed (exit code 0)</summary>\n</task-notification>"));
+    s.user("<task-notification>\n<task-id>b00000002</task-id>\n<tool-use-id>toolu_b</tool-use-id>\n<status>completed</status>\n<summary>Background command \"serve\" completed (exit code 0)</summary>\n</task-notification>");
     s.text("m4", "Two servers are up.");
     let path = home.write("-w-p", &s.file_name(), &s.lines);
     let mut lane = Session::lane(sid, "/w/p", "a1111111111111111");
@@ -425,7 +425,7 @@ fn open_background_tasks_are_on_the_line_bg_001_014() {
     assert_eq!(n, 3, "tasks --open agrees");
     // The cache gives the same line; a completion appended drops the count.
     assert_eq!(line(home.path(), state.path(), &payload(sid, &path)), l);
-    s.user(&format!("<task-notification>\n<task-id>b00000001</task-id>\n<tool-use-id>toolu_a</tool-use-id>\n<status>killed</status>\n</task-notification>"));
+    s.user("<task-notification>\n<task-id>b00000001</task-id>\n<tool-use-id>toolu_a</tool-use-id>\n<status>killed</status>\n</task-notification>");
     let path = home.write("-w-p", &s.file_name(), &s.lines);
     let l = line(home.path(), state.path(), &payload(sid, &path));
     assert!(l.contains(" · 2 tasks"), "{l}");
