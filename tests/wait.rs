@@ -580,6 +580,58 @@ fn the_recorder_feeds_wait_and_status_eli_008_015_019() {
     assert_eq!(v["verdict"], "idle-eot", "{v}");
 }
 
+/// ELI-010: an MCP elicitation is an in-memory callback: the transcript holds
+/// the `mcp__` call and nothing more while the server waits on the human, so
+/// only the recorder's sidecar says so; status reads it, and the
+/// ElicitationResult event closes it.
+#[test]
+fn an_mcp_elicitation_is_said_only_by_the_sidecar_eli_010() {
+    let home = Home::new();
+    let (mut s, f) = session(&home);
+    s.user("deploy it");
+    append(&f, &line(s.lines.last().unwrap()));
+    append(
+        &f,
+        &call(
+            &mut s,
+            "toolu_m1",
+            "mcp__deployer__release",
+            json!({"env": "prod"}),
+        ),
+    );
+    let status = |home: &Home| -> Value {
+        let out = crate::common::csift()
+            .env("CLAUDE_CONFIG_DIR", home.path())
+            .env("XDG_STATE_HOME", state_dir(home))
+            .args(["status", "@4d5611e5", "--format", "json"])
+            .output()
+            .unwrap();
+        let first = String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .next()
+            .unwrap()
+            .to_string();
+        serde_json::from_str(&first).unwrap()
+    };
+    let ev = |event: &str| {
+        json!({"session_id": SID, "transcript_path": f, "cwd": "/home/ana/app",
+            "hook_event_name": event, "mcp_server_name": "deployer", "elicitation_id": "el-1",
+            "message": "Approve the production release?", "mode": "form"})
+    };
+    let out = record(&home, &ev("Elicitation"));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v = status(&home);
+    assert_eq!(v["verdict"], "waiting-hitl", "{v}");
+    assert_eq!(v["waiting_for"]["source"], "sidecar", "{v}");
+    record(&home, &ev("ElicitationResult"));
+    assert_ne!(status(&home)["verdict"], "waiting-hitl");
+}
+
 /// ELI-016: a rejected ask fires no PostToolUse; once its id is on the
 /// transcript (the rejection's tool_result), the pending line is a ghost.
 #[test]
