@@ -180,7 +180,8 @@ impl Quiet {
 
     /// The quiet set of the session `key` names (its project and id).
     pub(crate) fn load(cache: &crate::cache::Cache, key: &str) -> Quiet {
-        let name = format!("{:016x}", crate::loss::fnv1a(key.as_bytes()));
+        // `.bin` as every file of the cache directory is (tests/readonly.rs).
+        let name = format!("{:016x}.bin", crate::loss::fnv1a(key.as_bytes()));
         let at = cache.side_file(&format!("{}-v{}-quiet", Sieve::KIND, Sieve::VERSION), &name);
         let mut q = Quiet {
             at,
