@@ -194,6 +194,12 @@ usage_md = os.environ.get("BENCH_USAGE_MD")
 if usage_md and os.path.exists(usage_md):
     out.append("")
     out.append(open(usage_md).read().rstrip())
+# `bench/wait` measures a 60 s wait by hand (it takes minutes of wall time):
+# its last table is kept in bench/wait.md.
+wait_md = os.path.join(os.path.dirname(os.path.abspath(__file__)), "wait.md")
+if os.path.exists(wait_md):
+    out.append("")
+    out.append(open(wait_md).read().rstrip())
 if notes and os.path.exists(notes):
     out.append("")
     out.append(open(notes).read().rstrip())

@@ -12,6 +12,7 @@ pub mod classify;
 pub(crate) mod cli;
 pub mod cmd;
 pub mod discovery;
+pub(crate) mod elicitation;
 pub(crate) mod error;
 pub(crate) mod exchange;
 pub(crate) mod files;
@@ -47,6 +48,9 @@ pub fn run_main() -> ExitCode {
     // --print-settings is run by a person, not a hook: its mistakes exit 2.
     let guard =
         args.get(1).is_some_and(|a| a == "guard") && !args.iter().any(|a| a == "--print-settings");
+    // The recorder is a hook too: it never blocks a session, bad arguments included.
+    let record =
+        args.get(1).is_some_and(|a| a == "hooks") && args.get(2).is_some_and(|a| a == "record");
     // The status line never fails: Claude Code shows its stdout on every prompt.
     let statusline = args.get(1).is_some_and(|a| a == "statusline");
     let cli = match Cli::try_parse_from(args) {
@@ -56,6 +60,11 @@ pub fn run_main() -> ExitCode {
         Err(e) if guard && e.use_stderr() => {
             let _ = e.print();
             output::to_stderr("csift guard: not run (exit 0 so the session goes on)");
+            return ExitCode::SUCCESS;
+        }
+        Err(e) if record && e.use_stderr() => {
+            let _ = e.print();
+            output::to_stderr("csift hooks record: not run (exit 0 so the session goes on)");
             return ExitCode::SUCCESS;
         }
         Err(e) if statusline && e.use_stderr() => {
@@ -130,6 +139,7 @@ pub(crate) fn execute(
         Command::Export(args) => cmd::export::run(&args, problems, started),
         Command::Status(args) => cmd::status::run(&args, out, problems, started),
         Command::Tasks(args) => cmd::tasks::run(&args, out, problems, started),
+        Command::Wait(args) => cmd::wait::run(&args, out),
         Command::Whoami(args) => cmd::whoami::run(&args, out, problems),
         Command::Hooks(args) => cmd::hooks::run(&args, out),
         Command::Completions(args) => cmd::completions::run_completions(&args, out),

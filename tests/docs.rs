@@ -8,7 +8,8 @@ use crate::common;
 
 use std::path::{Path, PathBuf};
 
-/// Every subcommand; each has a page docs/<command>.md the README links to.
+/// Every subcommand; each has a page docs/<command>.md the README links to
+/// (or shares its sibling's: recover is on files' page, statusline on usage's).
 const COMMANDS: &[&str] = &[
     "list",
     "search",
@@ -23,12 +24,25 @@ const COMMANDS: &[&str] = &[
     "guard",
     "status",
     "tasks",
+    "wait",
+    "files",
+    "recover",
+    "usage",
+    "statusline",
     "whoami",
     "mcp",
     "hooks",
     "completions",
     "man",
 ];
+
+fn page(command: &str) -> &str {
+    match command {
+        "recover" => "files",
+        "statusline" => "usage",
+        c => c,
+    }
+}
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -99,7 +113,7 @@ fn no_claim_id_in_the_readme_docs_or_help() {
 fn every_command_has_a_docs_page_the_readme_links() {
     let readme = read("README.md");
     for c in COMMANDS {
-        let page = format!("docs/{c}.md");
+        let page = format!("docs/{}.md", page(c));
         assert!(root().join(&page).is_file(), "{page} missing");
         assert!(
             readme.contains(&format!("]({page})")),

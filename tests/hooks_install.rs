@@ -47,9 +47,14 @@ fn print_names_this_binary_and_each_events_matcher_misc_027() {
     let all = print(&[]);
     let exe = bin();
     assert_eq!(all["hooks"]["PostToolUse"][0]["matcher"], ".*");
+    // The elicitation recorder's PostToolUse group follows the guard's.
     assert_eq!(
         commands(&all, "PostToolUse"),
-        [format!("{exe} guard --post")]
+        [format!("{exe} guard --post"), format!("{exe} hooks record")]
+    );
+    assert_eq!(
+        all["hooks"]["PostToolUse"][1]["matcher"],
+        "AskUserQuestion|ExitPlanMode"
     );
     assert!(all["hooks"]["Stop"][0].get("matcher").is_none());
     assert_eq!(commands(&all, "Stop"), [format!("{exe} guard --stop")]);
@@ -152,7 +157,9 @@ fn install_keeps_every_other_byte_and_is_idempotent() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("settings.json");
     std::fs::write(&path, SETTINGS).unwrap();
-    let out = install(&path, &["--yes"]);
+    // The guard and verbatim arms: the fixture's own PreToolUse line, which
+    // the recorder's entries would extend, stays byte for byte.
+    let out = install(&path, &["--guard", "--verbatim", "--yes"]);
     assert!(
         out.status.success(),
         "{}",
@@ -196,7 +203,7 @@ fn install_keeps_every_other_byte_and_is_idempotent() {
         .collect();
     assert!(leftovers.is_empty());
     // Again: nothing to change, nothing written.
-    let again = install(&path, &["--yes"]);
+    let again = install(&path, &["--guard", "--verbatim", "--yes"]);
     assert!(again.status.success());
     assert!(again.stdout.is_empty());
     assert!(String::from_utf8_lossy(&again.stderr).contains("nothing to change"));
@@ -213,7 +220,8 @@ fn install_adds_only_what_is_missing() {
     let out = install(&path, &["--yes"]);
     assert!(out.status.success());
     let v: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
-    assert_eq!(commands(&v, "PostToolUse").len(), 1, "guard not repeated");
+    // The guard's and the recorder's, the guard's not repeated.
+    assert_eq!(commands(&v, "PostToolUse").len(), 2, "guard not repeated");
     assert_eq!(commands(&v, "SessionStart").len(), 4);
     assert_eq!(
         std::fs::read_to_string(dir.path().join("s.json.bak")).unwrap(),

@@ -1608,6 +1608,45 @@ fn clone_lines(id: &str, pad: usize) -> Vec<Value> {
     s.lines
 }
 
+/// CMP-013: no file time tells a clone (every file here is written after its
+/// records); CMP-016: `sessionKind` stamps the writing process, so a
+/// background session's own records carry it from its first line: neither
+/// makes a session a clone. A compaction mid-file is no clone's head either.
+#[test]
+fn a_background_session_with_old_records_is_no_clone_cmp_013_cmp_016() {
+    let home = Home::new();
+    let mut s = Session::new(S1, "/w/bg");
+    s.user("run the nightly job");
+    s.system(
+        "compact_boundary",
+        json!({"content": "Conversation compacted", "compactMetadata": {"trigger": "auto"}}),
+    );
+    s.text("m1", "Done.");
+    for l in &mut s.lines {
+        l["sessionKind"] = json!("bg");
+    }
+    let f = home.write("-w-bg", &s.file_name(), &s.lines);
+    // Records from 2026-01-01, the file from now: the gap a copy would leave.
+    let modified = std::fs::metadata(&f).unwrap().modified().unwrap();
+    assert!(
+        modified
+            > std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1_767_312_000)
+    );
+    let r = rows(
+        &home
+            .cmd()
+            .args(["list", "--format", "json"])
+            .output()
+            .unwrap()
+            .stdout,
+    );
+    assert_eq!(r[0]["session_id"], S1);
+    assert_eq!(
+        (r[0]["is_clone"].clone(), r[0]["clone_of"].clone()),
+        (json!(false), Value::Null)
+    );
+}
+
 /// CMP-012…016, REC-041, MISC-028: `list` names a clone's origin, tells a
 /// fork its origin's `continued-in` record names from a plain clone, and
 /// refuses what only looks like the origin: a sibling that mentions the

@@ -426,12 +426,33 @@ fn a_backup_with_the_wrong_mtime_is_not_trusted() {
     );
     assert_eq!(code, 0);
     let b = json_lines(out.as_bytes());
-    assert_eq!(b.len(), 1);
+    assert_eq!(b.len(), 2);
     assert_eq!(b[0]["trusted"], false);
     assert!(
         b[0]["verdict"].as_str().unwrap().contains("untrusted"),
         "{b:?}"
     );
+    // The summary names the key looked up (sha256 of the path, FH-023).
+    assert_eq!(b[1]["type"], "summary");
+    assert_eq!(b[1]["store_key"], hash(path).as_str());
+    assert_eq!(
+        (b[1]["backups"].as_u64(), b[1]["trusted"].as_u64()),
+        (Some(1), Some(0))
+    );
+    // No backup at all is an answer in JSON too, not an empty stream.
+    let (code, out, _) = recover(
+        &bad,
+        &[
+            "--file",
+            "/home/ana/app/none.txt",
+            "--list-backups",
+            "--format",
+            "json",
+        ],
+    );
+    let v = json_lines(out.as_bytes());
+    assert_eq!((code, v.len()), (1, 1), "{out}");
+    assert_eq!(v[0]["backups"], 0);
 }
 
 /// The store key (FH-023): sha256 of the absolute path, 16 hex digits.
@@ -492,6 +513,16 @@ fn output_directory_guards() {
     assert_eq!(code, 2);
     assert!(err.contains("inside the Claude home"), "{err}");
     assert!(!inside.exists());
+    // Spelled through a directory that does not exist yet, `..` still lands
+    // in the home: refused, and nothing is created on the way.
+    let name = h.path().file_name().unwrap().to_str().unwrap();
+    let parent = h.path().parent().unwrap();
+    let sneaky = parent.join(format!("not-yet-{name}/../{name}/rescue"));
+    let (code, _, err) = recover(&h, &["--file", FILE, "--out", sneaky.to_str().unwrap()]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("inside the Claude home"), "{err}");
+    assert!(!h.path().join("rescue").exists());
+    assert!(!parent.join(format!("not-yet-{name}")).exists());
     let all = out.path().join("all");
     let (code, stdout, err) = recover(&h, &["--all", "--out", all.to_str().unwrap()]);
     assert_eq!(code, 2, "{stdout}{err}");
@@ -702,5 +733,46 @@ fn an_edited_text_file_snippet_places_its_first_hunk() {
     assert!(
         text.contains("line 19\n<<csift gap:") && !text.contains("\nline 20"),
         "{text}"
+    );
+}
+
+/// `recover --all` writes no file whose every line is unknown at the end (an
+/// Edit that cannot be replayed leaves nothing known): a file holding only a
+/// gap marker restores nothing. It is listed as not written, with why.
+#[test]
+fn all_writes_no_file_with_no_line_known() {
+    let other = "/home/ana/app/src/other.rs";
+    let mut s = Session::new("s-none", CWD);
+    s.user("edit");
+    write(&mut s, "toolu_w", FILE, "fn a() {}\n");
+    write(&mut s, "toolu_w2", other, "one\n");
+    // An Edit whose old text is not in the replayed file: unknown from here.
+    s.tool_use("m", "toolu_e", "Edit", json!({"file_path": other, "old_string": "absent", "new_string": "x", "replace_all": false}));
+    s.tool_result(
+        "toolu_e",
+        &format!("The file {other} has been updated successfully."),
+        false,
+        Some(
+            json!({"filePath": other, "oldString": "absent", "newString": "x", "originalFile": null,
+            "structuredPatch": [], "userModified": false, "replaceAll": false}),
+        ),
+    );
+    let h = home_with(&s);
+    let out = tempfile::tempdir().unwrap();
+    let dir = out.path().join("all");
+    let (code, stdout, err) = recover(
+        &h,
+        &["--all", "--out", dir.to_str().unwrap(), "--format", "json"],
+    );
+    assert_eq!(code, 0, "{stdout}{err}");
+    let v = json_lines(stdout.as_bytes());
+    let row = |p: &str| v.iter().find(|r| r["path"] == p).cloned().unwrap();
+    assert_eq!(row(FILE)["complete"], true);
+    assert_eq!(row(other)["skipped"], "no line known at this point");
+    assert_eq!(walk(&dir).len(), 1, "only the known file is written");
+    let summary = v.last().unwrap();
+    assert_eq!(
+        (summary["written"].as_u64(), summary["skipped"].as_u64()),
+        (Some(1), Some(1))
     );
 }

@@ -342,6 +342,34 @@ fn open_and_kind_filters_and_exit_codes() {
     assert!(text.contains("task list: 2 open, 1 completed"), "{text}");
     assert!(text.contains("#3 in_progress"), "{text}");
 
+    // --since/--until select launches by their time (the fixture's records are
+    // stamped from 2026-01-01T00:00:00Z on); the task list is not timed.
+    let (lines, code, _) = rows(&h, &["--kind", "shell", "--since", "2026-01-02"]);
+    assert_eq!((by_use(&lines).len(), code), (0, 1), "none launched after");
+    let (lines, code, _) = rows(&h, &["--kind", "shell", "--until", "2025-12-31"]);
+    assert_eq!((by_use(&lines).len(), code), (0, 1), "none launched before");
+    let (lines, _, _) = rows(&h, &["--since", "2026-01-01", "--until", "2026-01-01"]);
+    assert_eq!(by_use(&lines).len(), 10, "all launched that day");
+    // From the async agent's launch on: it is in, the first shell is not.
+    let all = by_use(&rows(&h, &[]).0);
+    let at = all["toolu_agent2"]["launched"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(all["toolu_sh"]["launched"].as_str().unwrap() < at.as_str());
+    let (lines, _, _) = rows(&h, &["--since", &at]);
+    let late: BTreeSet<String> = by_use(&lines).into_keys().collect();
+    assert!(
+        !late.contains("toolu_sh") && late.contains("toolu_agent2"),
+        "{late:?}"
+    );
+    let (lines, _, _) = rows(&h, &["--until", &at]);
+    let early: BTreeSet<String> = by_use(&lines).into_keys().collect();
+    assert!(
+        early.contains("toolu_sh") && early.contains("toolu_agent2"),
+        "{early:?}"
+    );
+
     let quiet = Home::new();
     let mut s = Session::new(SID, CWD);
     s.user("hi");
@@ -459,6 +487,26 @@ fn corpus_every_background_call_and_notification_is_joined_bg_001_010() {
     }
     assert_eq!(sections.len(), 2);
     assert_eq!(joined, 2, "both sections name b7636e2");
+    // Every run_in_background call's state equals the one read here from the
+    // raw JSON: the latest end naming it wins, none leaves it open.
+    let want = independent_states(&c);
+    for id in &flagged {
+        assert_eq!(
+            t[id]["state"].as_str(),
+            Some(want.get(id).map_or("open", String::as_str)),
+            "{id}: {}",
+            t[id]
+        );
+    }
+    let mut states: BTreeMap<&str, usize> = BTreeMap::new();
+    for id in &flagged {
+        *states.entry(t[id]["state"].as_str().unwrap()).or_default() += 1;
+    }
+    assert_eq!(
+        states,
+        BTreeMap::from([("completed", 7), ("open", 1)]),
+        "the 8 flagged calls: 7 async agents completed, the dev server open"
+    );
     assert_eq!(t["toolu_01RWqtJ4Z3D4BpJnag9W86Ky"]["state"], "completed");
     // The never-returned dev server of BG-030's kind, and TaskStop's kill.
     assert_eq!(t["toolu_018GZVh9ymkrdx1TnR8reg5Y"]["state"], "open");
@@ -467,4 +515,175 @@ fn corpus_every_background_call_and_notification_is_joined_bg_001_010() {
         t["toolu_01NvRr4eoopGxcZzQtg4PcQR"]["ended_by"]["carrier"],
         "task-stop"
     );
+}
+
+/// The independent reading of how each background launch ended, from the raw
+/// JSON with serde_json: a launch's task id from its result's echo
+/// (`backgroundTaskId`, or `agentId` for an async agent); its ends are the
+/// notification sections of the MAIN transcripts' carriers (a user string, a
+/// queue-operation enqueue, a queued_command attachment; `<task-notification>`
+/// by `<tool-use-id>` or `<task-id>`, the legacy `<agent-notification>` by
+/// `<agent-id>`), `TaskOutput` results (`task.status`) and `TaskStop` results
+/// (killed) anywhere. The latest by timestamp wins. Returns tool_use_id → state.
+fn independent_states(home: &std::path::Path) -> BTreeMap<String, String> {
+    let mut task_of: BTreeMap<String, String> = BTreeMap::new();
+    // (timestamp, tool_use_id or task id, status)
+    let mut ends: Vec<(String, String, String)> = Vec::new();
+    for f in transcripts(home) {
+        let main = !f.to_string_lossy().contains("/subagents/")
+            && !f
+                .file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("agent-");
+        for line in std::fs::read_to_string(&f).unwrap().lines() {
+            let Ok(v) = serde_json::from_str::<Value>(line) else {
+                continue;
+            };
+            let ts = v["timestamp"].as_str().unwrap_or("").to_string();
+            let tur = &v["toolUseResult"];
+            for b in v["message"]["content"].as_array().into_iter().flatten() {
+                if b["type"] != "tool_result" {
+                    continue;
+                }
+                let use_id = b["tool_use_id"].as_str().unwrap_or("").to_string();
+                if let Some(id) = tur["backgroundTaskId"].as_str().or(tur["agentId"].as_str()) {
+                    task_of.insert(id.to_string(), use_id);
+                }
+                if let (Some(id), Some(st)) = (
+                    tur["task"]["task_id"].as_str(),
+                    tur["task"]["status"].as_str(),
+                ) {
+                    ends.push((ts.clone(), id.to_string(), st.to_string()));
+                }
+                if let (Some(id), Some(m)) = (tur["task_id"].as_str(), tur["message"].as_str()) {
+                    if m.starts_with("Successfully stopped") {
+                        ends.push((ts.clone(), id.to_string(), "killed".into()));
+                    }
+                }
+            }
+            if !main {
+                continue;
+            }
+            let text = match v["type"].as_str() {
+                Some("queue-operation") if v["operation"] == "enqueue" => v["content"].as_str(),
+                Some("attachment") if v["attachment"]["type"] == "queued_command" => {
+                    v["attachment"]["prompt"].as_str()
+                }
+                Some("user") => v["message"]["content"].as_str(),
+                _ => None,
+            };
+            let Some(text) = text else { continue };
+            for (open, id_tag) in [
+                ("<task-notification>", "task-id"),
+                ("<agent-notification>", "agent-id"),
+            ] {
+                if !text.trim_start().starts_with(open) {
+                    continue;
+                }
+                for sec in text.split(open).skip(1) {
+                    let tag = |n: &str| {
+                        let a = sec.find(&format!("<{n}>"))? + n.len() + 2;
+                        let b = sec[a..].find(&format!("</{n}>"))? + a;
+                        Some(sec[a..b].trim().to_string())
+                    };
+                    let Some(st) = tag("status") else { continue };
+                    if let Some(key) = tag("tool-use-id").or_else(|| tag(id_tag)) {
+                        ends.push((ts.clone(), key, st));
+                    }
+                }
+            }
+        }
+    }
+    ends.sort();
+    let mut out = BTreeMap::new();
+    for (_, key, st) in ends {
+        let use_id = if key.starts_with("toolu_") {
+            key
+        } else if let Some(u) = task_of.get(&key) {
+            u.clone()
+        } else {
+            continue;
+        };
+        let state = match st.as_str() {
+            "completed" => "completed",
+            "failed" => "failed",
+            "killed" | "stopped" => "killed",
+            _ => "unknown",
+        };
+        out.insert(use_id, state.to_string());
+    }
+    out
+}
+
+/// The status line counts the open tasks `tasks --open` lists, reading each
+/// file through the census cache (the ledger's sieve): on the fixture's every
+/// launch and carrier shape, as its main transcript is appended line by line
+/// (each run re-reads only the appended bytes: a call and its result, a
+/// launch and its notification, land in different runs), and with the cache
+/// off. A Read result quoting a launch template stays no launch throughout.
+#[test]
+fn the_status_line_counts_what_tasks_open_lists_as_the_file_grows() {
+    use std::io::Write;
+    let h = fixture();
+    let main = h
+        .path()
+        .join("projects")
+        .join(PROJECT)
+        .join(format!("{SID}.jsonl"));
+    let full = std::fs::read(&main).unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let payload =
+        json!({"session_id": SID, "transcript_path": main, "model": {"display_name": "Opus"}})
+            .to_string();
+    let open_now = |extra: &[&str]| -> (u64, u64) {
+        let want = by_use(&rows(&h, &["--open"]).0).len() as u64;
+        let out = h
+            .cmd()
+            .env("XDG_STATE_HOME", state.path())
+            .args(["statusline", "--format", "json"])
+            .args(extra)
+            .write_stdin(payload.clone())
+            .output()
+            .unwrap();
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["error"], Value::Null, "{v}");
+        (v["open_tasks"].as_u64().unwrap(), want)
+    };
+    std::fs::write(&main, b"").unwrap();
+    let mut seen = BTreeSet::new();
+    let mut at = 0;
+    for end in memchr::memchr_iter(b'\n', &full).map(|i| i + 1) {
+        let mut f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&main)
+            .unwrap();
+        f.write_all(&full[at..end]).unwrap();
+        drop(f);
+        at = end;
+        let (got, want) = open_now(&[]);
+        assert_eq!(got, want, "after {end} of {} bytes", full.len());
+        seen.insert(want);
+    }
+    assert!(seen.len() >= 4, "the count rises and falls: {seen:?}");
+    assert_eq!(open_now(&["--no-cache"]), open_now(&[]));
+    assert_eq!(open_now(&[]).0, 4, "the four --open lists");
+    // A lane with no ledger line is remembered as quiet while it is unchanged;
+    // a launch appended to it is still seen.
+    let quiet = h
+        .path()
+        .join("projects")
+        .join(PROJECT)
+        .join(format!("{SID}/subagents/agent-a9999999999999999.jsonl"));
+    let mut l = Session::lane(SID, CWD, "a9999999999999999");
+    bash_bg(&mut l, "lq", "toolu_quiet", "sleep 9", Some("bquiet001"));
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&quiet)
+        .unwrap();
+    for v in &l.lines {
+        writeln!(f, "{v}").unwrap();
+    }
+    drop(f);
+    assert_eq!(open_now(&[]), (5, 5), "the quiet lane's new launch");
 }

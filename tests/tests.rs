@@ -49,4 +49,5 @@ mod unmodelled;
 mod usage;
 mod verbatim;
 mod verbatim_select;
+mod wait;
 mod windows;

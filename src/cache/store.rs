@@ -209,6 +209,12 @@ impl Cache {
         )
     }
 
+    /// A file a census kind keeps beside its entries, `<state>/cache/<dir>/<name>`;
+    /// `None` when the cache is off (never under the Claude home).
+    pub(crate) fn side_file(&self, dir: &str, name: &str) -> Option<PathBuf> {
+        Some(self.root.as_ref()?.join(dir).join(name))
+    }
+
     /// One line for stderr: what the cache did (with `CSIFT_CACHE_STATS` set).
     pub(crate) fn report(&self) -> String {
         let n = |o: Outcome| self.counts[o as usize].load(Ordering::Relaxed);

@@ -52,7 +52,8 @@ prefer.
 Examples:
   csift hooks print
   csift hooks print --guard
-  csift hooks print --verbatim --slices 2")]
+  csift hooks print --verbatim --slices 2
+  csift hooks print --record")]
     Print(HooksPrintArgs),
     /// Merge the hooks block into a settings file you name: diff first, --yes writes.
     #[command(after_help = "\
@@ -71,6 +72,8 @@ Examples:
   csift hooks install --settings ~/.claude/settings.json --yes     # write it
   csift hooks install --settings .claude/settings.local.json --guard --yes")]
     Install(HooksInstallArgs),
+    /// Record a pending question, plan approval or MCP elicitation (run as a hook).
+    Record(super::record::RecordArgs),
 }
 
 /// Which arms a hooks block holds (none given: all).
@@ -82,6 +85,11 @@ pub(crate) struct HookSelect {
     /// The SessionStart(compact) re-injection: `csift verbatim --hook-json`, once per slice.
     #[arg(long)]
     pub(crate) verbatim: bool,
+    /// The elicitation recorder: `csift hooks record` on PreToolUse, PostToolUse and
+    /// PostToolUseFailure (matcher "AskUserQuestion|ExitPlanMode"), Elicitation and
+    /// ElicitationResult, so `status` and `wait` see questions waiting for a person.
+    #[arg(long)]
+    pub(crate) record: bool,
     /// Slices of the verbatim re-injection (one hook each, 9000 characters a slice:
     /// Claude Code replaces a longer additionalContext with a file pointer).
     #[arg(long, value_name = "N", default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..=16))]

@@ -12,6 +12,7 @@ pub(crate) mod guard;
 pub(crate) mod image;
 pub(crate) mod list;
 pub(crate) mod plan;
+pub(crate) mod record;
 pub(crate) mod recover;
 pub(crate) mod search;
 pub(crate) mod show;
@@ -19,6 +20,7 @@ pub(crate) mod stats;
 pub(crate) mod status;
 pub(crate) mod usage;
 pub(crate) mod verbatim;
+pub(crate) mod wait;
 
 use std::path::PathBuf;
 
@@ -45,7 +47,12 @@ TARGETS (every command accepts them):
                        or no flags spell it (a typo is then an error, not flags);
                        put any other dashed target after `--`
   @<encoded>           the same folder by name in any shape: @-home-ana-app, a
-                       Windows cwd's @C--Users-ana-app, a UNC cwd's @--server-share-app"
+                       Windows cwd's @C--Users-ana-app, a UNC cwd's @--server-share-app
+  @main                the calling session, from CLAUDE_CODE_SESSION_ID (from a
+                       subagent: its parent session)
+  @trap:MARKER         the transcript whose Bash/PowerShell call holds MARKER and
+                       `csift` (run `echo MARKER; csift … @trap:MARKER`); the main
+                       session writes it up to ~3 s late: on a miss, run it again"
     };
 }
 /// `csift --version`: the crate version and the git commit it was built from.
@@ -65,7 +72,7 @@ pub(crate) const VERSION: &str = concat!(
 writes under ~/.claude/projects. It is read-only: it never writes under the Claude home.",
     after_help = concat!(
         target_help!(),
-        "\n\nExit status: 0 found, 1 nothing found, 2 error; except audit, a linter: 0 no findings,\n1 findings; and guard, a hook: see its help.\n\nExamples:\n  csift list\n  \
+        "\n\nExit status: 0 found, 1 nothing found, 2 error; except audit, a linter: 0 no findings,\n1 findings; guard, a hook: see its help; and wait: 124 on its timeout.\n\nExamples:\n  csift list\n  \
          csift search 'panic|unwrap' -t agent.tool.result\n  csift list -home-ana-app\n  \
          csift whoami --path"
     )
@@ -121,6 +128,8 @@ pub(crate) enum Command {
     #[command(mut_arg("since", |a| a.help(status::TASKS_SINCE).long_help(None::<&str>)))]
     #[command(mut_arg("until", |a| a.help(status::TASKS_UNTIL).long_help(None::<&str>)))]
     Tasks(Box<status::TasksArgs>),
+    /// Block until a session stops, asks, calls a tool or writes a file (exit 124 on timeout).
+    Wait(Box<wait::WaitArgs>),
     /// A session (with its lanes) or a lane as one self-contained HTML page, or Markdown.
     Export(Box<export::ExportArgs>),
     /// Print the calling Claude Code session (from CLAUDE_CODE_SESSION_ID).
@@ -158,6 +167,7 @@ impl Command {
             Command::Status(a) => a.common.color,
             Command::Tasks(a) => a.common.color,
             Command::Whoami(a) => a.common.color,
+            Command::Wait(a) => a.color,
             Command::Statusline(_)
             | Command::Export(_)
             | Command::Mcp(_)

@@ -40,7 +40,8 @@ use clap::Args;
     "per range, {\"type\":\"note\",…} per note, then {\"type\":\"recovered\",\"path\",\"complete\",\n",
     "\"lines\",\"known_lines\",\"gaps\",\"steps\",\"deleted\",\"out\",\"content\"} (content unless\n",
     "--out or --coverage); --all prints one {\"type\":\"recovered\",…} per file and a summary;\n",
-    "--list-backups one {\"type\":\"backup\",…} per store file.\n\n",
+    "--list-backups one {\"type\":\"backup\",…} per store file, then {\"type\":\"summary\",\"path\",\n",
+    "\"store_key\",\"backups\",\"trusted\"}.\n\n",
     "Exit status: 0 the whole file is known, 1 gaps remain (the text is still printed, gaps\n",
     "marked) or nothing was found, 2 an error.",
 ))]

@@ -64,21 +64,25 @@ pub(crate) enum UsageFormat {
     "keyed by (message.model, message.id) across every file read: main transcripts, lanes,\n",
     "and the usage copies nested in agent_progress records (a subagent's calls; the only copy\n",
     "when its lane file is absent). Claude Code writes one record per content block, each\n",
-    "repeating the message's usage (REC-020, QT-040); the copies of one key merge by per-field\n",
-    "MAX (a streamed partial copy, a compaction replay's zeroed copy read from usage.iterations,\n",
-    "QT-041, REC-034; a subagent's replay of its parent's spawning message, REC-035). A copy\n",
+    // REC-020, QT-040: one record per block, each with the whole usage.
+    "repeating the message's usage; the copies of one key merge by per-field MAX (a streamed\n",
+    // QT-041, REC-034: a compaction replay's zeroed copy; REC-035: a subagent's replay.
+    "partial copy, a compaction replay's zeroed copy read from usage.iterations, a subagent's\n",
+    "replay of its parent's spawning message). A copy\n",
     "without message.id is its own message. nested_only counts messages seen only in\n",
     "agent_progress copies: those are written as the reply starts to stream, so their output\n",
     "counts are what was streamed then, the only count the transcript keeps. `<synthetic>`\n",
-    "(harness stand-ins, REC-023) is shown apart, never in totals.\n\n",
+    // REC-023: <synthetic>.
+    "(harness stand-ins) is shown apart, never in totals.\n\n",
     "Time: a message is placed by the earliest timestamp among its copies (not its file's\n",
     "first day): day, week (ISO) and month in the local time zone ($TZ); --since/--until keep\n",
     "messages by that time, and a message without one is left out of a window. Blocks: a block\n",
     "opens at the first message after the previous block ended, its start floored to the UTC\n",
     "hour, and lasts 5 hours; the active block shows elapsed and remaining minutes, the burn\n",
     "rate (tokens per minute from its first to its last message) and a projection to its end.\n\n",
-    "Columns: cache_write is the flat cache_creation count if > 0, else the 5m + 1h split\n",
-    "(REC-098); thinking is part of output (REC-099), recorded by some versions only; total =\n",
+    // REC-098, REC-099.
+    "Columns: cache_write is the flat cache_creation count if > 0, else the 5m + 1h split;\n",
+    "thinking is part of output, recorded by some versions only; total =\n",
     "input + output + cache_read + cache_write. Cost (USD) prices each message at the table\n",
     "entry in force on its day: the 1h part of a cache write at the 1h rate, the rest at the 5m\n",
     "rate; a request over a model's long-context threshold (input + cache) at its long-context\n",
@@ -173,7 +177,16 @@ impl UsageArgs {
     "Settings (~/.claude/settings.json):\n",
     "  \"statusLine\": {\"type\": \"command\", \"command\": \"csift statusline\"}\n\n",
     "Examples:\n",
-    "  echo '{\"session_id\":\"…\",\"transcript_path\":\"…\",\"model\":{\"display_name\":\"Opus\"}}' | csift statusline\n\n",
+    "  echo '{\"session_id\":\"…\",\"transcript_path\":\"…\",\"model\":{\"display_name\":\"Opus\"}}' | csift statusline\n",
+    "  csift statusline --format json < payload.json   # the parts, for a line of your own\n\n",
+    "The line: model · session <tokens> tok $<cost> · today $<cost> · block <left> left ·\n",
+    "<tokens>/min · N tasks (background tasks of this session still open, as `csift tasks\n",
+    "--open` lists them) · ⚠ eaten text ×N. A cost ending in +? leaves out a model the price\n",
+    "table does not know. `usage n/a` when nothing could be read (the home, the payload).\n\n",
+    "JSON (--format json): one {\"type\":\"statusline\",\"line\",\"model\",\"session_id\",\n",
+    "\"session_tokens\",\"session_cost_usd\",\"today_cost_usd\",\"unpriced\",\"block\":{\"remaining_min\",\n",
+    "\"tokens_per_min\"}|null,\"open_tasks\",\"eaten_text\",\"error\"} (error: why the minimal\n",
+    "line was printed, else null; the counts are null then).\n\n",
     "Exit status: always 0.",
 ))]
 pub(crate) struct StatuslineArgs {
@@ -186,4 +199,7 @@ pub(crate) struct StatuslineArgs {
     /// Read every file whole instead of through the census cache.
     #[arg(long)]
     pub(crate) no_cache: bool,
+    /// Output form: the line (human, default) or one JSON object with its parts.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    pub(crate) format: Format,
 }

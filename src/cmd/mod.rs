@@ -24,6 +24,7 @@ pub(crate) mod statusline;
 pub(crate) mod tasks;
 pub(crate) mod usage;
 pub(crate) mod verbatim;
+pub(crate) mod wait;
 pub(crate) mod whoami;
 
 use std::path::{Path, PathBuf};
@@ -33,12 +34,14 @@ use crate::cli::Common;
 use crate::discovery::{home, target, Transcript};
 use crate::error::Result;
 
-/// ripgrep's exit status: 0 found, 1 nothing found, 2 error.
+/// ripgrep's exit status: 0 found, 1 nothing found, 2 error; and `wait`'s
+/// documented exception, 124 on its timeout (MISC-019).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Exit {
     Found,
     NotFound,
     Error,
+    Timeout,
 }
 
 impl Exit {
@@ -47,6 +50,7 @@ impl Exit {
             Exit::Found => 0,
             Exit::NotFound => 1,
             Exit::Error => 2,
+            Exit::Timeout => 124,
         }
     }
 

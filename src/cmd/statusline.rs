@@ -1,8 +1,11 @@
 //! `csift statusline`: Claude Code's `statusLine` command. Reads the payload
 //! on stdin and prints one line: the model, this session's tokens and cost,
-//! today's cost, the active 5-hour block's remaining time and burn rate, and a
-//! warning when audit would report eaten text in this session. Counting is
-//! `usage`'s (the engine's [`crate::tokens`]), through the census cache.
+//! today's cost, the active 5-hour block's remaining time and burn rate, the
+//! session's open background tasks (the ledger `tasks` prints,
+//! [`crate::live::ledger`]), and a warning when audit would report eaten text
+//! in this session. Counting is `usage`'s (the engine's [`crate::tokens`]),
+//! through the census cache. `--format json` prints the same parts as one
+//! object.
 //!
 //! It runs on every prompt, so it reads only the session's own files and the
 //! files modified since a cutoff: the start of today, or earlier when the
@@ -16,11 +19,14 @@ use std::path::PathBuf;
 use std::time::SystemTime;
 
 use jiff::{SignedDuration, Timestamp};
+use serde::Serialize;
 use serde_json::Value;
 
 use crate::cache::{self, Cache};
 use crate::cli::usage::StatuslineArgs;
 use crate::discovery::{home, target, Transcript};
+use crate::live::ledger;
+use crate::output::Format;
 use crate::tokens::blocks::{self, BLOCK};
 use crate::tokens::fold::{self, Folded};
 use crate::tokens::ledger::Msg;
@@ -43,14 +49,64 @@ pub(crate) fn run(args: &StatuslineArgs) -> Exit {
         serde_json::from_str(text.trim_start_matches('\u{feff}')).unwrap_or(Value::Null);
     // A panic must not reach Claude Code: keep its message off the screen.
     std::panic::set_hook(Box::new(|_| {}));
-    let line = std::panic::catch_unwind(|| line(args, &payload))
-        .ok()
-        .and_then(Result::ok)
-        .unwrap_or_else(|| minimal(&payload));
+    let parts = match std::panic::catch_unwind(|| measure(args, &payload)) {
+        Ok(Ok(p)) => p,
+        Ok(Err(e)) => Parts::minimal(&payload, e.to_string()),
+        Err(_) => Parts::minimal(&payload, "internal error".into()),
+    };
     let mut out = std::io::stdout().lock();
-    let _ = writeln!(out, "{}", crate::output::sanitize::one_line(&line));
+    let _ = match args.format {
+        Format::Human => writeln!(out, "{}", crate::output::sanitize::one_line(&parts.line)),
+        Format::Json => crate::output::json_line(&mut out, &parts),
+    };
     let _ = out.flush();
     Exit::Found
+}
+
+/// What the line shows, part by part (`--format json` prints this).
+#[derive(Debug, Serialize)]
+struct Parts {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    line: String,
+    model: String,
+    session_id: Option<String>,
+    session_tokens: Option<u64>,
+    session_cost_usd: Option<f64>,
+    today_cost_usd: Option<f64>,
+    /// A model without a price left out of a cost above.
+    unpriced: bool,
+    block: Option<BlockParts>,
+    open_tasks: Option<usize>,
+    eaten_text: Option<u64>,
+    /// Why the minimal line was printed.
+    error: Option<String>,
+}
+
+#[derive(Debug, Serialize)]
+struct BlockParts {
+    remaining_min: i64,
+    tokens_per_min: Option<f64>,
+}
+
+impl Parts {
+    /// What is printed when nothing could be counted.
+    fn minimal(p: &Value, why: String) -> Parts {
+        Parts {
+            kind: "statusline",
+            line: minimal(p),
+            model: model_name(p),
+            session_id: str_at(p, &["session_id"]).map(str::to_string),
+            session_tokens: None,
+            session_cost_usd: None,
+            today_cost_usd: None,
+            unpriced: false,
+            block: None,
+            open_tasks: None,
+            eaten_text: None,
+            error: Some(why),
+        }
+    }
 }
 
 fn str_at<'v>(v: &'v Value, path: &[&str]) -> Option<&'v str> {
@@ -126,23 +182,29 @@ fn session(p: &Value) -> Option<Session> {
     })
 }
 
-/// Open background tasks of the session: nothing until the `status`/`tasks`
-/// branch lands. HOOK: its `crate::live::ledger::build(&SessionFiles, Options,
-/// now).open().count()` answers this (it reads the session's files whole
-/// behind a byte prefilter; if that costs more than the status line's
-/// budget, keep its per-file part in the census cache as the token book is).
-fn open_tasks(_s: &Session) -> Option<usize> {
-    None
+/// Open background tasks of the session (its main transcript and lanes), as
+/// `tasks --open` counts them, each file read through the census cache;
+/// `None` when none of its files is known.
+fn open_tasks(mine: &[Transcript], cache: &Cache, now: Timestamp) -> Option<usize> {
+    if mine.is_empty() {
+        return None;
+    }
+    let (sessions, _) = crate::discovery::session::group(mine, false);
+    Some(
+        sessions
+            .iter()
+            .map(|s| ledger::build_cached(s, cache, now).open().count())
+            .sum(),
+    )
 }
 
-fn line(args: &StatuslineArgs, p: &Value) -> crate::error::Result<String> {
+fn measure(args: &StatuslineArgs, p: &Value) -> crate::error::Result<Parts> {
     let now = Timestamp::now();
     let home = home::from_env(args.claude_home.clone())?;
     let pricer = Pricer::load(args.pricing.as_deref()).map_err(crate::error::Error::Usage)?;
     let sess = session(p);
-    let mut all = target::resolve(&home, &[], true)
-        .map(|s| s.transcripts)
-        .unwrap_or_default();
+    // An unreadable home is said by the minimal line, never shown as $0.00.
+    let mut all = target::resolve(&home, &[], true)?.transcripts;
     let mine = |t: &Transcript| {
         sess.as_ref().is_some_and(|s| {
             t.session_id == s.id && s.project.as_ref().is_none_or(|d| *d == t.project_dir)
@@ -164,11 +226,12 @@ fn line(args: &StatuslineArgs, p: &Value) -> crate::error::Result<String> {
     // Twelve hours back reaches a gap before the active block's chain on
     // most days: one pass.
     let mut cutoff = midnight.min(now.checked_sub(LOOKBACK).unwrap_or(now));
+    let mine_files: Vec<Transcript> = all.iter().filter(|t| mine(t)).cloned().collect();
     let at = At {
         now,
         midnight,
-        session: sess.is_some(),
-        tasks: sess.as_ref().and_then(open_tasks),
+        session: sess.as_ref().map(|s| s.id.clone()),
+        tasks: open_tasks(&mine_files, &cache, now),
     };
     loop {
         // Only messages since the cutoff enter the ledger; the session's
@@ -233,11 +296,12 @@ fn anchor(times: &[(Timestamp, u64)], cutoff: Timestamp) -> Option<usize> {
 struct At {
     now: Timestamp,
     midnight: Timestamp,
-    session: bool,
+    /// The payload's session id, when it names one.
+    session: Option<String>,
     tasks: Option<usize>,
 }
 
-fn render(p: &Value, f: &Folded, pricer: &Pricer, times: &[(Timestamp, u64)], at: &At) -> String {
+fn render(p: &Value, f: &Folded, pricer: &Pricer, times: &[(Timestamp, u64)], at: &At) -> Parts {
     // Each model's prices looked up once; `<synthetic>` is never counted.
     let prices: Vec<(bool, Option<ModelPrices>)> = (0..f.ledger.models())
         .map(|i| f.ledger.model_name(i))
@@ -264,8 +328,9 @@ fn render(p: &Value, f: &Folded, pricer: &Pricer, times: &[(Timestamp, u64)], at
         d_cost += cost.unwrap_or(0);
         d_unpriced |= cost.is_none();
     }
+    let block = block(times, at.now);
     let mut parts = vec![model_name(p)];
-    if at.session {
+    if at.session.is_some() {
         parts.push(format!(
             "session {} tok {}",
             compact(s_tok),
@@ -273,28 +338,49 @@ fn render(p: &Value, f: &Folded, pricer: &Pricer, times: &[(Timestamp, u64)], at
         ));
     }
     parts.push(format!("today {}", dollars(d_cost, d_unpriced)));
-    parts.push(block(times, at.now));
+    parts.push(match &block {
+        Some(b) => {
+            let left = crate::timefmt::duration(b.remaining_min * 60);
+            match b.tokens_per_min {
+                Some(r) => format!("block {left} left · {}/min", compact(r.round() as u64)),
+                None => format!("block {left} left"),
+            }
+        }
+        None => "no active block".into(),
+    });
     if let Some(n) = at.tasks.filter(|n| *n > 0) {
         parts.push(format!("{n} task{}", if n == 1 { "" } else { "s" }));
     }
     if f.eaten_marked > 0 {
         parts.push(format!("⚠ eaten text ×{}", f.eaten_marked));
     }
-    parts.join(" · ")
+    let session = at.session.is_some();
+    Parts {
+        kind: "statusline",
+        line: parts.join(" · "),
+        model: model_name(p),
+        session_id: at.session.clone(),
+        session_tokens: session.then_some(s_tok),
+        session_cost_usd: session.then_some(usd(s_cost)),
+        today_cost_usd: Some(usd(d_cost)),
+        unpriced: (session && s_unpriced) || d_unpriced,
+        block,
+        open_tasks: at.tasks,
+        eaten_text: Some(f.eaten_marked),
+        error: None,
+    }
 }
 
-fn block(times: &[(Timestamp, u64)], now: Timestamp) -> String {
+/// The active block's remaining time and burn rate, if a block is active.
+fn block(times: &[(Timestamp, u64)], now: Timestamp) -> Option<BlockParts> {
     let at: Vec<Timestamp> = times.iter().map(|x| x.0).collect();
-    let Some(span) = blocks::spans(&at).pop().filter(|s| s.active(now)) else {
-        return "no active block".into();
-    };
+    let span = blocks::spans(&at).pop().filter(|s| s.active(now))?;
     let tokens: u64 = times[span.from..span.to].iter().map(|x| x.1).sum();
     let pr = blocks::progress(&span, now, tokens, None);
-    let left = crate::timefmt::duration(pr.remaining_min * 60);
-    match pr.tokens_per_min {
-        Some(r) => format!("block {left} left · {}/min", compact(r.round() as u64)),
-        None => format!("block {left} left"),
-    }
+    Some(BlockParts {
+        remaining_min: pr.remaining_min,
+        tokens_per_min: pr.tokens_per_min,
+    })
 }
 
 #[cfg(test)]

@@ -64,7 +64,14 @@ pub fn resolve(home: &ClaudeHome, targets: &[String], lanes: bool) -> Result<Sel
                 w.sort();
                 w
             });
-            by_id(everything, id, &home.flag_args()).map(|picked| {
+            // `@main`, `@trap:MARKER`: the calling session names itself.
+            let found = match id.strip_prefix("trap:") {
+                Some(marker) => super::selfref::trap(everything, marker),
+                None if id == "main" => super::selfref::main_id()
+                    .and_then(|sid| by_id(everything, &sid, &home.flag_args())),
+                None => by_id(everything, id, &home.flag_args()),
+            };
+            found.map(|picked| {
                 if picked.len() == 1 && picked[0].is_lane() {
                     explicit.insert(picked[0].path.clone());
                 }

@@ -156,7 +156,7 @@ fn is_symlink(p: &Path) -> bool {
 
 /// `<project>/<session>/`: lanes live under `subagents/`; `tool-results/` and other
 /// sidecars are not transcripts.
-fn walk_session_dir(project: &Path, dir: &Path, session: &str, walk: &mut Walk) {
+pub(crate) fn walk_session_dir(project: &Path, dir: &Path, session: &str, walk: &mut Walk) {
     let sub = dir.join("subagents");
     if sub.is_dir() && !is_symlink(&sub) {
         walk_lanes(project, &sub, session, 0, walk);

@@ -9,6 +9,7 @@ use crate::discovery::Transcript;
 use crate::record::{line_records, parse_line, Parsed};
 use crate::scan::{lines, lit, pair, Line, Lines};
 
+pub(crate) mod print;
 pub(crate) mod unit;
 
 use unit::UnitOut;
@@ -191,4 +192,41 @@ pub(crate) fn turn_reply(
         }
     }
     last
+}
+
+/// The unit of the record starting at byte `offset` of `t` (the unit of call
+/// `tool_use_id` when given), and the units completing its exchange: a call's
+/// result when it is already there, a result's call. What a watcher prints
+/// for an event it read at that offset.
+pub(crate) fn at_offset(
+    t: &Transcript,
+    offset: u64,
+    tool_use_id: Option<&str>,
+) -> Option<(UnitOut, Vec<UnitOut>)> {
+    let src = crate::scan::Source::open(&t.path).ok()?;
+    let buf: &[u8] = &src;
+    let offset = usize::try_from(offset)
+        .ok()?
+        .min(buf.len().saturating_sub(1));
+    let idx = FileIndex::build(buf, t.is_lane());
+    let no = 1 + memchr::memchr_iter(b'\n', &buf[..offset]).count();
+    let near = Near { offset, no };
+    let unit = tool_use_id
+        .and_then(|id| {
+            unit_at(t, buf, &idx, offset, near, |u| {
+                (u.tool_use_id == Some(id)).then_some(u.label)
+            })
+        })
+        .or_else(|| unit_at(t, buf, &idx, offset, near, |u| Some(u.label)))?;
+    let mut partners = Vec::new();
+    if let Some(id) = unit.tool_use_id.as_deref() {
+        let partner = if unit.label == Label::AgentToolResult.name() {
+            tool_use_for(t, buf, &idx, id, near)
+        } else {
+            let end = memchr::memchr(b'\n', &buf[offset..]).map_or(buf.len(), |i| offset + i);
+            tool_result_for(t, buf, &idx, id, end, near)
+        };
+        partners.extend(partner);
+    }
+    Some((unit, partners))
 }

@@ -71,10 +71,11 @@ impl Call {
 
     /// `unreturned Bash call 40 s old`.
     pub(crate) fn describe(&self, now: Timestamp) -> String {
-        let age = self.age(now).map_or("of unknown age".to_string(), |a| {
-            format!("{} old", crate::timefmt::duration(a))
-        });
-        format!("unreturned {} call {age}", self.name)
+        format!(
+            "unreturned {} call {}",
+            self.name,
+            super::evidence::old(self.age(now))
+        )
     }
 }
 

@@ -16,6 +16,13 @@ pub(crate) fn ago(now: Timestamp, t: Option<Timestamp>) -> String {
     })
 }
 
+/// `40s old`, or `of unknown age` (never "of unknown age old").
+pub(crate) fn old(age_secs: Option<i64>) -> String {
+    age_secs.map_or("of unknown age".into(), |a| {
+        format!("{} old", crate::timefmt::duration(a))
+    })
+}
+
 fn ms(ms: Option<i64>) -> Option<Timestamp> {
     Timestamp::from_millisecond(ms?).ok()
 }
@@ -96,8 +103,22 @@ pub(crate) fn rows(s: &Surfaces<'_>) -> Vec<String> {
                 Some(d) => format!("tail: {}: {d}", c.describe(s.now)),
                 None => format!("tail: {}", c.describe(s.now)),
             },
-            None => format!("tail: {} ({} ago)", turn_words(t), ago(s.now, t.time())),
+            None => match t.time() {
+                Some(at) => format!("tail: {} ({} ago)", turn_words(t), ago(s.now, Some(at))),
+                None => format!("tail: {} (no timestamp at the tail)", turn_words(t)),
+            },
         });
+    }
+    for p in s.elicitations {
+        let what = match p.detail.as_deref() {
+            Some(d) => format!(": {d}"),
+            None => String::new(),
+        };
+        out.push(format!(
+            "sidecar: pending {} ({} old){what}",
+            p.kind,
+            ago(s.now, p.since)
+        ));
     }
     for l in s
         .lanes

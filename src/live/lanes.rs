@@ -169,6 +169,7 @@ pub(crate) fn judge(transcript: Transcript, tail: Tail, now: Timestamp) -> Lane 
         .time()
         .map(|t| (now.as_second() - t.as_second()).max(0));
     let ago = |a: Option<i64>| a.map_or("of unknown age".into(), crate::timefmt::duration);
+    let old = super::evidence::old;
     let mut because = Vec::new();
     let (state, since) = if let Some(c) = tail.newest_pending() {
         let recent = age.is_some_and(|a| a <= CHILD_RECENT_SECS);
@@ -188,8 +189,8 @@ pub(crate) fn judge(transcript: Transcript, tail: Tail, now: Timestamp) -> Lane 
             ));
         } else if state == LaneState::Stalled {
             e.push_str(&format!(
-                "; tail {} old, no bound known: not returned is not proof of running",
-                ago(age)
+                "; tail {}, no bound known: not returned is not proof of running",
+                old(age)
             ));
         }
         because.push(e);
@@ -201,10 +202,10 @@ pub(crate) fn judge(transcript: Transcript, tail: Tail, now: Timestamp) -> Lane 
         (LaneState::Generating, tail.time())
     } else {
         because.push(match tail.stop_reason.as_deref() {
-            Some("end_turn") => format!("tail {} old, last stop_reason end_turn", ago(age)),
-            Some(r) => format!("tail {} old, last stop_reason {r}", ago(age)),
+            Some("end_turn") => format!("tail {}, last stop_reason end_turn", old(age)),
+            Some(r) => format!("tail {}, last stop_reason {r}", old(age)),
             None if tail.records == 0 => "no records at the tail".to_string(),
-            None => format!("tail {} old", ago(age)),
+            None => format!("tail {}", old(age)),
         });
         (LaneState::Settled, tail.time())
     };
@@ -296,6 +297,29 @@ mod tests {
             LaneState::Settled
         );
         assert_eq!(judge_of(vec![think(900, "null")]), LaneState::Settled);
+    }
+
+    /// A tail with no timestamp says so in words that read: never "of unknown
+    /// age old" (the evidence rows are printed as they are).
+    #[test]
+    fn an_untimed_tail_reads_as_of_unknown_age() {
+        let d = tempfile::tempdir().unwrap();
+        let now = Timestamp::now();
+        let untimed = [
+            r#"{"type":"assistant","message":{"id":"m","stop_reason":"end_turn","content":[{"type":"text","text":"x"}]}}"#,
+            r#"{"type":"assistant","message":{"id":"m","stop_reason":"tool_use","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"x"}}]}}"#,
+        ];
+        for (line, want) in untimed.iter().zip([
+            "tail of unknown age, last stop_reason end_turn",
+            "unreturned Bash call of unknown age",
+        ]) {
+            let t = lane_file(d.path(), &[line.to_string()]);
+            let tail = tail::read(&t.path, false).unwrap();
+            let because = judge(t, tail, now).because.join(" | ");
+            assert!(because.contains(want), "{because}");
+            assert!(!because.contains("age old"), "{because}");
+        }
+        assert_eq!(super::super::evidence::old(Some(40)), "40s old");
     }
 
     /// TAIL-008, SUB-008: started - result - failed per fresh journal; an old

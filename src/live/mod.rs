@@ -25,6 +25,7 @@ pub(crate) mod session;
 pub(crate) mod tail;
 pub(crate) mod tasklist;
 pub(crate) mod verdict;
+pub(crate) mod watch;
 
 /// Serialise an optional instant as Claude Code writes times (REC-005), or null.
 pub(crate) fn ser_ts<S: serde::Serializer>(

@@ -224,6 +224,26 @@ fn local_head() -> &'static str {
     }
 }
 
+/// Whether a process with `pid` is there and has not exited, by the cheapest
+/// look the host offers (`/proc`, else a signal-0 `kill`); no `ps` is run.
+#[cfg(unix)]
+pub(crate) fn exists(pid: u32) -> bool {
+    if std::path::Path::new("/proc/self/stat").exists() {
+        return proc_stat(pid).is_some_and(|p| !p.exited);
+    }
+    let Ok(pid) = libc::pid_t::try_from(pid) else {
+        return false;
+    };
+    // SAFETY: signal 0 checks for the process only; nothing is delivered.
+    let r = unsafe { libc::kill(pid, 0) };
+    r == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
+}
+
+#[cfg(not(unix))]
+pub(crate) fn exists(_pid: u32) -> bool {
+    false
+}
+
 /// Probe a pid: `ps` as Claude Code runs it, else `/proc`.
 #[cfg(unix)]
 pub(crate) fn probe(pid: u32) -> Probe {

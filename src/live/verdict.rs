@@ -6,8 +6,10 @@
 //!
 //! 1. `stale-dead`: the row's process is gone or its pid was reused (REG-013);
 //! 2. `waiting-hitl`: a `waiting` row (its `waitingFor` names the dialog:
-//!    a permission prompt, an elicitation's `input needed`, ELI-013) or an
-//!    unreturned AskUserQuestion/ExitPlanMode at the tail (ELI-009);
+//!    a permission prompt, an elicitation's `input needed`, ELI-013), an
+//!    unreturned AskUserQuestion/ExitPlanMode at the tail (ELI-009), or a
+//!    pending ask in the elicitation sidecar (ELI-008: a single-question ask is
+//!    on no transcript while it waits; [`crate::elicitation`]);
 //! 3. `running`: a `busy` row (REG-003: `busy` is the only working status), or
 //!    an unreturned call within its plausible life ([`super::calls`]);
 //! 4. `waiting-children`: a lane in flight or generating, or a fresh workflow
@@ -74,7 +76,7 @@ impl Verdict {
 pub(crate) struct WaitingFor {
     /// The registry's `waitingFor` verbatim, or the tool asking.
     pub(crate) reason: String,
-    /// `registry` or `tail`.
+    /// `registry`, `tail` or `sidecar`.
     pub(crate) source: &'static str,
     pub(crate) detail: Option<String>,
 }
@@ -88,6 +90,8 @@ pub(crate) struct Surfaces<'a> {
     pub(crate) main: Option<&'a Tail>,
     pub(crate) lanes: &'a Lanes,
     pub(crate) open_background: usize,
+    /// Pending asks the elicitation sidecar records (ghosts dropped).
+    pub(crate) elicitations: &'a [crate::elicitation::Pending],
 }
 
 /// A verdict with its evidence.
@@ -200,10 +204,7 @@ fn stale_dead(f: &Facts<'_>, a: &mut Assessment) -> bool {
         Some(c) => format!(
             "the process ended mid-tool: its {} call ({}) never returned - {NOT_PROOF}",
             c.name,
-            c.age(f.s.now).map_or("of unknown age".into(), |x| format!(
-                "{} old",
-                crate::timefmt::duration(x)
-            ))
+            evidence::old(c.age(f.s.now))
         ),
         None => "the process ended; the tail shows no call in flight".to_string(),
     });
@@ -230,12 +231,20 @@ fn bad_input(f: &Facts<'_>, a: &mut Assessment) -> bool {
 
 /// Step 2: blocked on a human.
 fn waiting_hitl(f: &Facts<'_>, a: &mut Assessment) -> bool {
-    let Some(w) = hitl(f.row, f.pending) else {
+    // A dead process asks nobody: stale-dead outranked this step already, and
+    // a registry with no row for the session means no process runs it (REG-001):
+    // a sidecar ask left pending then waits on no one.
+    let sidecar = match f.s.registry {
+        Leg::NoRow => &[][..],
+        _ => f.s.elicitations,
+    };
+    let Some(w) = hitl(f.row, f.pending, sidecar) else {
         return false;
     };
     a.verdict = Verdict::WaitingHitl;
     a.since = match w.source {
         "registry" => f.row.and_then(|r| ms(r.status_updated_at_ms)),
+        "sidecar" => sidecar.last().and_then(|p| p.since),
         _ => f.pending.and_then(|c| c.time),
     };
     a.waiting_for = Some(w);
@@ -318,9 +327,9 @@ fn unvouched(f: &Facts<'_>, a: &mut Assessment) -> bool {
     };
     a.since = t;
     a.because.push(format!(
-        "the model owes a reply to {what} {} old and no live surface vouches for it: the \
+        "the model owes a reply to {what} {} and no live surface vouches for it: the \
          process may have ended or been interrupted",
-        evidence::ago(f.s.now, t)
+        evidence::old(t.map(|t| (f.s.now.as_second() - t.as_second()).max(0)))
     ));
     true
 }
@@ -389,8 +398,13 @@ fn unranked(f: &Facts<'_>, a: &mut Assessment) {
     });
 }
 
-/// The human-in-the-loop legs: a `waiting` row, or a question at the tail.
-fn hitl(row: Option<&Row>, pending: Option<&super::calls::Call>) -> Option<WaitingFor> {
+/// The human-in-the-loop legs: a `waiting` row, a question at the tail, or a
+/// pending ask in the sidecar (the newest).
+fn hitl(
+    row: Option<&Row>,
+    pending: Option<&super::calls::Call>,
+    sidecar: &[crate::elicitation::Pending],
+) -> Option<WaitingFor> {
     if let Some(r) = row.filter(|r| r.status.as_deref() == Some("waiting")) {
         return Some(WaitingFor {
             reason: r
@@ -403,17 +417,24 @@ fn hitl(row: Option<&Row>, pending: Option<&super::calls::Call>) -> Option<Waiti
                 .and_then(|c| c.detail.clone()),
         });
     }
-    let c = pending.filter(|c| c.wait == Wait::Human)?;
+    if let Some(c) = pending.filter(|c| c.wait == Wait::Human) {
+        return Some(WaitingFor {
+            reason: match c.escalation {
+                Some(_) => "dangerous-rm".into(),
+                None => c.name.clone(),
+            },
+            source: "tail",
+            detail: match (&c.escalation, &c.detail) {
+                (Some(e), Some(d)) => Some(format!("{e}: {d}")),
+                (e, d) => e.clone().or_else(|| d.clone()),
+            },
+        });
+    }
+    let p = sidecar.last()?;
     Some(WaitingFor {
-        reason: match c.escalation {
-            Some(_) => "dangerous-rm".into(),
-            None => c.name.clone(),
-        },
-        source: "tail",
-        detail: match (&c.escalation, &c.detail) {
-            (Some(e), Some(d)) => Some(format!("{e}: {d}")),
-            (e, d) => e.clone().or_else(|| d.clone()),
-        },
+        reason: p.kind.clone(),
+        source: "sidecar",
+        detail: p.detail.clone(),
     })
 }
 
@@ -480,6 +501,7 @@ mod tests {
             main: Some(main),
             lanes: &Lanes::default(),
             open_background,
+            elicitations: &[],
         })
     }
 
@@ -570,6 +592,40 @@ mod tests {
             a.because
         );
         assert_eq!(verdict(Leg::NoRow, None, &cut, 0).verdict, Verdict::IdleEot);
+    }
+
+    /// ELI-008: a pending ask only the sidecar records is waiting-hitl, with
+    /// the question; with a registry but no row for the session (no process
+    /// runs it, REG-001) it waits on no one.
+    #[test]
+    fn a_sidecar_ask_is_waiting_hitl_eli_008() {
+        let ended = tail_with(None, Some("end_turn"), Turn::Replied);
+        let asks = [crate::elicitation::Pending {
+            kind: "AskUserQuestion".into(),
+            key: "toolu_1".into(),
+            since: ago(30),
+            detail: Some("which route?".into()),
+            file: "/s/e.jsonl".into(),
+        }];
+        let judge = |leg| {
+            assess(&Surfaces {
+                now: now(),
+                registry: leg,
+                pid: None,
+                main: Some(&ended),
+                lanes: &Lanes::default(),
+                open_background: 0,
+                elicitations: &asks,
+            })
+        };
+        let a = judge(Leg::NoRegistry);
+        assert_eq!(a.verdict, Verdict::WaitingHitl);
+        let w = a.waiting_for.unwrap();
+        assert_eq!(
+            (w.source, w.detail.as_deref()),
+            ("sidecar", Some("which route?"))
+        );
+        assert_eq!(judge(Leg::NoRow).verdict, Verdict::IdleEot);
     }
 
     #[test]

@@ -63,7 +63,10 @@ pub(crate) fn check_outside_home(dir: &Path, home: &Path) -> Result<()> {
     Ok(())
 }
 
-/// The canonical form of the longest existing ancestor, with the rest appended.
+/// The canonical form of the longest existing ancestor, with the rest appended
+/// lexically: the rest does not exist yet, so none of it is a symbolic link, and
+/// a `..` in it climbs exactly as the directories `--out` creates will
+/// (`/tmp/missing/../home/.claude/x` is inside `/tmp/home/.claude`).
 fn resolve_existing(p: &Path) -> PathBuf {
     let abs = if p.is_absolute() {
         p.to_path_buf()
@@ -72,24 +75,25 @@ fn resolve_existing(p: &Path) -> PathBuf {
             .map(|c| c.join(p))
             .unwrap_or_else(|_| p.to_path_buf())
     };
-    let mut rest = Vec::new();
-    let mut cur = abs.as_path();
-    loop {
-        if let Ok(c) = cur.canonicalize() {
-            let mut out = c;
-            for r in rest.iter().rev() {
-                out.push(r);
+    let comps: Vec<Component<'_>> = abs.components().collect();
+    // The longest prefix that exists (the root always does).
+    for k in (1..=comps.len()).rev() {
+        let head: PathBuf = comps[..k].iter().collect();
+        let Ok(mut out) = head.canonicalize() else {
+            continue;
+        };
+        for c in &comps[k..] {
+            match c {
+                Component::ParentDir => {
+                    out.pop();
+                }
+                Component::CurDir => {}
+                c => out.push(c),
             }
-            return out;
         }
-        match (cur.parent(), cur.file_name()) {
-            (Some(parent), Some(name)) => {
-                rest.push(name.to_os_string());
-                cur = parent;
-            }
-            _ => return abs,
-        }
+        return out;
     }
+    abs
 }
 
 /// Write `bytes` to `dir/rel`, creating directories under `dir` and refusing
@@ -189,6 +193,22 @@ mod tests {
         ] {
             assert!(relative(bad).is_err(), "{bad:?}");
         }
+    }
+
+    /// A `..` past a directory that does not exist yet still climbs: the
+    /// check sees where `--out` would land, not the spelling.
+    #[test]
+    fn an_out_dir_through_a_missing_directory_is_resolved() {
+        let d = tempfile::tempdir().unwrap();
+        let home = d.path().join("home");
+        std::fs::create_dir_all(&home).unwrap();
+        let sneaky = d.path().join("missing/../home/rescue");
+        assert!(check_outside_home(&sneaky, &home).is_err());
+        let dotted = d.path().join("./home/./x/..");
+        assert!(check_outside_home(&dotted, &home).is_err());
+        let fine = d.path().join("missing/../elsewhere");
+        assert!(check_outside_home(&fine, &home).is_ok());
+        assert!(!d.path().join("missing").exists());
     }
 
     #[test]

@@ -13,6 +13,7 @@
 
 mod diff;
 mod merge;
+mod record;
 
 use std::io::Write;
 use std::path::Path;
@@ -79,6 +80,10 @@ impl Events {
 }
 
 pub(crate) fn run(args: &HooksArgs, out: &mut Out) -> Result<Exit> {
+    // The recorder runs as a hook: it needs no binary path and never fails.
+    if let HooksAction::Record(r) = &args.action {
+        return Ok(record::run(r));
+    }
     let exe = exe()?;
     match &args.action {
         HooksAction::Print(p) => {
@@ -94,6 +99,7 @@ pub(crate) fn run(args: &HooksArgs, out: &mut Out) -> Result<Exit> {
             Ok(Exit::Found)
         }
         HooksAction::Install(i) => install(i, &entries(&i.select, &exe), out),
+        HooksAction::Record(r) => Ok(record::run(r)),
     }
 }
 
@@ -106,7 +112,7 @@ fn exe() -> Result<String> {
 
 /// The entries a selection asks for (none selected: all).
 pub(crate) fn entries(sel: &HookSelect, exe: &str) -> Vec<Entry> {
-    let all = !sel.guard && !sel.verbatim;
+    let all = !sel.guard && !sel.verbatim && !sel.record;
     let mut v = Vec::new();
     if all || sel.guard {
         v.push(Entry {
@@ -121,6 +127,18 @@ pub(crate) fn entries(sel: &HookSelect, exe: &str) -> Vec<Entry> {
             command: format!("{exe} guard --stop"),
             timeout: Some(10),
         });
+    }
+    if all || sel.record {
+        // The elicitation recorder's five events (ELI-015, ELI-023).
+        use crate::elicitation::record::{COMMAND, HOOKS, TIMEOUT_SECS};
+        for (event, matcher) in HOOKS {
+            v.push(Entry {
+                event,
+                matcher,
+                command: format!("{exe} {COMMAND}"),
+                timeout: Some(TIMEOUT_SECS.into()),
+            });
+        }
     }
     if all || sel.verbatim {
         let n = sel.slices;

@@ -73,11 +73,14 @@ pub(crate) fn run(
         }
     }
     if !existing.is_empty() {
-        let list: Vec<String> = existing
+        let mut list: Vec<String> = existing
             .iter()
             .take(10)
             .map(|p| format!("  {}", sanitize::path(p)))
             .collect();
+        if existing.len() > list.len() {
+            list.push(format!("  … and {} more", existing.len() - list.len()));
+        }
         return Err(Error::Usage(format!(
             "{} file(s) already exist under {} (--force overwrites them):\n{}",
             existing.len(),
@@ -173,6 +176,13 @@ fn one<'p>(
     };
     if !rebuilt.evidence {
         row.skipped = Some("no content evidence");
+        tally.skipped += 1;
+        return row;
+    }
+    // Evidence that ends with every line unknown (an edit refused, a bash
+    // write): a file holding only a gap marker restores nothing.
+    if row.known_lines == 0 {
+        row.skipped = Some("no line known at this point");
         tally.skipped += 1;
         return row;
     }
@@ -272,7 +282,7 @@ fn summary(
     let st = out.style;
     writeln!(
         out,
-        "{}{} files written under {} ({} complete, {} with gaps marked) · {} touched paths without content evidence · {} ms{}",
+        "{}{} files written under {} ({} complete, {} with gaps marked) · {} touched paths not written (no content evidence, or no line known) · {} ms{}",
         st.dim,
         t.written,
         sanitize::path(dir),

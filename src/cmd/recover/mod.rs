@@ -40,6 +40,11 @@ impl Config {
         let home = home::from_env(args.common.claude_home.clone())?.root;
         if let Some(dir) = &args.out {
             crate::recover::dest::check_outside_home(dir, &home)?;
+            // The default home too ($CLAUDE_CONFIG_DIR or ~/.claude): with
+            // --claude-home naming a copy, the real one is still never written.
+            if let Ok(default) = home::from_env(None) {
+                crate::recover::dest::check_outside_home(dir, &default.root)?;
+            }
         }
         Ok(Config {
             home,

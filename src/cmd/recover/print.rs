@@ -396,5 +396,28 @@ pub(crate) fn backups(
     if format == Format::Human && listing.is_empty() {
         writeln!(out, "{}  no backups in the store for this path (the store keeps structured writes only, and is pruned){}", st.dim, st.reset)?;
     }
+    if format == Format::Json {
+        // The summary the human header and footer say: the key looked up, and
+        // how many generations were found and trusted (0 is an answer too).
+        #[derive(Serialize)]
+        struct Summary<'a> {
+            #[serde(rename = "type")]
+            tag: &'static str,
+            path: &'a str,
+            store_key: String,
+            backups: usize,
+            trusted: usize,
+        }
+        json_line(
+            out,
+            &Summary {
+                tag: "summary",
+                path,
+                store_key: crate::recover::store::path_hash(path),
+                backups: listing.len(),
+                trusted: listing.iter().filter(|(_, v)| v.trusted()).count(),
+            },
+        )?;
+    }
     Ok(())
 }

@@ -7,8 +7,8 @@ use std::collections::HashMap;
 use std::io::{self, Write};
 
 use super::hit::{Hit, JsonHit, Sub, UnitKey, UnitOut};
+pub(crate) use crate::exchange::print::header;
 use crate::output::{sanitize, Out};
-use crate::timefmt;
 
 pub(crate) struct Cut {
     pub(crate) no_truncate: bool,
@@ -21,46 +21,6 @@ const LONG_LINE_SIDE: usize = 200;
 /// Lines shown of a partner unit (one without a match) when truncating.
 const PARTNER_LINES: usize = 12;
 const PARTNER_CHARS: usize = 1500;
-
-/// One unit's header line; `mark` ends it with `[match]`, the marker that tells
-/// the matched unit of an exchange from its partners where colour does not
-/// (piped output, which is how an agent reads it).
-pub(crate) fn header(out: &mut Out, u: &UnitOut, arrow: bool, mark: bool) -> io::Result<()> {
-    let st = out.style;
-    let when = u
-        .timestamp
-        .as_deref()
-        .and_then(timefmt::parse_ts)
-        .map(timefmt::local)
-        .unwrap_or_else(|| "-".into());
-    let turn = u.turn.map_or("·t-".to_string(), |t| format!("·t{t}"));
-    // Ids and paths come from file names, which may hold escape bytes too.
-    let who = match &u.agent_id {
-        Some(a) => format!("{}@{}", crate::discovery::short(&u.session_id), a),
-        None => crate::discovery::short(&u.session_id).to_string(),
-    };
-    let who = sanitize::one_line(&who);
-    let tool = u
-        .tool_name
-        .as_deref()
-        .map(|n| format!(" {}", sanitize::one_line(n)))
-        .unwrap_or_default();
-    let err = if u.is_error { " error" } else { "" };
-    let lead = if arrow { "  ↳" } else { "──" };
-    let mark = if mark { " [match]" } else { "" };
-    let via = u.via_mark();
-    writeln!(
-        out,
-        "{}{lead} {who} {turn} {}{}{}{tool}{err}{via} {when} {}:{}{mark}{}",
-        st.head,
-        st.label,
-        u.label,
-        st.head,
-        sanitize::one_line(&u.file),
-        u.line,
-        st.reset
-    )
-}
 
 /// An exchange: the hit and its partners in file order; a partner that is
 /// itself a hit of this file (`hits`, by unit key) is printed as that hit.

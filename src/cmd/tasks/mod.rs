@@ -132,7 +132,8 @@ pub(crate) fn run(
 fn keep(cfg: &Config, t: &ledger::Task) -> bool {
     (!cfg.open_only || t.state == State::Open)
         && cfg.kind.is_none_or(|k| t.kind == k)
-        && (!cfg.window.is_open() || cfg.window.contains(t.launched_at))
+        // A launch with no time is kept only when no window is set.
+        && cfg.window.contains(t.launched_at)
 }
 
 /// Said once per run: a missing task-list folder, ledger notes, task files skipped.

@@ -12,6 +12,7 @@ use std::sync::LazyLock;
 
 use super::echo::{after, shell_trigger, tool_fits, Echo, Input};
 use super::notice::{self, Carried, Hit};
+use super::sieve::Sieve;
 use super::{Kind, State, Task, Trigger};
 use crate::discovery::Transcript;
 use crate::record::{line_records, Block, Record};
@@ -20,7 +21,7 @@ use crate::scan::{Line, Source};
 
 /// The prefilter: every line that can hold a launch, an acknowledgement or a
 /// carrier holds one of these.
-static NEEDLES: LazyLock<regex::bytes::Regex> = LazyLock::new(|| {
+pub(crate) static NEEDLES: LazyLock<regex::bytes::Regex> = LazyLock::new(|| {
     let words = [
         "run_in_background",
         "Command running in background",
@@ -31,6 +32,7 @@ static NEEDLES: LazyLock<regex::bytes::Regex> = LazyLock::new(|| {
         "Async agent launched",
         "Workflow launched in background",
         "task-notification",
+        "agent-notification",
         "stopped by the user",
         "\"Monitor\"",
         "Monitor started",
@@ -50,8 +52,16 @@ pub(crate) struct FileScan {
     pub(crate) notes: Vec<String>,
 }
 
+/// Where a launch first seen at its result finds its call.
+enum Back<'a> {
+    /// The whole file: the call line, searched back for by id.
+    Buf(&'a [u8]),
+    /// A sieve: only the call's tool is known (its line is not kept).
+    Sieve(&'a Sieve),
+}
+
 struct Ctx<'a> {
-    buf: &'a [u8],
+    back: Back<'a>,
     path: &'a Path,
     session: &'a str,
     lane: Option<String>,
@@ -66,17 +76,45 @@ pub(crate) fn scan_file(
 ) -> crate::error::Result<FileScan> {
     let src = Source::open(&t.path)?;
     let ctx = Ctx {
-        buf: &src,
+        back: Back::Buf(&src),
         path: &t.path,
         session,
         lane: t.agent_id.clone(),
     };
+    let mut out = scan_lines(
+        &ctx,
+        HitLines::new(&src, &*NEEDLES).map(|(l, _)| l),
+        is_main,
+    );
+    if turns && !out.tasks.is_empty() {
+        let idx = crate::classify::FileIndex::build(&src, t.is_lane());
+        for task in &mut out.tasks {
+            task.turn = idx.turn(task.line);
+        }
+    }
+    Ok(out)
+}
+
+/// Scan one transcript's sieve (the census cache's, [`Sieve`]): the same
+/// lines, so the same tasks and states as [`scan_file`]; a launch first seen
+/// at its result has its tool but not its call's command, time or line.
+pub(crate) fn scan_sieve(t: &Transcript, session: &str, is_main: bool, sieve: &Sieve) -> FileScan {
+    let ctx = Ctx {
+        back: Back::Sieve(sieve),
+        path: &t.path,
+        session,
+        lane: t.agent_id.clone(),
+    };
+    scan_lines(&ctx, sieve.lines(), is_main)
+}
+
+fn scan_lines<'a>(ctx: &Ctx<'_>, lines: impl Iterator<Item = Line<'a>>, is_main: bool) -> FileScan {
     let mut out = FileScan::default();
-    for (line, _) in HitLines::new(&src, &*NEEDLES) {
+    for line in lines {
         for (sub, rec) in line_records(&line) {
             match rec.kind() {
-                "assistant" => launches(&ctx, &rec, &sub, &mut out),
-                "user" => results(&ctx, &rec, &sub, &mut out),
+                "assistant" => launches(ctx, &rec, &sub, &mut out),
+                "user" => results(ctx, &rec, &sub, &mut out),
                 _ => {}
             }
             if is_main {
@@ -88,13 +126,7 @@ pub(crate) fn scan_file(
             }
         }
     }
-    if turns && !out.tasks.is_empty() {
-        let idx = crate::classify::FileIndex::build(&src, t.is_lane());
-        for task in &mut out.tasks {
-            task.turn = idx.turn(task.line);
-        }
-    }
-    Ok(out)
+    out
 }
 
 fn new_task(ctx: &Ctx<'_>, tool_use_id: &str, kind: Kind, tool: &str) -> Task {
@@ -237,7 +269,14 @@ fn found_at_result(ctx: &Ctx<'_>, id: &str, kind: Kind, result: &Line<'_>) -> Ta
     let mut task = new_task(ctx, id, kind, "");
     task.line = result.no;
     task.offset = result.offset;
-    if let Some((use_line, rec_line)) = find_use(ctx.buf, result, id) {
+    let buf = match ctx.back {
+        Back::Buf(buf) => buf,
+        Back::Sieve(sieve) => {
+            task.tool = sieve.tool_of(id).unwrap_or("").to_string();
+            return task;
+        }
+    };
+    if let Some((use_line, rec_line)) = find_use(buf, result, id) {
         for (sub, rec) in line_records(&use_line) {
             if let Some(b) = rec
                 .blocks()

@@ -22,6 +22,7 @@ pub(crate) mod echo;
 pub(crate) mod join;
 pub(crate) mod launch;
 pub(crate) mod notice;
+pub(crate) mod sieve;
 
 use std::path::PathBuf;
 
@@ -194,10 +195,9 @@ pub(crate) struct Options {
     pub(crate) main_only: bool,
 }
 
-/// Build the ledger of one session.
-pub(crate) fn build(s: &SessionFiles, opts: Options, now: Timestamp) -> Ledger {
-    let files: Vec<(&crate::discovery::Transcript, bool)> = s
-        .main
+/// The files a ledger reads: the main transcript, then its lanes.
+fn files_of(s: &SessionFiles, opts: Options) -> Vec<(&crate::discovery::Transcript, bool)> {
+    s.main
         .iter()
         .map(|t| (t, true))
         .chain(
@@ -206,10 +206,55 @@ pub(crate) fn build(s: &SessionFiles, opts: Options, now: Timestamp) -> Ledger {
                 .filter(|_| !opts.main_only)
                 .map(|t| (t, false)),
         )
-        .collect();
+        .collect()
+}
+
+/// Build the ledger of one session.
+pub(crate) fn build(s: &SessionFiles, opts: Options, now: Timestamp) -> Ledger {
+    let files = files_of(s, opts);
     let scans = crate::scan::par_map(&files, |(t, is_main)| {
         launch::scan_file(t, &s.session_id, *is_main, opts.turns)
     });
+    assemble(s, &files, scans, opts, now)
+}
+
+/// The same ledger, read through the census cache ([`sieve::Sieve`]): a
+/// file read before is re-read only from where it grew. The tasks and their
+/// states are [`build`]'s; a launch first seen at its result lacks its call's
+/// command and time (the status line counts; `tasks` prints `build`'s).
+pub(crate) fn build_cached(
+    s: &SessionFiles,
+    cache: &crate::cache::Cache,
+    now: Timestamp,
+) -> Ledger {
+    let opts = Options::default();
+    let files = files_of(s, opts);
+    let key = format!("{}\0{}", s.project_dir.to_string_lossy(), s.session_id);
+    let quiet = std::sync::Mutex::new(sieve::Quiet::load(cache, &key));
+    let scans = crate::scan::par_map(&files, |(t, is_main)| {
+        if quiet.lock().is_ok_and(|q| q.has(t)) {
+            return Ok(launch::FileScan::default());
+        }
+        let (sv, _) = cache.census::<sieve::Sieve>(&t.path)?;
+        if let Ok(mut q) = quiet.lock() {
+            q.note(t, &sv);
+        }
+        Ok(launch::scan_sieve(t, &s.session_id, *is_main, &sv))
+    });
+    if let Ok(q) = quiet.into_inner() {
+        q.save(&files.iter().map(|(t, _)| *t).collect::<Vec<_>>());
+    }
+    assemble(s, &files, scans, opts, now)
+}
+
+/// Join each file's launches and carriers into the session's ledger.
+fn assemble(
+    s: &SessionFiles,
+    files: &[(&crate::discovery::Transcript, bool)],
+    scans: Vec<crate::error::Result<launch::FileScan>>,
+    opts: Options,
+    now: Timestamp,
+) -> Ledger {
     let mut ledger = Ledger::default();
     let mut hits = Vec::new();
     for (i, r) in scans.into_iter().enumerate() {

@@ -10,6 +10,9 @@
 //! names several, BG-020), `<tool-use-id>`, `<status>` (an open set, BG-011),
 //! `<event>` (a Monitor pulse, BG-016), `<summary>`.
 //!
+//! The legacy `<agent-notification>` (`<agent-id>`, `<status>`) is read the
+//! same way, its agent id standing for the task id.
+//!
 //! Two more carriers end a task outside notifications: a `TaskOutput` retrieval
 //! whose `toolUseResult.task.status` is terminal, and a `TaskStop`/`KillShell`
 //! result that says it stopped one.
@@ -55,16 +58,32 @@ pub(crate) struct Section {
     pub(crate) orphan: bool,
 }
 
-/// The boundary-anchored notification sections of a carrier text.
+/// The boundary-anchored notification sections of a carrier text: every
+/// `<task-notification>`, and the legacy `<agent-notification>` an async agent's
+/// end was delivered in before it (Claude Code 2.0: `<agent-id>`, `<status>`,
+/// `<summary>`, the same three carriers; the public corpus holds seven).
 pub(crate) fn sections(text: &str) -> Vec<Section> {
-    if !text.contains("<task-notification>") {
+    if !text.contains("<task-notification>") && !text.contains("<agent-notification>") {
         return Vec::new();
     }
     all_sections(text)
         .into_iter()
-        .filter(|(k, _, _)| *k == SectionKind::Task)
-        .map(|(_, a, b)| section(&text[a..b]))
+        .filter_map(|(k, a, b)| match k {
+            SectionKind::Task => Some(section(&text[a..b])),
+            SectionKind::AgentNote => Some(agent_section(&text[a..b])),
+            _ => None,
+        })
         .collect()
+}
+
+/// A legacy `<agent-notification>`: its `<agent-id>` is the task id.
+fn agent_section(s: &str) -> Section {
+    Section {
+        task_ids: tag(s, "agent-id").into_iter().collect(),
+        status: tag(s, "status"),
+        summary: tag(s, "summary"),
+        ..Section::default()
+    }
 }
 
 fn tag(s: &str, name: &str) -> Option<String> {
@@ -259,6 +278,22 @@ mod tests {
         assert!(is_timeout_event(
             "[Monitor timed out \u{2014} re-arm if needed.]"
         ));
+    }
+
+    /// The legacy agent form (the public corpus, Claude Code 2.0.67): its
+    /// agent id is the task id; quoted in prose it is no carrier either.
+    #[test]
+    fn an_agent_notification_names_its_agent() {
+        let t = "<agent-notification>\n<agent-id>a8e9491</agent-id>\n<output-file>/tmp/claude/tasks/a8e9491.output</output-file>\n<status>completed</status>\n<summary>Agent \"Run ruff check\" completed.</summary>\nRead the output file to retrieve the full result.\n</agent-notification>";
+        let s = sections(t);
+        assert_eq!(s.len(), 1);
+        assert_eq!(s[0].task_ids, ["a8e9491"]);
+        assert_eq!(s[0].status.as_deref(), Some("completed"));
+        assert_eq!(s[0].tool_use_id, None);
+        assert!(
+            sections("see <agent-notification><agent-id>x</agent-id></agent-notification>")
+                .is_empty()
+        );
     }
 
     /// SUB-025: a tag quoted in prose is no carrier.
