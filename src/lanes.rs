@@ -36,6 +36,52 @@ pub(crate) struct Joins {
 struct Meta {
     #[serde(default)]
     tool_use_id: Option<String>,
+    /// How many spawns below its session the lane is (1: spawned by the
+    /// main conversation), where Claude Code writes it (SUB-006).
+    #[serde(default)]
+    spawn_depth: Option<usize>,
+}
+
+/// How many spawns below its session lane `agent` is (1: spawned by the main
+/// conversation), given `files` (one session: its main transcript and lanes,
+/// with their bytes). The lane's meta `spawnDepth` where Claude Code wrote one
+/// (SUB-006); else the chain of spawning calls: the call that spawned it
+/// ([`Joins`]), the file holding that call (a lane's before the main file,
+/// whose `agent_progress` records may nest a lane's records), and so on up to
+/// the main conversation. `None` where a link is not on disk.
+pub(crate) fn depth(files: &[(&Transcript, &[u8])], agent: &str) -> Option<usize> {
+    let lane = |a: &str| {
+        files
+            .iter()
+            .find(|(t, _)| t.is_lane() && t.agent_id.as_deref() == Some(a))
+    };
+    let meta = std::fs::read(lane(agent)?.0.path.with_extension("meta.json"))
+        .ok()
+        .and_then(|b| serde_json::from_slice::<Meta>(&b).ok());
+    if let Some(d) = meta.and_then(|m| m.spawn_depth).filter(|d| *d > 0) {
+        return Some(d);
+    }
+    let joins = Joins::build(files);
+    let mut cur = agent.to_string();
+    // A chain longer than the files is a cycle: no depth.
+    for d in 1..=files.len() {
+        let call = joins.spawn_of(&cur)?;
+        let holds = |buf: &[u8]| {
+            let needle = format!("\"{call}\"");
+            memchr::memmem::find_iter(buf, needle.as_bytes())
+                .any(|at| crate::scan::pair::keyed_by(buf, at, b"\"id\""))
+        };
+        let holder = files
+            .iter()
+            .filter(|(t, _)| t.is_lane() && t.agent_id.as_deref() != Some(cur.as_str()))
+            .chain(files.iter().filter(|(t, _)| !t.is_lane()))
+            .find(|(_, b)| holds(b))?;
+        match holder.0.agent_id.as_deref().filter(|_| holder.0.is_lane()) {
+            Some(a) => cur = a.to_string(),
+            None => return Some(d),
+        }
+    }
+    None
 }
 
 #[derive(serde::Deserialize)]

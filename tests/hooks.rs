@@ -21,13 +21,15 @@ fn csift_bin() -> PathBuf {
     assert_cmd::cargo::cargo_bin("csift")
 }
 
-/// Run hooks/verbatim-slice.sh the way Claude Code does.
-fn run_hook(slice: usize, slices: usize, payload: &Value) -> Vec<u8> {
+/// Run hooks/verbatim-slice.sh the way Claude Code does (its barrier's
+/// flags under `state`).
+fn run_hook(slice: usize, slices: usize, payload: &Value, state: &Path) -> Vec<u8> {
     let mut child = Command::new("sh")
         .arg(root().join("hooks/verbatim-slice.sh"))
         .arg(slice.to_string())
         .env("CSIFT", csift_bin())
         .env("CSIFT_SLICES", slices.to_string())
+        .env("XDG_STATE_HOME", state)
         .env_remove("CLAUDE_CONFIG_DIR")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -59,8 +61,9 @@ fn check(transcript: &Path, slices: usize) -> usize {
     });
     let mut joined = String::new();
     let mut non_empty = 0;
+    let state = tempfile::tempdir().unwrap();
     for i in 1..=slices + 1 {
-        let stdout = run_hook(i, slices, &payload);
+        let stdout = run_hook(i, slices, &payload, state.path());
         if stdout.is_empty() {
             continue;
         }
@@ -126,6 +129,7 @@ fn hook_script_falls_back_to_the_session_id() {
         .arg("1")
         .env("CSIFT", csift_bin())
         .env("CLAUDE_CONFIG_DIR", home.path())
+        .env("XDG_STATE_HOME", home.path())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .spawn()
@@ -179,8 +183,9 @@ fn settings_snippet_registers_the_script_once_per_slice() {
     assert!(script.contains("--window 9000"));
 }
 
-/// Run the hook script for `slice` with `payload` on stdin under `tmp` as
-/// TMPDIR (where its barrier flags live); returns (stdout, exit instant).
+/// Run the hook script for `slice` with `payload` on stdin, `tmp` its state
+/// directory (where the barrier's flags live); returns (stdout, exit
+/// instant, exit code).
 fn spawn_hook(
     slice: usize,
     slices: usize,
@@ -194,7 +199,7 @@ fn spawn_hook(
         .env("CSIFT", csift_bin())
         .env("CSIFT_SLICES", slices.to_string())
         .env("CSIFT_BARRIER_WAIT", wait)
-        .env("TMPDIR", tmp)
+        .env("XDG_STATE_HOME", tmp)
         .env_remove("CLAUDE_CONFIG_DIR")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -316,23 +321,17 @@ fn the_barrier_keeps_slice_order_when_hooks_run_at_once_misc_013() {
         .output()
         .unwrap();
     assert_eq!(joined, String::from_utf8(whole.stdout).unwrap());
-    let flags = tmp
-        .path()
-        .read_dir()
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
-        .path();
+    let events = tmp.path().join("csift/verbatim-order");
     assert_eq!(
-        flags.read_dir().unwrap().count(),
+        events.read_dir().unwrap().count(),
         0,
         "the event's flags are cleared"
     );
 }
 
 /// A flag an earlier compaction left (same session, same payload) does not
-/// release the barrier: slice 2 alone waits its full timeout for slice 1.
+/// release the barrier: slice 2 waits its full timeout for slice 1; a fresh
+/// flag releases it at once.
 #[test]
 fn a_stale_flag_does_not_release_the_barrier_misc_013() {
     let tmp = tempfile::tempdir().unwrap();
@@ -342,34 +341,24 @@ fn a_stale_flag_does_not_release_the_barrier_misc_013() {
         "hook_event_name": "SessionStart",
         "source": "compact",
     });
-    // The folder the script names: the payload's cksum, as the script takes it.
-    let key = Command::new("sh")
-        .args(["-c", "printf '%s' \"$P\" | cksum | cut -d' ' -f1"])
-        .env("P", payload.to_string())
-        .output()
-        .unwrap();
-    let key = String::from_utf8(key.stdout).unwrap();
-    let uid = Command::new("id").arg("-u").output().unwrap();
-    let dir = tmp
-        .path()
-        .join(format!(
-            "csift-verbatim-slices-{}",
-            String::from_utf8(uid.stdout).unwrap().trim()
-        ))
-        .join(key.trim());
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join("1"), "1000\n").unwrap(); // written long ago
+    // Slice 1 of 4 leaves its flag in the event's folder.
+    let (_, _, code) = spawn_hook(1, 4, &payload, tmp.path(), "2").join().unwrap();
+    assert_eq!(code, Some(0));
+    let events = tmp.path().join("csift/verbatim-order");
+    let dir = events.read_dir().unwrap().next().unwrap().unwrap().path();
+    let flag = dir.join("1");
+    assert!(flag.is_file(), "{}", dir.display());
+    std::fs::write(&flag, "1000\n").unwrap(); // as if written long ago
     let started = std::time::Instant::now();
     let (_, at, code) = spawn_hook(2, 4, &payload, tmp.path(), "2").join().unwrap();
     assert_eq!(code, Some(0));
     let waited = at.duration_since(started);
     assert!(waited >= std::time::Duration::from_secs(2), "{waited:?}");
-    // A fresh one does release it.
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap()
         .as_secs();
-    std::fs::write(dir.join("1"), format!("{now}\n")).unwrap();
+    std::fs::write(&flag, format!("{now}\n")).unwrap();
     let started = std::time::Instant::now();
     let (_, at, _) = spawn_hook(2, 4, &payload, tmp.path(), "20").join().unwrap();
     assert!(at.duration_since(started) < std::time::Duration::from_secs(10));

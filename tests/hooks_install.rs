@@ -65,7 +65,7 @@ fn print_names_this_binary_and_each_events_matcher_misc_027() {
     assert_eq!(slices.len(), 4);
     assert_eq!(
         slices[2],
-        format!("{exe} verbatim --hook-json --slices 4 --slice 3 --window 9000")
+        format!("{exe} verbatim --hook-json --hook-source compact --ordered --slices 4 --slice 3 --window 9000")
     );
     let guard = print(&["--guard"]);
     assert!(guard["hooks"].get("SessionStart").is_none());

@@ -1771,3 +1771,129 @@ fn clones_name_their_origin_and_forks_are_told_apart_cmp_012_cmp_014_misc_028() 
     assert_eq!(s["forked_from"], ORIGIN, "{s}");
     assert_eq!(s["is_clone"], false);
 }
+
+/// `whoami @trap:MARKER` names the caller by the Bash call that runs it: from
+/// a subagent, its own lane (which CLAUDE_CODE_SESSION_ID cannot name,
+/// SUB-021), with its session as the parent and its depth below the session:
+/// a lane spawned by a lane is 2 when the chain of spawning calls is on disk,
+/// and the meta's `spawnDepth` where Claude Code wrote one (SUB-006). From the
+/// main conversation, depth 0 (SUB-022: the trap is found once written).
+#[test]
+fn whoami_trap_names_the_calling_lane_and_its_depth_sub_021_sub_006_sub_022() {
+    let home = Home::new();
+    let sid = "7a7a7a7a-0000-4000-8000-000000000777";
+    let (a, b, c) = (
+        "a1111111111111111",
+        "a2222222222222222",
+        "a3333333333333333",
+    );
+    let mut m = Session::new(sid, "/w/trap");
+    m.user("explore, and have the explorer delegate");
+    m.tool_use(
+        "m1",
+        "toolu_A",
+        "Task",
+        json!({"prompt": "explore", "description": "explore", "subagent_type": "Explore"}),
+    );
+    m.tool_use(
+        "m2",
+        "toolu_main",
+        "Bash",
+        json!({"command": "echo MainMarker0001; csift whoami @trap:MainMarker0001"}),
+    );
+    home.write("-w-trap", &m.file_name(), &m.lines);
+    let mut la = Session::lane(sid, "/w/trap", a);
+    la.user("explore");
+    la.tool_use(
+        "ma1",
+        "toolu_B",
+        "Agent",
+        json!({"prompt": "dig deeper", "description": "dig", "subagent_type": "general-purpose"}),
+    );
+    la.tool_result(
+        "toolu_B",
+        "dug",
+        false,
+        Some(json!({"status": "completed", "agentId": b, "content": []})),
+    );
+    let mut lb = Session::lane(sid, "/w/trap", b);
+    lb.user("dig deeper");
+    lb.tool_use(
+        "mb1",
+        "toolu_b1",
+        "Bash",
+        json!({"command": "echo DeepMarker0002; csift whoami @trap:DeepMarker0002"}),
+    );
+    let mut lc = Session::lane(sid, "/w/trap", c);
+    lc.user("a workflow step");
+    lc.tool_use(
+        "mc1",
+        "toolu_c1",
+        "Bash",
+        json!({"command": "echo MetaMarker0003 && csift whoami @trap:MetaMarker0003"}),
+    );
+    let dir = format!("{sid}/subagents");
+    home.write("-w-trap", &format!("{dir}/agent-{a}.jsonl"), &la.lines);
+    home.write(
+        "-w-trap",
+        &format!("{dir}/agent-{a}.meta.json"),
+        &[json!({"agentType": "Explore", "description": "explore", "toolUseId": "toolu_A"})],
+    );
+    home.write("-w-trap", &format!("{dir}/agent-{b}.jsonl"), &lb.lines);
+    home.write("-w-trap", &format!("{dir}/agent-{c}.jsonl"), &lc.lines);
+    home.write(
+        "-w-trap",
+        &format!("{dir}/agent-{c}.meta.json"),
+        &[json!({"agentType": "workflow-step", "spawnDepth": 3})],
+    );
+    let who = |marker: &str| -> Value {
+        let out = home
+            .cmd()
+            .args(["whoami", &format!("@trap:{marker}"), "--format", "json"])
+            .env_remove("CLAUDE_CODE_SESSION_ID")
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let v = who("DeepMarker0002");
+    assert_eq!(v["source"], "trap");
+    assert_eq!(v["session_id"], sid);
+    assert_eq!(v["agent_id"], b);
+    assert_eq!(v["is_subagent"], true);
+    assert_eq!(v["parent_session_id"], sid);
+    assert_eq!(v["depth"], 2, "{v}");
+    assert!(v["files"][0]
+        .as_str()
+        .unwrap()
+        .ends_with(&format!("agent-{b}.jsonl")));
+    assert_eq!(who("MetaMarker0003")["depth"], 3, "the meta's spawnDepth");
+    let v = who("MainMarker0001");
+    assert_eq!(v["agent_id"], Value::Null);
+    assert_eq!(
+        (v["is_subagent"].clone(), v["depth"].clone()),
+        (json!(false), json!(0))
+    );
+    // The human form prints the caller as a target reads it.
+    let out = home
+        .cmd()
+        .args(["whoami", "@trap:DeepMarker0002"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).trim(),
+        format!("{sid}@{b}")
+    );
+    // Anything but @trap: or @main is no caller.
+    let out = home
+        .cmd()
+        .args(["whoami", &format!("@{sid}")])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}

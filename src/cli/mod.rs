@@ -208,17 +208,27 @@ pub(crate) struct Common {
 
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Examples:\n  csift whoami            # the session id\n  csift whoami --path     # its transcript path\n  csift whoami --format json   # and is_subagent, depth\n\n\
+    after_help = "Examples:\n  csift whoami            # the session id\n  csift whoami --path     # its transcript path\n  csift whoami --format json   # and is_subagent, depth\n  echo BlueHeronLamp4821; csift whoami @trap:BlueHeronLamp4821 --format json   # from a subagent\n\n\
 The id is CLAUDE_CODE_SESSION_ID exactly, never a prefix. A transcript is a main file\n\
 named <id>.jsonl; when several project folders hold one, all are printed, with a note.\n\n\
-JSON: {\"type\":\"session\",\"session_id\",\"files\",\"source\",\"is_subagent\",\n\
+JSON: {\"type\":\"session\",\"session_id\",\"agent_id\",\"files\",\"source\",\"is_subagent\",\n\
 \"parent_session_id\",\"depth\"}. The variable names the session in every subagent too, so\n\
 depth is 0 (is_subagent false) only when the session has no lane file, and no subagent\n\
-can be calling; otherwise depth, is_subagent and parent_session_id are null.\n\n\
+can be calling; otherwise depth, is_subagent and parent_session_id are null.\n\
+With @trap:MARKER (source \"trap\") the caller is the transcript whose Bash call holds\n\
+MARKER and `csift`: a subagent's own lane (written as each block ends, so a first try\n\
+finds it) with agent_id, is_subagent true, parent_session_id its session and depth its\n\
+spawns below the session (1: spawned by the main conversation; null where a link is\n\
+not on disk), or the main session (depth 0; it writes its call up to ~3 s late: on a\n\
+miss, run the same command again).\n\n\
 Exit status: 0 the id (or its paths) printed; 1 --path, and no transcript of that id;\n\
-2 CLAUDE_CODE_SESSION_ID unset or empty."
+2 CLAUDE_CODE_SESSION_ID unset or empty, or @trap:MARKER found no call."
 )]
 pub(crate) struct WhoamiArgs {
+    /// `@trap:MARKER`: the caller named by a marker in the very Bash call
+    /// that runs csift (a subagent's own lane, which the variable cannot name).
+    #[arg(value_name = "@trap:MARKER")]
+    pub(crate) target: Option<String>,
     /// Print the transcript path instead of the id.
     #[arg(long)]
     pub(crate) path: bool,

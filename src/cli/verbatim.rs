@@ -30,6 +30,7 @@ pub(crate) enum PreferArg {
     "  csift verbatim @3f2a --slices 4 --window 9000            # all four slices, in order\n",
     "  csift verbatim @3f2a --slices 4 --slice 2 --window 9000  # the second oldest slice\n",
     "  echo '{\"transcript_path\":\"/path/s.jsonl\"}' | csift verbatim --hook-json --slices 4 --slice 1\n",
+    "  csift verbatim --hook-json --hook-source compact --ordered --slices 4 --slice 2 < payload.json\n",
     "  csift verbatim @3f2a --max-compactions 1       # what the last compaction summarised, no older\n",
     "  csift verbatim @3f2a --prefer least-carried    # the turns the summaries kept least of\n\n",
     "What it rebuilds: walking back from the end of ONE transcript (a session's main file, or a\n",
@@ -77,7 +78,14 @@ pub(crate) enum PreferArg {
     "the hook payload on stdin and uses its transcript_path (else @session_id); with\n",
     // MISC-027: the five SessionStart sources; the matcher selects on the same value.
     "--hook-source compact it prints nothing unless the payload's source is compact (a\n",
-    "SessionStart hook also fires on startup, resume, clear and fork). See hooks/.\n\n",
+    "SessionStart hook also fires on startup, resume, clear and fork).\n",
+    // MISC-013: same-event hooks run concurrently; outputs join in completion order.
+    "Claude Code runs the hooks of one event at once and joins their outputs in the order\n",
+    "they finish, so N slice hooks would inject the slices shuffled: with --ordered each slice\n",
+    "is rebuilt at once but prints only after slice i-1 of the same event has (done-flags in\n",
+    "csift's state directory, named after the payload; a flag older than --order-wait is\n",
+    "ignored, and a slice whose predecessor never prints waits that long, then prints).\n",
+    "See hooks/ and `csift hooks print`.\n\n",
     "JSON (--format json): {\"type\":\"turn\",\"turn\",\"first_line\",\"last_line\",\"chars\",\"cut\",\n",
     "\"cut_chars\",\"slice\",\"compaction_summaries\":[line…],\"summary_carried\",\"text\"} per kept\n",
     "turn, oldest first\n",
@@ -134,6 +142,15 @@ pub(crate) struct VerbatimArgs {
     /// comma-separated.
     #[arg(long, value_name = "SOURCE", value_delimiter = ',')]
     pub(crate) hook_source: Vec<String>,
+    /// With --hook-json, --slices and --slice, the payload on stdin: print
+    /// only once slice i-1 of the same hook event has printed. Claude Code runs
+    /// one event's hooks at once and joins their output as they finish.
+    #[arg(long, requires_all = ["hook_json", "slice"])]
+    pub(crate) ordered: bool,
+    /// How long an --ordered slice waits for the one before it, in seconds,
+    /// before it prints anyway.
+    #[arg(long, value_name = "SECS", default_value_t = 20, requires = "ordered")]
+    pub(crate) order_wait: u64,
     /// Reach back across at most N compaction summaries (0: only what came
     /// after the newest one).
     #[arg(long, value_name = "N")]

@@ -3,7 +3,9 @@
 //! in every lane, so from a subagent it is the parent's id; csift says so when the
 //! session has subagents (with none on disk the caller is the session). With the
 //! variable absent csift refuses to guess: most-recent-mtime is a false-positive
-//! trap when several sessions are live.
+//! trap when several sessions are live. `whoami @trap:MARKER` names the caller
+//! by a marker in its own Bash call instead ([`crate::discovery::selfref`]):
+//! a subagent's own lane, with its depth below the session ([`crate::lanes`]).
 
 use std::io::Write;
 
@@ -24,6 +26,8 @@ struct Json<'a> {
     #[serde(rename = "type")]
     kind: &'static str,
     session_id: &'a str,
+    /// The calling lane, with @trap:MARKER; null otherwise.
+    agent_id: Option<&'a str>,
     files: Vec<String>,
     source: &'static str,
     /// Lane fields are unknowable from the environment alone (MISC-009),
@@ -40,6 +44,17 @@ struct Json<'a> {
 
 pub(crate) fn run(args: &WhoamiArgs, out: &mut Out, problems: &Problems) -> Result<super::Exit> {
     super::not_applicable("whoami", &args.common)?;
+    match args.target.as_deref() {
+        None | Some("@main") => {}
+        Some(t) if t.starts_with("@trap:") => return trapped(args, t, out),
+        Some(t) => {
+            return Err(Error::Usage(format!(
+                "whoami names the caller: from CLAUDE_CODE_SESSION_ID, or by @trap:MARKER; `{}` is neither (to read another session, `csift list {}`)",
+                crate::output::sanitize::one_line(t),
+                crate::output::sanitize::one_line(t)
+            )))
+        }
+    }
     let id = std::env::var(ENV).unwrap_or_default();
     if id.trim().is_empty() {
         return Err(Error::Usage(format!(
@@ -71,6 +86,7 @@ pub(crate) fn run(args: &WhoamiArgs, out: &mut Out, problems: &Problems) -> Resu
         Format::Json => out.json(&Json {
             kind: "session",
             session_id: id,
+            agent_id: None,
             files: files.clone(),
             source: "env",
             is_subagent: the_session.then_some(false),
@@ -128,4 +144,75 @@ fn lane_note(problems: &Problems, lanes: bool, not_found: bool) {
         "note: resolved via ${ENV}, which names the TOP-LEVEL session in every lane; \
          {why} this is the parent's id, not the lane's"
     ));
+}
+
+/// `whoami @trap:MARKER`: the transcript whose Bash call launched this run
+/// (SUB-022: a subagent's lane is written as each block ends, so a first try
+/// finds it). A lane answers its agent id, its session as the parent and its
+/// depth (SUB-006 meta `spawnDepth`, else the chain of spawning calls); the
+/// main file answers depth 0.
+fn trapped(args: &WhoamiArgs, t: &str, out: &mut Out) -> Result<super::Exit> {
+    let home = home::from_env(args.common.claude_home.clone())?;
+    let sel = target::resolve(&home, &[t.to_string()], true)?;
+    let [caller] = sel.transcripts.as_slice() else {
+        let files: Vec<String> = sel
+            .transcripts
+            .iter()
+            .map(|t| crate::output::sanitize::path(&t.path))
+            .collect();
+        return Err(Error::Target(format!(
+            "{}: {} transcripts hold that call, so the marker names no one caller: {}; use a fresh marker",
+            crate::output::sanitize::one_line(t),
+            files.len(),
+            files.join(", ")
+        )));
+    };
+    let depth = match (&caller.agent_id, caller.is_lane()) {
+        (Some(agent), true) => lane_depth(caller, agent),
+        _ => Some(0),
+    };
+    let lane = caller.is_lane();
+    let agent = caller.agent_id.as_deref().filter(|_| lane);
+    let file = caller.path.display().to_string();
+    match args.common.format {
+        Format::Json => out.json(&Json {
+            kind: "session",
+            session_id: &caller.session_id,
+            agent_id: agent,
+            files: vec![file],
+            source: "trap",
+            is_subagent: Some(lane),
+            parent_session_id: lane.then_some(caller.session_id.as_str()),
+            depth,
+        })?,
+        Format::Human if args.path => match out.tty {
+            true => writeln!(out, "{}", crate::output::sanitize::one_line(&file))?,
+            false => writeln!(out, "{file}")?,
+        },
+        // As the env form prints the id, and a target reads it:
+        // `<session>@<agent>` for a lane.
+        Format::Human => {
+            let at = caller.at();
+            let id = at.strip_prefix('@').unwrap_or(&at);
+            writeln!(out, "{}", crate::output::sanitize::one_line(id))?
+        }
+    }
+    Ok(super::Exit::Found)
+}
+
+/// The depth of lane `agent` of `caller`'s session, from its session's files.
+fn lane_depth(caller: &crate::discovery::Transcript, agent: &str) -> Option<usize> {
+    let (sessions, _) = crate::discovery::session::group(std::slice::from_ref(caller), true);
+    let s = sessions.into_iter().next()?;
+    let ts: Vec<crate::discovery::Transcript> = s.main.into_iter().chain(s.lanes).collect();
+    let srcs: Vec<Option<crate::scan::Source>> = ts
+        .iter()
+        .map(|t| crate::scan::Source::open(&t.path).ok())
+        .collect();
+    let files: Vec<(&crate::discovery::Transcript, &[u8])> = ts
+        .iter()
+        .zip(&srcs)
+        .filter_map(|(t, s)| s.as_ref().map(|s| (t, &s[..])))
+        .collect();
+    crate::lanes::depth(&files, agent)
 }

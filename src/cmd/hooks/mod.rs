@@ -3,10 +3,12 @@
 //! names. The block: the guard arms (PostToolUse matcher ".*" and Stop, as
 //! `csift guard --print-settings` prints them) and the SessionStart
 //! re-injection after a compaction (matcher "compact", one `verbatim
-//! --hook-json` per slice: Claude Code runs same-event hooks concurrently,
-//! MISC-013, so each slice is a hook of its own and says its turn numbers;
+//! --hook-json` per slice: Claude Code runs same-event hooks concurrently and
+//! joins their outputs as they finish, MISC-013, so each slice is a hook of
+//! its own and `--ordered` makes each print after the one before it;
 //! SessionStart's matcher is tested against the start's source, and
-//! "compact" is one of its five values, MISC-027). Every command is the
+//! "compact" is one of its five values, MISC-027, which `--hook-source
+//! compact` checks again). Every command is the
 //! running binary's absolute path: a hook runs in the session's cwd.
 
 mod diff;
@@ -145,7 +147,7 @@ pub(crate) fn entries(sel: &HookSelect, exe: &str) -> Vec<Entry> {
                 event: "SessionStart",
                 matcher: Some("compact"),
                 command: format!(
-                    "{exe} verbatim --hook-json --slices {n} --slice {i} --window 9000"
+                    "{exe} verbatim --hook-json --hook-source compact --ordered --slices {n} --slice {i} --window 9000"
                 ),
                 timeout: Some(30),
             });

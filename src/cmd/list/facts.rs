@@ -44,8 +44,9 @@ pub(crate) fn summarize(t: &Transcript, whole: bool) -> crate::error::Result<Sum
     let buf = bytes.whole().unwrap_or_default();
     let mut s = Summary::default();
     let mut head = HeadScan::default();
-    head.feed(head_of(buf), lane, &mut s);
-    s.clone_boundary = clone_probe(head_of(buf), lane);
+    let head_lines = head_of(buf);
+    head.feed(head_lines, lane, &mut s);
+    s.clone_boundary = clone_probe(head_lines, lane);
     // The scan walks back from EOF over whole lines only: a byte window could
     // cut a long last record and miss the last records before it (REC-089).
     let end = TailFacts::scan(buf, 0, buf.len() as u64, Some(buf));

@@ -5,14 +5,15 @@
 
 pub(crate) mod carried;
 pub(crate) mod fit;
+pub(crate) mod hook;
 pub(crate) mod pack;
 pub(crate) mod select;
 pub(crate) mod turns;
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::time::Instant;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use crate::classify::FileIndex;
 use crate::cli::verbatim::{PreferArg, Tools, VerbatimArgs};
@@ -27,51 +28,6 @@ use pack::{Limits, Piece};
 /// Smallest window accepted: room for a cut marker and some text.
 const MIN_WINDOW: usize = 400;
 pub(crate) const DEFAULT_BUDGET: usize = 40_000;
-
-#[derive(Deserialize)]
-struct HookPayload {
-    #[serde(default)]
-    session_id: Option<String>,
-    #[serde(default)]
-    transcript_path: Option<String>,
-    /// What started the session: startup, resume, clear, compact or fork
-    /// (MISC-027).
-    #[serde(default)]
-    source: Option<String>,
-}
-
-/// The TARGET a hook payload names: its transcript_path, else `@session_id`;
-/// `None` when `sources` is given and the payload's `source` is not among
-/// them (the hook does not apply).
-fn hook_target(sources: &[String]) -> Result<Option<String>, Error> {
-    let mut s = String::new();
-    std::io::stdin()
-        .take(1 << 20)
-        .read_to_string(&mut s)
-        .map_err(|e| Error::Usage(format!("reading the hook payload on stdin: {e}")))?;
-    let p: HookPayload = serde_json::from_str(&s).map_err(|e| {
-        Error::Usage(format!(
-            "the hook payload on stdin is not JSON with transcript_path: {e}"
-        ))
-    })?;
-    // `~/` as guard reads it: a payload may name the home that way.
-    let path = p.transcript_path.filter(|t| !t.is_empty()).map(|t| {
-        crate::discovery::home::expand_tilde(&t)
-            .to_string_lossy()
-            .into_owned()
-    });
-    if !sources.is_empty() && !p.source.as_ref().is_some_and(|s| sources.contains(s)) {
-        return Ok(None);
-    }
-    match (path, p.session_id) {
-        (Some(t), _) if std::path::Path::new(&t).is_file() => Ok(Some(t)),
-        (_, Some(id)) if !id.is_empty() => Ok(Some(format!("@{id}"))),
-        (Some(t), _) => Ok(Some(t)),
-        _ => Err(Error::Usage(
-            "the hook payload has neither transcript_path nor session_id".into(),
-        )),
-    }
-}
 
 #[derive(Serialize)]
 struct TurnRow<'a> {
@@ -176,15 +132,22 @@ pub(crate) fn run(
             "--hook-json with --slices needs --slice i".into(),
         ));
     }
+    let mut barrier = None;
     let targets = match (args.hook_json, args.targets.is_empty()) {
-        (true, true) => match hook_target(&args.hook_source)? {
-            Some(t) => vec![t],
+        (true, true) => match hook::payload(&args.hook_source)? {
+            (raw, Some(t)) => {
+                if let (true, Some(n), Some(i)) = (args.ordered, args.slices, args.slice) {
+                    let wait = std::time::Duration::from_secs(args.order_wait);
+                    barrier = hook::Barrier::new(&raw, i, n, wait);
+                }
+                vec![t]
+            }
             // Another source started the session: nothing to inject.
-            None => return Ok(Exit::Found),
+            (_, None) => return Ok(Exit::Found),
         },
-        _ if !args.hook_source.is_empty() => {
+        _ if !args.hook_source.is_empty() || args.ordered => {
             return Err(Error::Usage(
-                "--hook-source checks the hook payload read on stdin: use it with --hook-json and no TARGET".into(),
+                "--hook-source and --ordered read the hook payload on stdin: use them with --hook-json and no TARGET".into(),
             ))
         }
         _ => args.targets.clone(),
@@ -270,10 +233,25 @@ pub(crate) fn run(
     src.check()?;
 
     if args.hook_json {
+        // Slices print in order: after the one before has (MISC-013).
+        if let Some(b) = &barrier {
+            if !b.wait() {
+                problems.note(format_args!(
+                    "verbatim: slice {} did not print within {} s; printing slice {} anyway",
+                    args.slice.unwrap_or(1).saturating_sub(1),
+                    args.order_wait,
+                    args.slice.unwrap_or(1)
+                ));
+            }
+        }
         if !text.is_empty() {
             out.json(&serde_json::json!({
                 "hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": text}
             }))?;
+        }
+        out.flush()?;
+        if let Some(b) = &barrier {
+            b.done();
         }
         return Ok(Exit::from(true, problems.count()));
     }
