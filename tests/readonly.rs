@@ -170,18 +170,7 @@ impl Elsewhere {
                 if p.is_dir() {
                     stack.push(p);
                 } else {
-                    // Census entries are `.bin`; the status line's open-task
-                    // sieve marks a quiet file by an empty entry under
-                    // `ledger-*-quiet/`.
-                    let quiet = p.parent().and_then(|d| d.file_name()).is_some_and(|n| {
-                        n.to_string_lossy().starts_with("ledger-")
-                            && n.to_string_lossy().ends_with("-quiet")
-                    });
-                    assert!(
-                        quiet || p.extension().is_some_and(|x| x == "bin"),
-                        "{}",
-                        p.display()
-                    );
+                    assert!(p.extension().is_some_and(|x| x == "bin"), "{}", p.display());
                 }
             }
         }
