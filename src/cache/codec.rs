@@ -29,6 +29,20 @@ impl Enc {
     pub(crate) fn str(&mut self, s: &str) {
         self.bytes(s.as_bytes());
     }
+    /// An optional string: a flag byte, then the string.
+    pub(crate) fn opt_str(&mut self, s: Option<&str>) {
+        match s {
+            None => self.u8(0),
+            Some(s) => {
+                self.u8(1);
+                self.str(s);
+            }
+        }
+    }
+    /// A boolean as one byte.
+    pub(crate) fn bool(&mut self, v: bool) {
+        self.u8(u8::from(v));
+    }
     /// A timestamp as seconds and nanoseconds; `None` as a flag byte.
     pub(crate) fn ts(&mut self, t: Option<jiff::Timestamp>) {
         match t {
@@ -79,6 +93,24 @@ impl<'a> Dec<'a> {
     }
     pub(crate) fn str(&mut self) -> Option<&'a str> {
         std::str::from_utf8(self.bytes()?).ok()
+    }
+    pub(crate) fn opt_str(&mut self) -> Option<Option<&'a str>> {
+        match self.u8()? {
+            0 => Some(None),
+            1 => self.str().map(Some),
+            _ => None,
+        }
+    }
+    pub(crate) fn bool(&mut self) -> Option<bool> {
+        match self.u8()? {
+            0 => Some(false),
+            1 => Some(true),
+            _ => None,
+        }
+    }
+    /// A `usize` written as a `u64`.
+    pub(crate) fn usize(&mut self) -> Option<usize> {
+        usize::try_from(self.u64()?).ok()
     }
     pub(crate) fn ts(&mut self) -> Option<Option<jiff::Timestamp>> {
         match self.u8()? {

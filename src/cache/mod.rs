@@ -46,9 +46,24 @@ pub(crate) trait Census: Sized {
     /// Bump on any change to what a census holds or how lines are read: an
     /// entry of another version is ignored and rewritten, never trusted.
     const VERSION: u32;
+    /// What a scan needs beside the bytes (`()` for most kinds; `stats`: whether
+    /// the file is a lane and which agents have lane files).
+    type Ctx: ?Sized;
     /// The census of `buf`, the file's lines from `at` on (the last one may be
     /// unterminated: a file's torn or still-growing end).
-    fn scan(buf: &[u8], at: Pos) -> Self;
+    fn scan(buf: &[u8], at: Pos, ctx: &Self::Ctx) -> Self;
+    /// Whether a census read back from the cache still holds under `ctx`: a
+    /// census that depended on something outside its file (another file's
+    /// existence) checks it here; `false` is a miss.
+    fn valid(&self, _ctx: &Self::Ctx) -> bool {
+        true
+    }
+    /// Called with every byte the census covers (from the file's start)
+    /// whenever the store has them at hand: before an entry is written, and
+    /// once more after an unterminated tail is folded in. A census whose
+    /// final form needs the whole file (a file index) computes it here, so a
+    /// hit needs no read of the file.
+    fn seal(&mut self, _covered: &[u8], _ctx: &Self::Ctx) {}
     /// Fold in the census of the bytes that follow this one's.
     fn extend(&mut self, later: Self);
     fn encode(&self, e: &mut Enc);

@@ -38,6 +38,12 @@ pub(crate) struct Cache {
     scanned: AtomicU64,
 }
 
+/// The transcript a census is read for, and its kind's context.
+struct Run<'a, X: ?Sized> {
+    path: &'a Path,
+    ctx: &'a X,
+}
+
 /// A file's identity and the prefix an entry covers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Ident {
@@ -78,15 +84,28 @@ impl Cache {
     /// The census of the transcript at `path`: from its entry where the file
     /// is unchanged, its entry plus the appended bytes where it grew, a whole
     /// scan otherwise.
-    pub(crate) fn census<C: Census>(&self, path: &Path) -> crate::error::Result<(C, Outcome)> {
+    pub(crate) fn census<C: Census<Ctx = ()>>(
+        &self,
+        path: &Path,
+    ) -> crate::error::Result<(C, Outcome)> {
+        self.census_in::<C>(path, &())
+    }
+
+    /// [`Cache::census`] for a kind whose scan needs a context.
+    pub(crate) fn census_in<C: Census>(
+        &self,
+        path: &Path,
+        ctx: &C::Ctx,
+    ) -> crate::error::Result<(C, Outcome)> {
         let io_err = |e| crate::error::Error::io(path, e);
         // Non-blocking, regular files only (a FIFO named as a transcript
         // must not hang the status line).
         let file = crate::scan::source::open(path)?.file;
         let meta = file.metadata().map_err(io_err)?;
+        let run = Run { path, ctx };
         let (c, o) = match self.entry_path::<C>(path) {
-            None => (self.whole::<C>(file, &meta, path, None)?, Outcome::Off),
-            Some(at) => self.cached::<C>(file, &meta, path, &at)?,
+            None => (self.whole::<C>(file, &meta, &run, None)?, Outcome::Off),
+            Some(at) => self.cached::<C>(file, &meta, &run, &at)?,
         };
         self.counts[o as usize].fetch_add(1, Ordering::Relaxed);
         Ok((c, o))
@@ -96,38 +115,32 @@ impl Cache {
         &self,
         file: File,
         meta: &Metadata,
-        path: &Path,
+        run: &Run<'_, C::Ctx>,
         at: &Path,
     ) -> crate::error::Result<(C, Outcome)> {
+        let (path, ctx) = (run.path, run.ctx);
         let ident = ident(meta);
         // A large entry is mapped, not copied (entries are replaced by rename,
         // never rewritten in place, so a mapped one stays whole).
         let old = Source::open(at).ok();
-        let found = old.as_deref().and_then(|b| read_entry::<C>(b, path));
+        let found = old
+            .as_deref()
+            .and_then(|b| read_entry::<C>(b, path))
+            .filter(|(_, c)| c.valid(ctx));
         let Some((h, mut census)) = found else {
-            return Ok((self.whole(file, meta, path, Some(at))?, Outcome::Miss));
+            return Ok((self.whole(file, meta, run, Some(at))?, Outcome::Miss));
         };
         let same_file = h.ident.dev == ident.dev && h.ident.ino == ident.ino;
         let unchanged = same_file && h.ident == ident;
         let grew = same_file && ident.size > h.ident.size;
         if !(unchanged || grew) || !edges_match(&file, &h) {
-            return Ok((self.whole(file, meta, path, Some(at))?, Outcome::Miss));
+            return Ok((self.whole(file, meta, run, Some(at))?, Outcome::Miss));
         }
-        if unchanged {
-            if ident.size > h.consumed {
-                let tail = read_at(&file, h.consumed, ident.size - h.consumed)
-                    .map_err(|e| crate::error::Error::io(path, e))?;
-                self.note_scanned(tail.len());
-                census.extend(C::scan(
-                    &tail,
-                    Pos {
-                        offset: h.consumed,
-                        line: h.lines + 1,
-                    },
-                ));
-            }
+        if unchanged && ident.size == h.consumed {
             return Ok((census, Outcome::Hit));
         }
+        // Grew, or unchanged with an unterminated tail the entry never
+        // covers: scan what follows the entry, with the file at hand.
         let src = Source::from_opened(
             crate::scan::source::Opened {
                 file,
@@ -140,17 +153,28 @@ impl Cache {
         let end = whole_lines_end(buf, start);
         self.note_scanned(buf.len() - start);
         let added = newlines(&buf[start..end]);
-        census.extend(C::scan(
-            &buf[start..end],
-            Pos {
+        if end > start {
+            let from = Pos {
                 offset: start as u64,
                 line: h.lines + 1,
+            };
+            census.extend(C::scan(&buf[start..end], from, ctx));
+            census.seal(&buf[..end], ctx);
+            // A file cut while read is reported, and its census never cached.
+            src.check()?;
+            let header = header_of(buf, ident, end, h.lines + added);
+            write_entry(at, path, &header, &census);
+        }
+        self.tail(&mut census, buf, end, h.lines + added, ctx);
+        src.check()?;
+        Ok((
+            census,
+            if unchanged {
+                Outcome::Hit
+            } else {
+                Outcome::Grew
             },
-        ));
-        let header = header_of(buf, ident, end, h.lines + added);
-        write_entry(at, path, &header, &census);
-        self.tail(&mut census, buf, end, h.lines + added);
-        Ok((census, Outcome::Grew))
+        ))
     }
 
     /// Scan a file whole; with `at`, write its entry.
@@ -158,9 +182,10 @@ impl Cache {
         &self,
         file: File,
         meta: &Metadata,
-        path: &Path,
+        run: &Run<'_, C::Ctx>,
         at: Option<&Path>,
     ) -> crate::error::Result<C> {
+        let (path, ctx) = (run.path, run.ctx);
         let src = Source::from_opened(
             crate::scan::source::Opened {
                 file,
@@ -171,26 +196,31 @@ impl Cache {
         let buf: &[u8] = &src;
         self.note_scanned(buf.len());
         let Some(at) = at else {
-            return Ok(C::scan(buf, Pos { offset: 0, line: 1 }));
+            let mut census = C::scan(buf, Pos { offset: 0, line: 1 }, ctx);
+            census.seal(buf, ctx);
+            src.check()?;
+            return Ok(census);
         };
         let end = whole_lines_end(buf, 0);
         let lines = newlines(&buf[..end]);
-        let mut census = C::scan(&buf[..end], Pos { offset: 0, line: 1 });
+        let mut census = C::scan(&buf[..end], Pos { offset: 0, line: 1 }, ctx);
+        census.seal(&buf[..end], ctx);
+        src.check()?;
         write_entry(at, path, &header_of(buf, ident(meta), end, lines), &census);
-        self.tail(&mut census, buf, end, lines);
+        self.tail(&mut census, buf, end, lines, ctx);
+        src.check()?;
         Ok(census)
     }
 
     /// Fold in the unterminated end of `buf` (never cached).
-    fn tail<C: Census>(&self, census: &mut C, buf: &[u8], end: usize, lines: u64) {
+    fn tail<C: Census>(&self, census: &mut C, buf: &[u8], end: usize, lines: u64, ctx: &C::Ctx) {
         if end < buf.len() {
-            census.extend(C::scan(
-                &buf[end..],
-                Pos {
-                    offset: end as u64,
-                    line: lines + 1,
-                },
-            ));
+            let at = Pos {
+                offset: end as u64,
+                line: lines + 1,
+            };
+            census.extend(C::scan(&buf[end..], at, ctx));
+            census.seal(buf, ctx);
         }
     }
 

@@ -17,7 +17,7 @@ use crate::scan::find::Find;
 use crate::scan::lines::HitLines;
 use crate::scan::Line;
 
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct FileIndex {
     lane: bool,
     /// Line numbers of (non-draft) turn openers, ascending.
@@ -128,6 +128,7 @@ impl Sizes {
 /// the index's own literal passes ([`FileIndex::build`]) or, by a caller that
 /// parses every record anyway, one [`Piece::note`] per record; pieces append in
 /// file order and [`Piece::finish`] decides drafts and the seed.
+#[derive(Debug, Clone)]
 pub(crate) struct Piece {
     openers: Vec<Opener>,
     /// Records that open a turn only if the model answers them
@@ -138,6 +139,69 @@ pub(crate) struct Piece {
 }
 
 impl Piece {
+    /// Write this piece for the census cache (`stats` keeps its unfinished
+    /// index, so a file that grew appends the piece of its new lines).
+    pub(crate) fn encode(&self, e: &mut crate::cache::Enc) {
+        e.bool(self.tools.lane);
+        for list in [&self.openers, &self.pending] {
+            e.u64(list.len() as u64);
+            for (line, uuid, parent, offset) in list {
+                e.u64(*line as u64);
+                e.opt_str(uuid.as_deref());
+                e.opt_str(parent.as_deref());
+                e.u64(*offset as u64);
+            }
+        }
+        for set in [&self.tools.spawn_ids, &self.tools.wakeup_prompts] {
+            e.u64(set.len() as u64);
+            for v in set {
+                e.str(v);
+            }
+        }
+        e.u64(self.tools.tool_names.len() as u64);
+        for (id, name) in &self.tools.tool_names {
+            e.str(id);
+            e.str(name);
+        }
+    }
+
+    /// Read back what [`Piece::encode`] wrote; `None` when it is not that.
+    pub(crate) fn decode(d: &mut crate::cache::Dec<'_>) -> Option<Piece> {
+        let mut p = Piece::new(d.bool()?);
+        for i in 0..2 {
+            for _ in 0..d.len(18)? {
+                let o = (
+                    d.usize()?,
+                    d.opt_str()?.map(str::to_string),
+                    d.opt_str()?.map(str::to_string),
+                    d.usize()?,
+                );
+                if i == 0 {
+                    &mut p.openers
+                } else {
+                    &mut p.pending
+                }
+                .push(o);
+            }
+        }
+        for i in 0..2 {
+            for _ in 0..d.len(8)? {
+                let v = d.str()?.to_string();
+                let set = if i == 0 {
+                    &mut p.tools.spawn_ids
+                } else {
+                    &mut p.tools.wakeup_prompts
+                };
+                set.insert(v);
+            }
+        }
+        for _ in 0..d.len(16)? {
+            let id = d.str()?.to_string();
+            p.tools.tool_names.insert(id, d.str()?.to_string());
+        }
+        Some(p)
+    }
+
     pub(crate) fn new(lane: bool) -> Piece {
         Piece {
             openers: Vec::new(),

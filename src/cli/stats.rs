@@ -26,6 +26,7 @@ pub(crate) enum GroupBy {
     "  csift stats --by month              # one row per month\n",
     "  csift stats --since 7d --by model   # last week's tokens per model\n",
     "  csift stats @3f2a --format json     # one session (and its lanes) as JSON Lines\n",
+    "  csift stats --no-cache              # read every file whole, not through the cache\n",
     "  csift stats --format json | tail -1 | jq .narration_blocks   # narration blocks per model\n\n",
     "Token rule (one API message counts once):\n",
     "  Only top-level `assistant` records whose message.usage is an object count. Copies are\n",
@@ -55,6 +56,10 @@ pub(crate) enum GroupBy {
     "agent_progress records nest, lane copies included, is counted on its own line (`nested`):\n",
     "each nested record's type, `(unreadable)` where csift cannot read one, and their block\n",
     "types; names csift does not model are listed under unknown.\n\n",
+    "Cache: a run without --since/--until keeps each transcript's census in csift's state\n",
+    "directory ($XDG_STATE_HOME/csift, never under the Claude home); a file unchanged since\n",
+    "is not read again, one that grew is read from where its census ended. --no-cache\n",
+    "reads every file whole; the output is the same either way.\n\n",
     "Windows (--since/--until) count a record by its time; a record without one takes the\n",
     "time before it in its file, or the file's first time when none comes before (a leading\n",
     "snapshot or summary). A transcript with no time at all cannot be placed and is left\n",
@@ -111,6 +116,10 @@ pub(crate) struct StatsArgs {
     /// how many rows were left out).
     #[arg(short = 'm', long, value_name = "N")]
     pub(crate) max_count: Option<usize>,
+    /// Read every file whole instead of through the census cache (kept in
+    /// csift's state directory; output is the same either way).
+    #[arg(long)]
+    pub(crate) no_cache: bool,
     #[command(flatten)]
     pub(crate) common: super::Common,
 }

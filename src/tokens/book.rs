@@ -50,7 +50,7 @@ impl Notes {
 }
 
 /// The per-file book: keyed copies merged by MAX, id-less copies summed apart.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub(crate) struct Book {
     /// `model \0 id` → entry.
     pub(crate) keyed: HashMap<String, Entry>,

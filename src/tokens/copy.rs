@@ -27,7 +27,7 @@ pub(crate) struct Vals {
 }
 
 impl Vals {
-    fn fields(&mut self) -> [&mut u64; 9] {
+    pub(crate) fn fields(&mut self) -> [&mut u64; 9] {
         [
             &mut self.input,
             &mut self.output,

@@ -225,8 +225,9 @@ impl FileBook {
 impl Census for FileBook {
     const KIND: &'static str = "usage";
     const VERSION: u32 = 1;
+    type Ctx = ();
 
-    fn scan(buf: &[u8], _at: Pos) -> FileBook {
+    fn scan(buf: &[u8], _at: Pos, _: &()) -> FileBook {
         if buf.len() <= CHUNK {
             return FileBook::scan_lines(buf);
         }
@@ -329,7 +330,7 @@ mod tests {
     ];
 
     fn whole() -> FileBook {
-        FileBook::scan(LINES.join("\n").as_bytes(), Pos { offset: 0, line: 1 })
+        FileBook::scan(LINES.join("\n").as_bytes(), Pos { offset: 0, line: 1 }, &())
     }
 
     #[test]
@@ -365,11 +366,11 @@ mod tests {
     #[test]
     fn a_user_record_books_no_usage_rec_021() {
         let line = r#"{"type":"user","timestamp":"2026-01-01T00:00:00Z","message":{"id":"mu","model":"x","role":"user","content":"as the \"assistant\" said","usage":{"output_tokens":50}}}"#;
-        let b = FileBook::scan(line.as_bytes(), Pos { offset: 0, line: 1 });
+        let b = FileBook::scan(line.as_bytes(), Pos { offset: 0, line: 1 }, &());
         assert_eq!(b.clone().take_keyed().len(), 0);
         assert!(b.idless.is_empty());
         let a = line.replacen(r#""type":"user""#, r#""type":"assistant""#, 1);
-        let mut b = FileBook::scan(a.as_bytes(), Pos { offset: 0, line: 1 });
+        let mut b = FileBook::scan(a.as_bytes(), Pos { offset: 0, line: 1 }, &());
         assert_eq!(
             b.take_keyed().len(),
             1,
@@ -392,8 +393,8 @@ mod tests {
         let buf = text.as_bytes();
         let mut cut = 0;
         loop {
-            let mut b = FileBook::scan(&buf[..cut], Pos { offset: 0, line: 1 });
-            b.extend(FileBook::scan(&buf[cut..], Pos { offset: 0, line: 1 }));
+            let mut b = FileBook::scan(&buf[..cut], Pos { offset: 0, line: 1 }, &());
+            b.extend(FileBook::scan(&buf[cut..], Pos { offset: 0, line: 1 }, &()));
             let d = FileBook::decode(&mut Dec::new(&enc(&b))).unwrap();
             for got in [&b, &d] {
                 let canon = |x: &FileBook| {

@@ -166,6 +166,7 @@ mod tests {
         FileBook::scan(
             (lines.join("\n") + "\n").as_bytes(),
             Pos { offset: 0, line: 1 },
+            &(),
         )
     }
 

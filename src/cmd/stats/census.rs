@@ -26,34 +26,41 @@ use crate::tokens::book::Book;
 use crate::tokens::SYNTHETIC;
 
 /// Files above this are scanned in parallel chunks of about this size.
-const CHUNK: usize = 8 << 20;
+pub(super) const CHUNK: usize = 8 << 20;
 
-#[derive(Debug)]
-struct Call {
-    name: String,
-    line: usize,
-    admitted: bool,
+#[derive(Debug, Clone)]
+pub(super) struct Call {
+    pub(super) name: String,
+    pub(super) line: usize,
+    pub(super) admitted: bool,
 }
 
 #[derive(Debug, Default, Clone, Copy)]
-struct Answer {
-    error: bool,
-    admitted: bool,
+pub(super) struct Answer {
+    pub(super) error: bool,
+    pub(super) admitted: bool,
 }
 
-/// Scan state of one chunk; chunks merge in file order.
-struct Scan {
-    c: Census,
-    book: Book,
-    calls: HashMap<String, Call>,
-    answers: HashMap<String, Answer>,
+/// Scan state of one chunk; chunks merge in file order. Also what the
+/// census cache keeps of a file ([`super::cached`]), so a file that grew
+/// merges the scan of its appended lines the same way.
+#[derive(Debug, Clone)]
+pub(super) struct Scan {
+    pub(super) lane: bool,
+    pub(super) c: Census,
+    pub(super) book: Book,
+    pub(super) calls: HashMap<String, Call>,
+    pub(super) answers: HashMap<String, Answer>,
     /// This chunk's part of the file index, from the census's own parse.
-    piece: Piece,
+    pub(super) piece: Piece,
     /// Records whose labels wait on the finished index.
-    cands: Vec<revisit::Cand>,
+    pub(super) cands: Vec<revisit::Cand>,
     /// `(uuid, parentUuid)` of a main file's sidechain records, in file
     /// order: its 1.0.x inline lanes ([`crate::classify::sidechain`]).
-    sidechain: Vec<(Option<String>, Option<String>)>,
+    pub(super) sidechain: Vec<(Option<String>, Option<String>)>,
+    /// Agents of agent_progress records, and whether their nested records
+    /// counted here (no lane file of their own).
+    pub(super) agents: std::collections::BTreeMap<String, bool>,
 }
 
 /// Census one transcript. Returns its census and its token book (for the
@@ -84,59 +91,84 @@ fn census_buf(
     chunk: usize,
     embeds: Embeds,
 ) -> (Census, Book) {
-    // A window needs file order to carry timestamps forward onto untimed lines.
+    let whole = Part {
+        bytes: buf,
+        base: 0,
+        first_no: 1,
+    };
+    scan_chunked(whole, lane, window, chunk, embeds).finalize(buf)
+}
+
+/// Scan `p` in line-aligned chunks of about `chunk` bytes in parallel,
+/// merged in file order (one chunk under a window: it needs file order to
+/// carry timestamps forward onto untimed lines).
+pub(super) fn scan_chunked(
+    p: Part<'_>,
+    lane: bool,
+    window: &Window,
+    chunk: usize,
+    embeds: Embeds,
+) -> Scan {
     let chunks = if window.is_open() {
-        crate::scan::chunks(buf, chunk)
+        crate::scan::chunks(p.bytes, chunk)
     } else {
         vec![crate::scan::Chunk {
             start: 0,
-            end: buf.len(),
+            end: p.bytes.len(),
             first_no: 1,
         }]
     };
     let parts = crate::scan::par_map(&chunks, |c| {
-        scan(
-            buf,
-            c.start,
-            c.end,
-            c.first_no,
-            lane,
-            window,
-            embeds.clone(),
-        )
+        let part = Part {
+            bytes: &p.bytes[c.start..c.end],
+            base: p.base + c.start,
+            first_no: p.first_no + c.first_no - 1,
+        };
+        scan(part, lane, window, embeds.clone())
     });
     let mut it = parts.into_iter();
     let mut s = it.next().unwrap_or_else(|| Scan::new(lane));
     for p in it {
         s.merge(p);
     }
-    s.c.bytes = buf.len() as u64;
-    // Lanes inline in a 1.0.x main file, by the rule `agents` lists them by,
-    // placed in file order once the chunks are merged.
-    let mut inline = crate::classify::sidechain::InlineLanes::default();
-    for (uuid, parent) in std::mem::take(&mut s.sidechain) {
-        inline.place(uuid.as_deref(), parent.as_deref());
+    s
+}
+
+impl Scan {
+    /// The census of the whole file `buf` this scan (with those merged into
+    /// it) was read from: its index built, its candidates revisited, its
+    /// calls joined.
+    pub(super) fn finalize(mut self, buf: &[u8]) -> (Census, Book) {
+        self.c.bytes = buf.len() as u64;
+        // Lanes inline in a 1.0.x main file, by the rule `agents` lists them by,
+        // placed in file order once the chunks are merged.
+        let mut inline = crate::classify::sidechain::InlineLanes::default();
+        for (uuid, parent) in std::mem::take(&mut self.sidechain) {
+            inline.place(uuid.as_deref(), parent.as_deref());
+        }
+        self.c.inline_lanes = inline.len() as u64;
+        let piece = std::mem::replace(&mut self.piece, Piece::new(self.lane));
+        let idx = piece.finish(buf);
+        revisit::apply(&mut self.c, buf, &idx, self.lane, &self.cands);
+        self.finish(&idx)
     }
-    s.c.inline_lanes = inline.len() as u64;
-    let piece = std::mem::replace(&mut s.piece, Piece::new(lane));
-    let idx = piece.finish(buf);
-    revisit::apply(&mut s.c, buf, &idx, lane, &s.cands);
-    s.finish(&idx)
 }
 
 /// Agents whose nested records count (all but those with a lane file), or
 /// `None` when nested records do not count.
-type Embeds = Option<Arc<crate::discovery::LaneFiles>>;
+pub(super) type Embeds = Option<Arc<crate::discovery::LaneFiles>>;
 
-fn scan(
-    buf: &[u8],
-    a: usize,
-    b: usize,
-    first_no: usize,
-    lane: bool,
-    w: &Window,
-    embeds: Embeds,
-) -> Scan {
+/// A run of whole lines of a file: its bytes, where they start in the file,
+/// and the number of their first line.
+#[derive(Clone, Copy)]
+pub(super) struct Part<'b> {
+    pub(super) bytes: &'b [u8],
+    pub(super) base: usize,
+    pub(super) first_no: usize,
+}
+
+/// Scan one run of lines: each line parsed once and counted.
+pub(super) fn scan(p: Part<'_>, lane: bool, w: &Window, embeds: Embeds) -> Scan {
     let mut s = Scan::new(lane);
     // Classified first against no index; `revisit` settles what the index
     // changes (user records only: a progress record's nested units stay).
@@ -144,75 +176,32 @@ fn scan(
     if let Some(e) = embeds {
         idx = idx.with_embeds(e);
     }
-    let idx = &idx;
-    // An untimed record takes the time before it; those before the file's
-    // first time take that one (a leading snapshot or summary belongs to the
-    // session's start). A window scans the file as one chunk, in order.
-    let mut carried: Option<Timestamp> = if w.is_open() {
-        None
-    } else {
-        crate::scan::pair::first_plain_str(&buf[a..b], crate::scan::lit!(b"\"timestamp\""))
-            .and_then(|t| std::str::from_utf8(t).ok())
-            .and_then(parse_ts)
-    };
-    for l in Lines::new(&buf[a..b]) {
+    let mut carried = first_time(p.bytes, w);
+    for l in Lines::new(p.bytes) {
         let line = Line {
-            no: first_no + l.no - 1,
-            offset: a + l.offset,
+            no: p.first_no + l.no - 1,
+            offset: p.base + l.offset,
             ..l
         };
         s.c.lines += 1;
         match parse_line(&line) {
-            Parsed::Malformed(m) => {
-                s.c.malformed_lines += 1;
-                if m.kind == MalformedKind::Glued {
-                    s.glued(&line, idx, w, &mut carried);
-                }
-                if s.c.malformed.len() < MALFORMED_SHOWN {
-                    s.c.malformed.push(MalformedOut {
-                        file: String::new(),
-                        line: m.line,
-                        kind: m.kind.name(),
-                        detail: m.detail,
-                    });
-                }
-            }
-            Parsed::Record(r) => {
-                s.c.repaired_surrogates += u64::from(r.repaired);
-                if !lane && r.is_sidechain() {
-                    let id =
-                        |v: &Option<std::borrow::Cow<'_, str>>| v.as_deref().map(str::to_string);
-                    s.sidechain.push((id(&r.uuid), id(&r.parent_uuid)));
-                }
-                let ts = r.timestamp.as_deref().and_then(parse_ts);
-                carried = ts.or(carried);
-                s.join(&r, line.no);
-                let nested = nested_counted(&r, idx);
-                if let Some(n) = nested {
-                    s.join(n, line.no);
-                }
-                let counted = w.is_open() || w.contains(carried);
-                if let Some(cand) = revisit::note(&mut s.piece, &r, &line, counted) {
-                    s.cands.push(cand);
-                }
-                if !counted {
-                    s.c.outside_window += 1;
-                    continue;
-                }
-                s.c.first_ts = min_opt(s.c.first_ts, ts);
-                s.c.last_ts = max_opt(s.c.last_ts, ts);
-                s.record(&r, line.no);
-                if let Some(n) = nested {
-                    s.admit_calls(n, line.no);
-                    if n.kind() == "assistant" && n.has_message() {
-                        bump(&mut s.c.models, n.model().unwrap_or("(unknown)"), 1);
-                    }
-                }
-                s.labels(&r, line.no, idx);
-            }
+            Parsed::Malformed(m) => s.malformed(m, &line, &idx, w, &mut carried),
+            Parsed::Record(r) => s.line_record(&r, &line, &idx, w, &mut carried),
         }
     }
     s
+}
+
+/// The time an untimed record before the first timed one takes: that one
+/// (a leading snapshot or summary belongs to the session's start). Only a
+/// window asks (it scans the file as one chunk, in order).
+fn first_time(bytes: &[u8], w: &Window) -> Option<Timestamp> {
+    if w.is_open() {
+        return None;
+    }
+    crate::scan::pair::first_plain_str(bytes, crate::scan::lit!(b"\"timestamp\""))
+        .and_then(|t| std::str::from_utf8(t).ok())
+        .and_then(parse_ts)
 }
 
 /// The subagent record an agent_progress record nests, when its calls and
@@ -230,8 +219,10 @@ fn nested_counted<'r, 'a>(r: &'r Record<'a>, idx: &FileIndex) -> Option<&'r Reco
 }
 
 impl Scan {
-    fn new(lane: bool) -> Scan {
+    pub(super) fn new(lane: bool) -> Scan {
         Scan {
+            lane,
+            agents: Default::default(),
             c: Census::new(),
             book: Book::default(),
             calls: HashMap::new(),
@@ -239,6 +230,88 @@ impl Scan {
             piece: Piece::new(lane),
             cands: Vec::new(),
             sidechain: Vec::new(),
+        }
+    }
+
+    /// A line that is no record: counted, named (the first few), and a
+    /// glued line's records read one by one.
+    fn malformed(
+        &mut self,
+        m: crate::record::Malformed,
+        line: &Line<'_>,
+        idx: &FileIndex,
+        w: &Window,
+        carried: &mut Option<Timestamp>,
+    ) {
+        self.c.malformed_lines += 1;
+        if m.kind == MalformedKind::Glued {
+            self.glued(line, idx, w, carried);
+        }
+        if self.c.malformed.len() < MALFORMED_SHOWN {
+            self.c.malformed.push(MalformedOut {
+                file: String::new(),
+                line: m.line,
+                kind: m.kind.name(),
+                detail: m.detail,
+            });
+        }
+    }
+
+    /// A line's record: joined, noted for the index, and (inside the
+    /// window) counted with the subagent record it nests.
+    fn line_record(
+        &mut self,
+        r: &Record<'_>,
+        line: &Line<'_>,
+        idx: &FileIndex,
+        w: &Window,
+        carried: &mut Option<Timestamp>,
+    ) {
+        self.c.repaired_surrogates += u64::from(r.repaired);
+        if !self.lane && r.is_sidechain() {
+            let id = |v: &Option<std::borrow::Cow<'_, str>>| v.as_deref().map(str::to_string);
+            self.sidechain.push((id(&r.uuid), id(&r.parent_uuid)));
+        }
+        let ts = r.timestamp.as_deref().and_then(parse_ts);
+        *carried = ts.or(*carried);
+        self.join(r, line.no);
+        self.note_agent(r, idx);
+        let nested = nested_counted(r, idx);
+        if let Some(n) = nested {
+            self.join(n, line.no);
+        }
+        let counted = w.is_open() || w.contains(*carried);
+        if let Some(cand) = revisit::note(&mut self.piece, r, line, counted) {
+            self.cands.push(cand);
+        }
+        if !counted {
+            self.c.outside_window += 1;
+            return;
+        }
+        self.c.first_ts = min_opt(self.c.first_ts, ts);
+        self.c.last_ts = max_opt(self.c.last_ts, ts);
+        self.record(r, line.no);
+        if let Some(n) = nested {
+            self.admit_calls(n, line.no);
+            if n.kind() == "assistant" && n.has_message() {
+                bump(&mut self.c.models, n.model().unwrap_or("(unknown)"), 1);
+            }
+        }
+        self.labels(r, line.no, idx);
+    }
+
+    /// Remember whether an agent_progress record's agent had a lane file:
+    /// what the census counted depends on it, so a cached census checks it
+    /// again ([`super::cached`]).
+    fn note_agent(&mut self, r: &Record<'_>, idx: &FileIndex) {
+        if !idx.embeds_any() {
+            return;
+        }
+        if let Some(e) = r.embedded() {
+            let agent = e.agent_id.as_deref().unwrap_or("");
+            if !self.agents.contains_key(agent) {
+                self.agents.insert(agent.to_string(), idx.embeds(agent));
+            }
         }
     }
 
@@ -260,6 +333,7 @@ impl Scan {
             // A prompt glued behind another record opens its turn, as the
             // index search and show read has it (each object under the line's
             // number; the candidate keeps the object's own bytes).
+            self.note_agent(&r, idx);
             if let Some(cand) = revisit::note(&mut self.piece, &r, &sub, counted) {
                 self.cands.push(cand);
             }
@@ -449,8 +523,11 @@ impl Scan {
         }
     }
 
-    fn merge(&mut self, o: Scan) {
+    pub(super) fn merge(&mut self, o: Scan) {
         self.c.add(&o.c);
+        for (k, v) in o.agents {
+            self.agents.entry(k).or_insert(v);
+        }
         self.piece.append(o.piece);
         self.cands.extend(o.cands);
         self.sidechain.extend(o.sidechain);

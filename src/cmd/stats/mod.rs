@@ -6,6 +6,7 @@
 //! dedupe ([`total`]). Rows come back in path order and go to [`print`].
 
 pub(crate) mod bymodel;
+pub(crate) mod cached;
 pub(crate) mod census;
 pub(crate) mod known;
 pub(crate) mod model;
@@ -17,6 +18,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::Mutex;
 use std::time::Instant;
 
+use crate::cache::{self, Cache};
 use crate::cli::stats::{GroupBy, StatsArgs};
 use crate::discovery::Transcript;
 use crate::output::{Format, Out};
@@ -64,87 +66,27 @@ pub(crate) fn run(
 ) -> crate::error::Result<Exit> {
     let window = Window::parse(args.common.since.as_deref(), args.common.until.as_deref())?;
     let mut transcripts = super::select(&args.common, &args.targets, problems)?;
-    // Each main transcript, then its lanes (discovery may list a lane first).
-    transcripts.sort_by(|a, b| {
-        (&a.project_dir, &a.session_id, a.is_lane(), &a.path).cmp(&(
-            &b.project_dir,
-            &b.session_id,
-            b.is_lane(),
-            &b.path,
-        ))
-    });
-    let mut lanes: HashMap<&str, u64> = HashMap::new();
-    for t in transcripts.iter().filter(|t| t.is_lane()) {
-        *lanes.entry(t.session_id.as_str()).or_default() += 1;
-    }
-    let keep = match (args.by, args.max_count) {
-        (None, Some(m)) if window.is_open() => m,
-        (None, _) => usize::MAX,
-        (Some(_), _) => 0,
+    order(&mut transcripts);
+    let home = crate::discovery::home::from_env(args.common.claude_home.clone())?;
+    let cache = Cache::new(!args.no_cache, cache::state_root(), Some(&home.root));
+    let run = Run {
+        args,
+        window,
+        cache: &cache,
+        lanes: lane_counts(&transcripts),
     };
-    let folds = Mutex::new(Folds::default());
-    let items: Vec<(usize, &Transcript)> = transcripts.iter().enumerate().collect();
-    let results = crate::scan::par_map(
-        &items,
-        |&(i, t)| -> Result<Option<Option<Census>>, String> {
-            let (mut c, book) = census::census(t, &window, !args.common.no_subagents)?;
-            let counted_none =
-                c.lines == c.outside_window + c.malformed_lines && c.glued_records.is_empty();
-            if !window.is_open() && counted_none {
-                if let Ok(mut f) = folds.lock() {
-                    f.outside_whole += c.outside_window;
-                }
-                return Ok(None);
-            }
-            if !t.is_lane() {
-                c.lanes = lanes.get(t.session_id.as_str()).copied().unwrap_or(0) + c.inline_lanes;
-            }
-            fold(&folds, args.by, t, &c, &book);
-            Ok(Some((i < keep).then_some(c)))
-        },
-    );
-    let mut rows = Vec::new();
-    let mut counted = 0;
-    for ((_, t), r) in items.iter().zip(results) {
-        match r {
-            Err(e) => {
-                problems.report(&t.path, e);
-            }
-            Ok(None) => {}
-            Ok(Some(c)) => {
-                counted += 1;
-                if let Some(census) = c {
-                    rows.push(RowOut {
-                        transcript: Some(*t),
-                        key: None,
-                        census,
-                        transcripts: 1,
-                    });
-                }
-            }
-        }
+    let (folds, mut rows, mut counted) = run.census_all(&transcripts, problems)?;
+    if std::env::var_os("CSIFT_CACHE_STATS").is_some() {
+        crate::output::to_stderr(&crate::output::sanitize::clean(&format!(
+            "csift: {}",
+            cache.report()
+        )));
     }
-    let folds = folds
-        .into_inner()
-        .map_err(|_| crate::error::Error::Internal("a census worker panicked".into()))?;
     if args.by.is_some() {
-        rows = folds
-            .groups
-            .into_iter()
-            .map(|(k, acc)| {
-                let f = acc.finish();
-                RowOut {
-                    transcript: None,
-                    key: k,
-                    census: f.census,
-                    transcripts: f.transcripts,
-                }
-            })
-            .collect();
+        rows = group_rows(folds.groups);
         counted = rows.len();
     }
-    let max = args.max_count.unwrap_or(usize::MAX);
-    rows.truncate(max);
+    rows.truncate(args.max_count.unwrap_or(usize::MAX));
     let mut total = folds.total.finish();
     total.census.outside_window += folds.outside_whole;
     let report = Report {
@@ -162,6 +104,140 @@ pub(crate) fn run(
     // Found means a line was counted: a home of empty transcripts prints a
     // zero total and, like list, search and agents with nothing, exits 1.
     Ok(Exit::from(report.total.census.lines > 0, problems.count()))
+}
+
+/// Each main transcript, then its lanes (discovery may list a lane first).
+fn order(transcripts: &mut [Transcript]) {
+    transcripts.sort_by(|a, b| {
+        (&a.project_dir, &a.session_id, a.is_lane(), &a.path).cmp(&(
+            &b.project_dir,
+            &b.session_id,
+            b.is_lane(),
+            &b.path,
+        ))
+    });
+}
+
+/// Lane files per session id.
+fn lane_counts(transcripts: &[Transcript]) -> HashMap<&str, u64> {
+    let mut lanes: HashMap<&str, u64> = HashMap::new();
+    for t in transcripts.iter().filter(|t| t.is_lane()) {
+        *lanes.entry(t.session_id.as_str()).or_default() += 1;
+    }
+    lanes
+}
+
+/// One `--by` row per group, in key order.
+fn group_rows<'a>(groups: BTreeMap<Option<String>, Acc>) -> Vec<RowOut<'a>> {
+    groups
+        .into_iter()
+        .map(|(k, acc)| {
+            let f = acc.finish();
+            RowOut {
+                transcript: None,
+                key: k,
+                census: f.census,
+                transcripts: f.transcripts,
+            }
+        })
+        .collect()
+}
+
+/// What every file's census needs.
+struct Run<'a> {
+    args: &'a StatsArgs,
+    window: Window,
+    cache: &'a Cache,
+    lanes: HashMap<&'a str, u64>,
+}
+
+/// A file's outcome: an error, left out whole by the window (`None`), or
+/// counted, with its row when it is printed.
+type FileOut = Result<Option<Option<Census>>, String>;
+
+impl<'a> Run<'a> {
+    /// Census every transcript in parallel, folding each into the totals as
+    /// it finishes; the per-transcript rows in path order, and how many
+    /// transcripts counted.
+    fn census_all<'t>(
+        &self,
+        transcripts: &'t [Transcript],
+        problems: &Problems,
+    ) -> crate::error::Result<(Folds, Vec<RowOut<'t>>, usize)> {
+        let folds = Mutex::new(Folds::default());
+        let items: Vec<(usize, &Transcript)> = transcripts.iter().enumerate().collect();
+        let results = crate::scan::par_map(&items, |&(i, t)| self.one(&folds, i, t));
+        let mut rows = Vec::new();
+        let mut counted = 0;
+        for ((_, t), r) in items.iter().zip(results) {
+            match r {
+                Err(e) => problems.report(&t.path, e),
+                Ok(None) => {}
+                Ok(Some(c)) => {
+                    counted += 1;
+                    rows.extend(c.map(|census| RowOut {
+                        transcript: Some(*t),
+                        key: None,
+                        census,
+                        transcripts: 1,
+                    }));
+                }
+            }
+        }
+        let folds = folds
+            .into_inner()
+            .map_err(|_| crate::error::Error::Internal("a census worker panicked".into()))?;
+        Ok((folds, rows, counted))
+    }
+
+    /// Census transcript `i` and fold it in.
+    fn one(&self, folds: &Mutex<Folds>, i: usize, t: &Transcript) -> FileOut {
+        let (args, window) = (self.args, &self.window);
+        let (mut c, book) = self.census(t)?;
+        let counted_none =
+            c.lines == c.outside_window + c.malformed_lines && c.glued_records.is_empty();
+        if !window.is_open() && counted_none {
+            if let Ok(mut f) = folds.lock() {
+                f.outside_whole += c.outside_window;
+            }
+            return Ok(None);
+        }
+        if !t.is_lane() {
+            let lanes = self.lanes.get(t.session_id.as_str()).copied();
+            c.lanes = lanes.unwrap_or(0) + c.inline_lanes;
+        }
+        fold(folds, args.by, t, &c, &book);
+        let keep = match (args.by, args.max_count) {
+            (None, Some(m)) if window.is_open() => m,
+            (None, _) => usize::MAX,
+            (Some(_), _) => 0,
+        };
+        Ok(Some((i < keep).then_some(c)))
+    }
+
+    /// One transcript's census: through the census cache unless a window is
+    /// set ([`cached`]).
+    fn census(&self, t: &Transcript) -> Result<(Census, crate::tokens::book::Book), String> {
+        let embeds = !self.args.common.no_subagents;
+        if !self.window.is_open() {
+            return census::census(t, &self.window, embeds);
+        }
+        let ctx = cached::Ctx {
+            lane: t.is_lane(),
+            embeds: embeds.then(|| std::sync::Arc::new(t.lane_files())),
+        };
+        let (mut fc, _) = self
+            .cache
+            .census_in::<cached::FileCensus>(&t.path, &ctx)
+            .map_err(|e| e.to_string())?;
+        let Some((mut c, book)) = fc.take_sealed() else {
+            return census::census(t, &self.window, embeds);
+        };
+        for m in &mut c.malformed {
+            m.file = t.path.display().to_string();
+        }
+        Ok((c, book))
+    }
 }
 
 /// Fold a finished transcript into the total and its `--by` group(s): per

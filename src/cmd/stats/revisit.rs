@@ -16,7 +16,7 @@ use crate::scan::Line;
 use super::model::Census;
 
 /// Why a record may need its labels revisited.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(crate) enum Why {
     Opener,
     /// A meta user text (a wakeup prompt if the file arms one with this text).
@@ -26,7 +26,7 @@ pub(crate) enum Why {
 }
 
 /// A record counted inside the window whose labels may change.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(crate) struct Cand {
     pub(crate) no: usize,
     pub(crate) offset: usize,

@@ -90,8 +90,9 @@ impl Sieve {
 impl Census for Sieve {
     const KIND: &'static str = "ledger";
     const VERSION: u32 = 2;
+    type Ctx = ();
 
-    fn scan(buf: &[u8], at: Pos) -> Sieve {
+    fn scan(buf: &[u8], at: Pos, _: &()) -> Sieve {
         let mut s = Sieve::default();
         for (line, _) in HitLines::new(buf, sieve()) {
             if needles().is_match(line.bytes) {
@@ -283,7 +284,7 @@ mod tests {
     #[test]
     fn a_split_scan_folds_to_the_whole() {
         let buf = FILE.as_bytes();
-        let whole = Sieve::scan(buf, Pos { offset: 0, line: 1 });
+        let whole = Sieve::scan(buf, Pos { offset: 0, line: 1 }, &());
         assert_eq!(whole.lines().count(), 2, "the two launch-shaped results");
         assert_eq!(whole.lines().map(|l| l.no).collect::<Vec<_>>(), [4, 5]);
         assert_eq!(whole.tool_of("toolu_b"), Some("Bash"));
@@ -292,7 +293,7 @@ mod tests {
         let mut at = 0;
         let mut line = 1;
         for cut in memchr::memchr_iter(b'\n', buf).map(|i| i + 1) {
-            let mut a = Sieve::scan(&buf[..cut], Pos { offset: 0, line: 1 });
+            let mut a = Sieve::scan(&buf[..cut], Pos { offset: 0, line: 1 }, &());
             let lines = memchr::memchr_iter(b'\n', &buf[..cut]).count() as u64;
             a.extend(Sieve::scan(
                 &buf[cut..],
@@ -300,6 +301,7 @@ mod tests {
                     offset: cut as u64,
                     line: lines + 1,
                 },
+                &(),
             ));
             assert_eq!(a, whole, "cut at {cut}");
             at = cut;
