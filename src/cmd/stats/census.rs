@@ -412,53 +412,82 @@ impl Scan {
         }
     }
 
+    /// Count a record inside the window: its type, version, subtype or
+    /// payload kind, blocks, result shape, model and usage.
     fn record(&mut self, r: &Record<'_>, line: usize) {
-        let c = &mut self.c;
         let kind = kind_name(r);
-        bump(&mut c.record_types, kind, 1);
+        bump(&mut self.c.record_types, kind, 1);
         if let Some(v) = r.version.as_deref() {
-            bump(&mut c.versions, v, 1);
+            bump(&mut self.c.versions, v, 1);
         }
         match kind {
-            "system" => {
-                let st = match r.subtype() {
-                    "" => "(none)",
-                    s => s,
-                };
-                bump(&mut c.system_subtypes, st, 1);
-                if st == "turn_duration" {
-                    c.turn_durations += 1;
-                    c.turn_duration_ms = c
-                        .turn_duration_ms
-                        .saturating_add(r.duration_ms().filter(|d| *d > 0.0).unwrap_or(0.0) as u64);
-                } else if st == "compact_boundary" {
-                    c.compactions += 1;
-                }
-            }
+            "system" => self.system(r),
             "attachment" => {
                 let k = r.attachment_kind();
-                bump(&mut c.attachment_types, k.as_deref().unwrap_or("(none)"), 1);
+                bump(
+                    &mut self.c.attachment_types,
+                    k.as_deref().unwrap_or("(none)"),
+                    1,
+                );
             }
-            "progress" => {
-                if let Some(id) = progress_usage_id(r) {
-                    self.book.progress_ids.push(id);
-                }
-                if let Some(e) = r.embedded() {
-                    bump(&mut c.nested_record_types, kind_name(&e.record), 1);
-                    for b in e.record.blocks() {
-                        bump(&mut c.nested_block_types, block_name(b), 1);
-                    }
-                } else if r.nested_unreadable() {
-                    bump(&mut c.nested_record_types, "(unreadable)", 1);
-                }
-            }
+            "progress" => self.progress(r),
             _ => {}
         }
         // A message.content that is neither a string nor an array is no shape
         // Claude Code writes: counted (and listed as unknown), never dropped.
         if let Some(crate::record::Content::Other(k)) = r.content() {
-            bump(&mut c.content_shapes, k, 1);
+            bump(&mut self.c.content_shapes, k, 1);
         }
+        self.blocks(r);
+        self.admit_calls(r, line);
+        let c = &mut self.c;
+        if let Some(raw) = r.tool_use_result {
+            bump(&mut c.result_shapes, &known::result_shape(raw), 1);
+        }
+        if kind == "assistant" && r.has_message() {
+            bump(&mut c.models, r.model().unwrap_or("(unknown)"), 1);
+            let usage = r.message.as_ref().and_then(|m| m.usage);
+            self.book.admit(r.model(), r.message_id(), usage);
+        }
+    }
+
+    /// A system record's subtype, turn duration or compaction.
+    fn system(&mut self, r: &Record<'_>) {
+        let c = &mut self.c;
+        let st = match r.subtype() {
+            "" => "(none)",
+            s => s,
+        };
+        bump(&mut c.system_subtypes, st, 1);
+        if st == "turn_duration" {
+            c.turn_durations += 1;
+            c.turn_duration_ms = c
+                .turn_duration_ms
+                .saturating_add(r.duration_ms().filter(|d| *d > 0.0).unwrap_or(0.0) as u64);
+        } else if st == "compact_boundary" {
+            c.compactions += 1;
+        }
+    }
+
+    /// A progress record: its embedded usage id, and what it nests.
+    fn progress(&mut self, r: &Record<'_>) {
+        if let Some(id) = progress_usage_id(r) {
+            self.book.progress_ids.push(id);
+        }
+        let c = &mut self.c;
+        if let Some(e) = r.embedded() {
+            bump(&mut c.nested_record_types, kind_name(&e.record), 1);
+            for b in e.record.blocks() {
+                bump(&mut c.nested_block_types, block_name(b), 1);
+            }
+        } else if r.nested_unreadable() {
+            bump(&mut c.nested_record_types, "(unreadable)", 1);
+        }
+    }
+
+    /// A record's content blocks by type, images, and result part types.
+    fn blocks(&mut self, r: &Record<'_>) {
+        let c = &mut self.c;
         for b in r.blocks() {
             let bk = block_name(b);
             bump(&mut c.block_types, bk, 1);
@@ -482,16 +511,6 @@ impl Scan {
                 }
                 _ => {}
             }
-        }
-        self.admit_calls(r, line);
-        let c = &mut self.c;
-        if let Some(raw) = r.tool_use_result {
-            bump(&mut c.result_shapes, &known::result_shape(raw), 1);
-        }
-        if kind == "assistant" && r.has_message() {
-            bump(&mut c.models, r.model().unwrap_or("(unknown)"), 1);
-            let usage = r.message.as_ref().and_then(|m| m.usage);
-            self.book.admit(r.model(), r.message_id(), usage);
         }
     }
 

@@ -114,22 +114,36 @@ pub(crate) fn result_shape(raw: &RawValue) -> String {
         Some(b'{') => {}
         _ => return format!("scalar:{}", s.get(..16).unwrap_or(s)),
     }
-    // A skim of the top-level fields: a Read or Write echo holds whole file
-    // bodies, which a full parse would decode only to be dropped.
+    let Some(map) = top_fields(s) else {
+        return "object:unparsed".into();
+    };
+    match tool_of(&map) {
+        Some(name) => name.into(),
+        None => {
+            let keys: Vec<&str> = map.keys().map(|k| k.as_ref()).collect();
+            format!("{{{}}}", keys.join(","))
+        }
+    }
+}
+
+/// An object's top-level fields by (unescaped) key, from a skim: a Read or
+/// Write echo holds whole file bodies, which a full parse would decode only
+/// to be dropped. `None` when the object does not skim.
+fn top_fields(s: &str) -> Option<BTreeMap<Cow<'_, str>, &[u8]>> {
     let mut map: BTreeMap<Cow<'_, str>, &[u8]> = BTreeMap::new();
     for kv in json::Fields::new(s.as_bytes(), 0) {
-        let Ok((k, v)) = kv else {
-            return "object:unparsed".into();
-        };
+        let (k, v) = kv.ok()?;
         let key = match std::str::from_utf8(k) {
             Ok(k) if !k.contains('\\') => Cow::Borrowed(k),
-            _ => match serde_json::from_slice::<String>(&[b"\"", k, b"\""].concat()) {
-                Ok(k) => Cow::Owned(k),
-                Err(_) => return "object:unparsed".into(),
-            },
+            _ => Cow::Owned(serde_json::from_slice::<String>(&[b"\"", k, b"\""].concat()).ok()?),
         };
         map.insert(key, v);
     }
+    Some(map)
+}
+
+/// The tool whose echo has these top-level fields, when one is known.
+fn tool_of(map: &BTreeMap<Cow<'_, str>, &[u8]>) -> Option<&'static str> {
     let has = |k: &str| map.contains_key(k);
     let str_of = |k: &str| {
         map.get(k)
@@ -139,56 +153,56 @@ pub(crate) fn result_shape(raw: &RawValue) -> String {
     };
     let ty = str_of("type");
     let status = str_of("status");
-    let name = if matches!(ty.as_str(), "create" | "update") && has("content") && has("filePath") {
-        "Write"
-    } else if has("oldString") && has("newString") {
-        "Edit"
-    } else if has("edits") && has("filePath") {
-        "MultiEdit"
-    } else if has("file")
-        && matches!(
-            ty.as_str(),
-            "text" | "image" | "notebook" | "pdf" | "parts" | "file_unchanged"
-        )
-    {
-        "Read"
-    } else if has("stdout") && has("stderr") {
-        "Bash"
-    } else if has("mode") && has("filenames") {
-        "Grep"
-    } else if has("filenames") && has("numFiles") {
-        "Glob"
-    } else if status == "async_launched" || has("isAsync") {
-        "Task-async"
-    } else if status == "teammate_spawned" {
-        "teammate-spawn"
-    } else if has("totalTokens") || has("totalToolUseCount") {
-        "Task"
-    } else if has("questions") && has("answers") {
-        "AskUserQuestion"
-    } else if has("newTodos") || has("oldTodos") {
-        "TodoWrite"
-    } else if has("url") && has("code") {
-        "WebFetch"
-    } else if has("query") && has("results") {
-        "WebSearch"
-    } else if has("taskId") && has("updatedFields") {
-        "TaskUpdate"
-    } else if has("retrieval_status") {
-        "TaskOutput"
-    } else if has("task_id") && has("task_type") {
-        "TaskStop"
-    } else if map.len() == 1 && has("task") {
-        "TaskCreate"
-    } else if has("commandName") {
-        "Skill"
-    } else if has("plan") && has("filePath") {
-        "ExitPlanMode"
-    } else {
-        let keys: Vec<&str> = map.keys().map(|k| k.as_ref()).collect();
-        return format!("{{{}}}", keys.join(","));
-    };
-    name.into()
+    Some(
+        if matches!(ty.as_str(), "create" | "update") && has("content") && has("filePath") {
+            "Write"
+        } else if has("oldString") && has("newString") {
+            "Edit"
+        } else if has("edits") && has("filePath") {
+            "MultiEdit"
+        } else if has("file")
+            && matches!(
+                ty.as_str(),
+                "text" | "image" | "notebook" | "pdf" | "parts" | "file_unchanged"
+            )
+        {
+            "Read"
+        } else if has("stdout") && has("stderr") {
+            "Bash"
+        } else if has("mode") && has("filenames") {
+            "Grep"
+        } else if has("filenames") && has("numFiles") {
+            "Glob"
+        } else if status == "async_launched" || has("isAsync") {
+            "Task-async"
+        } else if status == "teammate_spawned" {
+            "teammate-spawn"
+        } else if has("totalTokens") || has("totalToolUseCount") {
+            "Task"
+        } else if has("questions") && has("answers") {
+            "AskUserQuestion"
+        } else if has("newTodos") || has("oldTodos") {
+            "TodoWrite"
+        } else if has("url") && has("code") {
+            "WebFetch"
+        } else if has("query") && has("results") {
+            "WebSearch"
+        } else if has("taskId") && has("updatedFields") {
+            "TaskUpdate"
+        } else if has("retrieval_status") {
+            "TaskOutput"
+        } else if has("task_id") && has("task_type") {
+            "TaskStop"
+        } else if map.len() == 1 && has("task") {
+            "TaskCreate"
+        } else if has("commandName") {
+            "Skill"
+        } else if has("plan") && has("filePath") {
+            "ExitPlanMode"
+        } else {
+            return None;
+        },
+    )
 }
 
 #[cfg(test)]

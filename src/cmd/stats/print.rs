@@ -289,6 +289,18 @@ fn counts_line(c: &Counts, limit: usize) -> String {
 }
 
 fn total(out: &mut Out, r: &Report<'_>) -> io::Result<()> {
+    let c = &r.total.census;
+    total_head(out, r)?;
+    total_counts(out, c)?;
+    total_labels(out, c)?;
+    tokens(out, r)?;
+    tools(out, c)?;
+    total_unknown(out, c)?;
+    total_malformed(out, c)
+}
+
+/// The total's first line, its time span and what a window left out.
+fn total_head(out: &mut Out, r: &Report<'_>) -> io::Result<()> {
     let st = out.style;
     let t = &r.total;
     let c = &t.census;
@@ -316,6 +328,11 @@ fn total(out: &mut Out, r: &Report<'_>) -> io::Result<()> {
             n(c.outside_window)
         )?;
     }
+    Ok(())
+}
+
+/// One line per census map (the rare ones only when not empty).
+fn total_counts(out: &mut Out, c: &Census) -> io::Result<()> {
     let lines: [(&str, &Counts); 10] = [
         ("records", &c.record_types),
         ("system", &c.system_subtypes),
@@ -342,6 +359,11 @@ fn total(out: &mut Out, r: &Report<'_>) -> io::Result<()> {
             counts_line(&c.nested_block_types, 12)
         )?;
     }
+    Ok(())
+}
+
+/// Units by label, and narration blocks per model.
+fn total_labels(out: &mut Out, c: &Census) -> io::Result<()> {
     let labels: Counts = Label::ALL
         .iter()
         .zip(&c.labels)
@@ -369,8 +391,12 @@ fn total(out: &mut Out, r: &Report<'_>) -> io::Result<()> {
             counts_line(&c.narration_blocks, 12)
         )?;
     }
-    tokens(out, r)?;
-    tools(out, c)?;
+    Ok(())
+}
+
+/// The names csift does not model, by kind.
+fn total_unknown(out: &mut Out, c: &Census) -> io::Result<()> {
+    let st = out.style;
     let unknown = c.unknown();
     let any = unknown.values().any(|m| !m.is_empty());
     if any {
@@ -381,6 +407,12 @@ fn total(out: &mut Out, r: &Report<'_>) -> io::Result<()> {
     } else {
         writeln!(out, "  unknown     none (every name seen is modelled)")?;
     }
+    Ok(())
+}
+
+/// The first malformed lines, how many more, and repaired lines.
+fn total_malformed(out: &mut Out, c: &Census) -> io::Result<()> {
+    let st = out.style;
     for m in &c.malformed {
         writeln!(
             out,
