@@ -11,6 +11,7 @@ mod robust;
 mod agents;
 mod audit;
 mod bounds;
+mod census_cache;
 mod changing;
 mod completions;
 mod content;

@@ -52,6 +52,12 @@ pub(crate) trait Census: Sized {
     /// The census of `buf`, the file's lines from `at` on (the last one may be
     /// unterminated: a file's torn or still-growing end).
     fn scan(buf: &[u8], at: Pos, ctx: &Self::Ctx) -> Self;
+    /// A name for censuses of this kind read under `ctx` that differ from
+    /// others by more than their file (`stats --no-subagents`): kept apart, so
+    /// runs that alternate do not overwrite each other's entries.
+    fn variant(_ctx: &Self::Ctx) -> &'static str {
+        ""
+    }
     /// Whether a census read back from the cache still holds under `ctx`: a
     /// census that depended on something outside its file (another file's
     /// existence) checks it here; `false` is a miss.

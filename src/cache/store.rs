@@ -103,7 +103,7 @@ impl Cache {
         let file = crate::scan::source::open(path)?.file;
         let meta = file.metadata().map_err(io_err)?;
         let run = Run { path, ctx };
-        let (c, o) = match self.entry_path::<C>(path) {
+        let (c, o) = match self.entry_path::<C>(path, C::variant(ctx)) {
             None => (self.whole::<C>(file, &meta, &run, None)?, Outcome::Off),
             Some(at) => self.cached::<C>(file, &meta, &run, &at)?,
         };
@@ -228,12 +228,12 @@ impl Cache {
         self.scanned.fetch_add(n as u64, Ordering::Relaxed);
     }
 
-    fn entry_path<C: Census>(&self, path: &Path) -> Option<PathBuf> {
+    fn entry_path<C: Census>(&self, path: &Path, variant: &str) -> Option<PathBuf> {
         let root = self.root.as_ref()?;
         let h = crate::loss::fnv1a(path_bytes(&absolute(path)).as_ref());
         let name = format!("{h:016x}");
         Some(
-            root.join(format!("{}-v{}", C::KIND, C::VERSION))
+            root.join(format!("{}{variant}-v{}", C::KIND, C::VERSION))
                 .join(&name[..2])
                 .join(format!("{name}.bin")),
         )

@@ -120,6 +120,14 @@ impl crate::cache::Census for FileCensus {
         FileCensus::of(s, ctx)
     }
 
+    fn variant(ctx: &Ctx) -> &'static str {
+        if ctx.embeds.is_some() {
+            ""
+        } else {
+            "-own"
+        }
+    }
+
     fn valid(&self, ctx: &Ctx) -> bool {
         self.lane == ctx.lane
             && self.embeds == ctx.embeds.is_some()
