@@ -1,8 +1,9 @@
 //! The census cache: what a command folds from one transcript (a [`Census`]:
 //! counts, token books, findings) kept in csift's state directory, so a
 //! repeated run re-reads only what changed. Built once, for every command that
-//! folds per-file facts: `usage` and `statusline` now, `stats` and `audit` next
-//! (issue 37).
+//! folds per-file facts: `usage`, `statusline` and `stats` (issue 37; `audit`
+//! not yet: its missing-transcript and missing-persisted-output checks read
+//! other files, and its per-file state is not kept).
 //!
 //! An entry is keyed by the transcript's path and checked against the file's
 //! identity: device, inode, size and modification time, and a hash of the
@@ -16,6 +17,13 @@
 //! - anything else (rename-replacement, truncation, an in-place rewrite, a
 //!   corrupt, foreign-version or colliding entry): the file is scanned whole
 //!   and the entry rewritten (**miss**).
+//!
+//! A kind may need a context to scan (`stats`: is the file a lane, which
+//! agents have lane files), keep variants apart (`stats --no-subagents`),
+//! check that a cached census still holds ([`Census::valid`]: an agent's lane
+//! file appeared) and finish a census with the whole file at hand before it is
+//! cached ([`Census::seal`]), so a hit reads nothing of the transcript but the
+//! two 4 KB edges its key hashes.
 //!
 //! An entry covers whole lines only; an unterminated final line is scanned on
 //! every run and never cached, so a line completed later is read complete.
@@ -65,11 +73,13 @@ pub(crate) trait Census: Sized {
         true
     }
     /// Called with every byte the census covers (from the file's start)
-    /// whenever the store has them at hand: before an entry is written, and
-    /// once more after an unterminated tail is folded in. A census whose
+    /// whenever the store has them at hand: before an entry is written
+    /// (`kept`: it is written from this census next), and once more after an
+    /// unterminated tail is folded in or when nothing is cached (`kept`
+    /// false: what only an entry needs may be given up). A census whose
     /// final form needs the whole file (a file index) computes it here, so a
     /// hit needs no read of the file.
-    fn seal(&mut self, _covered: &[u8], _ctx: &Self::Ctx) {}
+    fn seal(&mut self, _covered: &[u8], _ctx: &Self::Ctx, _kept: bool) {}
     /// Fold in the census of the bytes that follow this one's.
     fn extend(&mut self, later: Self);
     fn encode(&self, e: &mut Enc);

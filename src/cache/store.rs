@@ -159,7 +159,7 @@ impl Cache {
                 line: h.lines + 1,
             };
             census.extend(C::scan(&buf[start..end], from, ctx));
-            census.seal(&buf[..end], ctx);
+            census.seal(&buf[..end], ctx, true);
             // A file cut while read is reported, and its census never cached.
             src.check()?;
             let header = header_of(buf, ident, end, h.lines + added);
@@ -197,14 +197,14 @@ impl Cache {
         self.note_scanned(buf.len());
         let Some(at) = at else {
             let mut census = C::scan(buf, Pos { offset: 0, line: 1 }, ctx);
-            census.seal(buf, ctx);
+            census.seal(buf, ctx, false);
             src.check()?;
             return Ok(census);
         };
         let end = whole_lines_end(buf, 0);
         let lines = newlines(&buf[..end]);
         let mut census = C::scan(&buf[..end], Pos { offset: 0, line: 1 }, ctx);
-        census.seal(&buf[..end], ctx);
+        census.seal(&buf[..end], ctx, true);
         src.check()?;
         write_entry(at, path, &header_of(buf, ident(meta), end, lines), &census);
         self.tail(&mut census, buf, end, lines, ctx);
@@ -220,7 +220,7 @@ impl Cache {
                 line: lines + 1,
             };
             census.extend(C::scan(&buf[end..], at, ctx));
-            census.seal(buf, ctx);
+            census.seal(buf, ctx, false);
         }
     }
 

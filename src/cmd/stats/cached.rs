@@ -148,10 +148,21 @@ impl crate::cache::Census for FileCensus {
         self.agents = s.agents.iter().map(|(a, c)| (a.clone(), *c)).collect();
     }
 
-    fn seal(&mut self, covered: &[u8], _ctx: &Ctx) {
-        if let (State::Scan(s), false) = (&self.state, self.broken) {
-            self.sealed = Some(s.as_ref().clone().finalize(covered));
+    fn seal(&mut self, covered: &[u8], _ctx: &Ctx, kept: bool) {
+        if self.broken || matches!(self.state, State::Raw(_)) {
+            return;
         }
+        // The scan is encoded for the entry now (or given up when none is
+        // written) and finished by move: no copy of it is made.
+        let mut e = Enc::default();
+        let State::Scan(s) = std::mem::replace(&mut self.state, State::Raw(Vec::new())) else {
+            return;
+        };
+        if kept {
+            encode_scan(&mut e, &s);
+        }
+        self.state = State::Raw(e.buf);
+        self.sealed = Some(s.finalize(covered));
     }
 
     fn encode(&self, e: &mut Enc) {
