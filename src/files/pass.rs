@@ -102,7 +102,6 @@ fn failed(e: String) -> FileTouches {
     }
 }
 
-#[allow(clippy::too_many_arguments)]
 fn take<'a>(
     intake: &mut Intake<'a>,
     out: &mut FileTouches,
