@@ -18,7 +18,7 @@ use jiff::Timestamp;
 use regex::bytes::Regex;
 
 use super::read::{Bytes, Windows, HEAD_MAX, TAIL_MAX};
-use super::{Bad, ReadMode, Summary};
+use super::summary::{Bad, ReadMode, Summary};
 use crate::classify::sidechain::InlineLanes;
 use crate::classify::{turns, FileIndex};
 use crate::discovery::Transcript;
