@@ -25,6 +25,7 @@ use crate::output::{Format, Out};
 use crate::timefmt::{self, Window};
 
 use super::{Exit, Problems};
+use row::LaneKind;
 use session::Tree;
 
 /// Which return texts rows carry (`--returns`).
@@ -100,11 +101,14 @@ pub(crate) fn run(
 fn keeps(args: &AgentsArgs, window: &Window, r: &row::LaneRow) -> bool {
     let kind_ok = match args.kind {
         None => true,
-        Some(KindFilter::Task) => matches!(r.kind, "task" | "agent" | "async-agent"),
-        Some(KindFilter::Teammate) => r.kind == "teammate",
-        Some(KindFilter::Workflow) => r.kind == "workflow",
-        Some(KindFilter::Fork) => r.kind == "fork",
-        Some(KindFilter::Compact) => r.kind == "compact",
+        Some(KindFilter::Task) => matches!(
+            r.kind,
+            LaneKind::Task | LaneKind::Agent | LaneKind::AsyncAgent
+        ),
+        Some(KindFilter::Teammate) => r.kind == LaneKind::Teammate,
+        Some(KindFilter::Workflow) => r.kind == LaneKind::Workflow,
+        Some(KindFilter::Fork) => r.kind == LaneKind::Fork,
+        Some(KindFilter::Compact) => r.kind == LaneKind::Compact,
     };
     let first = r
         .spawn_utc

@@ -7,7 +7,7 @@ use std::collections::{HashMap, HashSet};
 use std::io::Write;
 use std::time::Instant;
 
-use super::row::LaneRow;
+use super::row::{LaneKind, LaneRow, LaneState};
 use super::session::Tree;
 use crate::cli::agents::AgentsArgs;
 use crate::output::sanitize::one_line;
@@ -156,11 +156,15 @@ fn lane(
     } else {
         (st.dim, st.reset)
     };
-    let mut head = format!("{indent}{dim}└─ {}{id}{reset}{dim}  {}", st.hit, r.kind);
+    let mut head = format!(
+        "{indent}{dim}└─ {}{id}{reset}{dim}  {}",
+        st.hit,
+        r.kind.name()
+    );
     if let Some(a) = &r.agent_type {
         head.push_str(&format!(" [{}]", one_line(a)));
     }
-    head.push_str(&format!("  {}{}{}", st.label, r.state, reset));
+    head.push_str(&format!("  {}{}{}", st.label, r.state.name(), reset));
     if let Some(c) = r.carrier {
         head.push_str(&format!("{dim} via {c}"));
     }
@@ -242,7 +246,7 @@ fn lane(
         facts.push(format!("{} malformed lines skipped", r.malformed_lines));
     }
     writeln!(out, "{pad}{}{}", facts.join(" · "), st.reset)?;
-    if r.state == "pending" {
+    if r.state == LaneState::Pending {
         let tool = one_line(r.pending_tool_name.as_deref().unwrap_or("?"));
         let since = r.pending_since_utc.as_deref().unwrap_or("?");
         match &r.pending_reason {
@@ -301,7 +305,7 @@ fn lane(
     let parent_text = r.returned_message.as_ref().and_then(Option::as_deref);
     if let Some(p) = parent_text {
         // What the parent received: an error text for a failed lane, not a return.
-        let verb = if r.state == "failed" {
+        let verb = if r.state == LaneState::Failed {
             "error"
         } else {
             "returned"
@@ -408,7 +412,7 @@ fn tally(trees: &[Tree], keeps: &[Vec<bool>]) -> Tally {
         sessions: keeps.iter().filter(|k| k.iter().any(|k| *k)).count(),
         orphans: lanes.clone().filter(|r| r.parent_id.is_none()).count(),
         laneless: lanes.clone().filter(|r| r.path.is_none()).count(),
-        teammates: lanes.clone().any(|r| r.kind == "teammate"),
+        teammates: lanes.clone().any(|r| r.kind == LaneKind::Teammate),
     }
 }
 

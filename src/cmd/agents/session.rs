@@ -11,7 +11,7 @@ use jiff::Timestamp;
 use super::acc::LaneStats;
 use super::facts::{self, FileFacts, ForkRef};
 use super::index::{self, Index, Join};
-use super::row::{LaneRow, RunRow};
+use super::row::{LaneKind, LaneRow, LaneShape, LaneState, RunRow};
 use super::sidecar::{self, Journal, Meta};
 use super::state::{self, Evidence};
 use super::{teammate, Returns};
@@ -27,7 +27,7 @@ pub(crate) struct LaneIn {
     /// An inline sidechain's first line in the main file.
     pub(crate) line: Option<usize>,
     pub(crate) dir: Option<PathBuf>,
-    pub(crate) shape: &'static str,
+    pub(crate) shape: LaneShape,
     pub(crate) run: Option<String>,
     pub(crate) meta: Meta,
     pub(crate) stats: LaneStats,
@@ -52,11 +52,12 @@ pub(crate) struct Tree {
 
 /// A lane file's shape under the name list and stats give it, and its
 /// workflow run.
-fn shape_of(t: &Transcript) -> (&'static str, Option<String>) {
-    match &t.shape {
-        Shape::Workflow { run } => (t.shape.name(), Some(run.clone())),
-        s => (s.name(), None),
-    }
+fn shape_of(t: &Transcript) -> (LaneShape, Option<String>) {
+    let run = match &t.shape {
+        Shape::Workflow { run } => Some(run.clone()),
+        _ => None,
+    };
+    (LaneShape::from(&t.shape), run)
 }
 
 pub(crate) fn build(s: &SessionFiles, returns: Returns, now: Timestamp, order: OrderBy) -> Tree {
@@ -95,7 +96,7 @@ pub(crate) fn build(s: &SessionFiles, returns: Returns, now: Timestamp, order: O
                     id: st.id.clone(),
                     path: Some(t.path.display().to_string()),
                     line: Some(st.root_line),
-                    shape: "inline-sidechain",
+                    shape: LaneShape::InlineSidechain,
                     stats: st.clone(),
                     inline: true,
                     ..LaneIn::default()
@@ -214,7 +215,7 @@ impl Ctx<'_> {
                 .copied()
         });
         Evidence {
-            shape: "none",
+            shape: LaneShape::NoLaneFile,
             is_compact: false,
             is_fork_ref: false,
             meta,
@@ -268,10 +269,10 @@ impl Ctx<'_> {
         r.fork_context_length = l.fork.as_ref().and_then(|f| f.context_length);
         r.workflow_id = l.run.clone();
         self.fill(&mut r, &e, l.stats.child_final.clone());
-        if r.kind == "teammate" {
+        if r.kind == LaneKind::Teammate {
             r.teammate = Some(teammate::row(self.files, &l.id, &l.meta, e.spawn));
             if let Some(t) = &r.teammate {
-                if t.terminated && r.state == "launched" {
+                if t.terminated && r.state == LaneState::Launched {
                     r.state_evidence = Some("teammate_terminated signal".into());
                 }
             }
@@ -285,7 +286,7 @@ impl Ctx<'_> {
         let e = self.evidence(agent.as_deref(), Some(&sp.id), &meta);
         let mut r = self.base();
         r.agent_id = agent.clone();
-        r.shape = "no-lane-file";
+        r.shape = LaneShape::NoLaneFile;
         r.parent_id = Some(sp.lane.clone());
         r.join_rule = Some("spawn-without-lane");
         // Its records nested in the parent's agent_progress records, if any.
@@ -322,7 +323,7 @@ impl Ctx<'_> {
             r.spawn_tool_use_id = e.meta.tool_use_id.clone();
         }
         let input = e.spawn.map(|s| &s.input);
-        r.agent_type = if kind == "teammate" {
+        r.agent_type = if kind == LaneKind::Teammate {
             // SUB-014: the meta's agentType is the teammate's name; the spawn has the type.
             input
                 .and_then(|i| i.subagent_type.clone())
@@ -343,7 +344,9 @@ impl Ctx<'_> {
         r.carrier = o.carrier;
         r.state_evidence = o.evidence;
         r.completed_utc = o.completed_utc;
-        r.pending_classification = (o.state == "pending").then_some(o.carrier).flatten();
+        r.pending_classification = (o.state == LaneState::Pending)
+            .then_some(o.carrier)
+            .flatten();
         r.pending_reason = o.pending_reason;
         r.pending_tool_name = o.pending_tool_name;
         r.pending_since_utc = o.pending_since_utc;

@@ -9,11 +9,12 @@ use jiff::Timestamp;
 use super::acc::LaneStats;
 use super::carriers::{self, Footer, Notification};
 use super::facts::{Spawn, SpawnResult, TaskOutput};
+use super::row::{LaneKind, LaneShape, LaneState};
 use super::sidecar::{JournalEntry, Meta};
 
 /// Everything known about one lane (or lane-less spawn) when deciding.
 pub(crate) struct Evidence<'a> {
-    pub(crate) shape: &'static str,
+    pub(crate) shape: LaneShape,
     pub(crate) is_compact: bool,
     pub(crate) is_fork_ref: bool,
     pub(crate) meta: &'a Meta,
@@ -43,58 +44,65 @@ impl Evidence<'_> {
 }
 
 /// K1–K7, first match wins; returns (kind, basis).
-pub(crate) fn kind(e: &Evidence<'_>) -> (&'static str, &'static str) {
+pub(crate) fn kind(e: &Evidence<'_>) -> (LaneKind, &'static str) {
     let wf_text = e.result.is_some_and(|r| {
         r.text
             .trim_start()
             .starts_with(carriers::WORKFLOW_ACK_PREFIX)
     });
     if e.is_compact {
-        ("compact", "shape")
+        (LaneKind::Compact, "shape")
     } else if e.is_fork_ref || e.meta.is_fork() {
         (
-            "fork",
+            LaneKind::Fork,
             if e.is_fork_ref {
                 "fork-context-ref"
             } else {
                 "meta"
             },
         )
-    } else if e.shape == "workflow" || e.spawn.is_some_and(|s| s.tool == "Workflow") {
+    } else if e.shape == LaneShape::Workflow || e.spawn.is_some_and(|s| s.tool == "Workflow") {
         (
-            "workflow",
-            if e.shape == "workflow" {
+            LaneKind::Workflow,
+            if e.shape == LaneShape::Workflow {
                 "shape"
             } else {
                 "spawn"
             },
         )
     } else if e.meta.is_teammate() {
-        ("teammate", "meta")
+        (LaneKind::Teammate, "meta")
     } else if e.ack_status() == Some("teammate_spawned") {
-        ("teammate", "ack")
+        (LaneKind::Teammate, "ack")
     } else if !wf_text
         && (e.ack_status() == Some("async_launched")
             || e.result.is_some_and(|r| r.ack.is_async == Some(true)))
     {
-        ("async-agent", "ack")
+        (LaneKind::AsyncAgent, "ack")
     } else if e
         .spawn
         .is_some_and(|s| s.input.run_in_background == Some(true))
     {
-        ("async-agent", "spawn")
+        (LaneKind::AsyncAgent, "spawn")
     } else if let Some(s) = e.spawn {
-        (if s.tool == "Task" { "task" } else { "agent" }, "spawn")
-    } else if e.shape == "inline-sidechain" {
-        ("task", "shape")
+        (
+            if s.tool == "Task" {
+                LaneKind::Task
+            } else {
+                LaneKind::Agent
+            },
+            "spawn",
+        )
+    } else if e.shape == LaneShape::InlineSidechain {
+        (LaneKind::Task, "shape")
     } else {
-        ("agent", "shape")
+        (LaneKind::Agent, "shape")
     }
 }
 
 #[derive(Debug, Default)]
 pub(crate) struct Outcome {
-    pub(crate) state: &'static str,
+    pub(crate) state: LaneState,
     pub(crate) carrier: Option<&'static str>,
     pub(crate) evidence: Option<String>,
     pub(crate) completed_utc: Option<String>,
@@ -133,23 +141,23 @@ pub(crate) fn state(e: &Evidence<'_>) -> Outcome {
         .and_then(|s| s.input.description.as_deref())
         .unwrap_or("");
     if e.meta.stopped_by_user == Some(true) {
-        o.state = "stopped-by-user";
+        o.state = LaneState::StoppedByUser;
         o.carrier = Some("meta-stopped-by-user");
     } else if let Some(r) =
         res.filter(|r| r.text.trim_start().starts_with(carriers::INTERRUPT_PREFIX))
     {
-        o.state = "stopped-by-user";
+        o.state = LaneState::StoppedByUser;
         o.carrier = Some("sync-tool-result");
         o.evidence = at(r.line, r.ts.as_deref());
         o.completed_utc = r.ts.clone();
     } else if let Some(n) = stopped_notif {
-        o.state = "stopped-by-user";
+        o.state = LaneState::StoppedByUser;
         o.carrier = Some("task-notification");
         o.evidence = at(n.line, n.ts.as_deref());
         o.completed_utc = n.ts.clone();
     } else if let Some(r) = res.filter(|r| !is_ack && !r.is_error) {
         // S2(a): a synchronous return, footer split off (SUB-019).
-        o.state = "returned";
+        o.state = LaneState::Returned;
         o.carrier = Some("sync-tool-result");
         o.source = o.carrier;
         o.evidence = at(r.line, r.ts.as_deref());
@@ -158,7 +166,7 @@ pub(crate) fn state(e: &Evidence<'_>) -> Outcome {
         o.returned = Some(body.to_string());
         o.footer = footer;
     } else if let Some(n) = returned_notif {
-        o.state = "returned";
+        o.state = LaneState::Returned;
         o.carrier = Some("task-notification");
         o.source = o.carrier;
         o.evidence = at(n.line, n.ts.as_deref());
@@ -168,18 +176,18 @@ pub(crate) fn state(e: &Evidence<'_>) -> Outcome {
         .task_output
         .filter(|t| t.status.as_deref() == Some("completed"))
     {
-        o.state = "returned";
+        o.state = LaneState::Returned;
         o.carrier = Some("task-output");
         o.source = o.carrier;
         o.evidence = at(t.line, None);
         o.returned = t.result.clone();
     } else if let Some(r) = e.journal.and_then(|j| j.result.as_ref()) {
-        o.state = "returned";
+        o.state = LaneState::Returned;
         o.carrier = Some("workflow-journal");
         o.source = o.carrier;
         o.returned = Some(r.clone());
     } else if let Some((line, ts)) = e.anchor.filter(|_| e.is_compact) {
-        o.state = "returned";
+        o.state = LaneState::Returned;
         o.carrier = Some("compact-summary");
         o.source = o.carrier;
         o.evidence = at(*line, ts.as_deref());
@@ -189,7 +197,7 @@ pub(crate) fn state(e: &Evidence<'_>) -> Outcome {
         || e.journal.is_some_and(|j| j.failed)
         || failed_notif.is_some()
     {
-        o.state = "failed";
+        o.state = LaneState::Failed;
         o.carrier = Some(if res.is_some_and(|r| r.is_error) {
             "sync-tool-result"
         } else if failed_notif.is_some() {
@@ -208,11 +216,11 @@ pub(crate) fn state(e: &Evidence<'_>) -> Outcome {
         .any(|n| carriers::stop_matches(n, desc))
     {
         // S1′: the notice has no id, only a description (BG-025).
-        o.state = "stopped-by-user";
+        o.state = LaneState::StoppedByUser;
         o.carrier = Some("stop-notice");
         o.evidence = Some("description-join".into());
     } else if let Some(p) = e.stats.and_then(|s| s.pending.as_ref()) {
-        o.state = "pending";
+        o.state = LaneState::Pending;
         // Escalation-blocked: Claude Code's dangerous-rm rule would hold this call
         // for a human (BASH-015, SUB-024, TAIL-010); else awaiting execution.
         o.carrier = Some(if p.escalation.is_some() {
@@ -226,7 +234,7 @@ pub(crate) fn state(e: &Evidence<'_>) -> Outcome {
         o.evidence = at(p.line, p.since.as_deref());
     } else if is_ack || e.journal.is_some_and(|j| j.started) || (e.spawn.is_some() && res.is_none())
     {
-        o.state = "launched";
+        o.state = LaneState::Launched;
         o.carrier = Some(if e.journal.is_some_and(|j| j.started) {
             "journal-started"
         } else if is_ack {
@@ -235,9 +243,9 @@ pub(crate) fn state(e: &Evidence<'_>) -> Outcome {
             "spawn-unanswered"
         });
     } else {
-        o.state = "unknown";
+        o.state = LaneState::Unknown;
     }
-    if matches!(o.state, "launched" | "pending") {
+    if matches!(o.state, LaneState::Launched | LaneState::Pending) {
         o.generating = generating(e);
     }
     o
