@@ -8,7 +8,7 @@ use std::collections::{HashMap, HashSet};
 
 use super::carriers;
 use super::facts::{FileFacts, Spawn, SpawnResult};
-use super::session::LaneIn;
+use super::input::LaneIn;
 
 /// Spawns, their results and the child-id carriers of one session. The first
 /// entry wins on every key, main first then lanes in discovery order, so a fork

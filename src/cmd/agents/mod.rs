@@ -1,12 +1,15 @@
 //! `csift agents`: the exact subagent tree of a session. Discovery gives the
-//! files; [`session`] joins lanes to the spawns that made them on the keys Claude
-//! Code writes ([`index`]), decides kinds and states ([`state`]) and the returns
-//! ([`carriers`]); [`print`] draws the tree or writes JSON Lines.
+//! files; [`input`] reads them into lanes, [`index`] joins each lane to the
+//! spawn that made it on the keys Claude Code writes, [`session`] decides kinds
+//! and states ([`state`]) and the returns ([`carriers`]) row by row, [`order`]
+//! puts the rows in tree order; [`print`] draws the tree or writes JSON Lines.
 
 pub(crate) mod acc;
 pub(crate) mod carriers;
 pub(crate) mod facts;
 pub(crate) mod index;
+pub(crate) mod input;
+pub(crate) mod order;
 pub(crate) mod print;
 pub(crate) mod row;
 pub(crate) mod session;
