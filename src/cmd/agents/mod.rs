@@ -85,17 +85,18 @@ pub(crate) fn run(
     }
     let mut shown = 0usize;
     let mut keeps_all = Vec::with_capacity(trees.len());
+    let st = out.style;
     for t in &mut trees {
         let keep: Vec<bool> = t.lanes.iter().map(|r| keeps(args, &window, r)).collect();
         shown += keep.iter().filter(|k| **k).count();
         match args.common.format {
-            Format::Json => print::json(out, t, &keep, args)?,
-            Format::Human => print::tree(out, t, &keep, args)?,
+            Format::Json => print::json(out, t, &keep)?,
+            Format::Human => print::tree(out, st, t, &keep, args)?,
         }
         keeps_all.push(keep);
     }
     match args.common.format {
-        Format::Human => print::footer(out, &trees, &keeps_all, started)?,
+        Format::Human => print::footer(out, st, &trees, &keeps_all, started)?,
         Format::Json => print::json_summary(out, &trees, &keeps_all, problems.count(), started)?,
     }
     Ok(Exit::from(shown > 0, problems.count()))
