@@ -1207,3 +1207,63 @@ fn with_files_lists_what_each_lane_wrote_rec_055_rec_074() {
     assert!(text.contains("wrote no file"), "{text}");
     assert!(text.contains("wrote: unknown"), "{text}");
 }
+
+/// A record holding two spawn results carries one `toolUseResult`: whose it
+/// is is not known, so its `agentId` joins neither; each result's own
+/// `agentId:` line (SUB-019) joins its lane, as `export` places them
+/// (crate::lanes). Before, the ack joined both lanes to the first spawn and
+/// left the second spawn as a lane-less row.
+#[test]
+fn two_results_in_one_record_join_by_their_own_text_sub_019() {
+    const TWO: &str = "44444444-4444-4444-8444-444444444444";
+    let h = Home::new();
+    let mut m = Session::new(TWO, CWD);
+    m.user("Run two reviews");
+    m.tool_use(
+        "m1",
+        "toolu_A",
+        "Agent",
+        json!({"prompt": "Review module A", "description": "review A"}),
+    );
+    m.tool_use(
+        "m1",
+        "toolu_B",
+        "Agent",
+        json!({"prompt": "Review module B", "description": "review B"}),
+    );
+    let result = |id: &str, body: &str, agent: &str| {
+        json!({"type": "tool_result", "tool_use_id": id, "content": [
+            {"type": "text", "text": body},
+            {"type": "text", "text": format!("agentId: {agent} (use SendMessage with to: '{agent}' to continue this agent)\n<usage>total_tokens: 10\ntool_uses: 1\nduration_ms: 900</usage>")}]})
+    };
+    m.push(
+        json!({"type": "user", "message": {"role": "user", "content": [
+        result("toolu_A", "A looks fine.", "a1"), result("toolu_B", "B has a bug.", "a2")]},
+        "toolUseResult": {"status": "completed", "agentId": "a2", "content": []}}),
+    );
+    h.write(P, &format!("{TWO}.jsonl"), &m.lines);
+    for (a, seed) in [("a1", "Review module A"), ("a2", "Review module B")] {
+        let mut l = Session::lane(TWO, CWD, a);
+        l.user(seed);
+        l.text(&format!("msg_{a}"), "reviewed");
+        h.write(P, &format!("{TWO}/subagents/agent-{a}.jsonl"), &l.lines);
+    }
+    let got: Vec<(Value, Value, Value)> = rows(&h, &[&format!("@{TWO}")])
+        .iter()
+        .filter(|r| r["type"] == "lane")
+        .map(|r| {
+            (
+                r["agent_id"].clone(),
+                r["spawn_tool_use_id"].clone(),
+                r["file"].is_string().into(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            (json!("a1"), json!("toolu_A"), json!(true)),
+            (json!("a2"), json!("toolu_B"), json!(true)),
+        ]
+    );
+}

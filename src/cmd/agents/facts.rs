@@ -405,7 +405,17 @@ impl<'l> Scanner<'l> {
         if !self.spawn_ids.contains(id) || self.f.results.contains_key(id) {
             return;
         }
+        // One toolUseResult per record: beside two tool_results it is not
+        // known whose it is, so it names no child for either (the spawn
+        // text's `agentId:` line still does), as crate::lanes reads it.
+        let sole = rec
+            .blocks()
+            .iter()
+            .filter(|b| b.kind() == "tool_result")
+            .count()
+            == 1;
         let ack = tur
+            .filter(|_| sole)
             .and_then(|r| serde_json::from_str::<Ack>(r).ok())
             .unwrap_or_default();
         let result = SpawnResult {
