@@ -15,6 +15,10 @@ use crate::cli::agents::OrderBy;
 /// Row indexes under each `parent_id` (`None`: orphans), each list sorted.
 type Children = BTreeMap<Option<String>, Vec<usize>>;
 
+/// `--order-by completion`'s key: whether the lane never returned, and when
+/// it did.
+type Done = (bool, Option<Timestamp>);
+
 /// Set every row's and run's depth, then put the rows in tree order.
 pub(crate) fn order_and_depth(rows: &mut Vec<LaneRow>, runs: &mut [RunRow], order: OrderBy) {
     let by_key: HashMap<String, usize> = rows
@@ -70,10 +74,7 @@ fn children(rows: &[LaneRow], order: OrderBy) -> Children {
 
 /// Siblings sort by completion (with `completion`), then spawn time (else
 /// first record), then the printed id.
-fn sort_key(
-    r: &LaneRow,
-    order: OrderBy,
-) -> (Option<(bool, Option<Timestamp>)>, Option<String>, String) {
+fn sort_key(r: &LaneRow, order: OrderBy) -> (Option<Done>, Option<String>, String) {
     let done = match order {
         OrderBy::Trigger => None,
         OrderBy::Completion => Some(completion_key(r)),
@@ -131,7 +132,7 @@ fn tree_order(
 /// `--order-by completion`: a lane that returned sorts by that time, before
 /// every lane that did not. Times compare as instants (a `+00:00` offset and
 /// a `Z` are the same).
-fn completion_key(r: &LaneRow) -> (bool, Option<Timestamp>) {
+fn completion_key(r: &LaneRow) -> Done {
     match r
         .completed_utc
         .as_deref()
