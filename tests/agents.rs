@@ -1267,3 +1267,46 @@ fn two_results_in_one_record_join_by_their_own_text_sub_019() {
         ]
     );
 }
+
+/// An agent resumed by a second Task call: both results end with its
+/// `agentId:` line (SUB-019) and neither carries an ack. The lane joins the
+/// first spawn on every run (it took whichever a hash map yielded first,
+/// 6 runs in 8 the resume), as `export` places it (crate::lanes).
+#[test]
+fn a_resumed_agent_joins_its_first_spawn_every_time_sub_019() {
+    const RES: &str = "55555555-5555-4555-8555-555555555555";
+    let h = Home::new();
+    let mut m = Session::new(RES, CWD);
+    m.user("Review it");
+    let footer = "agentId: a5 (for resuming to continue this agent's work if needed)";
+    m.tool_use(
+        "m1",
+        "toolu_1",
+        "Task",
+        json!({"prompt": "Review module A", "description": "review"}),
+    );
+    m.tool_result("toolu_1", &format!("A looks fine.\n{footer}"), false, None);
+    m.tool_use(
+        "m2",
+        "toolu_2",
+        "Task",
+        json!({"prompt": "Also check B", "description": "review more", "resume": "a5"}),
+    );
+    m.tool_result("toolu_2", &format!("B is fine too.\n{footer}"), false, None);
+    h.write(P, &format!("{RES}.jsonl"), &m.lines);
+    let mut l = Session::lane(RES, CWD, "a5");
+    l.user("Review module A");
+    l.text("msg_a", "A looks fine.");
+    l.user("Also check B");
+    l.text("msg_b", "B is fine too.");
+    h.write(P, &format!("{RES}/subagents/agent-a5.jsonl"), &l.lines);
+    for _ in 0..6 {
+        let lane: Vec<Value> = rows(&h, &[&format!("@{RES}")])
+            .into_iter()
+            .filter(|r| r["type"] == "lane" && r["file"].is_string())
+            .collect();
+        assert_eq!(lane.len(), 1, "{lane:?}");
+        assert_eq!(lane[0]["spawn_tool_use_id"], "toolu_1", "{}", lane[0]);
+        assert_eq!(lane[0]["join_rule"], "J4", "{}", lane[0]);
+    }
+}

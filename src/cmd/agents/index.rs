@@ -46,7 +46,15 @@ impl<'a> Index<'a> {
                     .or_insert((r, f.lane.as_str()));
             }
         }
-        for (&id, &(r, holder)) in &ix.results {
+        // Keys by spawn order (main first, then file order), so that where two
+        // results carry one key (an agent resumed by a second Task call: both
+        // texts end `agentId: <id>`) the first spawn takes it on every run,
+        // as crate::lanes reads it, not whichever the hash map yields first.
+        for &s in &ix.order {
+            let id = s.id.as_str();
+            let Some(&(r, holder)) = ix.results.get(id) else {
+                continue;
+            };
             if let Some(a) = r.ack.agent_id.as_deref() {
                 ix.by_ack.entry(a).or_default().push((id, holder));
             }
