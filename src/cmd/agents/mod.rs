@@ -2,7 +2,8 @@
 //! files; [`input`] reads them into lanes, [`index`] joins each lane to the
 //! spawn that made it on the keys Claude Code writes, [`session`] decides kinds
 //! and states ([`state`]) and the returns ([`carriers`]) row by row, [`order`]
-//! puts the rows in tree order; [`print`] draws the tree or writes JSON Lines.
+//! puts the rows in tree order; [`print`] draws the tree or writes JSON Lines,
+//! [`summary`] ends it with the counts.
 
 pub(crate) mod acc;
 pub(crate) mod carriers;
@@ -15,6 +16,7 @@ pub(crate) mod row;
 pub(crate) mod session;
 pub(crate) mod sidecar;
 pub(crate) mod state;
+pub(crate) mod summary;
 pub(crate) mod teammate;
 pub(crate) mod written;
 
@@ -96,8 +98,8 @@ pub(crate) fn run(
         keeps_all.push(keep);
     }
     match args.common.format {
-        Format::Human => print::footer(out, st, &trees, &keeps_all, started)?,
-        Format::Json => print::json_summary(out, &trees, &keeps_all, problems.count(), started)?,
+        Format::Human => summary::footer(out, st, &trees, &keeps_all, started)?,
+        Format::Json => summary::json_summary(out, &trees, &keeps_all, problems.count(), started)?,
     }
     Ok(Exit::from(shown > 0, problems.count()))
 }
