@@ -296,7 +296,7 @@ fn owed(rec: &Record<'_>, time: Option<Timestamp>) -> Option<Turn> {
             time,
         });
     }
-    let text = crate::classify::unit::user_text(rec)?;
+    let text = rec.user_text()?;
     let t = text.trim();
     if t.starts_with(mk::INTERRUPT_USER) {
         return Some(Turn::Interrupted { time });
