@@ -1207,3 +1207,106 @@ fn with_files_lists_what_each_lane_wrote_rec_055_rec_074() {
     assert!(text.contains("wrote no file"), "{text}");
     assert!(text.contains("wrote: unknown"), "{text}");
 }
+
+/// A record holding two spawn results carries one `toolUseResult`: whose it
+/// is is not known, so its `agentId` joins neither; each result's own
+/// `agentId:` line (SUB-019) joins its lane, as `export` places them
+/// (crate::lanes). Before, the ack joined both lanes to the first spawn and
+/// left the second spawn as a lane-less row.
+#[test]
+fn two_results_in_one_record_join_by_their_own_text_sub_019() {
+    const TWO: &str = "44444444-4444-4444-8444-444444444444";
+    let h = Home::new();
+    let mut m = Session::new(TWO, CWD);
+    m.user("Run two reviews");
+    m.tool_use(
+        "m1",
+        "toolu_A",
+        "Agent",
+        json!({"prompt": "Review module A", "description": "review A"}),
+    );
+    m.tool_use(
+        "m1",
+        "toolu_B",
+        "Agent",
+        json!({"prompt": "Review module B", "description": "review B"}),
+    );
+    let result = |id: &str, body: &str, agent: &str| {
+        json!({"type": "tool_result", "tool_use_id": id, "content": [
+            {"type": "text", "text": body},
+            {"type": "text", "text": format!("agentId: {agent} (use SendMessage with to: '{agent}' to continue this agent)\n<usage>total_tokens: 10\ntool_uses: 1\nduration_ms: 900</usage>")}]})
+    };
+    m.push(
+        json!({"type": "user", "message": {"role": "user", "content": [
+        result("toolu_A", "A looks fine.", "a1"), result("toolu_B", "B has a bug.", "a2")]},
+        "toolUseResult": {"status": "completed", "agentId": "a2", "content": []}}),
+    );
+    h.write(P, &format!("{TWO}.jsonl"), &m.lines);
+    for (a, seed) in [("a1", "Review module A"), ("a2", "Review module B")] {
+        let mut l = Session::lane(TWO, CWD, a);
+        l.user(seed);
+        l.text(&format!("msg_{a}"), "reviewed");
+        h.write(P, &format!("{TWO}/subagents/agent-{a}.jsonl"), &l.lines);
+    }
+    let got: Vec<(Value, Value, Value)> = rows(&h, &[&format!("@{TWO}")])
+        .iter()
+        .filter(|r| r["type"] == "lane")
+        .map(|r| {
+            (
+                r["agent_id"].clone(),
+                r["spawn_tool_use_id"].clone(),
+                r["file"].is_string().into(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            (json!("a1"), json!("toolu_A"), json!(true)),
+            (json!("a2"), json!("toolu_B"), json!(true)),
+        ]
+    );
+}
+
+/// An agent resumed by a second Task call: both results end with its
+/// `agentId:` line (SUB-019) and neither carries an ack. The lane joins the
+/// first spawn on every run (it took whichever a hash map yielded first,
+/// 6 runs in 8 the resume), as `export` places it (crate::lanes).
+#[test]
+fn a_resumed_agent_joins_its_first_spawn_every_time_sub_019() {
+    const RES: &str = "55555555-5555-4555-8555-555555555555";
+    let h = Home::new();
+    let mut m = Session::new(RES, CWD);
+    m.user("Review it");
+    let footer = "agentId: a5 (for resuming to continue this agent's work if needed)";
+    m.tool_use(
+        "m1",
+        "toolu_1",
+        "Task",
+        json!({"prompt": "Review module A", "description": "review"}),
+    );
+    m.tool_result("toolu_1", &format!("A looks fine.\n{footer}"), false, None);
+    m.tool_use(
+        "m2",
+        "toolu_2",
+        "Task",
+        json!({"prompt": "Also check B", "description": "review more", "resume": "a5"}),
+    );
+    m.tool_result("toolu_2", &format!("B is fine too.\n{footer}"), false, None);
+    h.write(P, &format!("{RES}.jsonl"), &m.lines);
+    let mut l = Session::lane(RES, CWD, "a5");
+    l.user("Review module A");
+    l.text("msg_a", "A looks fine.");
+    l.user("Also check B");
+    l.text("msg_b", "B is fine too.");
+    h.write(P, &format!("{RES}/subagents/agent-a5.jsonl"), &l.lines);
+    for _ in 0..6 {
+        let lane: Vec<Value> = rows(&h, &[&format!("@{RES}")])
+            .into_iter()
+            .filter(|r| r["type"] == "lane" && r["file"].is_string())
+            .collect();
+        assert_eq!(lane.len(), 1, "{lane:?}");
+        assert_eq!(lane[0]["spawn_tool_use_id"], "toolu_1", "{}", lane[0]);
+        assert_eq!(lane[0]["join_rule"], "J4", "{}", lane[0]);
+    }
+}

@@ -152,21 +152,8 @@ impl LaneAcc {
         if s.root_uuid.is_none() {
             s.root_uuid = rec.uuid.as_deref().map(str::to_string);
         }
-        // REC-089: timestamps are not monotone in file order (a replay, a
-        // writer's lag), so a lane's span is its earliest and latest time, as
-        // stats reports them, each kept as written. A time that does not parse
-        // only fills a gap.
         if let Some(ts) = rec.timestamp.as_deref() {
-            let t = crate::timefmt::parse_ts(ts);
-            let (lo, hi) = &mut self.span;
-            if s.started.is_none() || t.is_some_and(|t| lo.is_none_or(|lo| t < lo)) {
-                s.started = Some(ts.to_string());
-                *lo = t.or(*lo);
-            }
-            if s.last.is_none() || t.is_some_and(|t| hi.is_none_or(|hi| t > hi)) {
-                s.last = Some(ts.to_string());
-                *hi = t.or(*hi);
-            }
+            self.span(ts);
         }
         let kind = rec.kind();
         if !rec.has_message() || !(kind == "user" || kind == "assistant") {
@@ -174,15 +161,48 @@ impl LaneAcc {
         }
         if !self.seeded {
             self.seeded = true;
-            s.seed = Some(message_text(rec));
+            self.stats.seed = Some(message_text(rec));
         }
+        let uses = self.calls(rec);
+        if kind == "assistant" {
+            self.assistant(rec, line);
+        }
+        self.last = LastMeaningful {
+            assistant: kind == "assistant",
+            uses,
+            ts: rec.timestamp.as_deref().map(str::to_string),
+            line,
+        };
+    }
+
+    /// Widen the lane's span to `ts`. REC-089: timestamps are not monotone
+    /// in file order (a replay, a writer's lag), so a lane's span is its
+    /// earliest and latest time, as stats reports them, each kept as
+    /// written. A time that does not parse only fills a gap.
+    fn span(&mut self, ts: &str) {
+        let s = &mut self.stats;
+        let t = crate::timefmt::parse_ts(ts);
+        let (lo, hi) = &mut self.span;
+        if s.started.is_none() || t.is_some_and(|t| lo.is_none_or(|lo| t < lo)) {
+            s.started = Some(ts.to_string());
+            *lo = t.or(*lo);
+        }
+        if s.last.is_none() || t.is_some_and(|t| hi.is_none_or(|hi| t > hi)) {
+            s.last = Some(ts.to_string());
+            *hi = t.or(*hi);
+        }
+    }
+
+    /// Count the record's tool calls (each id once), note the calls it
+    /// answers, and return its own calls.
+    fn calls(&mut self, rec: &Record<'_>) -> Vec<Use> {
         let mut uses = Vec::new();
         for b in rec.blocks() {
             match b.kind() {
                 "tool_use" => {
                     if let Some(id) = b.id.as_deref() {
                         if self.tool_ids.insert(id.to_string()) {
-                            s.tool_calls += 1;
+                            self.stats.tool_calls += 1;
                         }
                         uses.push(Use::new(b, id));
                     }
@@ -195,41 +215,29 @@ impl LaneAcc {
                 _ => {}
             }
         }
-        if kind == "assistant" {
-            s.last_assistant_ts = rec.timestamp.as_deref().map(str::to_string);
-            s.last_stop_reason = rec
-                .message
-                .as_ref()
-                .and_then(|m| m.stop_reason.as_deref())
-                .map(str::to_string);
-            let text = message_text(rec);
-            if !text.trim().is_empty() {
-                s.child_final = Some(text);
-            }
-            if let Some(u) = rec
-                .message
-                .as_ref()
-                .and_then(|m| m.usage)
-                .and_then(|raw| serde_json::from_str::<Usage>(raw.get()).ok())
-            {
-                let t = Tokens {
-                    input: u.input_tokens.unwrap_or(0),
-                    output: u.output_tokens.unwrap_or(0),
-                    cache_read: u.cache_read_input_tokens.unwrap_or(0),
-                    cache_creation: u.cache_creation_input_tokens.unwrap_or(0),
-                };
-                let key = rec
-                    .message_id()
-                    .map_or_else(|| format!("line:{line}"), str::to_string);
-                self.tokens.entry(key).or_default().max(&t);
-            }
+        uses
+    }
+
+    /// An assistant record: its time and stop reason, its text as the
+    /// child's last words, and its usage (max per field per message id).
+    fn assistant(&mut self, rec: &Record<'_>, line: usize) {
+        let s = &mut self.stats;
+        s.last_assistant_ts = rec.timestamp.as_deref().map(str::to_string);
+        s.last_stop_reason = rec
+            .message
+            .as_ref()
+            .and_then(|m| m.stop_reason.as_deref())
+            .map(str::to_string);
+        let text = message_text(rec);
+        if !text.trim().is_empty() {
+            s.child_final = Some(text);
         }
-        self.last = LastMeaningful {
-            assistant: kind == "assistant",
-            uses,
-            ts: rec.timestamp.as_deref().map(str::to_string),
-            line,
-        };
+        if let Some(t) = usage(rec) {
+            let key = rec
+                .message_id()
+                .map_or_else(|| format!("line:{line}"), str::to_string);
+            self.tokens.entry(key).or_default().max(&t);
+        }
     }
 
     pub(crate) fn finish(mut self) -> LaneStats {
@@ -259,6 +267,18 @@ impl LaneAcc {
         }
         self.stats
     }
+}
+
+/// The tokens of an assistant record's `usage`.
+fn usage(rec: &Record<'_>) -> Option<Tokens> {
+    let raw = rec.message.as_ref().and_then(|m| m.usage)?;
+    let u = serde_json::from_str::<Usage>(raw.get()).ok()?;
+    Some(Tokens {
+        input: u.input_tokens.unwrap_or(0),
+        output: u.output_tokens.unwrap_or(0),
+        cache_read: u.cache_read_input_tokens.unwrap_or(0),
+        cache_creation: u.cache_creation_input_tokens.unwrap_or(0),
+    })
 }
 
 /// A message's text: the string content, or its text blocks joined by newlines.

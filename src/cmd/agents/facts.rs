@@ -4,6 +4,7 @@
 //! lane head (seed, `fork-context-ref`), compaction anchors, teammate traffic, and
 //! per-lane stats. A main file also yields its inline 1.0.x sidechain lanes (L5).
 
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
@@ -12,8 +13,8 @@ use serde_json::value::RawValue;
 
 use super::acc::{message_text, LaneAcc, LaneStats};
 use super::carriers::{self, Notification};
-use crate::record::{opt_str, parse_line, Parsed, Record, Str};
-use crate::scan::{Lines, Source};
+use crate::record::{opt_str, parse_line, Block, Parsed, Record, Str};
+use crate::scan::{Line, Lines, Source};
 
 pub(crate) const SPAWN_TOOLS: [&str; 3] = ["Task", "Agent", "Workflow"];
 
@@ -211,140 +212,153 @@ pub(crate) fn scan(
     is_compact: bool,
 ) -> crate::error::Result<FileFacts> {
     let src = Source::open(path)?;
-    let mut f = FileFacts {
-        lane: lane.to_string(),
-        ..FileFacts::default()
-    };
-    let mut own = LaneAcc::new(lane, 1);
-    let mut chains: Vec<LaneAcc> = Vec::new();
-    // The shared rule (`list` and `stats` count these lanes by it too).
-    let mut inline = crate::classify::sidechain::InlineLanes::default();
-    let mut spawn_ids: HashSet<String> = HashSet::new();
-    let mut nested: HashMap<String, LaneAcc> = HashMap::new();
+    let mut sc = Scanner::new(lane, is_main, is_compact);
     for line in Lines::new(&src) {
         if line.bytes.is_empty() {
             continue;
         }
-        let rec = match parse_line(&line) {
-            Parsed::Record(r) => r,
-            Parsed::Malformed(_) => {
-                f.malformed += 1;
-                continue;
-            }
-        };
-        let n = line.no;
-        if let Some(u) = rec.uuid.as_deref() {
-            f.uuids.entry(u.to_string()).or_insert(n);
-        }
-        if is_compact {
-            if let Some(p) = rec.parent_uuid.as_deref() {
-                f.parent_uuids.push(p.to_string());
-            }
-        }
-        // Which lane this record belongs to (L5: a main file's sidechain chains).
-        let mut lane_id = lane.to_string();
-        let acc = if is_main && rec.is_sidechain() {
-            let (idx, new) = inline.place(rec.uuid.as_deref(), rec.parent_uuid.as_deref());
-            if new {
-                let root = rec.uuid.as_deref().unwrap_or("");
-                chains.push(LaneAcc::new(
-                    &format!("inline:{}", crate::discovery::short(root)),
-                    n,
-                ));
-            }
-            lane_id = format!("inline:{}", chain_root_short(&chains, idx));
-            &mut chains[idx]
-        } else {
-            &mut own
-        };
-        acc.feed(&rec, n);
-        match rec.kind() {
-            "fork-context-ref" if n == 1 => {
-                f.fork = serde_json::from_slice::<ForkRef>(line.bytes).ok();
-            }
-            "progress" => {
-                if let Ok(p) = serde_json::from_slice::<Progress<'_>>(line.bytes) {
-                    if let (Some(d), Some(parent)) = (p.data, p.parent) {
-                        if d.kind.as_deref() == Some("agent_progress") {
-                            if let Some(a) = d.agent_id {
-                                f.progress.push((a.into_owned(), parent.into_owned()));
-                            }
-                        }
-                    }
-                }
-                if let Some(e) = rec.embedded() {
-                    if let Some(a) = e.agent_id.as_deref().filter(|a| !a.is_empty()) {
-                        nested
-                            .entry(a.to_string())
-                            .or_insert_with(|| LaneAcc::new(a, n))
-                            .feed(&e.record, n);
-                    }
-                }
-            }
-            "queue-operation" if is_main && rec.operation.as_deref() == Some("enqueue") => {
-                if let Some(t) = rec.system_text() {
-                    f.notifications.extend(carriers::notifications(
-                        &t,
-                        n,
-                        rec.timestamp.as_deref(),
-                    ));
-                }
-            }
-            "attachment" if is_main => {
-                if let Some(q) = rec
-                    .attachment
-                    .and_then(|a| serde_json::from_str::<Queued<'_>>(a.get()).ok())
-                {
-                    if let (Some("queued_command"), Some(p)) =
-                        (q.kind.as_deref(), q.prompt.as_deref())
-                    {
-                        f.notifications.extend(carriers::notifications(
-                            p,
-                            n,
-                            rec.timestamp.as_deref(),
-                        ));
-                    }
-                }
-            }
-            "system" if rec.subtype() == "compact_boundary" => {
-                f.compact_boundaries
-                    .push((n, rec.timestamp.as_deref().map(str::to_string)));
-            }
-            "user" | "assistant" => {
-                message_facts(&mut f, &rec, n, &lane_id, is_main, &mut spawn_ids)
-            }
-            _ => {}
+        match parse_line(&line) {
+            Parsed::Record(rec) => sc.record(&rec, &line),
+            Parsed::Malformed(_) => sc.f.malformed += 1,
         }
     }
-    f.nested = nested
-        .into_iter()
-        .map(|(a, acc)| (a, acc.finish()))
-        .collect();
-    f.lanes.push(own.finish());
-    f.lanes.extend(chains.into_iter().map(LaneAcc::finish));
+    let f = sc.finish();
     src.check()?;
     Ok(f)
 }
 
-fn chain_root_short(chains: &[LaneAcc], idx: usize) -> String {
-    chains[idx].id().trim_start_matches("inline:").to_string()
+/// One file's scan in progress: the facts so far and the lanes being counted.
+struct Scanner<'l> {
+    f: FileFacts,
+    lane: &'l str,
+    is_main: bool,
+    is_compact: bool,
+    /// The file's own lane.
+    own: LaneAcc,
+    /// A main file's inline sidechain chains, placed by the shared rule
+    /// (`list` and `stats` count these lanes by it too).
+    chains: Vec<LaneAcc>,
+    inline: crate::classify::sidechain::InlineLanes,
+    /// The spawn tool_uses seen so far: their results are the ones kept.
+    spawn_ids: HashSet<String>,
+    /// Subagent records nested in agent_progress records, per child id.
+    nested: HashMap<String, LaneAcc>,
 }
 
-fn message_facts(
-    f: &mut FileFacts,
-    rec: &Record<'_>,
-    n: usize,
-    lane: &str,
-    is_main: bool,
-    spawn_ids: &mut HashSet<String>,
-) {
-    let ts = rec.timestamp.as_deref();
-    if rec.kind() == "user" {
+impl<'l> Scanner<'l> {
+    fn new(lane: &'l str, is_main: bool, is_compact: bool) -> Scanner<'l> {
+        Scanner {
+            f: FileFacts {
+                lane: lane.to_string(),
+                ..FileFacts::default()
+            },
+            lane,
+            is_main,
+            is_compact,
+            own: LaneAcc::new(lane, 1),
+            chains: Vec::new(),
+            inline: Default::default(),
+            spawn_ids: HashSet::new(),
+            nested: HashMap::new(),
+        }
+    }
+
+    fn record(&mut self, rec: &Record<'_>, line: &Line<'_>) {
+        let n = line.no;
+        if let Some(u) = rec.uuid.as_deref() {
+            self.f.uuids.entry(u.to_string()).or_insert(n);
+        }
+        if self.is_compact {
+            if let Some(p) = rec.parent_uuid.as_deref() {
+                self.f.parent_uuids.push(p.to_string());
+            }
+        }
+        let lane_id = self.count(rec, n);
+        let ts = rec.timestamp.as_deref();
+        match rec.kind() {
+            "fork-context-ref" if n == 1 => {
+                self.f.fork = serde_json::from_slice::<ForkRef>(line.bytes).ok();
+            }
+            "progress" => self.progress(rec, line.bytes, n),
+            "queue-operation" if self.is_main && rec.operation.as_deref() == Some("enqueue") => {
+                if let Some(t) = rec.system_text() {
+                    let found = carriers::notifications(&t, n, ts);
+                    self.f.notifications.extend(found);
+                }
+            }
+            "attachment" if self.is_main => {
+                if let Some(p) = queued_command(rec) {
+                    let found = carriers::notifications(&p, n, ts);
+                    self.f.notifications.extend(found);
+                }
+            }
+            "system" if rec.subtype() == "compact_boundary" => {
+                self.f.compact_boundaries.push((n, ts.map(str::to_string)));
+            }
+            "user" | "assistant" => self.message(rec, n, &lane_id),
+            _ => {}
+        }
+    }
+
+    /// Count `rec` into the lane it belongs to (L5: a main file's sidechain
+    /// chains) and name that lane.
+    fn count(&mut self, rec: &Record<'_>, n: usize) -> String {
+        if !(self.is_main && rec.is_sidechain()) {
+            self.own.feed(rec, n);
+            return self.lane.to_string();
+        }
+        let (idx, new) = self
+            .inline
+            .place(rec.uuid.as_deref(), rec.parent_uuid.as_deref());
+        if new {
+            let root = rec.uuid.as_deref().unwrap_or("");
+            let id = format!("inline:{}", crate::discovery::short(root));
+            self.chains.push(LaneAcc::new(&id, n));
+        }
+        self.chains[idx].feed(rec, n);
+        format!("inline:{}", chain_root_short(&self.chains, idx))
+    }
+
+    /// An agent_progress record: the (child, parent call) pair, and the
+    /// child's nested record counted toward its lane-less stats.
+    fn progress(&mut self, rec: &Record<'_>, bytes: &[u8], n: usize) {
+        if let Some(pair) = progress_pair(bytes) {
+            self.f.progress.push(pair);
+        }
+        let Some(e) = rec.embedded() else { return };
+        if let Some(a) = e.agent_id.as_deref().filter(|a| !a.is_empty()) {
+            self.nested
+                .entry(a.to_string())
+                .or_insert_with(|| LaneAcc::new(a, n))
+                .feed(&e.record, n);
+        }
+    }
+
+    /// A user or assistant record: a user's text carriers (compact summary,
+    /// notifications and stop notices in main, teammate messages), then its
+    /// spawn and SendMessage calls and the spawn results.
+    fn message(&mut self, rec: &Record<'_>, n: usize, lane: &str) {
+        let ts = rec.timestamp.as_deref();
+        if rec.kind() == "user" {
+            self.user_text(rec, n, lane);
+        }
+        for b in rec.blocks() {
+            match b.kind() {
+                "tool_use" => self.tool_use(b, ts, n, lane),
+                "tool_result" => self.tool_result(rec, b, n),
+                _ => {}
+            }
+        }
+    }
+
+    fn user_text(&mut self, rec: &Record<'_>, n: usize, lane: &str) {
+        let f = &mut self.f;
         if rec.is_compact_summary() {
             f.compact_summaries.push((n, message_text(rec)));
         }
         let text = message_text(rec);
-        if is_main && !text.is_empty() {
+        if self.is_main && !text.is_empty() {
+            let ts = rec.timestamp.as_deref();
             f.notifications
                 .extend(carriers::notifications(&text, n, ts));
             f.stop_notices.extend(carriers::stop_notice(&text));
@@ -353,70 +367,115 @@ fn message_facts(
             f.teammate_msgs.push((lane.to_string(), name, sig));
         }
     }
-    for b in rec.blocks() {
-        match b.kind() {
-            "tool_use" => {
-                let (Some(id), Some(name)) = (b.id.as_deref(), b.name.as_deref()) else {
-                    continue;
-                };
-                if SPAWN_TOOLS.contains(&name) {
-                    let input =
-                        serde_json::from_str::<SpawnInput>(b.input_json()).unwrap_or_default();
-                    spawn_ids.insert(id.to_string());
-                    f.spawns.push(Spawn {
-                        id: id.to_string(),
-                        tool: name.to_string(),
-                        input,
-                        ts: ts.map(str::to_string),
-                        line: n,
-                        lane: lane.to_string(),
-                    });
-                } else if name == "SendMessage" {
-                    if let Ok(i) = serde_json::from_str::<SendInput<'_>>(b.input_json()) {
-                        let nested = i
-                            .message
-                            .filter(|m| m.get().starts_with('{'))
-                            .and_then(|m| serde_json::from_str::<Typed<'_>>(m.get()).ok())
-                            .and_then(|t| t.kind.map(|k| k.into_owned()));
-                        if let Some(to) = i.to.or(i.recipient) {
-                            f.sends.push(Sent {
-                                to: to.into_owned(),
-                                signal: carriers::send_signal(i.kind.as_deref(), nested.as_deref()),
-                            });
-                        }
-                    }
-                }
-            }
-            "tool_result" => {
-                let Some(id) = b.tool_use_id.as_deref() else {
-                    continue;
-                };
-                let tur = rec
-                    .tool_use_result
-                    .map(RawValue::get)
-                    .filter(|r| r.starts_with('{'));
-                if let Some(raw) = tur.filter(|r| r.contains("\"task_type\"")) {
-                    task_output(f, raw, n);
-                }
-                if spawn_ids.contains(id) && !f.results.contains_key(id) {
-                    let ack = tur
-                        .and_then(|r| serde_json::from_str::<Ack>(r).ok())
-                        .unwrap_or_default();
-                    f.results.insert(
-                        id.to_string(),
-                        SpawnResult {
-                            line: n,
-                            ts: ts.map(str::to_string),
-                            text: b.result_text().into_owned(),
-                            is_error: b.is_error(),
-                            ack,
-                        },
-                    );
-                }
-            }
-            _ => {}
+
+    /// A spawn tool_use (SUB-011) or a `SendMessage` call.
+    fn tool_use(&mut self, b: &Block<'_>, ts: Option<&str>, n: usize, lane: &str) {
+        let (Some(id), Some(name)) = (b.id.as_deref(), b.name.as_deref()) else {
+            return;
+        };
+        if SPAWN_TOOLS.contains(&name) {
+            let input = serde_json::from_str::<SpawnInput>(b.input_json()).unwrap_or_default();
+            self.spawn_ids.insert(id.to_string());
+            self.f.spawns.push(Spawn {
+                id: id.to_string(),
+                tool: name.to_string(),
+                input,
+                ts: ts.map(str::to_string),
+                line: n,
+                lane: lane.to_string(),
+            });
+        } else if name == "SendMessage" {
+            self.f.sends.extend(sent(b));
         }
     }
+
+    /// A tool_result: a `TaskOutput` retrieval of a local agent, and the
+    /// first result of a spawn seen in this file, with its ack.
+    fn tool_result(&mut self, rec: &Record<'_>, b: &Block<'_>, n: usize) {
+        let Some(id) = b.tool_use_id.as_deref() else {
+            return;
+        };
+        let tur = rec
+            .tool_use_result
+            .map(RawValue::get)
+            .filter(|r| r.starts_with('{'));
+        if let Some(raw) = tur.filter(|r| r.contains("\"task_type\"")) {
+            task_output(&mut self.f, raw, n);
+        }
+        if !self.spawn_ids.contains(id) || self.f.results.contains_key(id) {
+            return;
+        }
+        // One toolUseResult per record: beside two tool_results it is not
+        // known whose it is, so it names no child for either (the spawn
+        // text's `agentId:` line still does), as crate::lanes reads it.
+        let sole = rec
+            .blocks()
+            .iter()
+            .filter(|b| b.kind() == "tool_result")
+            .count()
+            == 1;
+        let ack = tur
+            .filter(|_| sole)
+            .and_then(|r| serde_json::from_str::<Ack>(r).ok())
+            .unwrap_or_default();
+        let result = SpawnResult {
+            line: n,
+            ts: rec.timestamp.as_deref().map(str::to_string),
+            text: b.result_text().into_owned(),
+            is_error: b.is_error(),
+            ack,
+        };
+        self.f.results.insert(id.to_string(), result);
+    }
+
+    fn finish(self) -> FileFacts {
+        let mut f = self.f;
+        f.nested = self
+            .nested
+            .into_iter()
+            .map(|(a, acc)| (a, acc.finish()))
+            .collect();
+        f.lanes.push(self.own.finish());
+        f.lanes.extend(self.chains.into_iter().map(LaneAcc::finish));
+        f
+    }
+}
+
+fn chain_root_short(chains: &[LaneAcc], idx: usize) -> String {
+    chains[idx].id().trim_start_matches("inline:").to_string()
+}
+
+/// An `agent_progress` record's (child agentId, parentToolUseID).
+fn progress_pair(bytes: &[u8]) -> Option<(String, String)> {
+    let p = serde_json::from_slice::<Progress<'_>>(bytes).ok()?;
+    let (d, parent) = (p.data?, p.parent?);
+    if d.kind.as_deref() != Some("agent_progress") {
+        return None;
+    }
+    Some((d.agent_id?.into_owned(), parent.into_owned()))
+}
+
+/// The prompt of a `queued_command` attachment (where a notification may
+/// ride, SUB-025).
+fn queued_command<'r>(rec: &Record<'r>) -> Option<Cow<'r, str>> {
+    let q = serde_json::from_str::<Queued<'r>>(rec.attachment?.get()).ok()?;
+    q.prompt
+        .filter(|_| q.kind.as_deref() == Some("queued_command"))
+}
+
+/// A `SendMessage` call's recipient and signal type (SUB-017).
+fn sent(b: &Block<'_>) -> Option<Sent> {
+    let i = serde_json::from_str::<SendInput<'_>>(b.input_json()).ok()?;
+    let nested = i
+        .message
+        .filter(|m| m.get().starts_with('{'))
+        .and_then(|m| serde_json::from_str::<Typed<'_>>(m.get()).ok())
+        .and_then(|t| t.kind.map(|k| k.into_owned()));
+    let to = i.to.or(i.recipient)?;
+    Some(Sent {
+        to: to.into_owned(),
+        signal: carriers::send_signal(i.kind.as_deref(), nested.as_deref()),
+    })
 }
 
 fn task_output(f: &mut FileFacts, raw: &str, n: usize) {

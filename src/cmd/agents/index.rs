@@ -8,7 +8,7 @@ use std::collections::{HashMap, HashSet};
 
 use super::carriers;
 use super::facts::{FileFacts, Spawn, SpawnResult};
-use super::session::LaneIn;
+use super::input::LaneIn;
 
 /// Spawns, their results and the child-id carriers of one session. The first
 /// entry wins on every key, main first then lanes in discovery order, so a fork
@@ -46,7 +46,15 @@ impl<'a> Index<'a> {
                     .or_insert((r, f.lane.as_str()));
             }
         }
-        for (&id, &(r, holder)) in &ix.results {
+        // Keys by spawn order (main first, then file order), so that where two
+        // results carry one key (an agent resumed by a second Task call: both
+        // texts end `agentId: <id>`) the first spawn takes it on every run,
+        // as crate::lanes reads it, not whichever the hash map yields first.
+        for &s in &ix.order {
+            let id = s.id.as_str();
+            let Some(&(r, holder)) = ix.results.get(id) else {
+                continue;
+            };
             if let Some(a) = r.ack.agent_id.as_deref() {
                 ix.by_ack.entry(a).or_default().push((id, holder));
             }
@@ -117,14 +125,15 @@ pub(crate) fn resolve(
     lanes: &[LaneIn],
     main_present: bool,
 ) -> Vec<Join> {
-    let mut claimed: HashSet<String> = HashSet::new();
-    let mut joins: Vec<Join> = lanes
-        .iter()
-        .map(|l| id_joins(ix, files, l, &mut claimed))
-        .collect();
+    let mut jr = Joiner {
+        ix,
+        files,
+        claimed: HashSet::new(),
+    };
+    let mut joins: Vec<Join> = lanes.iter().map(|l| jr.id_joins(l)).collect();
     for (j, l) in joins.iter_mut().zip(lanes) {
         if j.spawn.is_none() && j.parent.is_none() && !l.is_compact {
-            seed_join(ix, l, j, &mut claimed);
+            jr.seed_join(l, j);
         }
         if let Some(sp) = j.spawn.clone() {
             j.agree = agreeing(ix, l, &sp);
@@ -141,82 +150,82 @@ pub(crate) fn resolve(
     joins
 }
 
-fn take(
-    ix: &Index<'_>,
-    l: &LaneIn,
-    j: &mut Join,
-    claimed: &mut HashSet<String>,
-    sp: &str,
-    rule: &'static str,
-) -> bool {
-    match ix.spawns.get(sp) {
-        Some(s) if s.lane != l.id => {
-            j.spawn = Some(s.id.clone());
-            if j.parent.is_none() {
-                j.parent = Some(s.lane.clone());
-            }
-            // A J1 parent stays the rule of record; the spawn id is still filled in.
-            j.rule.get_or_insert(rule);
-            claimed.insert(s.id.clone());
-            true
-        }
-        _ => false,
-    }
+/// The joins' shared state: the index, the files, and the spawns an id join
+/// has claimed (the seed join takes only the others).
+struct Joiner<'i, 'a> {
+    ix: &'i Index<'a>,
+    files: &'i [FileFacts],
+    claimed: HashSet<String>,
 }
 
-fn id_joins(
-    ix: &Index<'_>,
-    files: &[FileFacts],
-    l: &LaneIn,
-    claimed: &mut HashSet<String>,
-) -> Join {
-    let mut j = Join::default();
-    let id = l.id.as_str();
-    if l.is_compact {
-        // J10: the lane's parentUuids resolve into main; the anchor is the first
-        // compact_boundary after the highest resolved line.
-        if let Some(main) = files.first().filter(|f| f.lane == "main") {
-            let hit = l
-                .parent_uuids
-                .iter()
-                .filter_map(|p| main.uuids.get(p))
-                .max()
-                .copied();
-            if let Some(last) = hit {
-                j.parent = Some("main".into());
-                j.rule = Some("J10");
-                j.anchor = main
-                    .compact_boundaries
-                    .iter()
-                    .find(|(n, _)| *n > last)
-                    .cloned();
-            } else if let Some(n) = summary_line(main, l.stats.child_final.as_deref()) {
-                // J10s: no parent link, but main's compact summary carries the
-                // lane's own summary text; the anchor is the boundary before it.
-                j.parent = Some("main".into());
-                j.rule = Some("J10s");
-                j.anchor = main
-                    .compact_boundaries
-                    .iter()
-                    .rev()
-                    .find(|(b, _)| *b < n)
-                    .cloned();
+impl Joiner<'_, '_> {
+    /// Join lane `l` to spawn `sp` by `rule`, unless the spawn is unknown or
+    /// the lane's own call.
+    fn take(&mut self, l: &LaneIn, j: &mut Join, sp: &str, rule: &'static str) -> bool {
+        match self.ix.spawns.get(sp) {
+            Some(s) if s.lane != l.id => {
+                j.spawn = Some(s.id.clone());
+                if j.parent.is_none() {
+                    j.parent = Some(s.lane.clone());
+                }
+                // A J1 parent stays the rule of record; the spawn id is still filled in.
+                j.rule.get_or_insert(rule);
+                self.claimed.insert(s.id.clone());
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Pass 1 for one lane: the id joins in order, each only while the ones
+    /// before it left the spawn (or, J9, the parent) open.
+    fn id_joins(&mut self, l: &LaneIn) -> Join {
+        if l.is_compact {
+            let main = self.files.first().filter(|f| f.lane == "main");
+            return main.map(|m| compact_join(m, l)).unwrap_or_default();
+        }
+        let mut j = Join::default();
+        self.meta_join(l, &mut j);
+        if j.spawn.is_none() && !l.inline {
+            self.carried_join(l, &mut j);
+        }
+        if j.spawn.is_none() && l.meta.is_teammate() {
+            self.name_join(l, &mut j);
+        }
+        if j.spawn.is_none() {
+            if let Some(sp) = l.run.as_deref().and_then(|run| self.ix.by_run.get(run)) {
+                // J8: the workflow run the lane's directory names.
+                self.take(l, &mut j, sp, "J8");
             }
         }
-        return j;
+        if j.parent.is_none() {
+            fork_join(self.files, l, &mut j);
+        }
+        j
     }
-    if let Some(p) = l.meta.parent_agent_id.as_deref().filter(|p| *p != id) {
-        j.parent = Some(p.to_string());
-        j.rule = Some("J1");
-    }
-    if let Some(t) = l.meta.tool_use_id.as_deref() {
-        if !take(ix, l, &mut j, claimed, t, "J2") && j.parent.is_some() {
-            j.spawn = Some(t.to_string());
+
+    /// J1: the meta's `parentAgentId`; J2: the meta's `toolUseId` (SUB-006),
+    /// kept as the spawn id beside a J1 parent even when no transcript holds it.
+    fn meta_join(&mut self, l: &LaneIn, j: &mut Join) {
+        if let Some(p) = l.meta.parent_agent_id.as_deref().filter(|p| *p != l.id) {
+            j.parent = Some(p.to_string());
+            j.rule = Some("J1");
+        }
+        if let Some(t) = l.meta.tool_use_id.as_deref() {
+            if !self.take(l, j, t, "J2") && j.parent.is_some() {
+                j.spawn = Some(t.to_string());
+            }
         }
     }
-    if j.spawn.is_none() && !l.inline {
-        // J3, skipping the copy a fork clone holds itself.
-        let j3 = ix
+
+    /// J3–J6, the child ids the parent's records carry, first that joins
+    /// wins: the spawn result's ack (J3, skipping the copy a fork clone holds
+    /// itself), an `agentId:` line of its text (J4), an agent_progress record
+    /// (J5), a teammate ack (J6).
+    fn carried_join(&mut self, l: &LaneIn, j: &mut Join) {
+        let ix = self.ix;
+        let id = l.id.as_str();
+        let ack = ix
             .by_ack
             .get(id)
             .and_then(|v| {
@@ -225,55 +234,112 @@ fn id_joins(
                 })
             })
             .map(|(sp, _)| *sp);
-        let _ = j3.is_some_and(|sp| take(ix, l, &mut j, claimed, sp, "J3"))
-            || ix
-                .by_text
-                .get(id)
-                .is_some_and(|sp| take(ix, l, &mut j, claimed, sp, "J4"))
-            || ix
-                .progress
-                .get(id)
-                .is_some_and(|sp| take(ix, l, &mut j, claimed, sp, "J5"))
-            || ix
-                .by_teammate_ack
-                .get(id)
-                .is_some_and(|sp| take(ix, l, &mut j, claimed, sp, "J6"));
-    }
-    if j.spawn.is_none() && l.meta.is_teammate() {
-        // J7: name-join, latest spawn at or before the lane's start (SUB-014, SUB-023).
-        if let Some(name) = l.meta.name.as_deref() {
-            let cands: Vec<&Spawn> = ix
-                .order
-                .iter()
-                .copied()
-                .filter(|s| s.input.name.as_deref() == Some(name))
-                .collect();
-            if let Some(s) = pick_by_lag(&cands, l.stats.started.as_deref()) {
-                let sp = s.id.clone();
-                take(ix, l, &mut j, claimed, &sp, "J7");
+        let keys = [
+            (ack, "J3"),
+            (ix.by_text.get(id).copied(), "J4"),
+            (ix.progress.get(id).copied(), "J5"),
+            (ix.by_teammate_ack.get(id).copied(), "J6"),
+        ];
+        for (sp, rule) in keys {
+            if sp.is_some_and(|sp| self.take(l, j, sp, rule)) {
+                return;
             }
         }
     }
-    if j.spawn.is_none() {
-        if let Some(run) = l.run.as_deref() {
-            if let Some(sp) = ix.by_run.get(run) {
-                take(ix, l, &mut j, claimed, sp, "J8");
-            }
+
+    /// J7: a teammate's name joins the latest spawn of that name at or
+    /// before the lane's start (SUB-014, SUB-023).
+    fn name_join(&mut self, l: &LaneIn, j: &mut Join) {
+        let Some(name) = l.meta.name.as_deref() else {
+            return;
+        };
+        let ix = self.ix;
+        let cands: Vec<&Spawn> = ix
+            .order
+            .iter()
+            .copied()
+            .filter(|s| s.input.name.as_deref() == Some(name))
+            .collect();
+        if let Some(s) = pick_by_lag(&cands, l.stats.started.as_deref()) {
+            self.take(l, j, &s.id, "J7");
         }
     }
-    if j.parent.is_none() {
-        if let Some(plu) = l.fork.as_ref().and_then(|f| f.parent_last_uuid.as_deref()) {
-            // J9: the lane (main first, never itself) holding the fork point's uuid.
-            if let Some(holder) = files
-                .iter()
-                .find(|f| f.lane != id && f.uuids.contains_key(plu))
-            {
-                j.parent = Some(holder.lane.clone());
-                j.rule = Some("J9");
-            }
+
+    /// J11 (pass 2): the spawn no id join claimed whose prompt is the lane's
+    /// seed, by [`pick_by_lag`].
+    fn seed_join(&mut self, l: &LaneIn, j: &mut Join) {
+        let Some(seed) = l
+            .stats
+            .seed
+            .as_deref()
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+        else {
+            return;
+        };
+        let ix = self.ix;
+        let cands: Vec<&Spawn> = ix
+            .order
+            .iter()
+            .copied()
+            .filter(|s| {
+                !self.claimed.contains(&s.id)
+                    && s.lane != l.id
+                    && s.input.prompt.as_deref().map(str::trim) == Some(seed)
+            })
+            .collect();
+        if let Some(s) = pick_by_lag(&cands, l.stats.started.as_deref()) {
+            self.take(l, j, &s.id, "J11");
         }
+    }
+}
+
+/// J10: a compaction lane's `parentUuid`s resolve into main; the anchor is
+/// the first compact_boundary after the highest resolved line. J10s: no
+/// parent link, but main's compact summary carries the lane's own summary
+/// text; the anchor is the boundary before it.
+fn compact_join(main: &FileFacts, l: &LaneIn) -> Join {
+    let mut j = Join::default();
+    let hit = l
+        .parent_uuids
+        .iter()
+        .filter_map(|p| main.uuids.get(p))
+        .max()
+        .copied();
+    if let Some(last) = hit {
+        j.parent = Some("main".into());
+        j.rule = Some("J10");
+        j.anchor = main
+            .compact_boundaries
+            .iter()
+            .find(|(n, _)| *n > last)
+            .cloned();
+    } else if let Some(n) = summary_line(main, l.stats.child_final.as_deref()) {
+        j.parent = Some("main".into());
+        j.rule = Some("J10s");
+        j.anchor = main
+            .compact_boundaries
+            .iter()
+            .rev()
+            .find(|(b, _)| *b < n)
+            .cloned();
     }
     j
+}
+
+/// J9: a fork's parent is the lane (main first, never itself) holding the
+/// fork point's uuid.
+fn fork_join(files: &[FileFacts], l: &LaneIn, j: &mut Join) {
+    let Some(plu) = l.fork.as_ref().and_then(|f| f.parent_last_uuid.as_deref()) else {
+        return;
+    };
+    if let Some(holder) = files
+        .iter()
+        .find(|f| f.lane != l.id && f.uuids.contains_key(plu))
+    {
+        j.parent = Some(holder.lane.clone());
+        j.rule = Some("J9");
+    }
 }
 
 /// The line of main's `isCompactSummary` record that contains the compaction
@@ -311,32 +377,6 @@ fn pick_by_lag<'s>(cands: &[&'s Spawn], started: Option<&str>) -> Option<&'s Spa
         .rev()
         .find(|s| matches!((s.ts.as_deref(), started), (Some(t), Some(st)) if t <= st));
     before.or(v.first()).copied()
-}
-
-fn seed_join(ix: &Index<'_>, l: &LaneIn, j: &mut Join, claimed: &mut HashSet<String>) {
-    let Some(seed) = l
-        .stats
-        .seed
-        .as_deref()
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-    else {
-        return;
-    };
-    let cands: Vec<&Spawn> = ix
-        .order
-        .iter()
-        .copied()
-        .filter(|s| {
-            !claimed.contains(&s.id)
-                && s.lane != l.id
-                && s.input.prompt.as_deref().map(str::trim) == Some(seed)
-        })
-        .collect();
-    if let Some(s) = pick_by_lag(&cands, l.stats.started.as_deref()) {
-        let sp = s.id.clone();
-        take(ix, l, j, claimed, &sp, "J11");
-    }
 }
 
 /// Every independent id join that names the same spawn (cross-check).

@@ -1,17 +1,22 @@
 //! `csift agents`: the exact subagent tree of a session. Discovery gives the
-//! files; [`session`] joins lanes to the spawns that made them on the keys Claude
-//! Code writes ([`index`]), decides kinds and states ([`state`]) and the returns
-//! ([`carriers`]); [`print`] draws the tree or writes JSON Lines.
+//! files; [`input`] reads them into lanes, [`index`] joins each lane to the
+//! spawn that made it on the keys Claude Code writes, [`session`] decides kinds
+//! and states ([`state`]) and the returns ([`carriers`]) row by row, [`order`]
+//! puts the rows in tree order; [`print`] draws the tree or writes JSON Lines,
+//! [`summary`] ends it with the counts.
 
 pub(crate) mod acc;
 pub(crate) mod carriers;
 pub(crate) mod facts;
 pub(crate) mod index;
+pub(crate) mod input;
+pub(crate) mod order;
 pub(crate) mod print;
 pub(crate) mod row;
 pub(crate) mod session;
 pub(crate) mod sidecar;
 pub(crate) mod state;
+pub(crate) mod summary;
 pub(crate) mod teammate;
 pub(crate) mod written;
 
@@ -25,6 +30,7 @@ use crate::output::{Format, Out};
 use crate::timefmt::{self, Window};
 
 use super::{Exit, Problems};
+use row::LaneKind;
 use session::Tree;
 
 /// Which return texts rows carry (`--returns`).
@@ -81,18 +87,19 @@ pub(crate) fn run(
     }
     let mut shown = 0usize;
     let mut keeps_all = Vec::with_capacity(trees.len());
+    let st = out.style;
     for t in &mut trees {
         let keep: Vec<bool> = t.lanes.iter().map(|r| keeps(args, &window, r)).collect();
         shown += keep.iter().filter(|k| **k).count();
         match args.common.format {
-            Format::Json => print::json(out, t, &keep, args)?,
-            Format::Human => print::tree(out, t, &keep, args)?,
+            Format::Json => print::json(out, t, &keep)?,
+            Format::Human => print::tree(out, st, t, &keep, args)?,
         }
         keeps_all.push(keep);
     }
     match args.common.format {
-        Format::Human => print::footer(out, &trees, &keeps_all, started)?,
-        Format::Json => print::json_summary(out, &trees, &keeps_all, problems.count(), started)?,
+        Format::Human => summary::footer(out, st, &trees, &keeps_all, started)?,
+        Format::Json => summary::json_summary(out, &trees, &keeps_all, problems.count(), started)?,
     }
     Ok(Exit::from(shown > 0, problems.count()))
 }
@@ -100,11 +107,14 @@ pub(crate) fn run(
 fn keeps(args: &AgentsArgs, window: &Window, r: &row::LaneRow) -> bool {
     let kind_ok = match args.kind {
         None => true,
-        Some(KindFilter::Task) => matches!(r.kind, "task" | "agent" | "async-agent"),
-        Some(KindFilter::Teammate) => r.kind == "teammate",
-        Some(KindFilter::Workflow) => r.kind == "workflow",
-        Some(KindFilter::Fork) => r.kind == "fork",
-        Some(KindFilter::Compact) => r.kind == "compact",
+        Some(KindFilter::Task) => matches!(
+            r.kind,
+            LaneKind::Task | LaneKind::Agent | LaneKind::AsyncAgent
+        ),
+        Some(KindFilter::Teammate) => r.kind == LaneKind::Teammate,
+        Some(KindFilter::Workflow) => r.kind == LaneKind::Workflow,
+        Some(KindFilter::Fork) => r.kind == LaneKind::Fork,
+        Some(KindFilter::Compact) => r.kind == LaneKind::Compact,
     };
     let first = r
         .spawn_utc

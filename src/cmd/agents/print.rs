@@ -4,14 +4,14 @@
 //! `sanitize`; a shortened return says how many characters were left out.
 
 use std::collections::{HashMap, HashSet};
-use std::io::Write;
-use std::time::Instant;
+use std::io::{self, Write};
 
-use super::row::LaneRow;
+use super::carriers::Footer;
+use super::row::{LaneRow, LaneState, RunRow, Teammate};
 use super::session::Tree;
-use crate::cli::agents::AgentsArgs;
+use crate::cli::agents::{AgentsArgs, ReturnsArg};
 use crate::output::sanitize::one_line;
-use crate::output::Out;
+use crate::output::{json_line, Style};
 
 /// Rows to show: the kept ones plus their ancestors as context.
 fn shown(t: &Tree, keep: &[bool]) -> Vec<Option<bool>> {
@@ -39,16 +39,11 @@ fn shown(t: &Tree, keep: &[bool]) -> Vec<Option<bool>> {
     out
 }
 
-pub(crate) fn json(
-    out: &mut Out,
-    t: &Tree,
-    keep: &[bool],
-    _args: &AgentsArgs,
-) -> std::io::Result<()> {
+pub(crate) fn json<W: Write>(w: &mut W, t: &Tree, keep: &[bool]) -> io::Result<()> {
     let mut runs_kept = HashSet::new();
     for (r, k) in t.lanes.iter().zip(keep) {
         if *k {
-            out.json(r)?;
+            json_line(w, r)?;
             if let Some(w) = &r.workflow_id {
                 runs_kept.insert(w.as_str());
             }
@@ -59,7 +54,7 @@ pub(crate) fn json(
         .iter()
         .filter(|r| runs_kept.contains(r.workflow_id.as_str()))
     {
-        out.json(run)?;
+        json_line(w, run)?;
     }
     Ok(())
 }
@@ -82,13 +77,13 @@ fn human_tokens(n: u64) -> String {
     }
 }
 
-pub(crate) fn tree(
-    out: &mut Out,
+pub(crate) fn tree<W: Write>(
+    w: &mut W,
+    st: Style,
     t: &Tree,
     keep: &[bool],
     args: &AgentsArgs,
-) -> std::io::Result<()> {
-    let st = out.style;
+) -> io::Result<()> {
     let show = shown(t, keep);
     if !show.iter().any(Option::is_some) {
         return Ok(());
@@ -98,86 +93,209 @@ pub(crate) fn tree(
         _ => "main transcript MISSING".to_string(),
     };
     writeln!(
-        out,
+        w,
         "{}session @{}{}  {}  ({main})",
         st.head,
         one_line(&t.session_id),
         st.reset,
         one_line(&t.project)
     )?;
-    let keys: HashSet<&str> = t.lanes.iter().filter_map(LaneRow::key).collect();
+    let draw = Draw {
+        st,
+        keys: t.lanes.iter().filter_map(LaneRow::key).collect(),
+        width: args.width,
+        returns: args.returns,
+    };
     let mut runs_done: HashSet<&str> = HashSet::new();
     let mut orphans_head = false;
     for (r, s) in t.lanes.iter().zip(&show) {
         let Some(full) = *s else { continue };
         if r.parent_id.is_none() && !orphans_head {
             orphans_head = true;
-            writeln!(out, "{}orphans (no parent found):{}", st.warn, st.reset)?;
+            writeln!(w, "{}orphans (no parent found):{}", st.warn, st.reset)?;
         }
         let indent = "   ".repeat(r.depth.saturating_sub(1));
-        if let Some(w) = r.workflow_id.as_deref().filter(|w| runs_done.insert(w)) {
-            if let Some(run) = t.runs.iter().find(|x| x.workflow_id == w) {
-                writeln!(
-                    out,
-                    "{indent}{}└─ run {}{}  status {} · journal {} started / {} results{} · {} lanes",
-                    st.label,
-                    one_line(w),
-                    st.reset,
-                    run.status.as_deref().map_or("(no manifest)".to_string(), one_line),
-                    run.journal_started,
-                    run.journal_results,
-                    if run.journal_failed > 0 { format!(" / {} failed", run.journal_failed) } else { String::new() },
-                    run.lanes
-                )?;
+        if let Some(wf) = r.workflow_id.as_deref().filter(|wf| runs_done.insert(wf)) {
+            if let Some(run) = t.runs.iter().find(|x| x.workflow_id == wf) {
+                run_line(w, st, run, &indent)?;
             }
         }
-        lane(out, r, &indent, full, &keys, args)?;
+        draw.lane(w, r, &indent, full)?;
     }
     Ok(())
 }
 
-fn lane(
-    out: &mut Out,
-    r: &LaneRow,
-    indent: &str,
-    full: bool,
-    keys: &HashSet<&str>,
-    args: &AgentsArgs,
-) -> std::io::Result<()> {
-    let st = out.style;
-    // Agent ids come from file names; every printed id, time and tool is cleaned.
-    let id = match &r.agent_id {
-        Some(a) if r.path.is_some() && !a.starts_with("inline:") => format!("@{}", one_line(a)),
-        Some(a) => one_line(a),
-        None => one_line(&r.label()),
-    };
-    let (dim, reset) = if full {
-        ("", st.reset)
-    } else {
-        (st.dim, st.reset)
-    };
-    let mut head = format!("{indent}{dim}└─ {}{id}{reset}{dim}  {}", st.hit, r.kind);
-    if let Some(a) = &r.agent_type {
-        head.push_str(&format!(" [{}]", one_line(a)));
+/// A workflow run's line, above its first lane.
+fn run_line<W: Write>(w: &mut W, st: Style, run: &RunRow, indent: &str) -> io::Result<()> {
+    writeln!(
+        w,
+        "{indent}{}└─ run {}{}  status {} · journal {} started / {} results{} · {} lanes",
+        st.label,
+        one_line(&run.workflow_id),
+        st.reset,
+        run.status
+            .as_deref()
+            .map_or("(no manifest)".to_string(), one_line),
+        run.journal_started,
+        run.journal_results,
+        if run.journal_failed > 0 {
+            format!(" / {} failed", run.journal_failed)
+        } else {
+            String::new()
+        },
+        run.lanes
+    )
+}
+
+/// What drawing a lane needs besides its row: the colours, the ids of the
+/// lanes in the tree (a parent outside them has no lane file), and the
+/// return options.
+struct Draw<'a> {
+    st: Style,
+    keys: HashSet<&'a str>,
+    width: usize,
+    returns: ReturnsArg,
+}
+
+impl Draw<'_> {
+    /// One lane: its title line and, when shown in full (not only as an
+    /// ancestor of a lane shown), its facts, what it waits on, its teammate
+    /// and fork facts, the files it wrote and its returns.
+    fn lane<W: Write>(&self, w: &mut W, r: &LaneRow, indent: &str, full: bool) -> io::Result<()> {
+        self.title(w, r, indent, full)?;
+        if !full {
+            return Ok(());
+        }
+        let st = self.st;
+        let pad = format!("{indent}     {}", st.dim);
+        let mut facts = join_facts(r, &self.keys);
+        facts.extend(count_facts(r));
+        writeln!(w, "{pad}{}{}", facts.join(" · "), st.reset)?;
+        self.waits(w, r, &pad)?;
+        if let Some(tm) = &r.teammate {
+            teammate(w, st, tm, &pad)?;
+        }
+        if let Some(f) = &r.fork_parent_last_uuid {
+            writeln!(
+                w,
+                "{pad}forked at {f} ({} messages of context){}",
+                r.fork_context_length.unwrap_or(0),
+                st.reset
+            )?;
+        }
+        written(w, st, r, &pad)?;
+        self.returns(w, r, indent, &pad)
     }
-    head.push_str(&format!("  {}{}{}", st.label, r.state, reset));
-    if let Some(c) = r.carrier {
-        head.push_str(&format!("{dim} via {c}"));
+
+    /// The lane's line in the tree: id, kind, agent type, state and its
+    /// carrier, description; dimmed for an ancestor shown as context.
+    fn title<W: Write>(&self, w: &mut W, r: &LaneRow, indent: &str, full: bool) -> io::Result<()> {
+        let st = self.st;
+        // Agent ids come from file names; every printed id, time and tool is cleaned.
+        let id = match &r.agent_id {
+            Some(a) if r.path.is_some() && !a.starts_with("inline:") => format!("@{}", one_line(a)),
+            Some(a) => one_line(a),
+            None => one_line(&r.label()),
+        };
+        let (dim, reset) = if full {
+            ("", st.reset)
+        } else {
+            (st.dim, st.reset)
+        };
+        let mut head = format!(
+            "{indent}{dim}└─ {}{id}{reset}{dim}  {}",
+            st.hit,
+            r.kind.name()
+        );
+        if let Some(a) = &r.agent_type {
+            head.push_str(&format!(" [{}]", one_line(a)));
+        }
+        head.push_str(&format!("  {}{}{}", st.label, r.state.name(), reset));
+        if let Some(c) = r.carrier {
+            head.push_str(&format!("{dim} via {c}"));
+        }
+        if let Some(d) = &r.description {
+            head.push_str(&format!("  \"{}\"", short_text(d, 80)));
+        }
+        if r.path.is_none() && r.line.is_none() {
+            head.push_str(match r.nested_records {
+                true => "  (no lane file; its records are in agent_progress records)",
+                false => "  (no lane file)",
+            });
+        }
+        writeln!(w, "{head}{reset}")
     }
-    if let Some(d) = &r.description {
-        head.push_str(&format!("  \"{}\"", short_text(d, 80)));
+
+    /// What a pending lane waits on, and whether its tail still moves.
+    fn waits<W: Write>(&self, w: &mut W, r: &LaneRow, pad: &str) -> io::Result<()> {
+        let st = self.st;
+        if r.state == LaneState::Pending {
+            let tool = one_line(r.pending_tool_name.as_deref().unwrap_or("?"));
+            let since = r.pending_since_utc.as_deref().unwrap_or("?");
+            match &r.pending_reason {
+                Some(reason) => writeln!(
+                    w,
+                    "{pad}escalation-blocked: {tool} since {since}: Claude Code asks a human before it runs ({}){}",
+                    one_line(reason),
+                    st.reset
+                )?,
+                None => writeln!(
+                    w,
+                    "{pad}awaiting-execution: {tool} since {since} (slow, wedged and abandoned look the same on disk){}",
+                    st.reset
+                )?,
+            }
+        }
+        if r.generating {
+            writeln!(
+                w,
+                "{pad}tail is under 5 minutes old and the turn has not ended{}",
+                st.reset
+            )?;
+        }
+        Ok(())
     }
-    if r.path.is_none() && r.line.is_none() {
-        head.push_str(match r.nested_records {
-            true => "  (no lane file; its records are in agent_progress records)",
-            false => "  (no lane file)",
-        });
+
+    /// What the parent received (an error text for a failed lane), the
+    /// footer split off it, and the child's own last words where they differ
+    /// or the parent's text is not shown.
+    fn returns<W: Write>(&self, w: &mut W, r: &LaneRow, indent: &str, pad: &str) -> io::Result<()> {
+        let parent_text = r.returned_message.as_ref().and_then(Option::as_deref);
+        if let Some(p) = parent_text {
+            let verb = if r.state == LaneState::Failed {
+                "error"
+            } else {
+                "returned"
+            };
+            writeln!(
+                w,
+                "{indent}     ↳ {verb} ({}): {}",
+                r.returned_message_source.unwrap_or("?"),
+                short_text(p, self.width)
+            )?;
+        }
+        if let Some(f) = &r.footer {
+            writeln!(w, "{pad}{}{}", footer_facts(f), self.st.reset)?;
+        }
+        let child = r.child_final_text.as_ref().and_then(Option::as_deref);
+        let differs = parent_text.is_none()
+            || r.returns_differ == Some(true)
+            || !self.returns.eq(&ReturnsArg::Both);
+        if let Some(c) = child.filter(|_| differs) {
+            writeln!(
+                w,
+                "{indent}     ↳ child's last words: {}",
+                short_text(c, self.width)
+            )?;
+        }
+        Ok(())
     }
-    writeln!(out, "{head}{reset}")?;
-    if !full {
-        return Ok(());
-    }
-    let pad = format!("{indent}     {}", st.dim);
+}
+
+/// How the lane joined its spawn and parent: the spawning call, the join
+/// rule and the rules that agree, a parent without a lane file, why it is
+/// unresolved, where an inline sidechain starts.
+fn join_facts(r: &LaneRow, keys: &HashSet<&str>) -> Vec<String> {
     let mut facts = Vec::new();
     match (&r.spawn_tool_use_id, &r.spawn_tool) {
         (Some(s), Some(tool)) => facts.push(format!(
@@ -211,16 +329,26 @@ fn lane(
         // An inline sidechain has no file of its own: where it starts in the main one.
         facts.push(format!("in the main file from line {n}"));
     }
+    facts
+}
+
+/// What the lane's records add up to and their span: from its file, or
+/// from its records nested in agent_progress records; malformed lines.
+fn count_facts(r: &LaneRow) -> Vec<String> {
+    let mut facts = Vec::new();
+    let span = || {
+        format!(
+            "{} → {}",
+            one_line(r.started_utc.as_deref().unwrap_or("?")),
+            one_line(r.last_utc.as_deref().unwrap_or("?"))
+        )
+    };
     if r.nested_records {
         facts.push(format!(
             "{} records · {} tool calls (nested in agent_progress records; tokens: the footer's)",
             r.records, r.tool_calls
         ));
-        facts.push(format!(
-            "{} → {}",
-            one_line(r.started_utc.as_deref().unwrap_or("?")),
-            one_line(r.last_utc.as_deref().unwrap_or("?"))
-        ));
+        facts.push(span());
     }
     if r.path.is_some() {
         facts.push(format!(
@@ -232,131 +360,71 @@ fn lane(
             human_tokens(r.tokens.cache_read),
             human_tokens(r.tokens.cache_creation)
         ));
-        facts.push(format!(
-            "{} → {}",
-            one_line(r.started_utc.as_deref().unwrap_or("?")),
-            one_line(r.last_utc.as_deref().unwrap_or("?"))
-        ));
+        facts.push(span());
     }
     if r.malformed_lines > 0 {
         facts.push(format!("{} malformed lines skipped", r.malformed_lines));
     }
-    writeln!(out, "{pad}{}{}", facts.join(" · "), st.reset)?;
-    if r.state == "pending" {
-        let tool = one_line(r.pending_tool_name.as_deref().unwrap_or("?"));
-        let since = r.pending_since_utc.as_deref().unwrap_or("?");
-        match &r.pending_reason {
-            Some(reason) => writeln!(
-                out,
-                "{pad}escalation-blocked: {tool} since {since}: Claude Code asks a human before it runs ({}){}",
-                one_line(reason),
-                st.reset
-            )?,
-            None => writeln!(
-                out,
-                "{pad}awaiting-execution: {tool} since {since} (slow, wedged and abandoned look the same on disk){}",
-                st.reset
-            )?,
-        }
+    facts
+}
+
+/// A teammate's name and team, its traffic both ways with control signals
+/// by type, and whether it was shut down.
+fn teammate<W: Write>(w: &mut W, st: Style, tm: &Teammate, pad: &str) -> io::Result<()> {
+    let sigs = |v: &[(String, usize)]| {
+        v.iter()
+            .map(|(k, n)| format!("{k}×{n}"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    writeln!(
+        w,
+        "{pad}teammate {}{} · to it {} [{}] · from it {} [{}]{}{}",
+        one_line(tm.name.as_deref().unwrap_or("?")),
+        tm.team_name
+            .as_deref()
+            .map(|t| format!("@{}", one_line(t)))
+            .unwrap_or_default(),
+        tm.messages_in,
+        sigs(&tm.signals_in),
+        tm.messages_out,
+        sigs(&tm.signals_out),
+        if tm.terminated { " · terminated" } else { "" },
+        st.reset
+    )
+}
+
+/// The continuation footer's facts (SUB-019).
+fn footer_facts(f: &Footer) -> String {
+    let mut parts = vec![format!("footer agentId {}", f.agent_id)];
+    if let Some(n) = f.total_tokens {
+        parts.push(format!("{n} tokens"));
     }
-    if r.generating {
-        writeln!(
-            out,
-            "{pad}tail is under 5 minutes old and the turn has not ended{}",
-            st.reset
-        )?;
+    if let Some(n) = f.tool_uses {
+        parts.push(format!("{n} tool uses"));
     }
-    if let Some(tm) = &r.teammate {
-        let sigs = |v: &[(String, usize)]| {
-            v.iter()
-                .map(|(k, n)| format!("{k}×{n}"))
-                .collect::<Vec<_>>()
-                .join(" ")
-        };
-        writeln!(
-            out,
-            "{pad}teammate {}{} · to it {} [{}] · from it {} [{}]{}{}",
-            one_line(tm.name.as_deref().unwrap_or("?")),
-            tm.team_name
-                .as_deref()
-                .map(|t| format!("@{}", one_line(t)))
-                .unwrap_or_default(),
-            tm.messages_in,
-            sigs(&tm.signals_in),
-            tm.messages_out,
-            sigs(&tm.signals_out),
-            if tm.terminated { " · terminated" } else { "" },
-            st.reset
-        )?;
+    if let Some(n) = f.duration_ms {
+        parts.push(format!("{n} ms"));
     }
-    if let Some(f) = &r.fork_parent_last_uuid {
-        writeln!(
-            out,
-            "{pad}forked at {f} ({} messages of context){}",
-            r.fork_context_length.unwrap_or(0),
-            st.reset
-        )?;
-    }
-    written(out, r, &pad)?;
-    let parent_text = r.returned_message.as_ref().and_then(Option::as_deref);
-    if let Some(p) = parent_text {
-        // What the parent received: an error text for a failed lane, not a return.
-        let verb = if r.state == "failed" {
-            "error"
-        } else {
-            "returned"
-        };
-        writeln!(
-            out,
-            "{indent}     ↳ {verb} ({}): {}",
-            r.returned_message_source.unwrap_or("?"),
-            short_text(p, args.width)
-        )?;
-    }
-    if let Some(f) = &r.footer {
-        let mut parts = vec![format!("footer agentId {}", f.agent_id)];
-        if let Some(n) = f.total_tokens {
-            parts.push(format!("{n} tokens"));
-        }
-        if let Some(n) = f.tool_uses {
-            parts.push(format!("{n} tool uses"));
-        }
-        if let Some(n) = f.duration_ms {
-            parts.push(format!("{n} ms"));
-        }
-        writeln!(out, "{pad}{}{}", parts.join(" · "), st.reset)?;
-    }
-    let child = r.child_final_text.as_ref().and_then(Option::as_deref);
-    let differs = parent_text.is_none()
-        || r.returns_differ == Some(true)
-        || !args.returns.eq(&crate::cli::agents::ReturnsArg::Both);
-    if let Some(c) = child.filter(|_| differs) {
-        writeln!(
-            out,
-            "{indent}     ↳ child's last words: {}",
-            short_text(c, args.width)
-        )?;
-    }
-    Ok(())
+    parts.join(" · ")
 }
 
 /// Paths listed on a lane's `wrote` line before the rest are counted.
 const WRITTEN_SHOWN: usize = 8;
 
 /// `--with-files`: the lane's `wrote` line (nothing without the flag).
-fn written(out: &mut Out, r: &LaneRow, pad: &str) -> std::io::Result<()> {
-    let st = out.style;
-    let Some(w) = &r.files_written else {
+fn written<W: Write>(w: &mut W, st: Style, r: &LaneRow, pad: &str) -> io::Result<()> {
+    let Some(files) = &r.files_written else {
         return Ok(());
     };
-    let Some(w) = w else {
+    let Some(files) = files else {
         return writeln!(
-            out,
+            w,
             "{pad}wrote: unknown (its records are not on disk apart){}",
             st.reset
         );
     };
-    let mut parts: Vec<String> = w
+    let mut parts: Vec<String> = files
         .iter()
         .take(WRITTEN_SHOWN)
         .map(|f| {
@@ -367,121 +435,22 @@ fn written(out: &mut Out, r: &LaneRow, pad: &str) -> std::io::Result<()> {
             format!("{} ({}{n})", one_line(&f.path), f.kinds.join(","))
         })
         .collect();
-    if w.len() > WRITTEN_SHOWN {
-        parts.push(format!("… and {} more", w.len() - WRITTEN_SHOWN));
+    if files.len() > WRITTEN_SHOWN {
+        parts.push(format!("… and {} more", files.len() - WRITTEN_SHOWN));
     }
     let opaque = match r.files_opaque.unwrap_or(0) {
         0 => String::new(),
         n => format!(" · {n} commands that change files they do not name"),
     };
-    let files = match w.len() {
+    let count = match files.len() {
         0 => "no file".to_string(),
         1 => "1 file: ".to_string(),
         n => format!("{n} files: "),
     };
     writeln!(
-        out,
-        "{pad}wrote {files}{}{opaque}{}",
+        w,
+        "{pad}wrote {count}{}{opaque}{}",
         parts.join(", "),
-        st.reset
-    )
-}
-
-/// What the footer and the JSON summary count over the lanes shown.
-struct Tally {
-    all: usize,
-    shown: usize,
-    sessions: usize,
-    orphans: usize,
-    laneless: usize,
-    teammates: bool,
-}
-
-fn tally(trees: &[Tree], keeps: &[Vec<bool>]) -> Tally {
-    let lanes = trees
-        .iter()
-        .zip(keeps)
-        .flat_map(|(t, k)| t.lanes.iter().zip(k).filter(|(_, k)| **k).map(|(r, _)| r));
-    Tally {
-        all: trees.iter().map(|t| t.lanes.len()).sum::<usize>(),
-        shown: lanes.clone().count(),
-        sessions: keeps.iter().filter(|k| k.iter().any(|k| *k)).count(),
-        orphans: lanes.clone().filter(|r| r.parent_id.is_none()).count(),
-        laneless: lanes.clone().filter(|r| r.path.is_none()).count(),
-        teammates: lanes.clone().any(|r| r.kind == "teammate"),
-    }
-}
-
-/// The JSON summary line, as the other commands end theirs.
-pub(crate) fn json_summary(
-    out: &mut Out,
-    trees: &[Tree],
-    keeps: &[Vec<bool>],
-    errors: usize,
-    started: Instant,
-) -> std::io::Result<()> {
-    #[derive(serde::Serialize)]
-    struct Summary {
-        #[serde(rename = "type")]
-        kind: &'static str,
-        sessions: usize,
-        lanes: usize,
-        shown: usize,
-        dropped: usize,
-        orphans: usize,
-        lane_less_spawns: usize,
-        errors: usize,
-        elapsed_ms: u128,
-    }
-    let t = tally(trees, keeps);
-    out.json(&Summary {
-        kind: "summary",
-        sessions: t.sessions,
-        lanes: t.all,
-        shown: t.shown,
-        dropped: t.all - t.shown,
-        orphans: t.orphans,
-        lane_less_spawns: t.laneless,
-        errors,
-        elapsed_ms: started.elapsed().as_millis(),
-    })
-}
-
-/// The counts of what was shown (the lanes `keeps` kept), and how many lanes
-/// the filters left out.
-pub(crate) fn footer(
-    out: &mut Out,
-    trees: &[Tree],
-    keeps: &[Vec<bool>],
-    started: Instant,
-) -> std::io::Result<()> {
-    let st = out.style;
-    let Tally {
-        all,
-        shown,
-        sessions,
-        orphans,
-        laneless,
-        teammates,
-    } = tally(trees, keeps);
-    if teammates {
-        writeln!(
-            out,
-            "{}teammates: {}{}",
-            st.dim,
-            super::row::TEAMMATE_HINT,
-            st.reset
-        )?;
-    }
-    let left_out = match all - shown {
-        0 => String::new(),
-        n => format!(" ({n} left out by --kind/--depth/--since/--until)"),
-    };
-    writeln!(
-        out,
-        "{}{shown} lanes shown in {sessions} sessions{left_out} · {orphans} orphans · {laneless} spawns without a lane file · {} ms{}",
-        st.dim,
-        started.elapsed().as_millis(),
         st.reset
     )
 }

@@ -7,6 +7,93 @@ use serde::Serialize;
 
 use super::acc::Tokens;
 use super::carriers::Footer;
+use crate::discovery::Shape;
+
+/// Where a lane's records sit: its file's [`Shape`] (the name `list` and
+/// `stats` give it), a 1.0.x sidechain inline in the main file, or nowhere
+/// (a spawn whose lane was never written).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub(crate) enum LaneShape {
+    Main,
+    Subagent,
+    Compact,
+    Workflow,
+    Flat,
+    #[serde(rename = "lane")]
+    OtherLane,
+    InlineSidechain,
+    #[default]
+    NoLaneFile,
+}
+
+impl From<&Shape> for LaneShape {
+    fn from(s: &Shape) -> LaneShape {
+        match s {
+            Shape::Main => LaneShape::Main,
+            Shape::Subagent => LaneShape::Subagent,
+            Shape::Compact => LaneShape::Compact,
+            Shape::Workflow { .. } => LaneShape::Workflow,
+            Shape::Flat => LaneShape::Flat,
+            Shape::OtherLane => LaneShape::OtherLane,
+        }
+    }
+}
+
+/// What spawned a lane and how it runs (spec §10, [`super::state::kind`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub(crate) enum LaneKind {
+    Compact,
+    Fork,
+    Workflow,
+    Teammate,
+    AsyncAgent,
+    Task,
+    #[default]
+    Agent,
+}
+
+impl LaneKind {
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            LaneKind::Compact => "compact",
+            LaneKind::Fork => "fork",
+            LaneKind::Workflow => "workflow",
+            LaneKind::Teammate => "teammate",
+            LaneKind::AsyncAgent => "async-agent",
+            LaneKind::Task => "task",
+            LaneKind::Agent => "agent",
+        }
+    }
+}
+
+/// Where a lane stands on disk (spec §11, [`super::state::state`]). Never
+/// "running": slow, wedged and abandoned lanes look the same (SUB-024).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub(crate) enum LaneState {
+    StoppedByUser,
+    Returned,
+    Failed,
+    Pending,
+    Launched,
+    #[default]
+    Unknown,
+}
+
+impl LaneState {
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            LaneState::StoppedByUser => "stopped-by-user",
+            LaneState::Returned => "returned",
+            LaneState::Failed => "failed",
+            LaneState::Pending => "pending",
+            LaneState::Launched => "launched",
+            LaneState::Unknown => "unknown",
+        }
+    }
+}
 
 #[derive(Debug, Clone, Default, Serialize)]
 pub(crate) struct Teammate {
@@ -42,8 +129,8 @@ pub(crate) struct LaneRow {
     #[serde(rename = "file")]
     pub(crate) path: Option<String>,
     pub(crate) line: Option<usize>,
-    pub(crate) shape: &'static str,
-    pub(crate) kind: &'static str,
+    pub(crate) shape: LaneShape,
+    pub(crate) kind: LaneKind,
     pub(crate) kind_basis: &'static str,
     pub(crate) agent_type: Option<String>,
     pub(crate) description: Option<String>,
@@ -74,7 +161,7 @@ pub(crate) struct LaneRow {
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub(crate) nested_records: bool,
     pub(crate) malformed_lines: usize,
-    pub(crate) state: &'static str,
+    pub(crate) state: LaneState,
     pub(crate) carrier: Option<&'static str>,
     pub(crate) state_evidence: Option<String>,
     pub(crate) pending_classification: Option<&'static str>,
@@ -142,4 +229,58 @@ pub(crate) struct RunRow {
     pub(crate) journal_results: usize,
     pub(crate) journal_failed: usize,
     pub(crate) depth: usize,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn json<T: Serialize>(v: T) -> String {
+        serde_json::to_string(&v).unwrap()
+    }
+
+    /// The JSON name and the tree's name of every value are one text.
+    #[test]
+    fn serde_names_are_the_printed_names() {
+        assert_eq!(json(LaneShape::InlineSidechain), "\"inline-sidechain\"");
+        assert_eq!(json(LaneShape::NoLaneFile), "\"no-lane-file\"");
+        use LaneKind as K;
+        for k in [
+            K::Compact,
+            K::Fork,
+            K::Workflow,
+            K::Teammate,
+            K::AsyncAgent,
+            K::Task,
+            K::Agent,
+        ] {
+            assert_eq!(json(k), format!("\"{}\"", k.name()));
+        }
+        use LaneState as T;
+        for t in [
+            T::StoppedByUser,
+            T::Returned,
+            T::Failed,
+            T::Pending,
+            T::Launched,
+            T::Unknown,
+        ] {
+            assert_eq!(json(t), format!("\"{}\"", t.name()));
+        }
+    }
+
+    /// A lane file's shape is written as the name discovery gives it.
+    #[test]
+    fn a_file_shape_keeps_its_discovery_name() {
+        for s in [
+            Shape::Main,
+            Shape::Subagent,
+            Shape::Compact,
+            Shape::Workflow { run: "r".into() },
+            Shape::Flat,
+            Shape::OtherLane,
+        ] {
+            assert_eq!(json(LaneShape::from(&s)), format!("\"{}\"", s.name()));
+        }
+    }
 }

@@ -1,7 +1,8 @@
-//! One session's lane tree: scan its main file and every lane file (in
-//! parallel), build the spawn index, join each lane to its parent, decide kinds and
-//! states, and add the spawns whose lane was never written as lane-less nodes.
-//! Output rows come back in tree order (children by spawn time, SUB-023).
+//! One session's lane tree: read its files ([`super::input`]), build the spawn
+//! index and join each lane to its parent ([`super::index`]), turn each lane
+//! into a row with its kind and state, add the spawns whose lane was never
+//! written as lane-less rows and the workflow runs as run rows, and put the
+//! rows in tree order ([`super::order`], children by spawn time, SUB-023).
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::PathBuf;
@@ -9,34 +10,15 @@ use std::path::PathBuf;
 use jiff::Timestamp;
 
 use super::acc::LaneStats;
-use super::facts::{self, FileFacts, ForkRef};
+use super::facts::{self, FileFacts};
 use super::index::{self, Index, Join};
-use super::row::{LaneRow, RunRow};
+use super::input::{self, LaneIn};
+use super::row::{LaneKind, LaneRow, LaneShape, LaneState, RunRow};
 use super::sidecar::{self, Journal, Meta};
 use super::state::{self, Evidence};
-use super::{teammate, Returns};
+use super::{order, teammate, Returns};
 use crate::cli::agents::OrderBy;
 use crate::discovery::session::SessionFiles;
-use crate::discovery::{Shape, Transcript};
-
-/// One lane as the joins see it.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct LaneIn {
-    pub(crate) id: String,
-    pub(crate) path: Option<String>,
-    /// An inline sidechain's first line in the main file.
-    pub(crate) line: Option<usize>,
-    pub(crate) dir: Option<PathBuf>,
-    pub(crate) shape: &'static str,
-    pub(crate) run: Option<String>,
-    pub(crate) meta: Meta,
-    pub(crate) stats: LaneStats,
-    pub(crate) fork: Option<ForkRef>,
-    pub(crate) is_compact: bool,
-    pub(crate) inline: bool,
-    pub(crate) parent_uuids: Vec<String>,
-    pub(crate) malformed: usize,
-}
 
 /// A built session tree.
 #[derive(Debug, Default)]
@@ -50,115 +32,32 @@ pub(crate) struct Tree {
     pub(crate) problems: Vec<(PathBuf, String)>,
 }
 
-/// A lane file's shape under the name list and stats give it, and its
-/// workflow run.
-fn shape_of(t: &Transcript) -> (&'static str, Option<String>) {
-    match &t.shape {
-        Shape::Workflow { run } => (t.shape.name(), Some(run.clone())),
-        s => (s.name(), None),
-    }
-}
-
 pub(crate) fn build(s: &SessionFiles, returns: Returns, now: Timestamp, order: OrderBy) -> Tree {
-    let mut tree = Tree {
-        session_id: s.session_id.clone(),
-        project: crate::discovery::file_name(&s.project_dir),
-        main_path: s.main.as_ref().map(|m| m.path.clone()),
-        ..Tree::default()
-    };
-    let mut jobs: Vec<(&Transcript, String, bool, bool)> = Vec::new();
-    if let Some(m) = &s.main {
-        jobs.push((m, "main".into(), true, false));
-    }
-    for l in &s.lanes {
-        let id = l.agent_id.clone().unwrap_or_default();
-        let compact = id.starts_with("acompact");
-        jobs.push((l, id, false, compact));
-    }
-    let scanned = crate::scan::par_map(&jobs, |(t, id, main, compact)| {
-        facts::scan(&t.path, id, *main, *compact)
-    });
-    let mut files: Vec<FileFacts> = Vec::new();
-    let mut lanes: Vec<LaneIn> = Vec::new();
-    for ((t, id, is_main, compact), res) in jobs.iter().zip(scanned) {
-        let mut f = match res {
-            Ok(f) => f,
-            Err(e) => {
-                tree.problems.push((t.path.clone(), e.to_string()));
-                continue;
-            }
-        };
-        if *is_main {
-            tree.main = f.lanes.first().cloned();
-            for st in f.lanes.iter().skip(1) {
-                lanes.push(LaneIn {
-                    id: st.id.clone(),
-                    path: Some(t.path.display().to_string()),
-                    line: Some(st.root_line),
-                    shape: "inline-sidechain",
-                    stats: st.clone(),
-                    inline: true,
-                    ..LaneIn::default()
-                });
-            }
-        } else {
-            let (shape, run) = shape_of(t);
-            lanes.push(LaneIn {
-                id: id.clone(),
-                path: Some(t.path.display().to_string()),
-                line: None,
-                dir: t.path.parent().map(PathBuf::from),
-                shape,
-                run,
-                meta: sidecar::meta_for(&t.path),
-                stats: f.lanes.first().cloned().unwrap_or_default(),
-                fork: f.fork.take(),
-                is_compact: *compact,
-                inline: false,
-                parent_uuids: std::mem::take(&mut f.parent_uuids),
-                malformed: f.malformed,
-            });
-        }
-        files.push(f);
-    }
-    let ix = Index::build(&files);
-    let joins = index::resolve(&ix, &files, &lanes, s.main.is_some());
-    let main_facts = files.first().filter(|f| f.lane == "main");
-    let mut journals: HashMap<PathBuf, Journal> = HashMap::new();
+    let input = input::read(s);
+    let ix = Index::build(&input.files);
+    let joins = index::resolve(&ix, &input.files, &input.lanes, s.main.is_some());
     let ctx = Ctx {
         ix: &ix,
-        files: &files,
-        main: main_facts,
+        files: &input.files,
+        main: input.files.first().filter(|f| f.lane == "main"),
         returns,
         now,
         s,
     };
-    let mut rows: Vec<LaneRow> = Vec::new();
-    for (l, j) in lanes.iter().zip(&joins) {
-        let journal = l.run.as_ref().and_then(|_| l.dir.clone()).map(|d| {
-            journals
-                .entry(d.clone())
-                .or_insert_with(|| sidecar::journal(&d))
-                .clone()
-        });
-        rows.push(ctx.lane_row(l, j, journal.as_ref()));
+    let mut journals: HashMap<PathBuf, Journal> = HashMap::new();
+    let mut lanes = ctx.lane_rows(&input.lanes, &joins, &mut journals);
+    lanes.extend(ctx.laneless_rows(&input.lanes, &joins));
+    let mut runs = run_rows(&ctx, &input.lanes, &journals);
+    order::order_and_depth(&mut lanes, &mut runs, order);
+    Tree {
+        session_id: s.session_id.clone(),
+        project: crate::discovery::file_name(&s.project_dir),
+        main_path: s.main.as_ref().map(|m| m.path.clone()),
+        main: input.main,
+        lanes,
+        runs,
+        problems: input.problems,
     }
-    let claimed: HashSet<&str> = joins.iter().filter_map(|j| j.spawn.as_deref()).collect();
-    let runs_on_disk: HashSet<&str> = lanes.iter().filter_map(|l| l.run.as_deref()).collect();
-    for sp in &ix.order {
-        let wf_on_disk = ix
-            .by_run
-            .iter()
-            .any(|(run, id)| *id == sp.id && runs_on_disk.contains(run.as_str()));
-        if claimed.contains(sp.id.as_str()) || wf_on_disk {
-            continue;
-        }
-        rows.push(ctx.laneless_row(sp));
-    }
-    tree.runs = run_rows(&ctx, &lanes, &journals);
-    order_and_depth(&mut rows, &mut tree.runs, order);
-    tree.lanes = rows;
-    tree
 }
 
 pub(crate) struct Ctx<'a> {
@@ -171,6 +70,47 @@ pub(crate) struct Ctx<'a> {
 }
 
 impl Ctx<'_> {
+    /// A row per lane on disk, in lane order; a workflow lane's run journal
+    /// is read once per run directory into `journals`.
+    fn lane_rows(
+        &self,
+        lanes: &[LaneIn],
+        joins: &[Join],
+        journals: &mut HashMap<PathBuf, Journal>,
+    ) -> Vec<LaneRow> {
+        let mut rows = Vec::with_capacity(lanes.len());
+        for (l, j) in lanes.iter().zip(joins) {
+            let journal = l.run.as_ref().and_then(|_| l.dir.clone()).map(|d| {
+                journals
+                    .entry(d.clone())
+                    .or_insert_with(|| sidecar::journal(&d))
+                    .clone()
+            });
+            rows.push(self.lane_row(l, j, journal.as_ref()));
+        }
+        rows
+    }
+
+    /// A row per spawn no lane joined to: a subagent whose lane was never
+    /// written. A workflow spawn whose run has lanes on disk is not one: its
+    /// run row shows it.
+    fn laneless_rows(&self, lanes: &[LaneIn], joins: &[Join]) -> Vec<LaneRow> {
+        let claimed: HashSet<&str> = joins.iter().filter_map(|j| j.spawn.as_deref()).collect();
+        let runs_on_disk: HashSet<&str> = lanes.iter().filter_map(|l| l.run.as_deref()).collect();
+        let run_on_disk = |sp: &str| {
+            self.ix
+                .by_run
+                .iter()
+                .any(|(run, id)| *id == sp && runs_on_disk.contains(run.as_str()))
+        };
+        self.ix
+            .order
+            .iter()
+            .filter(|sp| !claimed.contains(sp.id.as_str()) && !run_on_disk(&sp.id))
+            .map(|sp| self.laneless_row(sp))
+            .collect()
+    }
+
     fn base(&self) -> LaneRow {
         LaneRow {
             row: "lane",
@@ -214,7 +154,7 @@ impl Ctx<'_> {
                 .copied()
         });
         Evidence {
-            shape: "none",
+            shape: LaneShape::NoLaneFile,
             is_compact: false,
             is_fork_ref: false,
             meta,
@@ -268,10 +208,10 @@ impl Ctx<'_> {
         r.fork_context_length = l.fork.as_ref().and_then(|f| f.context_length);
         r.workflow_id = l.run.clone();
         self.fill(&mut r, &e, l.stats.child_final.clone());
-        if r.kind == "teammate" {
+        if r.kind == LaneKind::Teammate {
             r.teammate = Some(teammate::row(self.files, &l.id, &l.meta, e.spawn));
             if let Some(t) = &r.teammate {
-                if t.terminated && r.state == "launched" {
+                if t.terminated && r.state == LaneState::Launched {
                     r.state_evidence = Some("teammate_terminated signal".into());
                 }
             }
@@ -285,7 +225,7 @@ impl Ctx<'_> {
         let e = self.evidence(agent.as_deref(), Some(&sp.id), &meta);
         let mut r = self.base();
         r.agent_id = agent.clone();
-        r.shape = "no-lane-file";
+        r.shape = LaneShape::NoLaneFile;
         r.parent_id = Some(sp.lane.clone());
         r.join_rule = Some("spawn-without-lane");
         // Its records nested in the parent's agent_progress records, if any.
@@ -322,7 +262,7 @@ impl Ctx<'_> {
             r.spawn_tool_use_id = e.meta.tool_use_id.clone();
         }
         let input = e.spawn.map(|s| &s.input);
-        r.agent_type = if kind == "teammate" {
+        r.agent_type = if kind == LaneKind::Teammate {
             // SUB-014: the meta's agentType is the teammate's name; the spawn has the type.
             input
                 .and_then(|i| i.subagent_type.clone())
@@ -343,7 +283,9 @@ impl Ctx<'_> {
         r.carrier = o.carrier;
         r.state_evidence = o.evidence;
         r.completed_utc = o.completed_utc;
-        r.pending_classification = (o.state == "pending").then_some(o.carrier).flatten();
+        r.pending_classification = (o.state == LaneState::Pending)
+            .then_some(o.carrier)
+            .flatten();
         r.pending_reason = o.pending_reason;
         r.pending_tool_name = o.pending_tool_name;
         r.pending_since_utc = o.pending_since_utc;
@@ -409,120 +351,4 @@ fn run_rows(ctx: &Ctx<'_>, lanes: &[LaneIn], journals: &HashMap<PathBuf, Journal
         row.lanes += 1;
     }
     runs.into_values().collect()
-}
-
-/// Depth from parent links (cycle-guarded), then rows in tree order: each
-/// parent followed by its children sorted by spawn time (SUB-023: the parent's
-/// call, never the child's first record, which lags it by a heavy-tailed
-/// delay), or with `completion` by the time each returned, those that did not
-/// after; then file line, id.
-fn order_and_depth(rows: &mut Vec<LaneRow>, runs: &mut [RunRow], order: OrderBy) {
-    let by_key: HashMap<String, usize> = rows
-        .iter()
-        .enumerate()
-        .filter_map(|(i, r)| r.key().map(|k| (k.to_string(), i)))
-        .collect();
-    let depth_of = |start: usize| -> usize {
-        let mut d = 0;
-        let mut cur = start;
-        let mut seen = HashSet::new();
-        loop {
-            let Some(p) = rows[cur].parent_id.as_deref() else {
-                return d;
-            };
-            d += 1;
-            match by_key.get(p) {
-                Some(&i) if seen.insert(i) && i != start => cur = i,
-                _ => return d,
-            }
-        }
-    };
-    let depths: Vec<usize> = (0..rows.len()).map(depth_of).collect();
-    for (r, d) in rows.iter_mut().zip(depths) {
-        r.depth = d;
-    }
-    for run in runs.iter_mut() {
-        run.depth = run
-            .parent_id
-            .as_deref()
-            .map_or(0, |p| by_key.get(p).map_or(1, |&i| rows[i].depth + 1));
-    }
-    let sort_key = |r: &LaneRow| {
-        let done = match order {
-            OrderBy::Trigger => None,
-            OrderBy::Completion => Some(completion_key(r)),
-        };
-        (
-            done,
-            r.spawn_utc.clone().or_else(|| r.started_utc.clone()),
-            r.label(),
-        )
-    };
-    let mut children: BTreeMap<Option<String>, Vec<usize>> = BTreeMap::new();
-    for (i, r) in rows.iter().enumerate() {
-        let p = r
-            .parent_id
-            .clone()
-            .filter(|p| p == "main" || by_key.contains_key(p));
-        children
-            .entry(p.or_else(|| r.parent_id.clone()))
-            .or_default()
-            .push(i);
-    }
-    for v in children.values_mut() {
-        v.sort_by_key(|&i| sort_key(&rows[i]));
-    }
-    let mut order: Vec<usize> = Vec::with_capacity(rows.len());
-    let mut placed: HashSet<usize> = HashSet::new();
-    let mut stack: Vec<usize> = Vec::new();
-    // Roots: main's children, then children of parents not on disk, then orphans.
-    let rank = |p: &Option<String>| match p.as_deref() {
-        Some("main") => 0,
-        Some(_) => 1,
-        None => 2,
-    };
-    let mut groups: Vec<(&Option<String>, &Vec<usize>)> = children
-        .iter()
-        .filter(|(p, _)| {
-            p.as_deref()
-                .is_none_or(|p| p == "main" || !by_key.contains_key(p))
-        })
-        .collect();
-    groups.sort_by_key(|(p, _)| rank(p));
-    let roots: Vec<usize> = groups
-        .into_iter()
-        .flat_map(|(_, v)| v.iter().copied())
-        .collect();
-    for root in roots {
-        stack.push(root);
-        while let Some(i) = stack.pop() {
-            if !placed.insert(i) {
-                continue;
-            }
-            order.push(i);
-            if let Some(k) = rows[i].key() {
-                if let Some(kids) = children.get(&Some(k.to_string())) {
-                    stack.extend(kids.iter().rev());
-                }
-            }
-        }
-    }
-    // Anything left is in a parent cycle: append it, never drop it.
-    order.extend((0..rows.len()).filter(|i| !placed.contains(i)));
-    let mut taken: Vec<Option<LaneRow>> = rows.drain(..).map(Some).collect();
-    rows.extend(order.into_iter().filter_map(|i| taken[i].take()));
-}
-
-/// `--order-by completion`: a lane that returned sorts by that time, before
-/// every lane that did not. Times compare as instants (a `+00:00` offset and
-/// a `Z` are the same).
-fn completion_key(r: &LaneRow) -> (bool, Option<Timestamp>) {
-    match r
-        .completed_utc
-        .as_deref()
-        .and_then(crate::timefmt::parse_ts)
-    {
-        Some(t) => (false, Some(t)),
-        None => (true, None),
-    }
 }
