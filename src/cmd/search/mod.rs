@@ -5,8 +5,10 @@
 pub(crate) mod file;
 pub(crate) mod hit;
 pub(crate) mod matcher;
+mod persisted;
 pub(crate) mod prefilter;
 pub(crate) mod print;
+mod unit;
 pub(crate) mod unmodelled;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
