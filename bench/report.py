@@ -35,18 +35,30 @@ def load(name):
         return json.load(fh)["results"]
 
 
-# case: (target text, max ratio to rg or None, min speed-up over the other tool or None)
+# case: (target text, max ratio to rg or None, min speed-up over the other tool or None).
+# The first round's list_small (≤ 0.2x rg), stats (≤ 3x rg) and audit (≤ 2x rg)
+# sat below the floors of passes every exact implementation makes (## Floors):
+# issue 37 withdrew them and set stats, audit and list_small against those
+# floors instead (FLOOR_TARGETS).
 TARGETS = {
     "search_literal": ("≤ 1.2x rg", 1.2, None),
     "search_label": ("≤ 1.2x rg", 1.2, None),
-    "list_big": ("≤ 0.2x rg", 0.2, None),
-    "list_small": ("≤ 0.2x rg", 0.2, None),
+    "list_big": ("≤ 0.1x rg", 0.1, None),
+    "list_small": ("≤ 1.5x its read floor (## Floors)", None, None),
     "list_full": ("(none: --full reads every line)", None, None),
     "status_small": ("≤ 0.3x csift list", None, None),
-    "stats": ("≤ 3x rg", 3.0, None),
-    "audit": ("≤ 2x rg; ≥ 20x faster than Python", 2.0, 20.0),
+    "stats": ("≤ 1.6x the serde floor (## Floors)", None, None),
+    "audit": ("≤ 1.3x the serde floor (## Floors)", None, None),
     "audit_eaten": ("≤ 2x rg; ≥ 20x faster than Python", 2.0, 20.0),
     "jq": ("≥ 20x faster than jq", None, 20.0),
+}
+
+# floors case: {csift command: (the pass it is held to, max ratio to it)}
+FLOOR_TARGETS = {
+    "floors_small": {"list": ("read", 1.5)},
+    "floors_big": {"stats": ("serde", 1.6), "audit": ("serde", 1.3)},
+    "floors_real": {"stats": ("serde", 1.6), "audit": ("serde", 1.3)},
+    "floors_dense": {"stats": ("serde", 1.6), "audit": ("serde", 1.3)},
 }
 
 
@@ -140,12 +152,20 @@ FLOORS = {
     "parse": "newlines + the census's own record parse of each line, before any counting",
 }
 floor_rows = []
-for name, home in (("floors_small", "$SMALL"), ("floors_big", "$BIG"), ("floors_real", "$REAL")):
+floor_verdicts = []
+for name, home in (("floors_small", "$SMALL"), ("floors_big", "$BIG"), ("floors_real", "$REAL"), ("floors_dense", "$DENSE")):
     try:
         res = load(name)
     except OSError:
         continue
     base = next((r for r in res if r["command"].startswith("rg ")), None)
+    passes = {r["command"].split()[1]: r["median"] for r in res if r["command"].split()[0].endswith("/floors")}
+    for r in res:
+        words = r["command"].split()
+        want = FLOOR_TARGETS.get(name, {}).get(words[1]) if not words[0].endswith("/floors") and words[0] != "rg" else None
+        if want and want[0] in passes:
+            x = r["median"] / passes[want[0]]
+            floor_verdicts.append(f"| {home} | `csift {words[1]}` | pass `{want[0]}` | {x:.2f}x | ≤ {want[1]}x | {verdict(x <= want[1])} |")
     for r in res:
         words = r["command"].split()
         if words[0].endswith("/floors"):
@@ -160,10 +180,16 @@ if floor_rows:
     out.append("\n## Floors\n")
     out.append("Each pass a command is built from, run alone over the same home the way the commands run "
                "(files in parallel, largest first; `examples/floors.rs`), in one hyperfine run with `rg` and the command. "
-               "A pass's ratio is a floor for every command that must do it: no design that does the pass can be faster.\n")
+               "A pass's ratio is a floor for every command that must do it: no design that does the pass can be faster. "
+               "$DENSE is a generated home whose tool results are large and escape-dense (5% of them 1,500-line source bodies, `gen_corpus --dense-results 5`).\n")
     out.append("| home | what ran | what it does | median s | ratio to rg |")
     out.append("|---|---|---|---:|---:|")
     out.extend(floor_rows)
+    if floor_verdicts:
+        out.append("\nThe targets set against these floors (issue 37): the command's median over its pass's median, from the same hyperfine run.\n")
+        out.append("| home | command | held to | ratio | target | verdict |")
+        out.append("|---|---|---|---:|---|---|")
+        out.extend(floor_verdicts)
 if os.path.exists(os.path.join(jsondir, "image_big.json")):
     rows = load("image_big")
     base = next((r for r in rows if " search -c media_type " in r["command"]), None)
@@ -179,13 +205,16 @@ if os.path.exists(os.path.join(jsondir, "image_big.json")):
         cmd = " ".join([os.path.basename(words[0])] + words[1:])
         out.append(f"| `{cmd}` | {r['median']:.3f} | {r['user']:.3f} | {ratio} |")
 out.append("\n## Peak memory on the largest transcript\n")
-out.append("`anon` is the process's own memory (heap, stacks); `total` also counts page-cache pages of the memory-mapped transcript, which the kernel can drop at will.\n")
-out.append("| command | anon MB | total MB | seconds |")
-out.append("|---|---:|---:|---:|")
+out.append("`anon` is the process's own memory (heap, stacks); `total` also counts page-cache pages of the memory-mapped transcript, which the kernel can drop at will. Target: anon under 100 MB for every command.\n")
+out.append("| command | anon MB | total MB | seconds | verdict |")
+out.append("|---|---:|---:|---:|---|")
 for line in open(memfile):
     cmd, _, vals = line.rstrip("\n").partition("\t")
     kv = dict(x.split("=") for x in vals.split())
-    out.append(f"| `csift {cmd}` | {int(kv['anon_kb']) / 1024:.1f} | {int(kv['total_kb']) / 1024:.1f} | {kv['seconds']} |")
+    anon = int(kv['anon_kb']) / 1024
+    ok = verdict(anon < 100 and kv.get("exit", "0") in ("0", "1"))
+    cmd = cmd.replace(os.path.join(os.path.dirname(memfile), "recovered"), "DIR")
+    out.append(f"| `csift {cmd}` | {anon:.1f} | {int(kv['total_kb']) / 1024:.1f} | {kv['seconds']} | {ok} |")
 truth = os.environ.get("BENCH_TRUTH")
 if truth and os.path.exists(truth):
     out.append("")

@@ -13,17 +13,15 @@
 //! names, workflow runs, seed prompts, fork points); a lane none of these keys
 //! places is not dropped: the caller shows it after the transcript, saying so.
 
-use std::collections::HashMap;
-use std::sync::LazyLock;
-
-use regex::Regex;
-
 use crate::discovery::Transcript;
 use crate::record::{parse_line, Parsed};
 use crate::scan::{lit, Lines};
+use std::collections::HashMap;
 
-static AGENT_ID_LINE: LazyLock<Option<Regex>> =
-    LazyLock::new(|| Regex::new(r"(?m)^agentId: ([A-Za-z0-9-]+)").ok());
+/// An `agentId: <id>` line of a result's text (SUB-019).
+fn agent_id_line() -> &'static regex::Regex {
+    crate::scan::re!(r"(?m)^agentId: ([A-Za-z0-9-]+)")
+}
 
 /// `agent id -> spawning tool_use id`, over every file of one session.
 #[derive(Debug, Default)]
@@ -172,11 +170,9 @@ impl Joins {
                     self.note(a, id);
                 }
                 let text = b.result_text();
-                if let Some(re) = AGENT_ID_LINE.as_ref() {
-                    for c in re.captures_iter(&text) {
-                        if let Some(m) = c.get(1) {
-                            self.note(m.as_str(), id);
-                        }
+                for c in agent_id_line().captures_iter(&text) {
+                    if let Some(m) = c.get(1) {
+                        self.note(m.as_str(), id);
                     }
                 }
             }

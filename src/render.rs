@@ -364,7 +364,7 @@ pub(crate) fn images(r: &Record<'_>) -> Vec<String> {
     if blocks.is_empty() {
         return Vec::new();
     }
-    let text = crate::classify::unit::user_text(r).unwrap_or_default();
+    let text = r.user_text().unwrap_or_default();
     let handles = image_handles(&text);
     let zip = handles.len() == blocks.len();
     blocks

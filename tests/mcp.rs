@@ -326,6 +326,23 @@ fn nothing_found_is_an_answer_not_an_error() {
     assert!(sc["notes"].to_string().contains("nothing found"));
 }
 
+#[test]
+fn recover_of_a_file_no_session_touched_answers_why() {
+    // The note went to the server's stderr before: the call answered exit 1
+    // with nothing to say why.
+    let mut s = Server::start();
+    let r = s.call("recover", json!({"file": "/no/such/file-zz.rs"}));
+    assert_ne!(r["result"]["isError"], json!(true), "{r}");
+    let sc = &r["result"]["structuredContent"];
+    assert_eq!(sc["exit"], json!(1), "{r}");
+    assert!(
+        sc["notes"]
+            .to_string()
+            .contains("no touch of /no/such/file-zz.rs"),
+        "{r}"
+    );
+}
+
 /// The real client: the official MCP Python SDK (`pip install mcp`, done by
 /// .ci/run into a venv it names in CSIFT_MCP_PYTHON) launches `csift mcp`,
 /// lists the tools and runs every case against the CLI. Skipped on a

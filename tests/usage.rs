@@ -378,6 +378,33 @@ fn a_state_dir_inside_the_claude_home_is_never_written() {
     assert!(!inside.exists());
 }
 
+/// A state directory named through a folder that does not exist and two
+/// `..` (`<tmp>/missing/../../…/<home>/state`) lands inside the Claude home
+/// once `create_dir_all` makes `missing`: the check resolves it as the file
+/// system will, and the cache stays off. (The check stopped at the `..` it
+/// could not canonicalise, passed the path unresolved, and wrote there.)
+#[test]
+fn a_state_dir_that_climbs_into_the_claude_home_is_never_written() {
+    let home = Home::new();
+    let mut s = Session::new(SID, "/w/p");
+    s.text("msg_1", "a");
+    home.write("-w-p", &s.file_name(), &s.lines);
+    let base = tempfile::tempdir().unwrap();
+    // base/missing, then one `..` out of it and one per folder of base: the
+    // root; then down into the Claude home.
+    let mut climbing = base.path().join("missing/..");
+    for _ in base.path().components().skip(1) {
+        climbing.push("..");
+    }
+    let climbing = climbing
+        .join(home.path().strip_prefix("/").unwrap())
+        .join("state");
+    let out = usage(home.path(), &climbing).output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(!home.path().join("state").exists());
+    assert!(!base.path().join("missing").exists());
+}
+
 /// CSV: a header, a row per group (and per model with --breakdown), the total;
 /// the same figures as JSON.
 #[test]

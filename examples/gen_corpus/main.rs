@@ -3,7 +3,7 @@
 //! ```text
 //! cargo run --release --example gen_corpus -- --out DIR [--seed N] [--bytes 1G]
 //!     [--sessions N] [--big-session-bytes 256M] [--preset sample|bench|many-small]
-//!     [--truth FILE]
+//!     [--truth FILE] [--dense-results PCT]
 //! ```
 //!
 //! Writes `DIR/projects/<encoded cwd>/<session>.jsonl` plus subagent lanes,
@@ -64,6 +64,12 @@ struct Args {
     /// Plant needles / eaten-text groups and write their JSON Lines truth here.
     #[arg(long)]
     truth: Option<PathBuf>,
+    /// Make PCT percent of tool results 1,500-line source files (quotes,
+    /// backslashes, tabs: an escape on most lines), the large escape-dense
+    /// bodies real homes hold (`Read` of a source file). 0 keeps the output
+    /// byte-identical to a run without the flag.
+    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=100))]
+    dense_results: u32,
 }
 
 fn parse_size(s: &str) -> Result<u64, String> {
@@ -139,6 +145,7 @@ fn bench_specs(args: &Args, rng: &mut Rng) -> Vec<Spec> {
         proj: 0,
         small: false,
         huge_lines: 2,
+        dense_pct: args.dense_results,
         plant: Plant::default(),
     }];
     let mut acc = 0u64;
@@ -157,6 +164,7 @@ fn bench_specs(args: &Args, rng: &mut Rng) -> Vec<Spec> {
             proj: rng.range(0, 5) as usize,
             small: false,
             huge_lines: huge,
+            dense_pct: args.dense_results,
             plant: Plant::default(),
         });
     }
@@ -172,6 +180,7 @@ fn small_specs(args: &Args, rng: &mut Rng) -> Vec<Spec> {
             proj: rng.range(0, 5) as usize,
             small: true,
             huge_lines: 0,
+            dense_pct: args.dense_results,
             plant: Plant::default(),
         })
         .collect()

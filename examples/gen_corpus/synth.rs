@@ -84,6 +84,8 @@ pub struct Spec {
     pub proj: usize,
     pub small: bool,
     pub huge_lines: u32,
+    /// Percent of tool results that are escape-dense 1,500-line bodies.
+    pub dense_pct: u32,
     pub plant: Plant,
 }
 
@@ -98,6 +100,7 @@ struct Gen<'a> {
     pending: Vec<(&'static str, u32)>,
     eaten: usize,
     huge: u32,
+    dense_pct: u32,
     small: bool,
     /// A session held in Japanese or Chinese (prompts and closing summaries).
     cjk: bool,
@@ -317,7 +320,14 @@ impl Gen<'_> {
             sz as usize
         };
         let fail = res_needle.is_none() && self.s.rng.chance(0.1);
-        let mut out = text::test_output(&mut self.s.rng, self.lang, size, fail);
+        // Drawn from the side stream, and only when asked: without
+        // --dense-results the session's own stream, and its bytes, are as before.
+        let dense = self.dense_pct > 0 && self.side.range(0, 99) < u64::from(self.dense_pct);
+        let mut out = if dense {
+            text::source_body(&mut self.side, 1_500)
+        } else {
+            text::test_output(&mut self.s.rng, self.lang, size, fail)
+        };
         if let Some(n) = &res_needle {
             out.push_str(&format!("note: fixture checksum {n}\n"));
         }
@@ -503,6 +513,7 @@ pub fn session(projects: &Path, base: &Rng, spec: &Spec) -> Result<Vec<TruthRow>
         pending: spec.plant.needles.clone(),
         eaten: spec.plant.eaten,
         huge: spec.huge_lines,
+        dense_pct: spec.dense_pct,
         small: spec.small,
         cjk: side.chance(0.1),
         side,

@@ -278,6 +278,27 @@ pub fn code(rng: &mut Rng, lang: Lang, bytes: usize) -> String {
 }
 
 /// Test-runner / build output of roughly `bytes` bytes.
+/// `lines` lines of source as a `Read` result shows it (`cat -n` numbering, a
+/// tab, the line): string literals, Windows paths, regexes and escapes, so
+/// most lines carry a quote or a backslash and every line a tab: a JSON
+/// encoding escapes something on nearly every line.
+pub fn source_body(rng: &mut Rng, lines: usize) -> String {
+    let mut s = String::with_capacity(lines * 72);
+    for n in 1..=lines {
+        let f = fn_name(rng);
+        let m = *rng.pick(IDENTS);
+        let line = match rng.range(0, 5) {
+            0 => format!("\t\tlet {f} = \"{m}\\\\{f}.rs\"; // \"{m}\""),
+            1 => format!("\tassert_eq!({m}(\"\\\"{f}\\\"\"), r#\"\\d+\\s*\"#);"),
+            2 => format!("\t\t\t\"{m}\": {{\"path\": \"C:\\\\Users\\\\{f}\", \"n\": {n}}},"),
+            3 => format!("\tprintln!(\"{{}}\\t{{}}\\n\", {m}, {f});"),
+            _ => "\t\t}".to_string(),
+        };
+        s.push_str(&format!("{n:>6}\t{line}\n"));
+    }
+    s
+}
+
 pub fn test_output(rng: &mut Rng, lang: Lang, bytes: usize, fail: bool) -> String {
     let mut s = String::with_capacity(bytes + 256);
     let mut n = 0;

@@ -31,59 +31,63 @@
 //!   command substitution" is one of its reasons); the claims do not describe
 //!   how, so a removal only inside `$(…)` is not flagged.
 
-use std::sync::LazyLock;
-
 use regex::Regex;
 
 /// `_to` (2.1.258) / `egp` (2.1.193), verbatim (BASH-016): optional `NAME=value`
 /// assignments, an optional backslash, an optional `path/` prefix, then `rm` or
 /// `rmdir` and whitespace or the end. Capture 1 is the verb.
-static HEAD: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^(?:[A-Za-z_][A-Za-z0-9_]*\+?=[^\s]*\s+)*\\?(?:[^\s=]*/)?(rm|rmdir)(?:\s|$)")
-        .expect("the clause-head regex is a literal")
-});
+fn head() -> &'static Regex {
+    crate::scan::re!(r"^(?:[A-Za-z_][A-Za-z0-9_]*\+?=[^\s]*\s+)*\\?(?:[^\s=]*/)?(rm|rmdir)(?:\s|$)")
+}
 
 /// `yto` / `Zhp`, verbatim (BASH-016): an optional `"`, `$NAME` or `${NAME}`, an
 /// optional `"`, `/`, then `*`, `$`, `/`, a quote or the end.
-static TARGET: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r#"^"?\$(?:\{[A-Za-z_][A-Za-z0-9_]*\}|[A-Za-z_][A-Za-z0-9_]*)"?/(?:\*|\$|/|["']|$)"#)
-        .expect("the target regex is a literal")
-});
+fn target() -> &'static Regex {
+    crate::scan::re!(
+        r#"^"?\$(?:\{[A-Za-z_][A-Za-z0-9_]*\}|[A-Za-z_][A-Za-z0-9_]*)"?/(?:\*|\$|/|["']|$)"#
+    )
+}
 
 /// The entry guard `/\brm(?:dir)?\b/`, with JavaScript's ASCII word boundary.
-static RM_WORD: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?-u:\b)rm(?:dir)?(?-u:\b)").expect("the rm-word regex is a literal")
-});
+fn rm_word() -> &'static Regex {
+    crate::scan::re!(r"(?-u:\b)rm(?:dir)?(?-u:\b)")
+}
 
 /// `/^[\d&]*[<>]/`: an operand that starts like a redirection.
-static REDIR_START: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"^[0-9&]*[<>]").expect("the redirect regex is a literal"));
+fn redir_start() -> &'static Regex {
+    crate::scan::re!(r"^[0-9&]*[<>]")
+}
 
 /// `/^(?:[0-9]+|&)?(?:>>?[|&]?|<<?<?|<>)$/`: a bare redirect operator, whose
 /// target is the next operand.
-static REDIR_OP: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^(?:[0-9]+|&)?(?:>>?[|&]?|<<?<?|<>)$").expect("the operator regex is a literal")
-});
+fn redir_op() -> &'static Regex {
+    crate::scan::re!(r"^(?:[0-9]+|&)?(?:>>?[|&]?|<<?<?|<>)$")
+}
 
 /// `/\\\r?\n/`: a line continuation (CRLF too).
-static LINE_CONT: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"\\\r?\n").expect("the continuation regex is a literal"));
+fn line_cont() -> &'static Regex {
+    crate::scan::re!(r"\\\r?\n")
+}
 
 /// `` /`[^`]*`/ ``: a backtick substitution.
-static BACKTICKS: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"`[^`]*`").expect("the backtick regex is a literal"));
+fn backticks() -> &'static Regex {
+    crate::scan::re!(r"`[^`]*`")
+}
 
 /// `/\$\([^()]*\)/`: an innermost `$(…)`.
-static DOLLAR_GROUP: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"\$\([^()]*\)").expect("the $( regex is a literal"));
+fn dollar_group() -> &'static Regex {
+    crate::scan::re!(r"\$\([^()]*\)")
+}
 
 /// `/\([^()]*\)/`: an innermost `(…)`; the `(?<!\$)` guard is applied in code.
-static PLAIN_GROUP: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"\([^()]*\)").expect("the ( regex is a literal"));
+fn plain_group() -> &'static Regex {
+    crate::scan::re!(r"\([^()]*\)")
+}
 
 /// `/[;|\n\r]|&&/`: the clause separators.
-static CLAUSES: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"[;|\n\r]|&&").expect("the clause regex is a literal"));
+fn clauses() -> &'static Regex {
+    crate::scan::re!(r"[;|\n\r]|&&")
+}
 
 /// Past this many substitutions Claude Code will not analyse a command (WIN-011).
 pub const MAX_SUBSTITUTIONS: usize = 64;
@@ -134,7 +138,7 @@ pub fn is_dangerous_rm(command: &str) -> bool {
 /// Claude Code's verdict on one bash command. Bash text only: PowerShell goes
 /// through [`super::for_tool`], which declines it (WIN-005).
 pub fn dangerous_rm(command: &str) -> Verdict {
-    if !RM_WORD.is_match(command) {
+    if !rm_word().is_match(command) {
         return Verdict::Clear;
     }
     let count = super::subst::count(command);
@@ -152,16 +156,16 @@ fn lexical(command: &str) -> Option<(&'static str, String)> {
     if !command.contains('$') {
         return None;
     }
-    let n = LINE_CONT.replace_all(command, " ");
-    let n = BACKTICKS.replace_all(&n, " ");
+    let n = line_cont().replace_all(command, " ");
+    let n = backticks().replace_all(&n, " ");
     let mut n: &str = n.trim_start();
     while let Some(rest) = n.strip_prefix(['(', '{']) {
         n = rest.trim_start();
     }
     let n = lone_amp_to_semicolon(&strip_groups(n));
-    for clause in CLAUSES.split(&n) {
+    for clause in clauses().split(&n) {
         let clause = leading_keywords_stripped(clause);
-        let Some(caps) = HEAD.captures(clause) else {
+        let Some(caps) = head().captures(clause) else {
             continue;
         };
         let verb = if &caps[1] == "rmdir" { "rmdir" } else { "rm" };
@@ -176,7 +180,7 @@ fn lexical(command: &str) -> Option<(&'static str, String)> {
 
 /// The operand walk: a trailing `)`/`]`/`}` run trimmed; empty, `-flag` and
 /// `'quoted` operands skipped; a redirection skipped with, for a bare operator,
-/// its target; the first [`TARGET`] wins.
+/// its target; the first [`target`] wins.
 fn dangerous_operand<'a>(operands: &[&'a str]) -> Option<&'a str> {
     let mut i = 0;
     while i < operands.len() {
@@ -185,13 +189,13 @@ fn dangerous_operand<'a>(operands: &[&'a str]) -> Option<&'a str> {
         if c.is_empty() || c.starts_with(['-', '\'']) {
             continue;
         }
-        if REDIR_START.is_match(c) {
-            if REDIR_OP.is_match(c) {
+        if redir_start().is_match(c) {
+            if redir_op().is_match(c) {
                 i += 1;
             }
             continue;
         }
-        if TARGET.is_match(c) {
+        if target().is_match(c) {
             return Some(c);
         }
     }
@@ -204,7 +208,7 @@ fn dangerous_operand<'a>(operands: &[&'a str]) -> Option<&'a str> {
 pub(crate) fn strip_groups(s: &str) -> String {
     let mut n = s.to_string();
     while n.contains('(') {
-        let next = plain_groups_blanked(&DOLLAR_GROUP.replace_all(&n, " "));
+        let next = plain_groups_blanked(&dollar_group().replace_all(&n, " "));
         if next == n {
             break;
         }
@@ -219,7 +223,7 @@ pub(crate) fn strip_groups(s: &str) -> String {
 fn plain_groups_blanked(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     let mut last = 0;
-    for m in PLAIN_GROUP.find_iter(s) {
+    for m in plain_group().find_iter(s) {
         out.push_str(&s[last..m.start()]);
         if s[..m.start()].ends_with('$') {
             out.push_str(m.as_str());

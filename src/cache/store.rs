@@ -62,13 +62,7 @@ impl Cache {
     /// (csift never writes there).
     pub(crate) fn new(enabled: bool, root: Option<PathBuf>, claude_home: Option<&Path>) -> Cache {
         let root = root.filter(|_| enabled).map(|r| r.join("cache"));
-        let inside = |r: &PathBuf| {
-            claude_home.is_some_and(|h| {
-                let h = std::fs::canonicalize(h).unwrap_or_else(|_| h.to_path_buf());
-                let r = resolved(r);
-                r.starts_with(&h)
-            })
-        };
+        let inside = |r: &PathBuf| claude_home.is_some_and(|h| crate::outpath::inside(r, h));
         Cache {
             root: root.filter(|r| !inside(r)),
             ..Cache::default()
@@ -226,24 +220,6 @@ impl Cache {
             n(Outcome::Off),
             self.scanned.load(Ordering::Relaxed)
         )
-    }
-}
-
-fn resolved(p: &Path) -> PathBuf {
-    // The state root may not exist yet: resolve its nearest existing parent.
-    let mut tail = Vec::new();
-    let mut cur = p;
-    loop {
-        if let Ok(c) = std::fs::canonicalize(cur) {
-            return tail.iter().rev().fold(c, |acc: PathBuf, t| acc.join(t));
-        }
-        match (cur.parent(), cur.file_name()) {
-            (Some(parent), Some(name)) => {
-                tail.push(name.to_os_string());
-                cur = parent;
-            }
-            _ => return p.to_path_buf(),
-        }
     }
 }
 

@@ -40,17 +40,13 @@ fn has_result(r: &Record<'_>) -> bool {
     r.blocks().iter().any(|b| b.kind() == "tool_result")
 }
 
-fn user_text<'r>(r: &'r Record<'_>) -> Option<Cow<'r, str>> {
-    super::unit::user_text(r)
-}
-
 /// The genuine-user shape gate (manual §6.4; TURN-001, 004, 005, 006, 007, 019, 020):
 /// typed by the operator, not harness text, not a tool_result carrier.
 pub(crate) fn is_genuine_user(r: &Record<'_>) -> bool {
     if !is_user(r) || r.is_compact_summary() || r.is_meta() || has_result(r) {
         return false;
     }
-    match user_text(r) {
+    match r.user_text() {
         Some(s) => !mk::synthetic(&s) && !mk::has_peer_section(&s),
         None => false,
     }
@@ -61,7 +57,7 @@ pub(crate) fn is_genuine_user(r: &Record<'_>) -> bool {
 /// no one typed it and its units are `harness.notification.*` (TURN-018), so a
 /// count of the operator's turns leaves it out.
 pub(crate) fn is_operator_prose(r: &Record<'_>) -> bool {
-    (is_genuine_user(r) && user_text(r).is_none_or(|s| mk::sections(&s).is_empty()))
+    (is_genuine_user(r) && r.user_text().is_none_or(|s| mk::sections(&s).is_empty()))
         || is_image_prompt(r)
 }
 
@@ -81,7 +77,7 @@ pub(crate) fn is_bare_slash(r: &Record<'_>) -> bool {
     if !is_user(r) || r.is_meta() || r.is_compact_summary() || has_result(r) {
         return false;
     }
-    user_text(r).is_some_and(|s| {
+    r.user_text().is_some_and(|s| {
         mk::SLASH_PREFIXES.iter().any(|p| s.starts_with(p)) && mk::slash_args(&s).is_none()
     })
 }
@@ -186,7 +182,7 @@ pub(crate) fn is_peer_record(r: &Record<'_>) -> bool {
     if !is_user(r) || r.is_compact_summary() || has_result(r) {
         return false;
     }
-    user_text(r).is_some_and(|s| mk::has_peer_section(&s))
+    r.user_text().is_some_and(|s| mk::has_peer_section(&s))
 }
 
 /// A non-meta slash-command wrapper with non-empty `<command-args>` (TURN-008).
@@ -194,7 +190,7 @@ pub(crate) fn is_slash_with_args(r: &Record<'_>) -> bool {
     if !is_user(r) || r.is_meta() || r.is_compact_summary() || has_result(r) {
         return false;
     }
-    user_text(r).is_some_and(|s| {
+    r.user_text().is_some_and(|s| {
         mk::SLASH_PREFIXES.iter().any(|p| s.starts_with(p)) && mk::slash_args(&s).is_some()
     })
 }
@@ -215,10 +211,10 @@ pub(crate) fn opens_turn(r: &Record<'_>, lane: bool) -> bool {
 /// The prompt text of a genuine user record (or a slash command's typed args).
 pub(crate) fn prompt_text<'a>(r: &'a Record<'_>) -> Option<Cow<'a, str>> {
     if is_genuine_user(r) {
-        return user_text(r);
+        return r.user_text();
     }
     if is_slash_with_args(r) {
-        let s = user_text(r)?;
+        let s = r.user_text()?;
         let name = mk::xml_tag(&s, "command-name")
             .unwrap_or("")
             .trim()

@@ -71,7 +71,7 @@ fn classify_with<'r>(
     out: &mut Vec<Unit<'r>>,
 ) {
     if idx.is_draft(line) {
-        if let Some(t) = user_text(r).or_else(|| image_only_text(r)) {
+        if let Some(t) = r.user_text().or_else(|| image_only_text(r)) {
             out.push(Unit::new(Label::UserUnsent, t));
         }
         return;
@@ -108,7 +108,7 @@ fn classify_embedded<'r>(
     let n = &e.record;
     let from = out.len();
     match n.kind() {
-        "user" if n.has_message() => match user_text(n).filter(|t| e.is_seed(t)) {
+        "user" if n.has_message() => match n.user_text().filter(|t| e.is_seed(t)) {
             Some(t) if n.blocks().iter().all(|b| b.kind() != "tool_result") => {
                 out.push(Unit::new(Label::AgentCommunicationInbox, t));
             }
@@ -127,24 +127,6 @@ fn classify_embedded<'r>(
     }
 }
 
-/// String content, or text blocks joined by `\n` (R-U0).
-pub(crate) fn user_text<'r>(r: &'r Record<'_>) -> Option<Cow<'r, str>> {
-    if let Some(s) = r.text_content() {
-        return Some(Cow::Borrowed(s));
-    }
-    let texts: Vec<&str> = r
-        .blocks()
-        .iter()
-        .filter(|b| b.kind() == "text")
-        .filter_map(|b| b.text.as_deref())
-        .collect();
-    match texts.len() {
-        0 => None,
-        1 => Some(Cow::Borrowed(texts[0])),
-        _ => Some(Cow::Owned(texts.join("\n"))),
-    }
-}
-
 fn classify_user<'r>(
     r: &'r Record<'_>,
     line: usize,
@@ -154,7 +136,7 @@ fn classify_user<'r>(
 ) {
     if r.is_compact_summary() {
         // TURN-020: a compaction summary is a user record, never a human turn.
-        if let Some(t) = user_text(r) {
+        if let Some(t) = r.user_text() {
             out.push(Unit::new(Label::HarnessCompactionSummary, t));
         }
         return;
@@ -164,7 +146,7 @@ fn classify_user<'r>(
         carrier_units(r, blocks, line, idx, text, out);
         return;
     }
-    match user_text(r) {
+    match r.user_text() {
         Some(s) => text_units(r, s, None, line, idx, out),
         // IMG-001: a prompt of images only (a pasted screenshot) is the
         // user's message too; its text is what a tool result's image part

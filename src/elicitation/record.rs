@@ -166,28 +166,10 @@ fn home_of(transcript: &Path) -> Option<PathBuf> {
         .map(Path::to_path_buf)
 }
 
-/// A path made canonical as far as it exists.
-fn resolved(p: &Path) -> PathBuf {
-    let mut tail = Vec::new();
-    let mut cur = p;
-    loop {
-        if let Ok(c) = std::fs::canonicalize(cur) {
-            return tail.iter().rev().fold(c, |acc: PathBuf, t| acc.join(t));
-        }
-        match (cur.parent(), cur.file_name()) {
-            (Some(parent), Some(name)) => {
-                tail.push(name.to_os_string());
-                cur = parent;
-            }
-            _ => return p.to_path_buf(),
-        }
-    }
-}
-
 fn outside(dir: &Path, homes: &[PathBuf]) -> Result<(), Failure> {
-    let d = resolved(dir);
+    let d = crate::outpath::resolve(dir);
     for h in homes {
-        let h = resolved(h);
+        let h = crate::outpath::resolve(h);
         if d.starts_with(&h) {
             return Err(Failure::Inside(d, h));
         }

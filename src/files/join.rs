@@ -94,7 +94,6 @@ fn touch(
     }
 }
 
-#[allow(clippy::too_many_arguments)]
 fn structured(
     call: &Call<'_>,
     path: &str,

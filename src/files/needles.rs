@@ -10,8 +10,6 @@
 //! key hold none of these is dropped before the parse. The four structured
 //! tools (FH-037) all carry `file_path` or `notebook_path`.
 
-use std::sync::LazyLock;
-
 use regex::bytes::Regex;
 
 /// Needles for `files`: the calls, their structured echoes and errors, the
@@ -34,26 +32,18 @@ const FILES: &[&str] = &[
 /// `recover` also needs every Bash result (a `cat` echo's stdout, BASH-010).
 const RECOVER_EXTRA: &[&str] = &["stdout"];
 
-fn build(words: &[&str]) -> Option<Regex> {
+/// The words as one literal alternation.
+fn alternation(words: &[&str]) -> String {
     let alt: Vec<String> = words.iter().map(|w| regex::escape(w)).collect();
-    Regex::new(&alt.join("|")).ok()
+    alt.join("|")
 }
 
-static FILES_RE: LazyLock<Option<Regex>> = LazyLock::new(|| build(FILES));
-static RECOVER_RE: LazyLock<Option<Regex>> = LazyLock::new(|| {
-    let mut all: Vec<&str> = FILES.to_vec();
-    all.extend_from_slice(RECOVER_EXTRA);
-    build(&all)
-});
-
-/// The candidate-line finder (`recover` also admits Bash results). `None`
-/// only if the literal alternation failed to compile: every line is then a
-/// candidate (slower, never wrong).
-pub(crate) fn finder(recover: bool) -> Option<&'static Regex> {
+/// The candidate-line finder (`recover` also admits Bash results).
+pub(crate) fn finder(recover: bool) -> &'static Regex {
     if recover {
-        RECOVER_RE.as_ref()
+        crate::scan::re!(bytes & alternation(&[FILES, RECOVER_EXTRA].concat()))
     } else {
-        FILES_RE.as_ref()
+        crate::scan::re!(bytes & alternation(FILES))
     }
 }
 
@@ -66,7 +56,7 @@ pub(crate) fn admit(line: &[u8], recover: bool) -> bool {
     use crate::scan::lit;
     // One multi-literal pass for the strong needles (a memmem per needle cost
     // a tenth of `files`' time on real homes: echo lines are long).
-    if STRONG_RE.as_ref().is_none_or(|re| re.is_match(line)) {
+    if strong().is_match(line) {
         return true;
     }
     if recover && lit!(b"stdout").find(line).is_some() {
@@ -80,18 +70,21 @@ pub(crate) fn admit(line: &[u8], recover: bool) -> bool {
 }
 
 /// Needles that admit a line on their own.
-static STRONG_RE: LazyLock<Option<Regex>> = LazyLock::new(|| {
-    build(&[
-        "file_path",
-        "notebook_path",
-        "filePath",
-        "originalSize",
-        "staleReadFileStateHint",
-        "edited_text_file",
-        "read_truncation_notice",
-        "file-history-",
-    ])
-});
+fn strong() -> &'static Regex {
+    crate::scan::re!(
+        bytes
+            & alternation(&[
+                "file_path",
+                "notebook_path",
+                "filePath",
+                "originalSize",
+                "staleReadFileStateHint",
+                "edited_text_file",
+                "read_truncation_notice",
+                "file-history-",
+            ])
+    )
+}
 
 /// Whether some `"is_error"` key holds `true` (any spacing).
 fn error_true(line: &[u8]) -> bool {
@@ -118,7 +111,7 @@ mod tests {
     /// any spacing; a plain assistant text line does not.
     #[test]
     fn structured_calls_and_echoes_hit() {
-        let f = finder(false).unwrap();
+        let f = finder(false);
         for line in [
             r#"{"type":"assistant","message":{"content":[{"type":"tool_use","name":"Edit","input":{"file_path":"/a"}}]}}"#,
             r#"{"type": "assistant", "message": {"content": [{"type": "tool_use", "name": "NotebookEdit", "input": {"notebook_path": "/n.ipynb"}}]}}"#,
@@ -131,9 +124,7 @@ mod tests {
             br#"{"type":"assistant","message":{"content":[{"type":"text","text":"hi"}]}}"#
         ));
         assert!(!f.is_match(br#"{"type":"user","toolUseResult":{"stdout":"x"}}"#));
-        assert!(finder(true)
-            .unwrap()
-            .is_match(br#"{"type":"user","toolUseResult":{"stdout":"x"}}"#));
+        assert!(finder(true).is_match(br#"{"type":"user","toolUseResult":{"stdout":"x"}}"#));
     }
 
     /// Most results carry `"is_error":false`, and results quote `Bash` in

@@ -32,18 +32,11 @@ pub(crate) struct Options<'w> {
 /// Scan transcript `t` (index `file` in the caller's list).
 pub(crate) fn scan(t: &Transcript, opts: &Options<'_>) -> FileTouches {
     let re = needles::finder(opts.recover);
-    let mut first = 0;
-    let mut held = None;
-    if let Some(re) = re {
-        match stream::prefilter(&t.path, re, t.size) {
-            Ok(Prefiltered::Miss(_)) => return FileTouches::default(),
-            Ok(Prefiltered::Hit { first: f, held: h }) => {
-                first = f;
-                held = h;
-            }
-            Err(e) => return failed(e.to_string()),
-        }
-    }
+    let (first, held) = match stream::prefilter(&t.path, re, t.size) {
+        Ok(Prefiltered::Miss(_)) => return FileTouches::default(),
+        Ok(Prefiltered::Hit { first, held }) => (first, held),
+        Err(e) => return failed(e.to_string()),
+    };
     let src;
     let buf: &[u8] = match &held {
         Some(h) => h,
@@ -55,16 +48,8 @@ pub(crate) fn scan(t: &Transcript, opts: &Options<'_>) -> FileTouches {
             Err(e) => return failed(e.to_string()),
         },
     };
-    let (mut idx, candidates) = match re {
-        Some(re) => {
-            let first = lines::line_start(buf, first.min(buf.len()));
-            FileIndex::build_finding(buf, t.is_lane(), re, first)
-        }
-        None => (
-            FileIndex::build(buf, t.is_lane()),
-            crate::scan::Lines::new(buf).collect(),
-        ),
-    };
+    let first = lines::line_start(buf, first.min(buf.len()));
+    let (mut idx, candidates) = FileIndex::build_finding(buf, t.is_lane(), re, first);
     if opts.nested {
         idx = idx.with_embeds(Arc::new(t.lane_files()));
     }
@@ -117,7 +102,6 @@ fn failed(e: String) -> FileTouches {
     }
 }
 
-#[allow(clippy::too_many_arguments)]
 fn take<'a>(
     intake: &mut Intake<'a>,
     out: &mut FileTouches,

@@ -20,10 +20,8 @@
 pub(crate) mod payload;
 pub(crate) mod skim;
 
-use std::collections::HashMap;
-use std::sync::LazyLock;
-
 use rayon::prelude::*;
+use std::collections::HashMap;
 
 use crate::classify::FileIndex;
 pub(crate) use skim::Carrier;
@@ -31,10 +29,9 @@ pub(crate) use skim::Carrier;
 /// The key every image source carries, compact or re-spaced (IMG-003), and the
 /// image `Read` echo's payload key (IMG-011), for a record that would carry
 /// only the echo (none does on disk, IMG-013, but it is read if one appears).
-static CANDIDATE: LazyLock<regex::bytes::Regex> = LazyLock::new(|| {
-    regex::bytes::Regex::new(r#""media_type"|"base64":"#)
-        .expect("the candidate needles are literals")
-});
+fn candidate() -> &'static regex::bytes::Regex {
+    crate::scan::re!(bytes r#""media_type"|"base64":"#)
+}
 
 /// One image occurrence.
 #[derive(Debug, Clone)]
@@ -87,10 +84,10 @@ pub(crate) struct FileImages {
 /// turns are counted from its seed).
 pub(crate) fn scan(buf: &[u8], lane: bool) -> FileImages {
     let mut out = FileImages::default();
-    if !CANDIDATE.is_match(buf) {
+    if !candidate().is_match(buf) {
         return out;
     }
-    let (idx, lines) = FileIndex::build_finding(buf, lane, &*CANDIDATE, 0);
+    let (idx, lines) = FileIndex::build_finding(buf, lane, candidate(), 0);
     // Skimmed and hashed in parallel, each payload while it is in cache;
     // assembled in file order.
     let recs: Vec<(skim::RecordImages, Vec<Digest>)> = lines

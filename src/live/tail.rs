@@ -144,7 +144,7 @@ pub(crate) fn read(path: &Path, main: bool) -> std::io::Result<Tail> {
     loop {
         let start = len - size as u64;
         let mut buf = vec![0u8; size];
-        read_exact_at(&file, &mut buf, start)?;
+        crate::scan::source::read_exact_at(&file, &mut buf, start)?;
         let tail = shape(path, &buf, start, len, main);
         let whole = start == 0;
         if whole || size >= WINDOW_MAX || (tail.last.is_some() && tail.assistant.is_some()) {
@@ -296,7 +296,7 @@ fn owed(rec: &Record<'_>, time: Option<Timestamp>) -> Option<Turn> {
             time,
         });
     }
-    let text = crate::classify::unit::user_text(rec)?;
+    let text = rec.user_text()?;
     let t = text.trim();
     if t.starts_with(mk::INTERRUPT_USER) {
         return Some(Turn::Interrupted { time });
@@ -341,18 +341,6 @@ pub(crate) fn lines_at(path: &Path, offsets: &[u64]) -> Option<Vec<usize>> {
         out.push(no);
     }
     Some(out)
-}
-
-#[cfg(unix)]
-fn read_exact_at(file: &File, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
-    std::os::unix::fs::FileExt::read_exact_at(file, buf, offset)
-}
-
-#[cfg(not(unix))]
-fn read_exact_at(mut file: &File, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
-    use std::io::{Read, Seek, SeekFrom};
-    file.seek(SeekFrom::Start(offset))?;
-    file.read_exact(buf)
 }
 
 #[cfg(test)]

@@ -34,25 +34,7 @@ fn c1(b: &[u8], i: usize) -> Option<u8> {
 
 /// Write `s` HTML-escaped: safe in element content and in quoted attributes.
 pub(crate) fn escape<W: Write + ?Sized>(w: &mut W, s: &str) -> io::Result<()> {
-    let b = s.as_bytes();
-    let mut from = 0;
-    for (i, &c) in b.iter().enumerate() {
-        if !SPECIAL[c as usize] || i < from {
-            continue;
-        }
-        if c == 0xc2 {
-            if let Some(n) = c1(b, i) {
-                w.write_all(&b[from..i])?;
-                write!(w, "&#x{n:X};")?;
-                from = i + 2;
-            }
-            continue;
-        }
-        w.write_all(&b[from..i])?;
-        from = i + 1;
-        special(w, c)?;
-    }
-    w.write_all(&b[from..])
+    escape_with(w, s, true)
 }
 
 /// The replacement of one [`SPECIAL`] byte.
@@ -76,10 +58,16 @@ fn special<W: Write + ?Sized>(w: &mut W, c: u8) -> io::Result<()> {
 /// Write `s` for Markdown prose: `&`, `<` and `>` as entities (so no HTML
 /// forms), the controls as pictures; quotes stay as they are.
 pub(crate) fn escape_md<W: Write + ?Sized>(w: &mut W, s: &str) -> io::Result<()> {
+    escape_with(w, s, false)
+}
+
+/// The one escaping walk: every [`SPECIAL`] byte replaced, quotes only when
+/// `quotes` (HTML attributes need them; Markdown prose keeps them).
+fn escape_with<W: Write + ?Sized>(w: &mut W, s: &str, quotes: bool) -> io::Result<()> {
     let b = s.as_bytes();
     let mut from = 0;
     for (i, &c) in b.iter().enumerate() {
-        if !SPECIAL[c as usize] || c == b'"' || c == b'\'' || i < from {
+        if !SPECIAL[c as usize] || i < from || (!quotes && (c == b'"' || c == b'\'')) {
             continue;
         }
         if c == 0xc2 {

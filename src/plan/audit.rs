@@ -7,8 +7,6 @@
 //! PLAN-008). Structured mutations only: the four tools' path keys are quoted
 //! JSON keys in the raw line, safe needles (PLAN-017); shell edits are not read.
 
-use std::sync::LazyLock;
-
 use regex::bytes::Regex;
 
 use crate::record::{parse_line, Parsed};
@@ -23,9 +21,9 @@ const TOOLS: [(&str, &[u8]); 4] = [
     ("NotebookEdit", b"notebook_path"),
 ];
 
-static PATH_KEYS: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r#""file_path"|"notebook_path""#).expect("the path keys are literals")
-});
+fn path_keys() -> &'static Regex {
+    crate::scan::re!(bytes r#""file_path"|"notebook_path""#)
+}
 
 /// One structured mutation.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -38,7 +36,7 @@ pub(crate) struct Mutation {
 /// Every structured file mutation the transcript `buf` made, in file order.
 pub(crate) fn mutations(buf: &[u8]) -> Vec<Mutation> {
     let mut out = Vec::new();
-    for (line, _) in HitLines::new(buf, &*PATH_KEYS) {
+    for (line, _) in HitLines::new(buf, path_keys()) {
         let Parsed::Record(rec) = parse_line(&line) else {
             continue;
         };

@@ -2,10 +2,8 @@
 //! (PLAN-009) and rejections (PLAN-010), and the bound plan re-injected after
 //! a compaction (PLAN-016). Only lines holding one of the markers are parsed.
 
-use std::collections::HashMap;
-use std::sync::LazyLock;
-
 use regex::bytes::Regex;
+use std::collections::HashMap;
 
 use crate::classify::markers::{REJ_DELIM, REJ_MARKER};
 use crate::record::{parse_line, Parsed};
@@ -13,10 +11,9 @@ use crate::scan::json;
 use crate::scan::lines::HitLines;
 
 /// The lines worth parsing: the tool, both result shapes, the re-injection.
-static MARKERS: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"ExitPlanMode|User has approved|doesn't want to proceed|plan_file_reference")
-        .expect("the plan markers are literals")
-});
+fn markers() -> &'static Regex {
+    crate::scan::re!(bytes r"ExitPlanMode|User has approved|doesn't want to proceed|plan_file_reference")
+}
 
 /// PLAN-009: the two approval texts (plan saved; empty plan).
 const APPROVED: [&str; 2] = [
@@ -70,7 +67,7 @@ pub(crate) fn scan(buf: &[u8]) -> Events {
     let mut ev = Events::default();
     // ExitPlanMode tool_use id → its planFilePath.
     let mut exits: HashMap<String, Option<String>> = HashMap::new();
-    for (line, _) in HitLines::new(buf, &*MARKERS) {
+    for (line, _) in HitLines::new(buf, markers()) {
         let Parsed::Record(rec) = parse_line(&line) else {
             continue;
         };

@@ -197,6 +197,27 @@ impl<'a> Record<'a> {
         }
     }
 
+    /// The text of the message: its string content, or its text blocks joined
+    /// by `\n` (R-U0). Every text block counts, never only the first. Read by
+    /// the turn rules (`classify::turns`) and the unit classifier alike, so it
+    /// lives with the record rather than in either.
+    pub(crate) fn user_text(&self) -> Option<Cow<'_, str>> {
+        if let Some(s) = self.text_content() {
+            return Some(Cow::Borrowed(s));
+        }
+        let texts: Vec<&str> = self
+            .blocks()
+            .iter()
+            .filter(|b| b.kind() == "text")
+            .filter_map(|b| b.text.as_deref())
+            .collect();
+        match texts.len() {
+            0 => None,
+            1 => Some(Cow::Borrowed(texts[0])),
+            _ => Some(Cow::Owned(texts.join("\n"))),
+        }
+    }
+
     /// Attachment payload kind (`hook_success`, `hook_additional_context`, …).
     pub(crate) fn attachment_kind(&self) -> Option<String> {
         // `type` leads the payload; a skim stops there instead of parsing the

@@ -51,9 +51,7 @@ pub(crate) fn relative(abs: &str) -> Result<PathBuf> {
 
 /// Refuse an output directory inside the Claude home (or equal to it).
 pub(crate) fn check_outside_home(dir: &Path, home: &Path) -> Result<()> {
-    let d = resolve_existing(dir);
-    let h = resolve_existing(home);
-    if d.starts_with(&h) {
+    if crate::outpath::inside(dir, home) {
         return Err(Error::Usage(format!(
             "refusing --out {}: it is inside the Claude home {} (csift never writes there)",
             dir.display(),
@@ -61,39 +59,6 @@ pub(crate) fn check_outside_home(dir: &Path, home: &Path) -> Result<()> {
         )));
     }
     Ok(())
-}
-
-/// The canonical form of the longest existing ancestor, with the rest appended
-/// lexically: the rest does not exist yet, so none of it is a symbolic link, and
-/// a `..` in it climbs exactly as the directories `--out` creates will
-/// (`/tmp/missing/../home/.claude/x` is inside `/tmp/home/.claude`).
-fn resolve_existing(p: &Path) -> PathBuf {
-    let abs = if p.is_absolute() {
-        p.to_path_buf()
-    } else {
-        std::env::current_dir()
-            .map(|c| c.join(p))
-            .unwrap_or_else(|_| p.to_path_buf())
-    };
-    let comps: Vec<Component<'_>> = abs.components().collect();
-    // The longest prefix that exists (the root always does).
-    for k in (1..=comps.len()).rev() {
-        let head: PathBuf = comps[..k].iter().collect();
-        let Ok(mut out) = head.canonicalize() else {
-            continue;
-        };
-        for c in &comps[k..] {
-            match c {
-                Component::ParentDir => {
-                    out.pop();
-                }
-                Component::CurDir => {}
-                c => out.push(c),
-            }
-        }
-        return out;
-    }
-    abs
 }
 
 /// Write `bytes` to `dir/rel`, creating directories under `dir` and refusing

@@ -184,6 +184,20 @@ impl Source {
     }
 }
 
+/// Fill `buf` from `file` at `offset` (a positional read where the platform
+/// has one: the handle's cursor is not moved, so threads may share it).
+#[cfg(unix)]
+pub(crate) fn read_exact_at(file: &File, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
+    std::os::unix::fs::FileExt::read_exact_at(file, buf, offset)
+}
+
+#[cfg(not(unix))]
+pub(crate) fn read_exact_at(mut file: &File, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
+    use std::io::{Seek, SeekFrom};
+    file.seek(SeekFrom::Start(offset))?;
+    file.read_exact(buf)
+}
+
 fn changed(path: &Path, now: usize, was: usize) -> Error {
     Error::Changed {
         path: path.to_path_buf(),

@@ -149,20 +149,16 @@ pub(crate) fn run(
         .collect();
     let dest = destination(args, &inputs)?;
     let root_src = Source::open(&chosen.root.path)?;
-    let lanes = open_lanes(chosen.lanes, problems);
+    let input = Input {
+        root: &chosen.root,
+        src: &root_src,
+        lanes: open_lanes(chosen.lanes, problems),
+        labels,
+    };
     match dest {
         Dest::Stdout => {
             let w = io::BufWriter::with_capacity(64 << 10, io::stdout().lock());
-            let mut w = write_page(
-                args,
-                w,
-                hl,
-                labels,
-                &chosen.root,
-                &root_src,
-                lanes,
-                problems,
-            )?;
+            let mut w = write_page(args, w, hl, input, problems)?;
             w.flush()?;
         }
         Dest::File { tmp, dest } => {
@@ -172,19 +168,10 @@ pub(crate) fn run(
                 .open(&tmp)
                 .map_err(|e| Error::io(&tmp, e))?;
             let w = io::BufWriter::with_capacity(64 << 10, file);
-            let done = write_page(
-                args,
-                w,
-                hl,
-                labels,
-                &chosen.root,
-                &root_src,
-                lanes,
-                problems,
-            )
-            .and_then(|w| w.into_inner().map_err(|e| e.into_error()))
-            .and_then(|f| f.sync_all())
-            .and_then(|()| fs::rename(&tmp, &dest));
+            let done = write_page(args, w, hl, input, problems)
+                .and_then(|w| w.into_inner().map_err(|e| e.into_error()))
+                .and_then(|f| f.sync_all())
+                .and_then(|()| fs::rename(&tmp, &dest));
             if let Err(e) = done {
                 let _ = fs::remove_file(&tmp);
                 return Err(Error::io(&dest, e));
@@ -213,26 +200,31 @@ fn open_lanes(ts: Vec<Transcript>, problems: &Problems) -> Vec<Lane> {
         .collect()
 }
 
-#[allow(clippy::too_many_arguments)]
+/// What a page is made from: the session's main transcript and its bytes,
+/// its lanes, and the labels it keeps (`-t`).
+struct Input<'a> {
+    root: &'a Transcript,
+    src: &'a [u8],
+    lanes: Vec<Lane>,
+    labels: Option<LabelSet>,
+}
+
 fn write_page<W: Write>(
     args: &ExportArgs,
     w: W,
     hl: Option<regex::Regex>,
-    labels: Option<LabelSet>,
-    root: &Transcript,
-    src: &[u8],
-    lanes: Vec<Lane>,
+    input: Input<'_>,
     problems: &Problems,
 ) -> io::Result<W> {
     match args.format {
         PageFormat::Html => {
             let mut s = html::Html::new(w, hl);
-            fill(args, &mut s, labels, root, src, lanes, problems)?;
+            fill(args, &mut s, input, problems)?;
             Ok(s.into_inner())
         }
         PageFormat::Md => {
             let mut s = md::Md::new(w, hl);
-            fill(args, &mut s, labels, root, src, lanes, problems)?;
+            fill(args, &mut s, input, problems)?;
             Ok(s.into_inner())
         }
     }
@@ -243,12 +235,15 @@ fn write_page<W: Write>(
 fn fill(
     args: &ExportArgs,
     sink: &mut dyn Sink,
-    labels: Option<LabelSet>,
-    root: &Transcript,
-    src: &[u8],
-    lanes: Vec<Lane>,
+    input: Input<'_>,
     problems: &Problems,
 ) -> io::Result<()> {
+    let Input {
+        root,
+        src,
+        lanes,
+        labels,
+    } = input;
     let files: Vec<(&Transcript, &[u8])> = std::iter::once((root, src))
         .chain(
             lanes

@@ -22,6 +22,7 @@ use crate::discovery::home;
 use crate::error::{Error, Result};
 use crate::output::sanitize;
 use crate::output::Out;
+use crate::scan::source::Opened;
 
 use super::{Exit, Problems};
 use state::State;
@@ -131,66 +132,122 @@ fn fire(args: &GuardArgs) -> Result<u8, Failure> {
         .take(MAX_PAYLOAD)
         .read_to_end(&mut raw)
         .map_err(Failure::Payload)?;
-    // An editor's byte-order mark is no reason to skip detection.
-    let body = raw.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&raw);
-    let Ok(payload) = serde_json::from_slice::<Value>(body) else {
-        say("hook payload is not JSON; nothing to do");
-        return Ok(0);
-    };
-    if !payload.is_object() {
-        say("hook payload is not a JSON object; nothing to do");
-        return Ok(0);
-    }
-    if truthy(payload.get("agent_id")) {
-        return Ok(0); // a subagent's fire: by design, no note
-    }
-    let Some(transcript) = str_field(&payload, "transcript_path").map(home::expand_tilde) else {
-        say("hook payload has no transcript_path string; nothing to do");
+    let Some(p) = Payload::parse(&raw) else {
         return Ok(0);
     };
     // Opened once, without blocking, and judged by the opened file: a FIFO,
     // a device or a swapped symlink cannot hang the hook, and every read is
     // bounded by this length (a `/proc` file that reports none reads empty).
-    let opened = match crate::scan::source::open_io(&transcript) {
+    let opened = match crate::scan::source::open_io(&p.transcript) {
         Ok(o) => o,
         Err(e) => {
             say(&format!(
                 "fail-open (transcript {}: {e})",
-                sanitize::path(&transcript)
+                sanitize::path(&p.transcript)
             ));
             return Ok(0);
         }
     };
-    let session = str_field(&payload, "session_id").unwrap_or("unknown");
-    let prompt_id = str_field(&payload, "prompt_id").unwrap_or("");
-    let last_message = match payload.get("last_assistant_message") {
-        None | Some(Value::Null) => None,
-        Some(Value::String(s)) => Some(s.clone()),
-        Some(v) => Some(v.to_string()),
+    let (dir, path) = state_file(args, &p.transcript, &p.session)?;
+    let mut st = State::load(&path);
+    let hits = advance(&mut st, &opened, &p.transcript)?;
+    let fire = arms::Fire {
+        dir: &dir,
+        session: &p.session,
+        prompt_id: &p.prompt_id,
+        hits,
+        last_message: p.last_message,
     };
+    if args.post {
+        arms::post(st, fire, &path)
+    } else {
+        arms::stop(st, fire, &path)
+    }
+}
 
-    let mut homes: Vec<PathBuf> = home_of(&transcript).into_iter().collect();
+/// What a fire reads from its hook payload.
+#[derive(Debug)]
+struct Payload {
+    transcript: PathBuf,
+    /// `unknown` when the payload names none.
+    session: String,
+    prompt_id: String,
+    /// The Stop payload's `last_assistant_message`, as text.
+    last_message: Option<String>,
+}
+
+impl Payload {
+    /// The payload in `raw`, or `None` when there is nothing to do: not a JSON
+    /// object or no transcript path (each said), or a subagent's fire (by
+    /// design, no note).
+    fn parse(raw: &[u8]) -> Option<Payload> {
+        // An editor's byte-order mark is no reason to skip detection.
+        let body = raw.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(raw);
+        let Ok(payload) = serde_json::from_slice::<Value>(body) else {
+            say("hook payload is not JSON; nothing to do");
+            return None;
+        };
+        if !payload.is_object() {
+            say("hook payload is not a JSON object; nothing to do");
+            return None;
+        }
+        if truthy(payload.get("agent_id")) {
+            return None; // a subagent's fire: by design, no note
+        }
+        let Some(transcript) = str_field(&payload, "transcript_path").map(home::expand_tilde)
+        else {
+            say("hook payload has no transcript_path string; nothing to do");
+            return None;
+        };
+        let last_message = match payload.get("last_assistant_message") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(s)) => Some(s.clone()),
+            Some(v) => Some(v.to_string()),
+        };
+        Some(Payload {
+            transcript,
+            session: str_field(&payload, "session_id")
+                .unwrap_or("unknown")
+                .to_string(),
+            prompt_id: str_field(&payload, "prompt_id").unwrap_or("").to_string(),
+            last_message,
+        })
+    }
+}
+
+/// The state dir, made ready outside every Claude home this fire can name
+/// (the transcript's and the configured one), and the session's state file.
+fn state_file(
+    args: &GuardArgs,
+    transcript: &Path,
+    session: &str,
+) -> Result<(PathBuf, PathBuf), Failure> {
+    let mut homes: Vec<PathBuf> = home_of(transcript).into_iter().collect();
     if let Ok(h) = home::from_env(args.common.claude_home.clone()) {
         homes.push(h.root);
     }
     let dir = state::prepare(&state::state_dir(args.state_dir.as_deref())?, &homes)?;
     let path = dir.join(format!("{}.json", state::file_stem(session)));
-    let mut st = State::load(&path);
+    Ok((dir, path))
+}
 
+/// Scan what the transcript gained since the saved offset (on a first fire,
+/// a rewritten file or a bad offset: the final turn of the tail only) and move
+/// the state past it. The new eaten responses, which are never flagged again.
+fn advance(st: &mut State, opened: &Opened, transcript: &Path) -> Result<Vec<String>, Failure> {
     let (file, size) = (&opened.file, opened.len);
-    let read = |e| Failure::io("read", &transcript, e);
+    let read = |e| Failure::io("read", transcript, e);
     let anchor = window::anchor(file, size).map_err(read)?;
     let shown = transcript.display().to_string();
     let rebaseline =
         st.transcript != shown || st.anchor != anchor || st.offset.is_none_or(|o| o > size);
     let (offset, carry) = if rebaseline {
-        // First fire, a rewritten file, or a bad offset: final turn of the tail only.
         (window::tail_start(file, size).map_err(read)?, Vec::new())
     } else {
         (st.offset.unwrap_or(0), std::mem::take(&mut st.carry))
     };
     let scan = window::scan(file, size, offset, carry, &st.flagged_mids, rebaseline)
-        .map_err(|e| Failure::io("scan", &transcript, e))?;
+        .map_err(|e| Failure::io("scan", transcript, e))?;
     st.flagged_mids.extend(
         scan.hits
             .iter()
@@ -202,18 +259,7 @@ fn fire(args: &GuardArgs) -> Result<u8, Failure> {
     st.offset = Some(scan.new_offset);
     st.carry = scan.carry;
     st.fires += 1;
-    let fire = arms::Fire {
-        dir: &dir,
-        session,
-        prompt_id,
-        hits: scan.hits,
-        last_message,
-    };
-    if args.post {
-        arms::post(st, fire, &path)
-    } else {
-        arms::stop(st, fire, &path)
-    }
+    Ok(scan.hits)
 }
 
 /// The settings block to paste: indented for a person, one line with

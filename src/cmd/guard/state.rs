@@ -140,31 +140,12 @@ pub(crate) fn lexical(p: &Path) -> PathBuf {
     out
 }
 
-/// A path made absolute and canonical as far as it exists.
-fn resolved(p: &Path) -> PathBuf {
-    let abs = lexical(p);
-    let mut tail = Vec::new();
-    let mut cur = abs.as_path();
-    loop {
-        if let Ok(c) = std::fs::canonicalize(cur) {
-            return tail.iter().rev().fold(c, |acc: PathBuf, t| acc.join(t));
-        }
-        match (cur.parent(), cur.file_name()) {
-            (Some(parent), Some(name)) => {
-                tail.push(name.to_os_string());
-                cur = parent;
-            }
-            _ => return abs,
-        }
-    }
-}
-
 /// Refuse a state dir inside any of `homes` (the Claude home, and the home a
 /// transcript path sits in).
 pub(crate) fn check_outside(dir: &Path, homes: &[PathBuf]) -> Result<(), Failure> {
-    let d = resolved(dir);
+    let d = crate::outpath::resolve(dir);
     for h in homes {
-        let h = resolved(h);
+        let h = crate::outpath::resolve(h);
         if d.starts_with(&h) {
             return Err(Failure::Inside { dir: d, home: h });
         }

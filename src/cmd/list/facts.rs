@@ -18,7 +18,7 @@ use jiff::Timestamp;
 use regex::bytes::Regex;
 
 use super::read::{Bytes, Windows, HEAD_MAX, TAIL_MAX};
-use super::{Bad, ReadMode, Summary};
+use super::summary::{Bad, ReadMode, Summary};
 use crate::classify::sidechain::InlineLanes;
 use crate::classify::{turns, FileIndex};
 use crate::discovery::Transcript;
@@ -303,7 +303,8 @@ fn is_result_carrier(line: &[u8]) -> bool {
 fn first_prompt(r: &Record<'_>, s: &mut Summary) {
     s.first_prompt = turns::prompt_text(r).map(|p| crate::output::sanitize::one_line(&p));
     if s.first_command.is_none() && r.kind() == "user" && !r.is_meta() {
-        s.first_command = crate::classify::unit::user_text(r)
+        s.first_command = r
+            .user_text()
             .and_then(|t| {
                 crate::classify::markers::xml_tag(&t, "command-name")
                     .map(crate::output::sanitize::one_line)

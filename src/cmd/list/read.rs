@@ -110,7 +110,7 @@ impl Windows {
         w.read_into_head(0, HEAD_START, path)?;
         let at = len - TAIL_START as u64;
         w.tail.resize(TAIL_START, 0);
-        read_exact_at(&w.file, &mut w.tail, at).map_err(|e| cut(path, e))?;
+        crate::scan::source::read_exact_at(&w.file, &mut w.tail, at).map_err(|e| cut(path, e))?;
         Ok(w)
     }
 
@@ -186,14 +186,16 @@ impl Windows {
     fn read_into_head(&mut self, offset: u64, n: usize, path: &Path) -> Result<()> {
         let from = self.head.len();
         self.head.resize(from + n, 0);
-        read_exact_at(&self.file, &mut self.head[from..], offset).map_err(|e| cut(path, e))
+        crate::scan::source::read_exact_at(&self.file, &mut self.head[from..], offset)
+            .map_err(|e| cut(path, e))
     }
 
     /// `n` bytes at `offset`. The file is never shorter than `len` bytes unless
     /// something truncated it, which is reported as an error on this file.
     fn read(&self, offset: u64, n: usize, path: &Path) -> Result<Vec<u8>> {
         let mut buf = vec![0; n];
-        read_exact_at(&self.file, &mut buf, offset).map_err(|e| cut(path, e))?;
+        crate::scan::source::read_exact_at(&self.file, &mut buf, offset)
+            .map_err(|e| cut(path, e))?;
         Ok(buf)
     }
 }
@@ -209,18 +211,6 @@ fn cut(path: &Path, e: std::io::Error) -> Error {
     } else {
         Error::io(path, e)
     }
-}
-
-#[cfg(unix)]
-fn read_exact_at(file: &File, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
-    std::os::unix::fs::FileExt::read_exact_at(file, buf, offset)
-}
-
-#[cfg(not(unix))]
-fn read_exact_at(mut file: &File, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
-    use std::io::{Read, Seek, SeekFrom};
-    file.seek(SeekFrom::Start(offset))?;
-    file.read_exact(buf)
 }
 
 #[cfg(test)]

@@ -94,10 +94,11 @@ pub(crate) fn run(
         return Ok(Exit::from(!listing.is_empty(), problems.count()));
     }
     let Some(path) = path else {
-        crate::output::to_stderr(&crate::output::sanitize::clean(&format!(
-            "csift: no touch of {} in the selected transcripts",
+        // Through Problems, so `csift mcp` answers the note with the call.
+        problems.note(format_args!(
+            "no touch of {} in the selected transcripts",
             crate::output::sanitize::one_line(input)
-        )));
+        ));
         return Ok(Exit::from(false, problems.count()));
     };
     let cut = point::cut(cfg.at.as_deref(), &transcripts)?;

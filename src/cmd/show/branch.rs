@@ -12,7 +12,6 @@ use std::io::Write;
 
 use serde::Serialize;
 
-use crate::classify::unit::user_text;
 use crate::cmd::{Exit, Problems};
 use crate::discovery::Transcript;
 use crate::output::{sanitize, Format, Out};
@@ -72,7 +71,7 @@ fn is_conversation_child(r: &Record<'_>) -> bool {
 /// A child's one-line preview and the length of the whole line.
 fn preview(r: &Record<'_>) -> (String, usize) {
     let text = if r.kind() == "user" {
-        user_text(r).map(|s| s.into_owned())
+        r.user_text().map(|s| s.into_owned())
     } else {
         r.text_content().map(str::to_string).or_else(|| {
             r.blocks().iter().find_map(|b| match b.kind() {

@@ -446,7 +446,7 @@ fn bare_body<W: Write>(
 ) -> io::Result<()> {
     let st = c.st;
     // isMeta prose with no leaf of its own (R-U11) still reads as text.
-    match crate::classify::unit::user_text(rec.r).filter(|_| rec.r.kind() == "user") {
+    match rec.r.user_text().filter(|_| rec.r.kind() == "user") {
         Some(text) => {
             writeln!(w, "{}(unlabelled harness text){}", st.dim, st.reset)?;
             print::body(w, st, &text, c.no_truncate)

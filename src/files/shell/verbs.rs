@@ -133,32 +133,12 @@ fn simple(name: &str) -> Option<(Act, &'static [&'static str])> {
 
 /// The effect of the simple command `name args…` (wrappers already stripped).
 pub(crate) fn effect<'w>(name: &str, args: &'w [Word]) -> Effect<'w> {
-    let mut e = Effect::default();
     if let Some((act, takes)) = simple(name) {
-        let ops = operands(args, takes);
-        e.stdin_to_out = name == "cat" && ops.is_empty();
-        e.operands = acts(ops, act);
-        // `sort -o FILE` writes FILE.
-        if let Some(out) = option_value(args, &["-o", "--output"]).filter(|_| name == "sort") {
-            e.operands.push(Operand {
-                act: Act::Write,
-                word: out,
-            });
-        }
-        return e;
+        return simple_effect(name, args, act, takes);
     }
+    let mut e = Effect::default();
     match name {
-        "jq" | "awk" | "gawk" => {
-            // The program comes first unless it is read from a file (-f).
-            let ops = operands(args, &["-f", "-F", "-v", "--indent"]);
-            let from_file = args
-                .iter()
-                .any(|w| w.text == "-f" || w.text == "--from-file");
-            e.operands = acts(
-                ops.into_iter().skip(usize::from(!from_file)).collect(),
-                Act::Read,
-            );
-        }
+        "jq" | "awk" | "gawk" => e.operands = program_inputs(args),
         "tee" => {
             let act = if has_flag(args, 'a', "--append") {
                 Act::Append
@@ -170,33 +150,8 @@ pub(crate) fn effect<'w>(name: &str, args: &'w [Word]) -> Effect<'w> {
         }
         "mv" | "cp" | "install" | "ln" | "rsync" => e.operands = transfer(name, args),
         "sed" => e.operands = sed(args),
-        "perl" | "ruby"
-            if args
-                .iter()
-                .any(|w| ["-i", "-pi", "-ni"].iter().any(|f| w.text.starts_with(f))) =>
-        {
-            // In-place edit: the files after the script.
-            let ops = operands(args, &["-e", "-E", "-I", "-M", "-l", "-0"]);
-            let scripted = args
-                .iter()
-                .any(|w| w.text.starts_with('-') && w.text.contains('e'));
-            e.operands = acts(
-                ops.into_iter().skip(usize::from(!scripted)).collect(),
-                Act::Write,
-            );
-        }
-        "dd" => {
-            for w in args {
-                let act = if w.text.starts_with("of=") {
-                    Act::Write
-                } else if w.text.starts_with("if=") {
-                    Act::Read
-                } else {
-                    continue;
-                };
-                e.operands.push(Operand { act, word: w });
-            }
-        }
+        "perl" | "ruby" if edits_in_place(args) => e.operands = in_place(args),
+        "dd" => e.operands = dd(args),
         "git" => git(args, &mut e),
         _ => e.marker = super::markers::marker(name, args),
     }
@@ -212,6 +167,72 @@ pub(crate) fn effect<'w>(name: &str, args: &'w [Word]) -> Effect<'w> {
         }
     }
     e
+}
+
+/// A verb of the [`simple`] table: every operand acted on as `act`; `cat`
+/// with none copies its stdin out, and `sort -o FILE` writes FILE.
+fn simple_effect<'w>(name: &str, args: &'w [Word], act: Act, takes: &[&str]) -> Effect<'w> {
+    let ops = operands(args, takes);
+    let mut e = Effect {
+        stdin_to_out: name == "cat" && ops.is_empty(),
+        operands: acts(ops, act),
+        marker: None,
+    };
+    if let Some(out) = option_value(args, &["-o", "--output"]).filter(|_| name == "sort") {
+        e.operands.push(Operand {
+            act: Act::Write,
+            word: out,
+        });
+    }
+    e
+}
+
+/// `jq`/`awk` read their operands; the program comes first unless it is
+/// read from a file (-f).
+fn program_inputs(args: &[Word]) -> Vec<Operand<'_>> {
+    let ops = operands(args, &["-f", "-F", "-v", "--indent"]);
+    let from_file = args
+        .iter()
+        .any(|w| w.text == "-f" || w.text == "--from-file");
+    acts(
+        ops.into_iter().skip(usize::from(!from_file)).collect(),
+        Act::Read,
+    )
+}
+
+/// `perl -i` / `ruby -i` (also `-pi`, `-ni`): an in-place edit.
+fn edits_in_place(args: &[Word]) -> bool {
+    args.iter()
+        .any(|w| ["-i", "-pi", "-ni"].iter().any(|f| w.text.starts_with(f)))
+}
+
+/// An in-place edit writes its operands; the first is the script unless it
+/// came with `-e`.
+fn in_place(args: &[Word]) -> Vec<Operand<'_>> {
+    let ops = operands(args, &["-e", "-E", "-I", "-M", "-l", "-0"]);
+    let scripted = args
+        .iter()
+        .any(|w| w.text.starts_with('-') && w.text.contains('e'));
+    acts(
+        ops.into_iter().skip(usize::from(!scripted)).collect(),
+        Act::Write,
+    )
+}
+
+/// `dd if=IN of=OUT`: reads IN, writes OUT.
+fn dd(args: &[Word]) -> Vec<Operand<'_>> {
+    args.iter()
+        .filter_map(|w| {
+            let act = if w.text.starts_with("of=") {
+                Act::Write
+            } else if w.text.starts_with("if=") {
+                Act::Read
+            } else {
+                return None;
+            };
+            Some(Operand { act, word: w })
+        })
+        .collect()
 }
 
 /// `git rm`/`git mv` name their files; `git checkout -- F` / `git restore F`

@@ -162,7 +162,7 @@ pub(crate) fn carrier_text<'r>(rec: &'r Record<'_>) -> Option<(Carrier, Cow<'r, 
             q.prompt
                 .map(|p| (Carrier::Attachment, Cow::Owned(p.into_owned())))
         }
-        "user" => crate::classify::unit::user_text(rec).map(|t| (Carrier::User, t)),
+        "user" => rec.user_text().map(|t| (Carrier::User, t)),
         _ => None,
     }
 }
