@@ -72,9 +72,7 @@ impl Resolved {
             window: Window::parse(args.common.since.as_deref(), args.common.until.as_deref())?,
             resolve_persisted: args.resolve_persisted,
             exchanges: !args.no_exchange && !per_file && args.count_by.is_none() && !args.raw,
-            tool_names: !per_file
-                && !args.raw
-                && args.count_by.is_none_or(|k| k == CountBy::Tool),
+            tool_names: !per_file && !args.raw && args.count_by.is_none_or(|k| k == CountBy::Tool),
             embeds: !args.common.no_subagents,
             count_by: args.count_by,
             raw: args.raw,

@@ -41,9 +41,7 @@ pub(super) fn per_file(
                 crate::output::sanitize::path(&t.path),
                 r.hits.len()
             )?,
-            (Format::Human, false) => {
-                writeln!(out, "{}", crate::output::sanitize::path(&t.path))?
-            }
+            (Format::Human, false) => writeln!(out, "{}", crate::output::sanitize::path(&t.path))?,
         }
     }
     Ok((0, 0))

@@ -213,7 +213,9 @@ fn check(args: &VerbatimArgs) -> crate::error::Result<()> {
 /// The targets, and the barrier an --ordered slice waits at: with --hook-json
 /// and no TARGET, the transcript the hook payload on stdin names; `None`
 /// when the payload's source is not one --hook-source asks for.
-fn targets(args: &VerbatimArgs) -> crate::error::Result<Option<(Vec<String>, Option<hook::Barrier>)>> {
+fn targets(
+    args: &VerbatimArgs,
+) -> crate::error::Result<Option<(Vec<String>, Option<hook::Barrier>)>> {
     if !(args.hook_json && args.targets.is_empty()) {
         if !args.hook_source.is_empty() || args.ordered {
             return Err(Error::Usage(
