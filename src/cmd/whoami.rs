@@ -45,16 +45,18 @@ struct Json<'a> {
 pub(crate) fn run(args: &WhoamiArgs, out: &mut Out, problems: &Problems) -> Result<super::Exit> {
     super::not_applicable("whoami", &args.common)?;
     match args.target.as_deref() {
-        None | Some("@main") => {}
-        Some(t) if t.starts_with("@trap:") => return trapped(args, t, out),
-        Some(t) => {
-            return Err(Error::Usage(format!(
-                "whoami names the caller: from CLAUDE_CODE_SESSION_ID, or by @trap:MARKER; `{}` is neither (to read another session, `csift list {}`)",
-                crate::output::sanitize::one_line(t),
-                crate::output::sanitize::one_line(t)
-            )))
-        }
+        None | Some("@main") => from_env(args, out, problems),
+        Some(t) if t.starts_with("@trap:") => trapped(args, t, out),
+        Some(t) => Err(Error::Usage(format!(
+            "whoami names the caller: from CLAUDE_CODE_SESSION_ID, or by @trap:MARKER; `{}` is neither (to read another session, `csift list {}`)",
+            crate::output::sanitize::one_line(t),
+            crate::output::sanitize::one_line(t)
+        ))),
     }
+}
+
+/// `whoami`: the session [`ENV`] names, with its transcript files.
+fn from_env(args: &WhoamiArgs, out: &mut Out, problems: &Problems) -> Result<super::Exit> {
     let id = std::env::var(ENV).unwrap_or_default();
     if id.trim().is_empty() {
         return Err(Error::Usage(format!(
@@ -65,19 +67,7 @@ pub(crate) fn run(args: &WhoamiArgs, out: &mut Out, problems: &Problems) -> Resu
     }
     let id = id.trim();
     let home = home::from_env(args.common.claude_home.clone())?;
-    // The variable is the session's own id, never a prefix: `@4d56` would
-    // pick whichever session starts so.
-    let (files, lanes) = match target::resolve(&home, &[format!("@{id}")], true) {
-        Ok(sel) => {
-            let ours = || sel.transcripts.iter().filter(|t| t.session_id == id);
-            let files: Vec<String> = ours()
-                .filter(|t| !t.is_lane())
-                .map(|t| t.path.display().to_string())
-                .collect();
-            (files, ours().any(|t| t.is_lane()))
-        }
-        Err(_) => (Vec::new(), false),
-    };
+    let (files, lanes) = session_files(&home, id);
     let shown = crate::output::sanitize::clean(id);
     lane_note(problems, lanes, files.is_empty());
     // Known to be the session itself only where no lane could be calling.
@@ -94,13 +84,8 @@ pub(crate) fn run(args: &WhoamiArgs, out: &mut Out, problems: &Problems) -> Resu
             depth: the_session.then_some(0),
         })?,
         Format::Human if args.path => {
-            // Exact for `$(csift whoami --path)`; a terminal gets it cleaned
-            // (a project folder's name is as untrusted as transcript text).
             for f in &files {
-                match out.tty {
-                    true => writeln!(out, "{}", crate::output::sanitize::one_line(f))?,
-                    false => writeln!(out, "{f}")?,
-                }
+                path_line(out, f)?;
             }
         }
         Format::Human => writeln!(out, "{shown}")?,
@@ -125,6 +110,30 @@ pub(crate) fn run(args: &WhoamiArgs, out: &mut Out, problems: &Problems) -> Resu
         });
     }
     Ok(super::Exit::Found)
+}
+
+/// The main transcript files of session `id`, and whether it has lanes. The
+/// variable is the session's own id, never a prefix: `@4d56` would pick
+/// whichever session starts so.
+fn session_files(home: &home::ClaudeHome, id: &str) -> (Vec<String>, bool) {
+    let Ok(sel) = target::resolve(home, &[format!("@{id}")], true) else {
+        return (Vec::new(), false);
+    };
+    let ours = || sel.transcripts.iter().filter(|t| t.session_id == id);
+    let files: Vec<String> = ours()
+        .filter(|t| !t.is_lane())
+        .map(|t| t.path.display().to_string())
+        .collect();
+    (files, ours().any(|t| t.is_lane()))
+}
+
+/// A `--path` line: exact for `$(csift whoami --path)`; a terminal gets it
+/// cleaned (a project folder's name is as untrusted as transcript text).
+fn path_line(out: &mut Out, f: &str) -> std::io::Result<()> {
+    match out.tty {
+        true => writeln!(out, "{}", crate::output::sanitize::one_line(f)),
+        false => writeln!(out, "{f}"),
+    }
 }
 
 /// The caveat that the variable names the top-level session. Only a session
@@ -185,10 +194,7 @@ fn trapped(args: &WhoamiArgs, t: &str, out: &mut Out) -> Result<super::Exit> {
             parent_session_id: lane.then_some(caller.session_id.as_str()),
             depth,
         })?,
-        Format::Human if args.path => match out.tty {
-            true => writeln!(out, "{}", crate::output::sanitize::one_line(&file))?,
-            false => writeln!(out, "{file}")?,
-        },
+        Format::Human if args.path => path_line(out, &file)?,
         // As the env form prints the id, and a target reads it:
         // `<session>@<agent>` for a lane.
         Format::Human => {

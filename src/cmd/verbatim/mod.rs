@@ -109,6 +109,81 @@ pub(crate) fn run(
     problems: &Problems,
     started: Instant,
 ) -> crate::error::Result<Exit> {
+    check(args)?;
+    // Another source started the session: nothing to inject.
+    let Some((targets, barrier)) = targets(args)? else {
+        return Ok(Exit::Found);
+    };
+    let (t, home) = transcript(args, &targets, problems)?;
+    // ELI-025: a slice beyond the fleet prints nothing and succeeds (JSON
+    // still ends with its summary, which says no turn was printed).
+    if let (Some(n), Some(i)) = (args.slices, args.slice) {
+        if (i == 0 || i > n) && args.common.format != Format::Json {
+            return Ok(Exit::Found);
+        }
+    }
+    let lim = limits(args);
+    let src = Source::open(&t.path)?;
+    let idx = FileIndex::build(&src, t.is_lane());
+    let opts = turns::Opts {
+        thinking: args.thinking,
+        full_tools: args.tools == Tools::Full,
+        lane: t.is_lane(),
+        show: format!(
+            "csift show {}",
+            crate::output::sanitize::one_line(&t.target_args(&home))
+        ),
+    };
+    let prefer = match args.prefer {
+        PreferArg::Newest => select::Prefer::Newest,
+        PreferArg::LeastCarried => select::Prefer::LeastCarried,
+    };
+    let choice = select::choose(&src, &idx, &opts, lim, args.max_compactions, prefer);
+    let shown: Vec<(usize, &Vec<Piece>)> = choice
+        .windows
+        .iter()
+        .enumerate()
+        .map(|(i, w)| (i + 1, w))
+        .filter(|(i, _)| args.slice.is_none_or(|s| s == *i))
+        .collect();
+    let text: String = shown.iter().map(|(_, w)| pack::text(w)).collect();
+    let left_out_before = left_out_before(&choice, &src, &idx, &opts);
+    // A file cut while mapped read zeros past the cut: nothing of it is trusted.
+    src.check()?;
+    if args.hook_json {
+        return hook_output(out, args, barrier.as_ref(), &text, problems);
+    }
+    let kept = Kept {
+        t: &t,
+        src: &src,
+        idx: &idx,
+        lim,
+        prefer,
+        choice: &choice,
+        shown: &shown,
+        text: &text,
+        left_out_before,
+    };
+    match args.common.format {
+        Format::Human => {
+            out.write_all(text.as_bytes())?;
+            if args.slice.is_none() {
+                let why = why(&kept, args);
+                let total = idx.turns();
+                select::left_out_notes(problems, &choice, left_out_before, total, &lim, &why);
+            }
+        }
+        Format::Json => json(out, args, &kept, problems, started)?,
+    }
+    let sliced_empty = args.slice.is_some();
+    Ok(Exit::from(
+        !text.is_empty() || sliced_empty,
+        problems.count(),
+    ))
+}
+
+/// The checks clap's own attributes do not make, in the order they are said.
+fn check(args: &VerbatimArgs) -> crate::error::Result<()> {
     if args.common.since.is_some() || args.common.until.is_some() {
         return Err(Error::Usage(
             "verbatim keeps whole turns from the end; --since/--until do not apply".into(),
@@ -132,27 +207,42 @@ pub(crate) fn run(
             "--hook-json with --slices needs --slice i".into(),
         ));
     }
-    let mut barrier = None;
-    let targets = match (args.hook_json, args.targets.is_empty()) {
-        (true, true) => match hook::payload(&args.hook_source)? {
-            (raw, Some(t)) => {
-                if let (true, Some(n), Some(i)) = (args.ordered, args.slices, args.slice) {
-                    let wait = std::time::Duration::from_secs(args.order_wait);
-                    barrier = hook::Barrier::new(&raw, i, n, wait);
-                }
-                vec![t]
-            }
-            // Another source started the session: nothing to inject.
-            (_, None) => return Ok(Exit::Found),
-        },
-        _ if !args.hook_source.is_empty() || args.ordered => {
+    Ok(())
+}
+
+/// The targets, and the barrier an --ordered slice waits at: with --hook-json
+/// and no TARGET, the transcript the hook payload on stdin names; `None`
+/// when the payload's source is not one --hook-source asks for.
+fn targets(
+    args: &VerbatimArgs,
+) -> crate::error::Result<Option<(Vec<String>, Option<hook::Barrier>)>> {
+    if !(args.hook_json && args.targets.is_empty()) {
+        if !args.hook_source.is_empty() || args.ordered {
             return Err(Error::Usage(
                 "--hook-source and --ordered read the hook payload on stdin: use them with --hook-json and no TARGET".into(),
-            ))
+            ));
         }
-        _ => args.targets.clone(),
+        return Ok(Some((args.targets.clone(), None)));
+    }
+    let (raw, Some(t)) = hook::payload(&args.hook_source)? else {
+        return Ok(None);
     };
-    let t = one_transcript(super::select(&args.common, &targets, problems)?)?;
+    let mut barrier = None;
+    if let (true, Some(n), Some(i)) = (args.ordered, args.slices, args.slice) {
+        let wait = std::time::Duration::from_secs(args.order_wait);
+        barrier = hook::Barrier::new(&raw, i, n, wait);
+    }
+    Ok(Some((vec![t], barrier)))
+}
+
+/// The one transcript `targets` select, and the home it is under; a lane
+/// selected only through its session is refused.
+fn transcript(
+    args: &VerbatimArgs,
+    targets: &[String],
+    problems: &Problems,
+) -> crate::error::Result<(Transcript, crate::discovery::home::ClaudeHome)> {
+    let t = one_transcript(super::select(&args.common, targets, problems)?)?;
     let home = crate::discovery::home::from_env(args.common.claude_home.clone())?;
     if t.is_lane() && !targets.iter().any(|x| names_lane(x, &t)) {
         // `@session` whose main file is missing selects its one lane: rebuilt
@@ -165,14 +255,13 @@ pub(crate) fn run(
             crate::output::sanitize::one_line(&t.target_args(&home)),
         )));
     }
-    // ELI-025: a slice beyond the fleet prints nothing and succeeds (JSON
-    // still ends with its summary, which says no turn was printed).
-    if let (Some(n), Some(i)) = (args.slices, args.slice) {
-        if (i == 0 || i > n) && args.common.format != Format::Json {
-            return Ok(Exit::Found);
-        }
-    }
-    let lim = match args.slices {
+    Ok((t, home))
+}
+
+/// The budget and windows: N windows of W with --slices (budget N×W unless
+/// given), else one window as large as the budget.
+fn limits(args: &VerbatimArgs) -> Limits {
+    match args.slices {
         Some(n) => Limits {
             windows: n,
             window: args.window,
@@ -186,27 +275,41 @@ pub(crate) fn run(
                 budget: b,
             }
         }
-    };
-    let src = Source::open(&t.path)?;
-    let idx = FileIndex::build(&src, t.is_lane());
-    let opts = turns::Opts {
-        thinking: args.thinking,
-        full_tools: args.tools == Tools::Full,
-        lane: t.is_lane(),
-        show: format!(
-            "csift show {}",
-            crate::output::sanitize::one_line(&t.target_args(&home))
-        ),
-    };
-    let prefer = match args.prefer {
-        PreferArg::Newest => select::Prefer::Newest,
-        PreferArg::LeastCarried => select::Prefer::LeastCarried,
-    };
-    let choice = select::choose(&src, &idx, &opts, lim, args.max_compactions, prefer);
-    let windows = &choice.windows;
-    let stopped_by = select::stopped_by(&choice);
-    // Why older turns were left out, for the human form's stderr line.
-    let why = match (stopped_by, args.max_compactions) {
+    }
+}
+
+/// What the walk left out at the old end: turns before the oldest kept, or
+/// only turn 0 (before the first prompt) when that renders to something.
+fn left_out_before(
+    choice: &select::Choice,
+    src: &[u8],
+    idx: &FileIndex,
+    opts: &turns::Opts,
+) -> Option<usize> {
+    let oldest = choice.windows.iter().flatten().map(|p| p.turn.n).min();
+    oldest.filter(|&n| {
+        n > 1 || (n == 1 && turns::Walker::new(src, idx, opts.clone()).turn_zero_renders())
+    })
+}
+
+/// What one run kept, as the printers read it.
+struct Kept<'a> {
+    t: &'a Transcript,
+    src: &'a [u8],
+    idx: &'a FileIndex,
+    lim: Limits,
+    prefer: select::Prefer,
+    choice: &'a select::Choice,
+    /// The windows printed (all, or the one --slice names), numbered from 1.
+    shown: &'a [(usize, &'a Vec<Piece>)],
+    text: &'a str,
+    left_out_before: Option<usize>,
+}
+
+/// Why older turns were left out, for the human form's stderr line.
+fn why(kept: &Kept<'_>, args: &VerbatimArgs) -> String {
+    let lim = &kept.lim;
+    match (select::stopped_by(kept.choice), args.max_compactions) {
         (Some("windows"), _) => format!(
             "the {} windows of {} are full; raise --slices or --window",
             lim.windows, lim.window
@@ -215,112 +318,103 @@ pub(crate) fn run(
             "reaches back across more compaction summaries than --max-compactions {m} allows"
         ),
         _ => format!("past the {}-char budget; raise --budget", lim.budget),
-    };
-    let shown: Vec<(usize, &Vec<Piece>)> = windows
-        .iter()
-        .enumerate()
-        .map(|(i, w)| (i + 1, w))
-        .filter(|(i, _)| args.slice.is_none_or(|s| s == *i))
-        .collect();
-    let text: String = shown.iter().map(|(_, w)| pack::text(w)).collect();
-    // What the walk left out at the old end: turns before the oldest kept, or
-    // only turn 0 (before the first prompt) when that renders to something.
-    let oldest = windows.iter().flatten().map(|p| p.turn.n).min();
-    let left_out_before = oldest.filter(|&n| {
-        n > 1 || (n == 1 && turns::Walker::new(&src, &idx, opts.clone()).turn_zero_renders())
-    });
-    // A file cut while mapped read zeros past the cut: nothing of it is trusted.
-    src.check()?;
-
-    if args.hook_json {
-        // Slices print in order: after the one before has (MISC-013).
-        if let Some(b) = &barrier {
-            if !b.wait() {
-                problems.note(format_args!(
-                    "verbatim: slice {} did not print within {} s; printing slice {} anyway",
-                    args.slice.unwrap_or(1).saturating_sub(1),
-                    args.order_wait,
-                    args.slice.unwrap_or(1)
-                ));
-            }
-        }
-        if !text.is_empty() {
-            out.json(&serde_json::json!({
-                "hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": text}
-            }))?;
-        }
-        out.flush()?;
-        if let Some(b) = &barrier {
-            b.done();
-        }
-        return Ok(Exit::from(true, problems.count()));
     }
-    match args.common.format {
-        Format::Human => {
-            out.write_all(text.as_bytes())?;
-            if args.slice.is_none() {
-                select::left_out_notes(problems, &choice, left_out_before, idx.turns(), &lim, &why);
-            }
+}
+
+/// `--hook-json`: the text as SessionStart hook output (nothing when empty),
+/// printed after slice i-1 has with --ordered (MISC-013).
+fn hook_output(
+    out: &mut Out,
+    args: &VerbatimArgs,
+    barrier: Option<&hook::Barrier>,
+    text: &str,
+    problems: &Problems,
+) -> crate::error::Result<Exit> {
+    // Slices print in order: after the one before has (MISC-013).
+    if let Some(b) = barrier {
+        if !b.wait() {
+            problems.note(format_args!(
+                "verbatim: slice {} did not print within {} s; printing slice {} anyway",
+                args.slice.unwrap_or(1).saturating_sub(1),
+                args.order_wait,
+                args.slice.unwrap_or(1)
+            ));
         }
-        Format::Json => {
-            for (i, w) in &shown {
-                for p in w.iter() {
-                    out.json(&TurnRow {
-                        kind: "turn",
-                        turn: p.turn.n,
-                        first_line: p.turn.first_line,
-                        last_line: p.turn.last_line,
-                        chars: pack::units(&p.turn.text),
-                        cut: p.cut,
-                        cut_chars: p.omitted,
-                        slice: args.slices.map(|_| *i),
-                        compaction_summaries: &p.turn.summaries,
-                        summary_carried: choice
-                            .carried
-                            .get(&p.turn.n)
-                            .map(|f| (f * 100.0).round() / 100.0),
-                        text: &p.turn.text,
-                    })?;
-                }
-            }
-            // What was printed: with --slice, that slice (slices_used counts all).
-            let all = shown.iter().flat_map(|(_, w)| w.iter());
-            out.json(&Summary {
-                kind: "summary",
-                file: t.path.display().to_string(),
-                session_id: &t.session_id,
-                agent_id: t.agent_id.as_deref(),
-                turns: all.clone().count(),
-                turns_total: idx.turns(),
-                chars: pack::units(&text),
-                budget: lim.budget,
-                slices: args.slices,
-                window: args.slices.map(|_| args.window),
-                slices_used: windows.len(),
-                compaction_summaries_spanned: all.map(|p| p.turn.summaries.len()).sum(),
-                // Either spacing (REC-038).
-                compaction_summaries_total: crate::scan::pair::keys_valued(
-                    &src,
-                    crate::scan::lit!(b"\"isCompactSummary\""),
-                    b"true",
-                )
-                .count(),
-                max_compactions: args.max_compactions,
-                prefer: match prefer {
-                    select::Prefer::Newest => "newest",
-                    select::Prefer::LeastCarried => "least-carried",
-                },
-                stopped_by,
-                turns_skipped: &choice.skipped,
-                left_out_before,
-                errors: problems.count(),
-                elapsed_ms: started.elapsed().as_millis(),
+    }
+    if !text.is_empty() {
+        out.json(&serde_json::json!({
+            "hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": text}
+        }))?;
+    }
+    out.flush()?;
+    if let Some(b) = barrier {
+        b.done();
+    }
+    Ok(Exit::from(true, problems.count()))
+}
+
+/// `--format json`: one row per kept turn printed, oldest first, then the summary.
+fn json(
+    out: &mut Out,
+    args: &VerbatimArgs,
+    kept: &Kept<'_>,
+    problems: &Problems,
+    started: Instant,
+) -> crate::error::Result<()> {
+    for (i, w) in kept.shown {
+        for p in w.iter() {
+            out.json(&TurnRow {
+                kind: "turn",
+                turn: p.turn.n,
+                first_line: p.turn.first_line,
+                last_line: p.turn.last_line,
+                chars: pack::units(&p.turn.text),
+                cut: p.cut,
+                cut_chars: p.omitted,
+                slice: args.slices.map(|_| *i),
+                compaction_summaries: &p.turn.summaries,
+                summary_carried: kept
+                    .choice
+                    .carried
+                    .get(&p.turn.n)
+                    .map(|f| (f * 100.0).round() / 100.0),
+                text: &p.turn.text,
             })?;
         }
     }
-    let sliced_empty = args.slice.is_some();
-    Ok(Exit::from(
-        !text.is_empty() || sliced_empty,
-        problems.count(),
-    ))
+    // What was printed: with --slice, that slice (slices_used counts all).
+    let all = kept.shown.iter().flat_map(|(_, w)| w.iter());
+    let t = kept.t;
+    out.json(&Summary {
+        kind: "summary",
+        file: t.path.display().to_string(),
+        session_id: &t.session_id,
+        agent_id: t.agent_id.as_deref(),
+        turns: all.clone().count(),
+        turns_total: kept.idx.turns(),
+        chars: pack::units(kept.text),
+        budget: kept.lim.budget,
+        slices: args.slices,
+        window: args.slices.map(|_| args.window),
+        slices_used: kept.choice.windows.len(),
+        compaction_summaries_spanned: all.map(|p| p.turn.summaries.len()).sum(),
+        // Either spacing (REC-038).
+        compaction_summaries_total: crate::scan::pair::keys_valued(
+            kept.src,
+            crate::scan::lit!(b"\"isCompactSummary\""),
+            b"true",
+        )
+        .count(),
+        max_compactions: args.max_compactions,
+        prefer: match kept.prefer {
+            select::Prefer::Newest => "newest",
+            select::Prefer::LeastCarried => "least-carried",
+        },
+        stopped_by: select::stopped_by(kept.choice),
+        turns_skipped: &kept.choice.skipped,
+        left_out_before: kept.left_out_before,
+        errors: problems.count(),
+        elapsed_ms: started.elapsed().as_millis(),
+    })?;
+    Ok(())
 }

@@ -74,7 +74,26 @@ pub(crate) fn choose(
             skipped: Vec::new(),
         };
     }
-    let all: Vec<Turn> = walk.collect();
+    let (windows, stop, skipped) = least_carried(walk.collect(), &carried, lim);
+    Choice {
+        windows,
+        stop,
+        capped,
+        carried,
+        skipped,
+    }
+}
+
+/// `--prefer least-carried`: the turns of `all` (newest first) taken by their
+/// carried share, least first, each while it fits whole, then packed as the
+/// newest are. Returns the windows, why packing stopped, and the turns with
+/// text not kept. When no turn fits whole, the newest is kept cut to fit, as
+/// without --prefer.
+fn least_carried(
+    all: Vec<Turn>,
+    carried: &HashMap<usize, f64>,
+    lim: Limits,
+) -> (Vec<Vec<Piece>>, Stop, Vec<usize>) {
     let share = |t: &Turn| carried.get(&t.n).copied().unwrap_or(0.0);
     let mut order: Vec<usize> = (0..all.len())
         .filter(|&i| !all[i].text.is_empty())
@@ -91,15 +110,8 @@ pub(crate) fn choose(
         }
     }
     if !keep.iter().any(|k| *k) {
-        // No turn fits whole: the newest, cut to fit, as without --prefer.
         let (windows, stop) = pack::select_why(all.into_iter(), lim);
-        return Choice {
-            windows,
-            stop,
-            capped,
-            carried,
-            skipped: Vec::new(),
-        };
+        return (windows, stop, Vec::new());
     }
     let skipped: Vec<usize> = all
         .iter()
@@ -113,16 +125,11 @@ pub(crate) fn choose(
         .filter(|(_, k)| *k)
         .map(|(t, _)| t);
     let (windows, stop) = pack::select_why(kept, lim);
-    Choice {
-        windows,
-        stop: match stop {
-            Stop::End if !skipped.is_empty() => Stop::Budget,
-            s => s,
-        },
-        capped,
-        carried,
-        skipped,
-    }
+    let stop = match stop {
+        Stop::End if !skipped.is_empty() => Stop::Budget,
+        s => s,
+    };
+    (windows, stop, skipped)
 }
 
 /// `stopped_by`: what left turns out, if anything did.
