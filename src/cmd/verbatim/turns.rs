@@ -76,7 +76,32 @@ fn may_be_message(line: &[u8]) -> bool {
     .any(|n| memchr::memmem::find(line, n).is_some())
 }
 
-impl Walker<'_> {
+/// A turn's records as read from its lines, before classification.
+struct Read<'b> {
+    /// The member records (user and assistant messages of this turn), with
+    /// their line numbers; a glued line's records each count.
+    recs: Vec<(usize, Box<Record<'b>>)>,
+    /// Lines of this turn that look like a message but are not a record csift
+    /// can read: said in place, never dropped silently.
+    unread: Vec<(usize, &'static str)>,
+    last_line: usize,
+}
+
+/// A turn's kept records classified: each with its units, and every tool
+/// result by the id of the call it answers.
+struct Classified<'r, 'b> {
+    units_of: Vec<(usize, &'r Record<'b>, Vec<crate::classify::Unit<'r>>)>,
+    results: HashMap<&'r str, Answer>,
+}
+
+/// A turn's rendered body and what it holds.
+struct Body<'r> {
+    text: String,
+    acc: Acc,
+    first_ts: Option<&'r str>,
+}
+
+impl<'a> Walker<'a> {
     fn render(&mut self, n: usize) -> Turn {
         let (no, off) = match n {
             0 => (1, 0),
@@ -86,34 +111,34 @@ impl Walker<'_> {
         // is not this turn's again.
         let end = self.idx.turn_end(n).unwrap_or(self.buf.len());
         let region = &self.buf[..end.min(self.buf.len())];
-        let mut recs: Vec<(usize, Box<Record<'_>>)> = Vec::new();
-        // Lines of this turn that look like a message but are not a record
-        // csift can read: said in place, never dropped silently.
-        let mut unread: Vec<(usize, &'static str)> = Vec::new();
-        let mut last_line = no;
+        let read = self.read(n, region, off, no);
+        let keep = self.latest_copies(&read.recs);
+        let classified = self.classify(&read.recs, &keep);
+        let body = self.body(&classified, read.unread);
+        self.turn(n, no, read.last_line, body)
+    }
+
+    /// The member records and unreadable lines of turn `n` in `region`, from
+    /// byte `off` (line `no`).
+    fn read<'b>(&self, n: usize, region: &'b [u8], off: usize, no: usize) -> Read<'b> {
+        let mut read = Read {
+            recs: Vec::new(),
+            unread: Vec::new(),
+            last_line: no,
+        };
         for line in Lines::from(region, off, no) {
-            last_line = line.no;
+            read.last_line = line.no;
+            let ours = self.idx.turn(line.no) == Some(n);
             if !may_be_message(line.bytes) {
-                // A torn or garbled line can lose its `"type"` key (Claude Code
-                // writes it near the end of a record): one the structural skim
-                // does not read as a whole object is said too.
-                // (A glued line of records that are no messages is read.)
-                if crate::scan::json::one_object(line.bytes).is_err()
-                    && self.idx.turn(line.no) == Some(n)
-                    && line_records(&line).is_empty()
-                {
-                    if let Parsed::Malformed(m) = parse_line(&line) {
-                        if m.kind != crate::record::MalformedKind::Blank {
-                            unread.push((line.no, m.kind.name()));
-                        }
-                    }
+                if ours {
+                    read.unread.extend(garbled(&line));
                 }
                 continue;
             }
             let records = line_records(&line);
-            if records.is_empty() && self.idx.turn(line.no) == Some(n) {
+            if records.is_empty() && ours {
                 if let Parsed::Malformed(m) = parse_line(&line) {
-                    unread.push((line.no, m.kind.name()));
+                    read.unread.push((line.no, m.kind.name()));
                 }
             }
             // A glued line's records (a write race) are records too.
@@ -121,75 +146,105 @@ impl Walker<'_> {
                 let member = matches!(r.kind(), "user" | "assistant")
                     && r.has_message()
                     && (self.opts.lane || !r.is_sidechain())
-                    && self.idx.turn(line.no) == Some(n);
+                    && ours;
                 if member {
-                    recs.push((line.no, r));
+                    read.recs.push((line.no, r));
                 }
             }
         }
-        // Later copies win: walking newest first, a uuid already seen is skipped.
+        read
+    }
+
+    /// Which records to render: later copies win, so walking newest first a
+    /// uuid already seen (in this turn or a later one) is skipped.
+    fn latest_copies(&mut self, recs: &[(usize, Box<Record<'_>>)]) -> Vec<bool> {
         let mut keep = vec![true; recs.len()];
         for (i, (_, r)) in recs.iter().enumerate().rev() {
             if let Some(u) = r.uuid.as_deref() {
                 keep[i] = self.seen.insert(u.to_string());
             }
         }
-        let mut results: HashMap<&str, Answer> = HashMap::new();
-        let mut units_of = Vec::new();
-        for ((no, r), k) in recs.iter().zip(&keep) {
+        keep
+    }
+
+    fn classify<'r, 'b>(
+        &self,
+        recs: &'r [(usize, Box<Record<'b>>)],
+        keep: &[bool],
+    ) -> Classified<'r, 'b>
+    where
+        'a: 'r,
+    {
+        let mut c = Classified {
+            units_of: Vec::new(),
+            results: HashMap::new(),
+        };
+        for ((no, r), k) in recs.iter().zip(keep) {
             if !k {
                 continue;
             }
             let mut units = Vec::new();
             classify(r, *no, self.idx, &mut units);
             for u in &units {
-                if u.labels().any(|l| l == Label::AgentToolResult) {
-                    if let Some(id) = u.tool_use_id {
-                        let full = self.opts.full_tools.then(|| render::unit_body(r, u));
-                        results.insert(
-                            id,
-                            Answer {
-                                error: u.is_error,
-                                text: u.text.to_string(),
-                                full,
-                            },
-                        );
-                    }
+                if !u.labels().any(|l| l == Label::AgentToolResult) {
+                    continue;
+                }
+                if let Some(id) = u.tool_use_id {
+                    let full = self.opts.full_tools.then(|| render::unit_body(r, u));
+                    let text = u.text.to_string();
+                    let error = u.is_error;
+                    c.results.insert(id, Answer { error, text, full });
                 }
             }
-            units_of.push((*no, r, units));
+            c.units_of.push((*no, &**r, units));
         }
-        let mut body = String::new();
-        let mut acc = Acc::default();
-        let mut first_ts: Option<&str> = None;
+        c
+    }
+
+    /// The turn's entries in line order, unreadable lines said in place.
+    fn body<'r>(&self, c: &Classified<'r, '_>, unread: Vec<(usize, &'static str)>) -> Body<'r> {
+        let mut body = Body {
+            text: String::new(),
+            acc: Acc::default(),
+            first_ts: None,
+        };
         let mut answered: HashSet<String> = HashSet::new();
         let mut unread = unread.into_iter().peekable();
-        for (no, r, units) in &units_of {
+        let show = &self.opts.show;
+        for (no, r, units) in &c.units_of {
             while let Some((bad, kind)) = unread.next_if(|(bad, _)| bad < no) {
-                unreadable(&mut body, bad, kind, &self.opts.show);
+                unreadable(&mut body.text, bad, kind, show);
             }
             for u in units {
-                let before = body.len();
+                let before = body.text.len();
                 let ctx = Ctx {
                     no: *no,
-                    results: &results,
+                    results: &c.results,
                 };
-                self.entry(&mut body, r, u, &ctx, &mut answered, &mut acc.summaries);
-                if body.len() > before && first_ts.is_none() {
-                    first_ts = r.timestamp.as_deref();
+                let out = &mut body.text;
+                self.entry(out, r, u, &ctx, &mut answered, &mut body.acc.summaries);
+                if body.text.len() > before && body.first_ts.is_none() {
+                    body.first_ts = r.timestamp.as_deref();
                 }
-                acc.note(u, *no, before..body.len());
+                body.acc.note(u, *no, before..body.text.len());
             }
-            unknown_blocks(&mut body, r, *no, &self.opts.show);
+            unknown_blocks(&mut body.text, r, *no, show);
         }
         for (bad, kind) in unread {
-            unreadable(&mut body, bad, kind, &self.opts.show);
+            unreadable(&mut body.text, bad, kind, show);
         }
+        body
+    }
+
+    /// The turn: its header over the body (none when nothing rendered), and
+    /// the facts the budget walk reads, ranges shifted past the header.
+    fn turn(&self, n: usize, first_line: usize, last_line: usize, body: Body<'_>) -> Turn {
         let mut head_len = 0;
-        let text = if body.is_empty() {
+        let text = if body.text.is_empty() {
             String::new()
         } else {
-            let when = first_ts
+            let when = body
+                .first_ts
                 .and_then(timefmt::parse_ts)
                 .map(timefmt::local)
                 .unwrap_or_else(|| "-".into());
@@ -198,11 +253,12 @@ impl Walker<'_> {
                 _ => format!("── turn {n} · {when} ──\n"),
             };
             head_len = head.len();
-            format!("{head}{body}\n")
+            format!("{head}{}\n", body.text)
         };
+        let acc = body.acc;
         Turn {
             n,
-            first_line: no,
+            first_line,
             last_line,
             text,
             summaries: acc.summaries,
@@ -226,7 +282,7 @@ impl Walker<'_> {
         answered: &mut HashSet<String>,
         summaries: &mut Vec<usize>,
     ) {
-        let (no, results) = (ctx.no, ctx.results);
+        let no = ctx.no;
         let text = u.text.trim();
         let is_use = u.labels().any(|l| l == Label::AgentToolUse);
         let is_result = u.labels().any(|l| l == Label::AgentToolResult);
@@ -268,44 +324,8 @@ impl Walker<'_> {
                 "[command]",
                 &one_line(&crate::classify::markers::slash_typed(text).unwrap_or(text.into())),
             ),
-            // A command's output is read as a tool result is: whole with
-            // --tools full, else its head and a marker counting the rest.
-            Label::HarnessCommandStdout => {
-                let (tag, body) = command_output(text);
-                if self.opts.full_tools {
-                    push(out, tag, body)
-                } else {
-                    push(out, tag, &head_said(body, COMMAND_HEAD, &self.opts.show, no))
-                }
-            }
-            _ if is_use => {
-                let block = u.block.and_then(|i| r.blocks().get(i));
-                let name = u.tool_name.unwrap_or("");
-                let input = block.map_or(std::borrow::Cow::Borrowed("{}"), |b| b.input_text());
-                if self.opts.full_tools {
-                    // Every call, even one with no input (`{}`), and its result
-                    // right under it: parallel calls are answered out of order.
-                    let tag = format!("[tool {}]", one_line(name));
-                    let shown = render::tool_input(name, &input);
-                    match shown.trim() {
-                        "" => {
-                            let _ = writeln!(out, "{tag}");
-                        }
-                        s => push(out, &tag, s),
-                    }
-                    if let Some((id, a)) = u.tool_use_id.and_then(|id| results.get_key_value(id)) {
-                        answered.insert(id.to_string());
-                        result_line(out, a, None);
-                    }
-                } else {
-                    let status = u
-                        .tool_use_id
-                        .and_then(|id| results.get(id))
-                        .map(|a| status(a.error, render::without_reminders(&a.text)))
-                        .unwrap_or_default();
-                    let _ = writeln!(out, "[tool] {}{status}", render::tool_line(name, &input));
-                }
-            }
+            Label::HarnessCommandStdout => self.command_stdout(out, text, no),
+            _ if is_use => self.tool_call(out, r, u, ctx.results, answered),
             // A result whose call is in this turn was printed under it; one
             // whose call is not says which tool it answers.
             _ if is_result && self.opts.full_tools => {
@@ -324,6 +344,76 @@ impl Walker<'_> {
             Label::AgentCommunicationInbox => push(out, "[message]", text),
             _ => {}
         }
+    }
+
+    /// A command's output is read as a tool result is: whole with --tools
+    /// full, else its head and a marker counting the rest.
+    fn command_stdout(&self, out: &mut String, text: &str, no: usize) {
+        let (tag, body) = command_output(text);
+        if self.opts.full_tools {
+            push(out, tag, body)
+        } else {
+            push(
+                out,
+                tag,
+                &head_said(body, COMMAND_HEAD, &self.opts.show, no),
+            )
+        }
+    }
+
+    /// A tool call: with --tools full, its input and its result right under
+    /// it (parallel calls are answered out of order); else one line with the
+    /// result's status.
+    fn tool_call(
+        &self,
+        out: &mut String,
+        r: &Record<'_>,
+        u: &crate::classify::Unit<'_>,
+        results: &HashMap<&str, Answer>,
+        answered: &mut HashSet<String>,
+    ) {
+        let block = u.block.and_then(|i| r.blocks().get(i));
+        let name = u.tool_name.unwrap_or("");
+        let input = block.map_or(std::borrow::Cow::Borrowed("{}"), |b| b.input_text());
+        if !self.opts.full_tools {
+            let status = u
+                .tool_use_id
+                .and_then(|id| results.get(id))
+                .map(|a| status(a.error, render::without_reminders(&a.text)))
+                .unwrap_or_default();
+            let _ = writeln!(out, "[tool] {}{status}", render::tool_line(name, &input));
+            return;
+        }
+        // Every call, even one with no input (`{}`).
+        let tag = format!("[tool {}]", one_line(name));
+        let shown = render::tool_input(name, &input);
+        match shown.trim() {
+            "" => {
+                let _ = writeln!(out, "{tag}");
+            }
+            s => push(out, &tag, s),
+        }
+        if let Some((id, a)) = u.tool_use_id.and_then(|id| results.get_key_value(id)) {
+            answered.insert(id.to_string());
+            result_line(out, a, None);
+        }
+    }
+}
+
+/// A line that does not look like a message and that the structural skim
+/// does not read as a whole object: a torn or garbled line can lose its
+/// `"type"` key (Claude Code writes it near the end of a record), so it is
+/// said too. A glued line of records that are no messages is read; a blank
+/// line is nothing.
+fn garbled(line: &crate::scan::Line<'_>) -> Option<(usize, &'static str)> {
+    if crate::scan::json::one_object(line.bytes).is_ok() || !line_records(line).is_empty() {
+        return None;
+    }
+    match parse_line(line) {
+        Parsed::Malformed(m) if m.kind != crate::record::MalformedKind::Blank => {
+            Some((line.no, m.kind.name()))
+        }
+        _ => None,
     }
 }
 
