@@ -253,16 +253,7 @@ impl Joiner<'_, '_> {
         let Some(name) = l.meta.name.as_deref() else {
             return;
         };
-        let ix = self.ix;
-        let cands: Vec<&Spawn> = ix
-            .order
-            .iter()
-            .copied()
-            .filter(|s| s.input.name.as_deref() == Some(name))
-            .collect();
-        if let Some(s) = pick_by_lag(&cands, l.stats.started.as_deref()) {
-            self.take(l, j, &s.id, "J7");
-        }
+        self.take_by_lag(l, j, "J7", |_, s| s.input.name.as_deref() == Some(name));
     }
 
     /// J11 (pass 2): the spawn no id join claimed whose prompt is the lane's
@@ -277,19 +268,26 @@ impl Joiner<'_, '_> {
         else {
             return;
         };
+        self.take_by_lag(l, j, "J11", |me, s| {
+            !me.claimed.contains(&s.id)
+                && s.lane != l.id
+                && s.input.prompt.as_deref().map(str::trim) == Some(seed)
+        });
+    }
+
+    /// Join lane `l` to the spawn [`pick_by_lag`] picks among those `fits`
+    /// admits, in spawn order, under `rule`.
+    fn take_by_lag(
+        &mut self,
+        l: &LaneIn,
+        j: &mut Join,
+        rule: &'static str,
+        fits: impl Fn(&Self, &Spawn) -> bool,
+    ) {
         let ix = self.ix;
-        let cands: Vec<&Spawn> = ix
-            .order
-            .iter()
-            .copied()
-            .filter(|s| {
-                !self.claimed.contains(&s.id)
-                    && s.lane != l.id
-                    && s.input.prompt.as_deref().map(str::trim) == Some(seed)
-            })
-            .collect();
+        let cands: Vec<&Spawn> = ix.order.iter().copied().filter(|s| fits(self, s)).collect();
         if let Some(s) = pick_by_lag(&cands, l.stats.started.as_deref()) {
-            self.take(l, j, &s.id, "J11");
+            self.take(l, j, &s.id, rule);
         }
     }
 }
