@@ -229,7 +229,26 @@ wait_md = os.path.join(os.path.dirname(os.path.abspath(__file__)), "wait.md")
 if os.path.exists(wait_md):
     out.append("")
     out.append(open(wait_md).read().rstrip())
-if notes and os.path.exists(notes):
+# Sections of the previous report this run does not write (measured by hand
+# or by another script: export beside claude-code-log, the census cache) are
+# kept, marked as such, rather than dropped by a regeneration.
+previous = os.environ.get("BENCH_PREVIOUS")
+notes_text = open(notes).read().rstrip() if notes and os.path.exists(notes) else ""
+if previous and os.path.exists(previous):
+    made = {l for l in "\n".join(out + [notes_text]).splitlines() if l.startswith("## ")}
+    kept, cur = [], None
+    for line in open(previous).read().splitlines():
+        if line.startswith("## "):
+            cur = None if line in made else [line, "", "(Kept from the previous report: this run did not write this section; its figures are from an earlier measurement.)"]
+            if cur is not None:
+                kept.append(cur)
+            continue
+        if cur is not None:
+            cur.append(line)
+    for sec in kept:
+        out.append("")
+        out.append("\n".join(sec).rstrip())
+if notes_text:
     out.append("")
-    out.append(open(notes).read().rstrip())
+    out.append(notes_text)
 print("\n".join(out))
