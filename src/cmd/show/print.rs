@@ -10,26 +10,12 @@ use serde::Serialize;
 use super::fetch::Copy;
 use crate::exchange::unit::UnitOut;
 use crate::output::{sanitize, Style};
-use crate::timefmt;
 
 /// Body size shown before cutting (unless --no-truncate).
 const MAX_LINES: usize = 60;
 const MAX_CHARS: usize = 6000;
 
-pub(crate) fn when(ts: Option<&str>) -> String {
-    ts.and_then(timefmt::parse_ts)
-        .map(timefmt::local)
-        .unwrap_or_else(|| "-".into())
-}
-
-/// `session@agent` for a header, cleaned: ids come from file names.
-pub(crate) fn who(session_id: &str, agent_id: Option<&str>) -> String {
-    let who = match agent_id {
-        Some(a) => format!("{}@{}", crate::discovery::short(session_id), a),
-        None => crate::discovery::short(session_id).to_string(),
-    };
-    sanitize::one_line(&who)
-}
+pub(crate) use crate::exchange::print::{when, who};
 
 pub(crate) fn mark(copy: Option<&Copy>) -> String {
     match copy {
@@ -48,30 +34,7 @@ pub(crate) fn header<W: Write>(
     arrow: bool,
     copy: Option<&Copy>,
 ) -> io::Result<()> {
-    let turn = u.turn.map_or("·t-".to_string(), |t| format!("·t{t}"));
-    let tool = u
-        .tool_name
-        .as_deref()
-        .map(|n| format!(" {}", sanitize::one_line(n)))
-        .unwrap_or_default();
-    let err = if u.is_error { " error" } else { "" };
-    let lead = if arrow { "  ↳" } else { "──" };
-    let via = u.via_mark();
-    writeln!(
-        w,
-        "{}{lead} {} {turn} {}{}{}{tool}{err}{via} {} {}:{}{}{}{}",
-        st.head,
-        who(&u.session_id, u.agent_id.as_deref()),
-        st.label,
-        u.label,
-        st.head,
-        when(u.timestamp.as_deref()),
-        sanitize::one_line(&u.file),
-        u.line,
-        st.warn,
-        mark(copy),
-        st.reset
-    )
+    crate::exchange::print::unit_line(w, st, u, arrow, st.warn, &mark(copy))
 }
 
 /// A body, sanitised; cut after [`MAX_LINES`] lines or [`MAX_CHARS`] chars.
