@@ -22,27 +22,10 @@ const CACHED: &[&[&str]] = &[
     &["stats", "--no-subagents", "--format", "json"],
 ];
 
-fn files_under(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else {
-                out.push(p);
-            }
-        }
-    }
-    out.sort();
-    out
-}
-
 /// Copy a home (the corpus is never written to).
 fn copy_home(from: &Path) -> tempfile::TempDir {
     let to = tempfile::tempdir().unwrap();
-    for f in files_under(from) {
+    for f in common::files_under(from) {
         let rel = f.strip_prefix(from).unwrap();
         let dst = to.path().join(rel);
         std::fs::create_dir_all(dst.parent().unwrap()).unwrap();
@@ -122,7 +105,7 @@ fn through_changes(home: &Path, file: &Path) {
         home,
         state: state.path(),
     };
-    let n = files_under(&home.join("projects"))
+    let n = common::files_under(&home.join("projects"))
         .iter()
         .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
         .count();
@@ -181,12 +164,12 @@ fn through_changes(home: &Path, file: &Path) {
     let report = c.same("mtime moved back");
     assert!(report.contains(" 1 miss"), "{report}");
     // A corrupt entry is ignored and rewritten, never trusted.
-    let entries: Vec<PathBuf> = files_under(state.path())
+    let entries: Vec<PathBuf> = common::files_under(state.path())
         .into_iter()
         .filter(|p| p.to_string_lossy().contains("/stats-v1/"))
         .collect();
     assert_eq!(entries.len(), n, "one stats entry per transcript");
-    assert!(files_under(state.path())
+    assert!(common::files_under(state.path())
         .iter()
         .any(|p| p.to_string_lossy().contains("/stats-own-v1/")));
     for e in &entries {
@@ -206,7 +189,7 @@ fn through_changes(home: &Path, file: &Path) {
         "{report}"
     );
     // Nothing was written under the Claude home.
-    assert!(files_under(home)
+    assert!(common::files_under(home)
         .iter()
         .all(|p| !p.to_string_lossy().contains("csift")));
 }
@@ -219,7 +202,7 @@ fn scanned(report: &str) -> u64 {
 
 /// The largest transcript of a home.
 fn largest(home: &Path) -> PathBuf {
-    files_under(&home.join("projects"))
+    common::files_under(&home.join("projects"))
         .into_iter()
         .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
         .max_by_key(|p| std::fs::metadata(p).unwrap().len())

@@ -41,24 +41,6 @@ pub fn ts_string(t: jiff::Timestamp) -> String {
     t.strftime("%Y-%m-%dT%H:%M:%S%.3fZ").to_string()
 }
 
-/// Every file under `dir`.
-pub fn files_under(dir: &Path) -> Vec<std::path::PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else {
-                out.push(p);
-            }
-        }
-    }
-    out.sort();
-    out
-}
-
 fn total(v: &[Value]) -> &Value {
     let t = v.last().unwrap();
     assert_eq!(t["type"], "total", "{v:?}");
@@ -349,7 +331,7 @@ fn cache_and_no_cache_print_the_same_through_changes() {
     drop(f);
     same("mtime moved back", "1 miss");
     // A corrupt or foreign entry is ignored and rewritten, never trusted.
-    for e in files_under(state.path()) {
+    for e in common::files_under(state.path()) {
         let mut b = std::fs::read(&e).unwrap();
         let mid = b.len() / 2;
         b[mid] ^= 0xff;
@@ -358,7 +340,7 @@ fn cache_and_no_cache_print_the_same_through_changes() {
     same("corrupt entry", "1 miss");
     same("rewritten", "1 hit");
     // Nothing was written under the Claude home; entries live under the state dir.
-    assert!(files_under(home.path())
+    assert!(common::files_under(home.path())
         .iter()
         .all(|p| p.extension().is_some_and(|x| x == "jsonl")));
     assert!(state.path().join("csift/cache").is_dir());
