@@ -41,6 +41,23 @@ impl Vals {
         ]
     }
 
+    /// Write the nine fields in [`Vals::fields`] order (the census cache's
+    /// form, shared by every entry that keeps token values).
+    pub(crate) fn encode(mut self, e: &mut crate::cache::Enc) {
+        for x in self.fields() {
+            e.u64(*x);
+        }
+    }
+
+    /// Read what [`Vals::encode`] wrote.
+    pub(crate) fn decode(d: &mut crate::cache::Dec<'_>) -> Option<Vals> {
+        let mut v = Vals::default();
+        for x in v.fields() {
+            *x = d.u64()?;
+        }
+        Some(v)
+    }
+
     pub(crate) fn max(mut self, mut o: Vals) -> Vals {
         for (a, b) in self.fields().into_iter().zip(o.fields()) {
             *a = (*a).max(*b);

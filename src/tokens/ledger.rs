@@ -95,20 +95,7 @@ impl Msg {
     pub(crate) fn encode(&self, e: &mut Enc) {
         let m = self;
         e.u32(m.model);
-        let v = m.vals;
-        for x in [
-            v.input,
-            v.output,
-            v.cache_read,
-            v.cache_creation,
-            v.cc_5m,
-            v.cc_1h,
-            v.thinking,
-            v.web_search,
-            v.web_fetch,
-        ] {
-            e.u64(x);
-        }
+        m.vals.encode(e);
         e.u64(m.records);
         e.ts(m.first);
         e.u8(m.seen);
@@ -120,21 +107,7 @@ impl Msg {
         if model as usize >= models {
             return None;
         }
-        let mut f = [0u64; 9];
-        for x in &mut f {
-            *x = d.u64()?;
-        }
-        let vals = Vals {
-            input: f[0],
-            output: f[1],
-            cache_read: f[2],
-            cache_creation: f[3],
-            cc_5m: f[4],
-            cc_1h: f[5],
-            thinking: f[6],
-            web_search: f[7],
-            web_fetch: f[8],
-        };
+        let vals = Vals::decode(d)?;
         let records = d.u64()?;
         let first = d.ts()?;
         let seen = d.u8()?;

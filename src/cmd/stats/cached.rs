@@ -231,27 +231,13 @@ fn decode_counts(d: &mut Dec<'_>) -> Option<Counts> {
     Some(c)
 }
 
-fn encode_vals(e: &mut Enc, mut v: Vals) {
-    for x in v.fields() {
-        e.u64(*x);
-    }
-}
-
-fn decode_vals(d: &mut Dec<'_>) -> Option<Vals> {
-    let mut v = Vals::default();
-    for x in v.fields() {
-        *x = d.u64()?;
-    }
-    Some(v)
-}
-
 fn encode_rows(e: &mut Enc, rows: &BTreeMap<String, Row>) {
     e.u64(rows.len() as u64);
     for (k, r) in rows {
         e.str(k);
         e.u64(r.messages);
         e.u64(r.records);
-        encode_vals(e, r.vals);
+        r.vals.encode(e);
     }
 }
 
@@ -262,7 +248,7 @@ fn decode_rows(d: &mut Dec<'_>) -> Option<BTreeMap<String, Row>> {
         let r = Row {
             messages: d.u64()?,
             records: d.u64()?,
-            vals: decode_vals(d)?,
+            vals: Vals::decode(d)?,
         };
         rows.insert(k, r);
     }
@@ -435,7 +421,7 @@ fn encode_book(e: &mut Enc, b: &Book) {
     for (k, x) in &b.keyed {
         e.str(k);
         e.str(&x.model);
-        encode_vals(e, x.vals);
+        x.vals.encode(e);
         e.u64(x.records);
         e.bool(x.differs);
     }
@@ -455,7 +441,7 @@ fn decode_book(d: &mut Dec<'_>) -> Option<Book> {
         let k = d.str()?.to_string();
         let x = Entry {
             model: d.str()?.to_string(),
-            vals: decode_vals(d)?,
+            vals: Vals::decode(d)?,
             records: d.u64()?,
             differs: d.bool()?,
         };
