@@ -18,9 +18,13 @@ use crate::record::{parse_line, Parsed};
 use crate::scan::{lit, Lines};
 use std::collections::HashMap;
 
-/// An `agentId: <id>` line of a result's text (SUB-019).
-fn agent_id_line() -> &'static regex::Regex {
+/// The id of every `agentId: <id>` line of a result's text: the return
+/// footer and the async launch ack (SUB-019). `csift agents` reads the same
+/// lines.
+pub(crate) fn agent_id_lines(text: &str) -> impl Iterator<Item = &str> {
     crate::scan::re!(r"(?m)^agentId: ([A-Za-z0-9-]+)")
+        .captures_iter(text)
+        .filter_map(|c| c.get(1).map(|m| m.as_str()))
 }
 
 /// `agent id -> spawning tool_use id`, over every file of one session.
@@ -170,10 +174,8 @@ impl Joins {
                     self.note(a, id);
                 }
                 let text = b.result_text();
-                for c in agent_id_line().captures_iter(&text) {
-                    if let Some(m) = c.get(1) {
-                        self.note(m.as_str(), id);
-                    }
+                for a in agent_id_lines(&text) {
+                    self.note(a, id);
                 }
             }
         }

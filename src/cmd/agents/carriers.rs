@@ -25,9 +25,6 @@ fn footer() -> &'static Regex {
         r"(?s)(?:\A|\n)agentId: ([A-Za-z0-9-]+) \((?:use SendMessage with to: '([A-Za-z0-9-]+)'(?:, summary: '[^'\n]*')? to continue this agent|for resuming to continue this agent's work if needed)\)(?:\n<usage>(.*?)</usage>)?\s*\z"
     )
 }
-fn agent_id_line() -> &'static Regex {
-    crate::scan::re!(r"(?m)^agentId: ([A-Za-z0-9-]+)")
-}
 fn notification() -> &'static Regex {
     crate::scan::re!(r"(?s)<task-notification>(.*?)</task-notification>")
 }
@@ -94,10 +91,9 @@ pub(crate) fn split_footer(text: &str) -> (&str, Option<Footer>) {
 }
 
 /// Every `agentId: <id>` line of a tool_result text (footer or async ack line; J4).
+/// The engine's reading, shared with export's lane join ([`crate::lanes`]).
 pub(crate) fn agent_id_lines(text: &str) -> impl Iterator<Item = &str> {
-    agent_id_line()
-        .captures_iter(text)
-        .filter_map(|c| c.get(1).map(|m| m.as_str()))
+    crate::lanes::agent_id_lines(text)
 }
 
 /// Whether a spawn's tool_result text is an acknowledgement rather than a return.
@@ -221,7 +217,6 @@ mod tests {
     fn static_patterns_compile() {
         for re in [
             footer(),
-            agent_id_line(),
             notification(),
             stop_one(),
             stop_many(),
