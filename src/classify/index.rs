@@ -106,6 +106,8 @@ struct Also<'f, F> {
 struct Sizes {
     piece: usize,
     block: usize,
+    /// Note spawn and wakeup calls (the `"name"` pass); not for a turn count.
+    tools: bool,
 }
 
 impl Sizes {
@@ -120,6 +122,7 @@ impl Sizes {
                 PIECE
             },
             block: BLOCK,
+            tools: true,
         }
     }
 }
@@ -412,37 +415,24 @@ impl Piece {
         lane: bool,
         spaced: bool,
         also: Option<&Also<'_, F>>,
-        block_size: usize,
+        sizes: Sizes,
     ) -> Scanned<'a> {
         let mut p = Piece::new(lane);
         let mut newlines = 0;
         let mut found = Vec::new();
-        for (a, b) in crate::scan::cuts(&buf[start..end], block_size) {
+        for (a, b) in crate::scan::cuts(&buf[start..end], sizes.block) {
             let block = (start + a, start + b);
             if let Some(also) = also.filter(|also| block.1 > also.from) {
                 let part = &buf[..block.1];
                 let hits = HitLines::from(part, also.re, block.0, newlines + 1);
                 found.extend(hits.map(|(l, _)| l).filter(|l| l.offset >= also.from));
             }
-            newlines += p.scan_block(buf, block, newlines, lane, spaced);
+            newlines += p.scan_openers(&buf[block.0..block.1], block.0, newlines, lane, spaced);
+            if sizes.tools {
+                p.scan_spawns(&buf[block.0..block.1], block.0);
+            }
         }
         (p, newlines, found)
-    }
-
-    /// One block of [`Piece::scan`], whose first line is line `before + 1` of
-    /// the piece; returns the block's newline count.
-    fn scan_block(
-        &mut self,
-        buf: &[u8],
-        (start, end): (usize, usize),
-        before: usize,
-        lane: bool,
-        spaced: bool,
-    ) -> usize {
-        let part = &buf[start..end];
-        let newlines = self.scan_openers(part, start, before, lane, spaced);
-        self.scan_spawns(part, start);
-        newlines
     }
 
     /// The block's turn openers and answered-only openers (in line order, one
@@ -562,6 +552,18 @@ impl FileIndex {
         .0
     }
 
+    /// The number of turns in `buf` ([`FileIndex::turns`] of its
+    /// [`FileIndex::build`]), without the pass that notes spawn and wakeup
+    /// calls, which number no turn.
+    pub(crate) fn count_turns(buf: &[u8], lane: bool) -> usize {
+        let sizes = Sizes {
+            tools: false,
+            ..Sizes::of(buf)
+        };
+        let none = None::<&Also<'_, regex::bytes::Regex>>;
+        Self::build_inner(buf, lane, none, sizes).0.turns()
+    }
+
     /// [`FileIndex::build`], also finding the lines at or after byte `from`
     /// (a line start) that `re` matches, in file order: search's candidate
     /// lines, found in the same pass, while each block is in cache, instead of
@@ -583,9 +585,8 @@ impl FileIndex {
     ) -> (FileIndex, Vec<Line<'a>>) {
         let spaced = has_spaced_end(buf);
         let cuts = crate::scan::cuts(buf, sizes.piece);
-        let pieces = crate::scan::par_map(&cuts, |&c| {
-            Piece::scan(buf, c, lane, spaced, also, sizes.block)
-        });
+        let pieces =
+            crate::scan::par_map(&cuts, |&c| Piece::scan(buf, c, lane, spaced, also, sizes));
         let mut all = Piece::new(lane);
         let mut found = Vec::new();
         let mut before = 0;
@@ -815,6 +816,7 @@ mod tests {
         let whole = Sizes {
             piece: usize::MAX,
             block: usize::MAX,
+            tools: true,
         };
         for lane in [false, true] {
             for from_line in [1, 3, 8] {
@@ -836,7 +838,11 @@ mod tests {
                 assert!(want_lines.len() >= 6 && want.iter().any(|f| f.contains("(None, true")));
                 for piece in [1, 150, 700, usize::MAX] {
                     for block in (1..buf.len() + 2).step_by(13).chain([usize::MAX]) {
-                        let sizes = Sizes { piece, block };
+                        let sizes = Sizes {
+                            piece,
+                            block,
+                            tools: true,
+                        };
                         let also = Also { re: &re, from };
                         let (idx, got) = FileIndex::build_inner(buf, lane, Some(&also), sizes);
                         let got: Vec<_> = got.iter().map(|l| (l.no, l.offset, l.bytes)).collect();
@@ -884,9 +890,15 @@ mod tests {
         let whole = Sizes {
             piece: usize::MAX,
             block: usize::MAX,
+            tools: true,
         };
         let (idx, _) = FileIndex::build_inner(buf, false, None::<&Also<'_, Regex>>, whole);
         assert_eq!(idx.turns(), 3, "the prompt, the image and the answered /go");
+        assert_eq!(
+            FileIndex::count_turns(buf, false),
+            3,
+            "without the tools pass"
+        );
         assert_eq!(
             [7, 9, 11].map(|l| idx.turn_start(idx.turn(l).unwrap())),
             [Some(7), Some(9), Some(11)]
@@ -896,7 +908,11 @@ mod tests {
         let want = facts(&idx, lines.len());
         for piece in [1, 90, 400, usize::MAX] {
             for block in (1..buf.len() + 2).step_by(17).chain([usize::MAX]) {
-                let sizes = Sizes { piece, block };
+                let sizes = Sizes {
+                    piece,
+                    block,
+                    tools: true,
+                };
                 let (idx, _) = FileIndex::build_inner(buf, false, None::<&Also<'_, Regex>>, sizes);
                 assert_eq!(
                     facts(&idx, lines.len()),

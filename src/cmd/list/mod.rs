@@ -9,10 +9,13 @@
 
 pub(crate) mod clones;
 pub(crate) mod facts;
+pub(crate) mod head;
+pub(crate) mod literals;
 pub(crate) mod print;
 pub mod read;
 pub(crate) mod rows;
 pub(crate) mod summary;
+pub(crate) mod tail;
 
 use std::time::Instant;
 
