@@ -166,13 +166,43 @@ fn index<'b>(
             // A line start in the bytes the pass read; snapped in case the file
             // was replaced since (REC-087: by rename).
             let first = lines::line_start(buf, first.min(buf.len()));
-            FileIndex::build_finding(buf, t.is_lane(), re, first)
+            let Some(needles) = cfg.needles.as_deref() else {
+                return FileIndex::build_finding(buf, t.is_lane(), re, first);
+            };
+            let (found, needed) = candidates(buf, re, first, needles);
+            match needed {
+                true => (FileIndex::build(buf, t.is_lane()), found),
+                false => (FileIndex::empty(t.is_lane()), found),
+            }
         }
         None => (
             FileIndex::build(buf, t.is_lane()),
             Lines::new(buf).collect(),
         ),
     }
+}
+
+/// The candidate lines from `first` (a line start) on, and whether any holds
+/// a needle of the selected labels. When none does, no selected unit can be on
+/// any of them and none is classified ([`File::search_line`]), so the file
+/// needs no index: a dense pattern in a label search mostly matches other
+/// units' lines (a file name in tool results, for `-t agent.tool.use`), and
+/// such a file then costs this pass and the candidates' structure check, not
+/// an index of the whole file.
+fn candidates<'b>(
+    buf: &'b [u8],
+    re: &Prefilter,
+    first: usize,
+    needles: &[&[u8]],
+) -> (Vec<Line<'b>>, bool) {
+    let no = lines::line_no_at(buf, first);
+    let found: Vec<Line<'b>> = lines::HitLines::from(buf, re, first, no)
+        .map(|(l, _)| l)
+        .collect();
+    let needed = found
+        .iter()
+        .any(|l| crate::classify::needles::line_has(l.bytes, needles));
+    (found, needed)
 }
 
 impl FileResult {
