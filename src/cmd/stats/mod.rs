@@ -42,7 +42,7 @@ pub(crate) struct RowOut<'a> {
 /// line or to the numbers its human line shows: a whole census costs about
 /// 5 KB a file, which grew stats' memory with the home (issue 37).
 pub(crate) enum Body {
-    Census(Census),
+    Census(Box<Census>),
     Json(Vec<u8>),
     Line(print::Brief),
 }
@@ -146,7 +146,7 @@ fn group_rows<'a>(groups: BTreeMap<Option<String>, Acc>) -> Vec<RowOut<'a>> {
             RowOut {
                 transcript: None,
                 key: k,
-                body: Body::Census(f.census),
+                body: Body::Census(Box::new(f.census)),
                 transcripts: f.transcripts,
             }
         })
