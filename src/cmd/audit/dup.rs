@@ -13,6 +13,7 @@ use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
 use super::finding::{At, FileCtx, Finding};
+use crate::cache::{Dec, Enc};
 use crate::cli::audit::Kind;
 use crate::loss::fnv1a;
 use crate::scan::pair;
@@ -53,6 +54,14 @@ pub(crate) struct Dups {
     collided: HashMap<Vec<u8>, Seen>,
     boundaries: Vec<usize>,
     repeats: Vec<(Seen, At, usize, usize)>,
+    /// A census of lines after a file's start ([`crate::cache`]): each
+    /// uuid-bearing line (its hash, place, uuid length and envelope), replayed
+    /// into the earlier census by [`Dups::extend`].
+    log: Option<Vec<(u64, Seen, usize, At)>>,
+    /// Repeats found by [`Dups::extend`] on a hash alone: `(first copy's
+    /// uuid offset, this copy's, uuid length)`, confirmed against the bytes
+    /// by [`Dups::confirmed`].
+    unconfirmed: Vec<(usize, usize, usize)>,
 }
 
 /// The line without its top-level `,"slug":"…"` (either spacing, REC-038).
@@ -92,22 +101,37 @@ impl Dups {
         self.boundaries.push(line);
     }
 
+    /// The rule over lines that follow others not seen here: uuids are kept
+    /// for [`Dups::extend`].
+    pub(crate) fn logging() -> Dups {
+        Dups {
+            log: Some(Vec::new()),
+            ..Dups::default()
+        }
+    }
+
     /// A line (bytes `start..end` of `buf`) whose top-level `uuid` is `uuid`, a
-    /// sub-slice of `buf`. `at` is built only for a repeat.
+    /// sub-slice of `buf`; `buf` starts at byte `base` of its file, and
+    /// `start..end` are file offsets. `at` is built only for a repeat (and
+    /// for every line of a log).
     pub(crate) fn uuid(
         &mut self,
-        buf: &[u8],
+        (buf, base): (&[u8], usize),
         uuid: &[u8],
         (line, start, end): (usize, usize, usize),
         at: impl FnOnce() -> At,
     ) {
-        let uuid_at = (uuid.as_ptr() as usize).saturating_sub(buf.as_ptr() as usize);
+        let uuid_at = base + (uuid.as_ptr() as usize).saturating_sub(buf.as_ptr() as usize);
         let new = Seen {
             line,
             start,
             end,
             uuid_at,
         };
+        if let Some(log) = &mut self.log {
+            log.push((fnv1a(uuid), new, uuid.len(), at()));
+            return;
+        }
         let first = match self.seen.entry(fnv1a(uuid)) {
             Entry::Vacant(v) => {
                 v.insert(new);
@@ -131,8 +155,53 @@ impl Dups {
         self.repeats.push((first, at(), start, end));
     }
 
-    pub(crate) fn finish(self, ctx: &FileCtx, buf: &[u8], out: &mut Vec<Finding>) {
-        for (first, at, start, end) in self.repeats {
+    /// Fold in the census of the lines that follow (a [`Dups::logging`]
+    /// one). A uuid whose hash an earlier line has is a repeat of it, to be
+    /// confirmed against the bytes; false when that cannot be exact (`later`
+    /// is not a log, or this census already met a hash collision): the
+    /// caller reads the file whole instead.
+    pub(crate) fn extend(&mut self, later: Dups) -> bool {
+        let Some(log) = later.log else {
+            return false;
+        };
+        self.boundaries.extend(later.boundaries);
+        if let Some(mine) = &mut self.log {
+            mine.extend(log);
+            return true;
+        }
+        if !self.collided.is_empty() {
+            return false;
+        }
+        for (h, new, len, at) in log {
+            match self.seen.entry(h) {
+                Entry::Vacant(v) => {
+                    v.insert(new);
+                }
+                Entry::Occupied(o) => {
+                    let first = *o.get();
+                    self.unconfirmed.push((first.uuid_at, new.uuid_at, len));
+                    self.repeats.push((first, at, new.start, new.end));
+                }
+            }
+        }
+        true
+    }
+
+    /// Whether every repeat [`Dups::extend`] found on a hash is one: the same
+    /// uuid bytes in `buf` (the file from its start). False on a hash
+    /// collision between distinct uuids (the caller reads the file whole).
+    pub(crate) fn confirmed(&mut self, buf: &[u8]) -> bool {
+        let ok = self.unconfirmed.iter().all(|&(a, b, n)| {
+            let uuid = buf.get(b..b + n);
+            uuid.is_some() && buf.get(a..a + n) == uuid && buf.get(a + n) == Some(&b'"')
+        });
+        self.unconfirmed.clear();
+        ok
+    }
+
+    pub(crate) fn findings(&self, ctx: &FileCtx, buf: &[u8], out: &mut Vec<Finding>) {
+        for (first, at, start, end) in &self.repeats {
+            let (first, start, end) = (*first, *start, *end);
             let a = buf[first.start..first.end].trim_ascii_end();
             let b = buf[start..end].trim_ascii_end();
             let straddle = self
@@ -155,11 +224,79 @@ impl Dups {
             };
             out.push(ctx.finding(
                 Kind::DuplicateUuid,
-                &at,
+                at,
                 None,
                 format!("uuid first seen on line {}: {class}", first.line),
             ));
         }
+    }
+}
+
+impl Seen {
+    fn encode(&self, e: &mut Enc) {
+        for v in [self.line, self.start, self.end, self.uuid_at] {
+            e.u64(v as u64);
+        }
+    }
+
+    fn decode(d: &mut Dec<'_>) -> Option<Seen> {
+        Some(Seen {
+            line: d.usize()?,
+            start: d.usize()?,
+            end: d.usize()?,
+            uuid_at: d.usize()?,
+        })
+    }
+}
+
+impl Dups {
+    /// Write the folded rule for the census cache (entries cover a file from
+    /// its start: no log, every repeat confirmed).
+    pub(crate) fn encode(&self, e: &mut Enc) {
+        e.u64(self.seen.len() as u64);
+        for (h, s) in &self.seen {
+            e.u64(*h);
+            s.encode(e);
+        }
+        e.u64(self.collided.len() as u64);
+        for (u, s) in &self.collided {
+            e.bytes(u);
+            s.encode(e);
+        }
+        e.u64(self.boundaries.len() as u64);
+        for b in &self.boundaries {
+            e.u64(*b as u64);
+        }
+        e.u64(self.repeats.len() as u64);
+        for (first, at, start, end) in &self.repeats {
+            first.encode(e);
+            at.encode(e);
+            e.u64(*start as u64);
+            e.u64(*end as u64);
+        }
+    }
+
+    pub(crate) fn decode(d: &mut Dec<'_>) -> Option<Dups> {
+        let mut x = Dups::default();
+        let n = d.len(40)?;
+        x.seen.reserve(n);
+        for _ in 0..n {
+            let h = d.u64()?;
+            x.seen.insert(h, Seen::decode(d)?);
+        }
+        for _ in 0..d.len(40)? {
+            let u = d.bytes()?.to_vec();
+            x.collided.insert(u, Seen::decode(d)?);
+        }
+        for _ in 0..d.len(8)? {
+            x.boundaries.push(d.usize()?);
+        }
+        for _ in 0..d.len(60)? {
+            let first = Seen::decode(d)?;
+            let at = At::decode(d)?;
+            x.repeats.push((first, at, d.usize()?, d.usize()?));
+        }
+        Some(x)
     }
 }
 
@@ -220,7 +357,7 @@ mod tests {
                 line: i + 1,
                 ..At::default()
             };
-            d.uuid(buf, u, (i + 1, start, start + l.len()), || at);
+            d.uuid((buf, 0), u, (i + 1, start, start + l.len()), || at);
             start += l.len() + 1;
         }
         let ctx = FileCtx {
@@ -229,7 +366,7 @@ mod tests {
             is_lane: false,
         };
         let mut out = Vec::new();
-        d.finish(&ctx, buf, &mut out);
+        d.findings(&ctx, buf, &mut out);
         assert_eq!(out.len(), 2);
         assert_eq!(out[0].line, 3);
         assert!(

@@ -24,6 +24,7 @@
 use std::collections::HashMap;
 
 use super::finding::{At, FileCtx, Finding};
+use crate::cache::{Dec, Enc};
 use crate::cli::audit::Kind;
 use crate::loss::lite::Kinds;
 
@@ -53,6 +54,18 @@ pub(crate) struct Eaten {
     pending: [Option<usize>; 2],
     /// Admitted records with more than one dict block (the script's counter).
     pub(crate) multi_block: usize,
+    /// A census of lines after a file's start ([`crate::cache`]): what came
+    /// before is unknown (open groups, a waiting thinking-first record, uuids
+    /// counted), so the records are kept in order and replayed into the
+    /// earlier census by [`Eaten::extend`], exactly as one pass would fold them.
+    log: Option<Vec<Event>>,
+}
+
+/// One step of the rule, as [`Eaten::extend`] replays it.
+#[derive(Debug)]
+enum Event {
+    Record(String, Option<u64>, Kinds, At),
+    Other(bool),
 }
 
 impl Eaten {
@@ -65,11 +78,56 @@ impl Eaten {
     /// A user/assistant record with a `message` that is not an admitted
     /// assistant record: it breaks adjacency.
     pub(crate) fn other_message(&mut self, sidechain: bool) {
+        if let Some(log) = &mut self.log {
+            // Consecutive breaks on one lane are one.
+            if !matches!(log.last(), Some(Event::Other(s)) if *s == sidechain) {
+                log.push(Event::Other(sidechain));
+            }
+            return;
+        }
         self.pending[usize::from(sidechain)] = None;
+    }
+
+    /// The rule over lines that follow others not seen here: records are
+    /// kept for [`Eaten::extend`].
+    pub(crate) fn logging() -> Eaten {
+        Eaten {
+            log: Some(Vec::new()),
+            ..Eaten::default()
+        }
     }
 
     /// An admitted assistant record, with its top-level uuid's raw bytes.
     pub(crate) fn record(&mut self, mid: &str, uuid: Option<&[u8]>, k: Kinds, at: At) {
+        let uuid = uuid.filter(|u| !u.is_empty()).map(crate::loss::fnv1a);
+        if let Some(log) = &mut self.log {
+            log.push(Event::Record(mid.to_string(), uuid, k, at));
+            return;
+        }
+        self.fold(mid, uuid, k, at);
+    }
+
+    /// Fold in the census of the lines that follow (a [`Eaten::logging`]
+    /// one): its records are replayed in order. False when `later` is not a
+    /// log (nothing is folded).
+    pub(crate) fn extend(&mut self, later: Eaten) -> bool {
+        let Some(log) = later.log else {
+            return false;
+        };
+        for ev in log {
+            match ev {
+                Event::Record(mid, uuid, k, at) => match &mut self.log {
+                    Some(mine) => mine.push(Event::Record(mid, uuid, k, at)),
+                    None => self.fold(&mid, uuid, k, at),
+                },
+                Event::Other(side) => self.other_message(side),
+            }
+        }
+        true
+    }
+
+    /// One admitted record, its uuid hashed.
+    fn fold(&mut self, mid: &str, uuid: Option<u64>, k: Kinds, at: At) {
         let side = at.sidechain;
         if k.dict_blocks > 1 {
             self.multi_block += 1;
@@ -96,7 +154,7 @@ impl Eaten {
         // leaves adjacency as it was (the copy right after its original is no
         // second thinking-first record).
         if k.thinking || k.text {
-            if let Some(h) = uuid.filter(|u| !u.is_empty()).map(crate::loss::fnv1a) {
+            if let Some(h) = uuid {
                 if g.seen.contains(&h) {
                     g.replayed += 1;
                     return;
@@ -113,9 +171,10 @@ impl Eaten {
         g.text += u32::from(k.text);
     }
 
-    /// The fast path stamps byte offsets in `At::line`; turn the ones findings
-    /// will use into 1-based line numbers with one counting pass.
-    pub(crate) fn offsets_to_lines(&mut self, buf: &[u8]) {
+    /// The fast path stamps byte offsets in `At::line`: the 1-based line
+    /// number of each offset a finding will use, with one counting pass over
+    /// `buf` (the file from its start).
+    fn lines_of(&self, buf: &[u8]) -> HashMap<usize, usize> {
         let mut offs: Vec<usize> = self
             .groups
             .iter()
@@ -132,25 +191,26 @@ impl Eaten {
             at = o;
             map.insert(o, no);
         }
-        for g in &mut self.groups {
-            if let Some(&n) = map.get(&g.first.line) {
-                g.first.line = n;
-            }
-        }
+        map
     }
 
     /// Findings in file order: group hits (noting whether adjacency agrees) and
-    /// adjacency-only hits.
-    pub(crate) fn finish(
-        self,
+    /// adjacency-only hits. `offsets`: the file, when lines were numbered by
+    /// byte offset (the eaten-text-only pass).
+    pub(crate) fn findings(
+        &self,
         ctx: &FileCtx,
-        want_group: bool,
-        want_adj: bool,
+        (want_group, want_adj): (bool, bool),
+        offsets: Option<&[u8]>,
         out: &mut Vec<Finding>,
     ) {
+        let lines = offsets.map(|buf| self.lines_of(buf));
         for g in &self.groups {
             let by_group = g.thinking >= 2 && g.text == 0;
             let by_adj = g.adjacent;
+            if !((by_group && want_group) || (by_adj && !by_group && want_adj)) {
+                continue;
+            }
             let mut counts = format!(
                 "{} thinking record(s), {} text record(s)",
                 g.thinking, g.text
@@ -161,7 +221,11 @@ impl Eaten {
                     g.replayed
                 ));
             }
-            if by_group && want_group {
+            let mut first = g.first.clone();
+            if let Some(&n) = lines.as_ref().and_then(|m| m.get(&first.line)) {
+                first.line = n;
+            }
+            if by_group {
                 let rule = if by_adj {
                     "adjacency rule agrees"
                 } else {
@@ -169,19 +233,73 @@ impl Eaten {
                 };
                 out.push(ctx.finding(
                     Kind::EatenText,
-                    &g.first,
+                    &first,
                     Some(g.mid.clone()),
                     format!("streamed text never persisted: {counts}; {rule}"),
                 ));
-            } else if by_adj && !by_group && want_adj {
+            } else {
                 out.push(ctx.finding(
                     Kind::EatenTextAdjacency,
-                    &g.first,
+                    &first,
                     Some(g.mid.clone()),
                     format!("adjacent thinking-first records, but the group has {counts}"),
                 ));
             }
         }
+    }
+
+    /// Write the folded rule for the census cache (a log is never kept:
+    /// entries cover a file from its start).
+    pub(crate) fn encode(&self, e: &mut Enc) {
+        e.u64(self.groups.len() as u64);
+        for g in &self.groups {
+            e.str(&g.mid);
+            e.u32(g.thinking);
+            e.u32(g.text);
+            e.u64(g.seen.len() as u64);
+            for h in &g.seen {
+                e.u64(*h);
+            }
+            e.u32(g.replayed);
+            g.first.encode(e);
+            e.bool(g.adjacent);
+        }
+        for p in self.pending {
+            e.u64(p.map_or(u64::MAX, |i| i as u64));
+        }
+        e.u64(self.multi_block as u64);
+    }
+
+    pub(crate) fn decode(d: &mut Dec<'_>) -> Option<Eaten> {
+        let mut e = Eaten::default();
+        for i in 0..d.len(8)? {
+            let mid = d.str()?.to_string();
+            let (thinking, text) = (d.u32()?, d.u32()?);
+            let mut seen = Vec::new();
+            for _ in 0..d.len(8)? {
+                seen.push(d.u64()?);
+            }
+            let g = Group {
+                mid,
+                thinking,
+                text,
+                seen,
+                replayed: d.u32()?,
+                first: At::decode(d)?,
+                adjacent: d.bool()?,
+            };
+            e.index[usize::from(g.first.sidechain)].insert(g.mid.clone(), i);
+            e.groups.push(g);
+        }
+        for p in &mut e.pending {
+            let v = d.u64()?;
+            *p = match v {
+                u64::MAX => None,
+                i => Some(usize::try_from(i).ok().filter(|&i| i < e.groups.len())?),
+            };
+        }
+        e.multi_block = d.usize()?;
+        Some(e)
     }
 }
 
@@ -205,7 +323,7 @@ mod tests {
             is_lane: false,
         };
         let mut out = Vec::new();
-        e.finish(&ctx, true, true, &mut out);
+        e.findings(&ctx, (true, true), None, &mut out);
         out
     }
 
