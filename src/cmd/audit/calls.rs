@@ -17,8 +17,7 @@
 //! measured no cross-turn results). A background Bash launch is answered at
 //! launch (TAIL-011), so an unanswered one is reported as an anomaly.
 
-use std::collections::{HashMap, HashSet};
-
+use super::dup::{IdMap, IdSet};
 use super::finding::{At, FileCtx, Finding};
 use crate::cache::{Dec, Enc};
 use crate::classify::FileIndex;
@@ -58,15 +57,15 @@ struct Call {
 #[derive(Debug, Default)]
 pub(crate) struct Calls {
     uses: Vec<Call>,
-    names: HashMap<String, String>,
-    answered: HashSet<String>,
+    names: IdMap<String, String>,
+    answered: IdSet<String>,
     /// Results whose carrier has no object echo: (tool_use_id, where).
     bare: Vec<(String, At)>,
 }
 
 impl Calls {
     /// The tool_use blocks of an assistant record.
-    pub(crate) fn uses(&mut self, blocks: &[LiteBlock<'_>], at: &At) {
+    pub(crate) fn uses(&mut self, blocks: &[LiteBlock<'_>], at: &dyn Fn() -> At) {
         for b in blocks.iter().filter(|b| b.is("tool_use")) {
             let (Some(id), name) = (raw_str(b.id), raw_str(b.name)) else {
                 continue;
@@ -87,7 +86,7 @@ impl Calls {
             self.uses.push(Call {
                 id: id.into_owned(),
                 name,
-                at: at.clone(),
+                at: at(),
                 background,
             });
         }
@@ -97,7 +96,7 @@ impl Calls {
     /// inside `message`, that key only occurs on tool_result blocks.
     pub(crate) fn answers(&mut self, message: &[u8]) {
         const KEY: &[u8] = b"\"tool_use_id\":";
-        for at in memchr::memmem::find_iter(message, KEY) {
+        for at in crate::scan::lit!(KEY).find_iter(message) {
             let rest = &message[at + KEY.len()..];
             let start = rest.iter().take_while(|c| c.is_ascii_whitespace()).count();
             if rest.get(start) != Some(&b'"') {

@@ -23,6 +23,7 @@
 
 use std::collections::HashMap;
 
+use super::dup::IdMap;
 use super::finding::{At, FileCtx, Finding};
 use crate::cache::{Dec, Enc};
 use crate::cli::audit::Kind;
@@ -48,7 +49,7 @@ pub(crate) struct Eaten {
     groups: Vec<Group>,
     /// Per sidechain flag: `message.id` -> index in `groups`. Looked up by `&str`,
     /// so a record of a known group allocates nothing.
-    index: [HashMap<String, usize>; 2],
+    index: [IdMap<String, usize>; 2],
     /// Per sidechain flag: the group of the previous message record when it was
     /// thinking-first.
     pending: [Option<usize>; 2],
@@ -97,14 +98,22 @@ impl Eaten {
         }
     }
 
-    /// An admitted assistant record, with its top-level uuid's raw bytes.
-    pub(crate) fn record(&mut self, mid: &str, uuid: Option<&[u8]>, k: Kinds, at: At) {
+    /// An admitted assistant record on lane `side`, with its top-level uuid's
+    /// raw bytes; `at` is built only for a group's first record (and for a log).
+    pub(crate) fn record(
+        &mut self,
+        mid: &str,
+        uuid: Option<&[u8]>,
+        k: Kinds,
+        side: bool,
+        at: &dyn Fn() -> At,
+    ) {
         let uuid = uuid.filter(|u| !u.is_empty()).map(crate::loss::fnv1a);
         if let Some(log) = &mut self.log {
-            log.push(Event::Record(mid.to_string(), uuid, k, at));
+            log.push(Event::Record(mid.to_string(), uuid, k, at()));
             return;
         }
-        self.fold(mid, uuid, k, at);
+        self.fold(mid, uuid, k, side, at);
     }
 
     /// Fold in the census of the lines that follow (a [`Eaten::logging`]
@@ -118,7 +127,10 @@ impl Eaten {
             match ev {
                 Event::Record(mid, uuid, k, at) => match &mut self.log {
                     Some(mine) => mine.push(Event::Record(mid, uuid, k, at)),
-                    None => self.fold(&mid, uuid, k, at),
+                    None => {
+                        let side = at.sidechain;
+                        self.fold(&mid, uuid, k, side, &|| at.clone());
+                    }
                 },
                 Event::Other(side) => self.other_message(side),
             }
@@ -127,8 +139,7 @@ impl Eaten {
     }
 
     /// One admitted record, its uuid hashed.
-    fn fold(&mut self, mid: &str, uuid: Option<u64>, k: Kinds, at: At) {
-        let side = at.sidechain;
+    fn fold(&mut self, mid: &str, uuid: Option<u64>, k: Kinds, side: bool, at: &dyn Fn() -> At) {
         if k.dict_blocks > 1 {
             self.multi_block += 1;
         }
@@ -143,7 +154,7 @@ impl Eaten {
                     text: 0,
                     seen: Vec::new(),
                     replayed: 0,
-                    first: at,
+                    first: at(),
                     adjacent: false,
                 });
                 i
@@ -330,9 +341,9 @@ mod tests {
     #[test]
     fn thinking_thinking_tool_use_is_eaten_and_adjacent() {
         let mut e = Eaten::default();
-        e.record("m", None, k(true, false, true), At::default());
-        e.record("m", None, k(true, false, true), At::default());
-        e.record("m", None, k(false, false, false), At::default());
+        e.record("m", None, k(true, false, true), false, &At::default);
+        e.record("m", None, k(true, false, true), false, &At::default);
+        e.record("m", None, k(false, false, false), false, &At::default);
         let f = run(e);
         assert_eq!(f.len(), 1);
         assert_eq!(f[0].kind, Kind::EatenText);
@@ -345,16 +356,58 @@ mod tests {
     #[test]
     fn a_replayed_copy_is_not_a_second_thinking_record_rec_091() {
         let mut e = Eaten::default();
-        e.record("m", Some(b"\"u1\""), k(true, false, true), At::default());
-        e.record("m", Some(b"\"u2\""), k(false, false, false), At::default());
+        e.record(
+            "m",
+            Some(b"\"u1\""),
+            k(true, false, true),
+            false,
+            &At::default,
+        );
+        e.record(
+            "m",
+            Some(b"\"u2\""),
+            k(false, false, false),
+            false,
+            &At::default,
+        );
         e.other_message(false);
-        e.record("m", Some(b"\"u1\""), k(true, false, true), At::default());
-        e.record("m", Some(b"\"u2\""), k(false, false, false), At::default());
+        e.record(
+            "m",
+            Some(b"\"u1\""),
+            k(true, false, true),
+            false,
+            &At::default,
+        );
+        e.record(
+            "m",
+            Some(b"\"u2\""),
+            k(false, false, false),
+            false,
+            &At::default,
+        );
         assert!(run(e).is_empty());
         let mut e = Eaten::default();
-        e.record("m", Some(b"\"u1\""), k(true, false, true), At::default());
-        e.record("m", Some(b"\"u3\""), k(true, false, true), At::default());
-        e.record("m", Some(b"\"u1\""), k(true, false, true), At::default());
+        e.record(
+            "m",
+            Some(b"\"u1\""),
+            k(true, false, true),
+            false,
+            &At::default,
+        );
+        e.record(
+            "m",
+            Some(b"\"u3\""),
+            k(true, false, true),
+            false,
+            &At::default,
+        );
+        e.record(
+            "m",
+            Some(b"\"u1\""),
+            k(true, false, true),
+            false,
+            &At::default,
+        );
         let f = run(e);
         assert_eq!(f.len(), 1);
         assert!(
@@ -364,8 +417,20 @@ mod tests {
         );
         // A copy right after its original is not a second adjacent record.
         let mut e = Eaten::default();
-        e.record("m", Some(b"\"u1\""), k(true, false, true), At::default());
-        e.record("m", Some(b"\"u1\""), k(true, false, true), At::default());
+        e.record(
+            "m",
+            Some(b"\"u1\""),
+            k(true, false, true),
+            false,
+            &At::default,
+        );
+        e.record(
+            "m",
+            Some(b"\"u1\""),
+            k(true, false, true),
+            false,
+            &At::default,
+        );
         assert!(run(e).is_empty());
         assert!(f[0].detail.contains("1 replayed"), "{}", f[0].detail);
     }
@@ -373,14 +438,14 @@ mod tests {
     #[test]
     fn kept_text_is_not_eaten_and_user_breaks_adjacency() {
         let mut e = Eaten::default();
-        e.record("m", None, k(true, false, true), At::default());
-        e.record("m", None, k(false, true, false), At::default());
-        e.record("m", None, k(true, false, true), At::default());
+        e.record("m", None, k(true, false, true), false, &At::default);
+        e.record("m", None, k(false, true, false), false, &At::default);
+        e.record("m", None, k(true, false, true), false, &At::default);
         assert!(run(e).is_empty());
         let mut e = Eaten::default();
-        e.record("m", None, k(true, false, true), At::default());
+        e.record("m", None, k(true, false, true), false, &At::default);
         e.other_message(false);
-        e.record("m", None, k(true, false, true), At::default());
+        e.record("m", None, k(true, false, true), false, &At::default);
         let f = run(e);
         assert_eq!(f.len(), 1);
         assert!(f[0].detail.contains("disagrees"));
@@ -389,12 +454,12 @@ mod tests {
     #[test]
     fn sidechain_groups_apart() {
         let mut e = Eaten::default();
-        e.record("m", None, k(true, false, true), At::default());
+        e.record("m", None, k(true, false, true), false, &At::default);
         let side = At {
             sidechain: true,
             ..At::default()
         };
-        e.record("m", None, k(true, false, true), side);
+        e.record("m", None, k(true, false, true), true, &|| side.clone());
         assert!(run(e).is_empty());
     }
 }

@@ -451,7 +451,10 @@ impl Pass<'_> {
             let view = top.eaten.and_then(|(id, k)| Some((eaten_id(id)?, k)));
             if let Some((mid, kinds)) = view {
                 match (mid, kinds) {
-                    (Some(mid), Some(k)) => self.scan.eaten.record(&mid, top.uuid, k, at()),
+                    (Some(mid), Some(k)) => {
+                        let side = top.is_sidechain;
+                        self.scan.eaten.record(&mid, top.uuid, k, side, at)
+                    }
                     _ => self.scan.eaten.other_message(top.is_sidechain),
                 }
                 return;
@@ -469,12 +472,16 @@ impl Pass<'_> {
             self.scan.eaten.other_message(top.is_sidechain);
             return;
         };
-        let at = at();
         if tools {
-            self.scan.calls.uses(blocks, &at);
+            self.scan.calls.uses(blocks, at);
         }
         match m.id() {
-            Some(mid) if eaten => self.scan.eaten.record(&mid, top.uuid, kinds(blocks), at),
+            Some(mid) if eaten => {
+                let side = top.is_sidechain;
+                self.scan
+                    .eaten
+                    .record(&mid, top.uuid, kinds(blocks), side, at)
+            }
             _ => self.scan.eaten.other_message(top.is_sidechain),
         }
     }
