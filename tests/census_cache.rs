@@ -14,13 +14,72 @@ use std::path::{Path, PathBuf};
 use common::{Home, Session};
 use serde_json::json;
 
-/// The commands that read through the cache, each in both output forms.
-const CACHED: &[&[&str]] = &[
-    &["stats"],
-    &["stats", "--format", "json"],
-    &["stats", "--by", "model", "--format", "json"],
-    &["stats", "--no-subagents", "--format", "json"],
-];
+/// Commands that read through the cache, and the entry folders they write.
+struct Suite {
+    cmds: &'static [&'static [&'static str]],
+    /// The first command's entries (one per transcript), and another
+    /// command's that must exist too.
+    entries: &'static str,
+    also: &'static str,
+}
+
+/// `stats` in each form, with and without subagents.
+const STATS: Suite = Suite {
+    cmds: &[
+        &["stats"],
+        &["stats", "--format", "json"],
+        &["stats", "--by", "model", "--format", "json"],
+        &["stats", "--no-subagents", "--format", "json"],
+    ],
+    entries: "/stats-v1/",
+    also: "/stats-own-v1/",
+};
+
+/// `audit` in every mode: all kinds and kind sets (each its own pass and
+/// entries), both output forms, every `--by`, a window and `--max-count`.
+const AUDIT: Suite = Suite {
+    cmds: &[
+        &["audit"],
+        &["audit", "--format", "json", "--by", "month"],
+        &[
+            "audit",
+            "-k",
+            "eaten-text,eaten-text-adjacency",
+            "--format",
+            "json",
+        ],
+        &["audit", "-k", "eaten-text", "--by", "version"],
+        &[
+            "audit",
+            "-k",
+            "malformed-line,duplicate-uuid",
+            "--by",
+            "version",
+            "--format",
+            "json",
+        ],
+        &[
+            "audit",
+            "-k",
+            "unanswered-call,missing-echo",
+            "--format",
+            "json",
+        ],
+        &[
+            "audit",
+            "-k",
+            "missing-transcript,missing-persisted-output",
+            "--since",
+            "2020-01-01",
+            "--by",
+            "transcript",
+            "--max-count",
+            "2",
+        ],
+    ],
+    entries: "/audit-v1/",
+    also: "/audit-03-v1/",
+};
 
 /// Copy a home (the corpus is never written to).
 fn copy_home(from: &Path) -> tempfile::TempDir {
@@ -34,16 +93,20 @@ fn copy_home(from: &Path) -> tempfile::TempDir {
     to
 }
 
-/// The run's time is the one field that may differ between two runs.
+/// The run's time is the one thing that may differ between two runs.
 fn normal(out: &[u8]) -> String {
     let s = String::from_utf8_lossy(out);
     let re = regex::Regex::new(r#""elapsed_ms":\d+"#).unwrap();
-    re.replace_all(&s, "\"elapsed_ms\":0").into_owned()
+    let s = re.replace_all(&s, "\"elapsed_ms\":0");
+    // audit's human footer: `… in 12 ms`.
+    let re = regex::Regex::new(r" in \d+ ms\n").unwrap();
+    re.replace_all(&s, " in 0 ms\n").into_owned()
 }
 
 struct Cached<'a> {
     home: &'a Path,
     state: &'a Path,
+    suite: &'a Suite,
 }
 
 impl Cached<'_> {
@@ -63,7 +126,7 @@ impl Cached<'_> {
     /// command's cached run.
     fn same(&self, what: &str) -> String {
         let mut first = None;
-        for args in CACHED {
+        for args in self.suite.cmds {
             let cached = self.cmd(args).output().unwrap();
             let mut whole_args = args.to_vec();
             whole_args.push("--no-cache");
@@ -99,11 +162,12 @@ impl Cached<'_> {
 
 /// Run every change a transcript sees on `file` of `home`, each time
 /// comparing cache and no cache; `file` ends with a newline.
-fn through_changes(home: &Path, file: &Path) {
+fn through_changes(home: &Path, file: &Path, suite: &Suite) {
     let state = tempfile::tempdir().unwrap();
     let c = Cached {
         home,
         state: state.path(),
+        suite,
     };
     let n = common::files_under(&home.join("projects"))
         .iter()
@@ -166,16 +230,18 @@ fn through_changes(home: &Path, file: &Path) {
     // A corrupt entry is ignored and rewritten, never trusted.
     let entries: Vec<PathBuf> = common::files_under(state.path())
         .into_iter()
-        .filter(|p| p.to_string_lossy().contains("/stats-v1/"))
+        .filter(|p| p.to_string_lossy().contains(suite.entries))
         .collect();
-    assert_eq!(entries.len(), n, "one stats entry per transcript");
+    assert_eq!(entries.len(), n, "one entry per transcript");
     assert!(common::files_under(state.path())
         .iter()
-        .any(|p| p.to_string_lossy().contains("/stats-own-v1/")));
+        .any(|p| p.to_string_lossy().contains(suite.also)));
     for e in &entries {
+        // The last byte: the census itself, whatever its size (the middle
+        // of a small entry is its header).
         let mut b = std::fs::read(e).unwrap();
-        let mid = b.len() / 2;
-        b[mid] ^= 0xff;
+        let last = b.len() - 1;
+        b[last] ^= 0xff;
         std::fs::write(e, b).unwrap();
     }
     let report = c.same("corrupt entries");
@@ -214,7 +280,7 @@ fn stats_cache_on_the_sample_home_is_exact_through_changes() {
     let sample = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample/claude-home");
     let home = copy_home(&sample);
     let file = largest(home.path());
-    through_changes(home.path(), &file);
+    through_changes(home.path(), &file, &STATS);
 }
 
 #[test]
@@ -225,14 +291,13 @@ fn stats_cache_on_the_public_corpus_is_exact_through_changes() {
     let home = copy_home(&corpus);
     // The largest transcript (3.2 MB): indexes, revisits and joins across the cut.
     let file = largest(home.path());
-    through_changes(home.path(), &file);
+    through_changes(home.path(), &file, &STATS);
 }
 
 /// A hostile home: malformed, glued, blank, NUL and invalid UTF-8 lines, a
 /// non-object, a draft superseded after the cut, a call answered after it,
 /// subagent records nested in agent_progress records, an empty file.
-#[test]
-fn stats_cache_on_a_hostile_home_is_exact_through_changes() {
+fn hostile_home() -> (Home, PathBuf) {
     let home = Home::new();
     let mut s = Session::new("77777777-0000-4000-8000-000000000007", "/w/h");
     s.user("first try");
@@ -271,7 +336,13 @@ fn stats_cache_on_a_hostile_home_is_exact_through_changes() {
     }
     let file = home.write_raw("-w-h", &s.file_name(), &bytes);
     home.write_raw("-w-h", "88888888-0000-4000-8000-000000000008.jsonl", b"");
-    through_changes(home.path(), &file);
+    (home, file)
+}
+
+#[test]
+fn stats_cache_on_a_hostile_home_is_exact_through_changes() {
+    let (home, file) = hostile_home();
+    through_changes(home.path(), &file, &STATS);
 }
 
 /// Nested agent_progress records count in the parent file while the agent
@@ -306,6 +377,7 @@ fn a_lane_file_appearing_makes_a_cached_census_stale() {
     let c = Cached {
         home: home.path(),
         state: state.path(),
+        suite: &STATS,
     };
     let total = |args: &[&str]| {
         let out = c.cmd(args).output().unwrap();
@@ -333,6 +405,7 @@ fn an_unchanged_home_is_not_read_again() {
     let c = Cached {
         home: &sample,
         state: state.path(),
+        suite: &STATS,
     };
     let run = || {
         let out = c.cmd(&["stats", "--format", "json"]).output().unwrap();
@@ -351,6 +424,7 @@ fn an_unchanged_home_is_not_read_again() {
     let out = Cached {
         home: home.path(),
         state: &inside,
+        suite: &STATS,
     }
     .cmd(&["stats"])
     .output()
@@ -358,4 +432,262 @@ fn an_unchanged_home_is_not_read_again() {
     assert_eq!(out.status.code(), Some(0));
     assert!(String::from_utf8_lossy(&out.stderr).contains("0 miss, 8 off"));
     assert!(!inside.exists());
+}
+
+#[test]
+fn audit_cache_on_the_sample_home_is_exact_through_changes() {
+    let sample = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample/claude-home");
+    let home = copy_home(&sample);
+    let file = largest(home.path());
+    through_changes(home.path(), &file, &AUDIT);
+}
+
+#[test]
+fn audit_cache_on_the_public_corpus_is_exact_through_changes() {
+    let Some(corpus) = common::corpus() else {
+        return;
+    };
+    let home = copy_home(&corpus);
+    let file = largest(home.path());
+    through_changes(home.path(), &file, &AUDIT);
+}
+
+#[test]
+fn audit_cache_on_a_hostile_home_is_exact_through_changes() {
+    let (home, file) = hostile_home();
+    through_changes(home.path(), &file, &AUDIT);
+    let (home, file) = audit_home();
+    through_changes(home.path(), &file, &AUDIT);
+}
+
+/// A transcript with a finding of every kind audit reads from a file, each
+/// spread over several lines, so a cut between any two lines splits one:
+/// an eaten response (thinking, thinking, tool call) and a resume's replayed
+/// copy of it under the same uuids (REC-091), an echo-less Write result
+/// (REC-078), a call a later turn passed (REC-075) and one left in flight at
+/// the end (TAIL-001), a compaction boundary between two copies of one uuid,
+/// malformed lines with no time of their own (their time is the last before
+/// them in the file), a glued pair, adjacency broken by a prompt, a spawn result and a progress record
+/// naming lanes that do not exist, persisted output that is gone or has
+/// another size (REC-015).
+fn audit_home() -> (Home, PathBuf) {
+    let home = Home::new();
+    let mut s = Session::new("55555555-0000-4000-8000-000000000005", "/w/a");
+    s.user("go");
+    let t1 = s.thinking("msg_e", "hmm");
+    let t2 = s.thinking("msg_e", "hmm more");
+    let tu = s.tool_use(
+        "msg_e",
+        "toolu_w",
+        "Write",
+        json!({"file_path": "/w/a/x", "content": "x"}),
+    );
+    s.tool_result("toolu_w", "File created", false, None);
+    s.tool_use("msg_b", "toolu_b", "Bash", json!({"command": "sleep 9"}));
+    s.raw(json!("not an object"));
+    s.user("next turn");
+    s.system(
+        "compact_boundary",
+        json!({"compactMetadata": {"trigger": "auto"}}),
+    );
+    // The resume's replay: the eaten response again, under the same uuids.
+    let copies: Vec<serde_json::Value> = s
+        .lines
+        .iter()
+        .filter(|r| [&t1, &t2, &tu].contains(&&r["uuid"].as_str().unwrap_or("").to_string()))
+        .cloned()
+        .collect();
+    for c in copies {
+        s.raw(c);
+    }
+    s.tool_result(
+        "toolu_task",
+        "done",
+        false,
+        Some(json!({"agentId": "deadbeef00000001", "status": "completed"})),
+    );
+    s.push(
+        json!({"type": "progress", "data": {"type": "agent_progress", "agentId": "deadbeef00000002",
+        "message": {"type": "user", "message": {"role": "user", "content": "hi"}}},
+        "toolUseID": "agent_msg_x", "parentToolUseID": "toolu_task"}),
+    );
+    s.tool_result(
+        "toolu_p",
+        "<persisted-output>\nFull output saved to: /nonexistent/csift-test/out.txt\n</persisted-output>",
+        false,
+        None,
+    );
+    s.tool_result(
+        "toolu_q",
+        "big",
+        false,
+        Some(json!({"persistedOutputPath": "/nonexistent/csift-test/q.txt", "persistedOutputSize": 5})),
+    );
+    s.thinking("msg_f", "alone");
+    s.text("msg_f", "kept");
+    // A user record between two thinking-first records of one response
+    // breaks adjacency: the group rule alone flags it.
+    s.thinking("msg_h", "first");
+    s.user("interrupting");
+    s.thinking("msg_h", "second");
+    s.tool_use(
+        "msg_g",
+        "toolu_last",
+        "Read",
+        json!({"file_path": "/w/a/x"}),
+    );
+    let mut bytes = common::jsonl(&s.lines[..3]);
+    bytes.extend_from_slice(b"{torn without a time\n");
+    bytes.extend_from_slice(&common::jsonl(&s.lines[3..8]));
+    bytes.extend_from_slice(
+        b"{\"type\":\"system\",\"subtype\":\"x\"}{\"type\":\"user\",\"uuid\":\"g1\"}\n",
+    );
+    bytes.extend_from_slice(b"{\"type\":\"user\",\"x\":\"\0\"}\n");
+    bytes.extend_from_slice(&common::jsonl(&s.lines[8..]));
+    let file = home.write_raw("-w-a", &s.file_name(), &bytes);
+    (home, file)
+}
+
+/// Commands whose passes differ most (all kinds; eaten text alone, which
+/// reads assistant lines only; the per-line rules without eaten text).
+const CUTS: Suite = Suite {
+    cmds: &[
+        &["audit", "--format", "json"],
+        &[
+            "audit",
+            "-k",
+            "eaten-text,eaten-text-adjacency",
+            "--format",
+            "json",
+        ],
+        &[
+            "audit",
+            "-k",
+            "malformed-line,duplicate-uuid,unanswered-call,missing-echo",
+            "--format",
+            "json",
+        ],
+    ],
+    entries: "/audit-v1/",
+    also: "/audit-03-v1/",
+};
+
+/// Appends extend exactly: at every cut between two lines, the census of
+/// the lines before it, cached, then folded with the census of the appended
+/// rest, gives what one pass over the whole file gives (the run checks it
+/// against --no-cache), and the rest alone is read.
+#[test]
+fn audit_cache_extends_exactly_at_every_line() {
+    let (home, file) = audit_home();
+    let bytes = std::fs::read(&file).unwrap();
+    let cuts: Vec<usize> = bytes
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| **b == b'\n')
+        .map(|(i, _)| i + 1)
+        .collect();
+    let full = Cached {
+        home: home.path(),
+        state: Path::new("/nonexistent"),
+        suite: &AUDIT,
+    };
+    let out = full
+        .cmd(&["audit", "--no-cache", "--format", "json"])
+        .output()
+        .unwrap();
+    let kinds = String::from_utf8_lossy(&out.stdout).into_owned();
+    for k in [
+        "eaten-text",
+        "missing-echo",
+        "unanswered-call",
+        "duplicate-uuid",
+        "malformed-line",
+        "missing-transcript",
+        "missing-persisted-output",
+    ] {
+        let kind = format!("\"kind\":\"{k}\"");
+        assert!(
+            kinds.contains(&kind),
+            "the home has no {k} finding: {kinds}"
+        );
+    }
+    for &cut in &cuts[..cuts.len() - 1] {
+        let state = tempfile::tempdir().unwrap();
+        let c = Cached {
+            home: home.path(),
+            state: state.path(),
+            suite: &CUTS,
+        };
+        std::fs::write(&file, &bytes[..cut]).unwrap();
+        c.same(&format!("first {cut} bytes"));
+        let mut f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&file)
+            .unwrap();
+        std::io::Write::write_all(&mut f, &bytes[cut..]).unwrap();
+        drop(f);
+        let report = c.same(&format!("appended after byte {cut}"));
+        assert!(report.contains("0 hit, 1 grew, 0 miss"), "{report}");
+        assert_eq!(scanned(&report), (bytes.len() - cut) as u64, "{report}");
+    }
+}
+
+/// What audit reads of other files is checked every run, never cached: a
+/// lane file written after a run clears its missing-transcript finding
+/// while the transcript naming it is a hit; a lane's meta file naming a
+/// teammate (SUB-028) changes the lane's echo rule, so its entry is read
+/// again.
+#[test]
+fn audit_checks_other_files_every_run() {
+    let home = Home::new();
+    let state = tempfile::tempdir().unwrap();
+    let agent = "a1b2c3d4e5f6a7b80";
+    let mut s = Session::new("44444444-0000-4000-8000-000000000004", "/w/m");
+    s.user("spawn");
+    s.tool_use("msg_1", "toolu_task", "Task", json!({"prompt": "go"}));
+    s.tool_result(
+        "toolu_task",
+        "ok",
+        false,
+        Some(json!({"agentId": agent, "status": "completed"})),
+    );
+    home.write("-w-m", &s.file_name(), &s.lines);
+    let c = Cached {
+        home: home.path(),
+        state: state.path(),
+        suite: &AUDIT,
+    };
+    let json = |c: &Cached<'_>| {
+        let out = c.cmd(&["audit", "--format", "json"]).output().unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    c.same("no lane file");
+    assert!(json(&c).contains(&format!("subagent {agent}")));
+    let mut lane = Session::lane(&s.id, &s.cwd, agent);
+    lane.user("go");
+    lane.tool_use(
+        "msg_w",
+        "toolu_w",
+        "Write",
+        json!({"file_path": "/w/m/y", "content": "y"}),
+    );
+    lane.tool_result("toolu_w", "File created", false, None);
+    let lane_path = home.write(
+        "-w-m",
+        &format!("{}/subagents/agent-{agent}.jsonl", s.id),
+        &lane.lines,
+    );
+    let report = c.same("lane file written");
+    assert!(report.contains("1 hit, 0 grew, 1 miss"), "{report}");
+    assert!(!json(&c).contains(&format!("subagent {agent}")));
+    assert!(!json(&c).contains("\"kind\":\"missing-echo\""));
+    // SUB-028: a teammate lane's file writes always carry their echo.
+    std::fs::write(
+        lane_path.with_extension("meta.json"),
+        br#"{"agentType":"worker","taskKind":"in_process_teammate"}"#,
+    )
+    .unwrap();
+    let report = c.same("teammate meta written");
+    assert!(report.contains("1 hit, 0 grew, 1 miss"), "{report}");
+    assert!(json(&c).contains("\"kind\":\"missing-echo\""));
 }

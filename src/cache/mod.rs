@@ -1,9 +1,8 @@
 //! The census cache: what a command folds from one transcript (a [`Census`]:
 //! counts, token books, findings) kept in csift's state directory, so a
 //! repeated run re-reads only what changed. Built once, for every command that
-//! folds per-file facts: `usage`, `statusline` and `stats` (issue 37; `audit`
-//! not yet: its missing-transcript and missing-persisted-output checks read
-//! other files, and its per-file state is not kept).
+//! folds per-file facts: `usage`, `statusline`, `stats` and `audit` (issue 37;
+//! audit's checks of other files' existence run every time, outside it).
 //!
 //! An entry is keyed by the transcript's path and checked against the file's
 //! identity: device, inode, size and modification time, and a hash of the

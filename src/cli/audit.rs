@@ -73,7 +73,8 @@ pub(crate) enum By {
     "  csift audit --kind eaten-text --by month      # the eaten-text survey, per month\n",
     "  csift audit --kind eaten-text --by version\n",
     "  csift audit @3f2a --kind missing-echo --kind malformed-line\n",
-    "  csift audit --format json --kind eaten-text | jq -r 'select(.type==\"finding\").message_id'\n\n",
+    "  csift audit --format json --kind eaten-text | jq -r 'select(.type==\"finding\").message_id'\n",
+    "  csift audit --no-cache                        # read every file whole, not through the cache\n\n",
     "eaten-text counts what the bug report's survey script counts: per file, assistant\n",
     "records grouped by (isSidechain, message.id); a group with >=2 thinking-bearing and 0\n",
     "text-bearing records is one eaten response; month and version come from its first record.\n",
@@ -88,6 +89,11 @@ pub(crate) enum By {
     "MAIN and SIDECHAIN are the survey's two counts. TRANSCRIPTS counts the files with a\n",
     "finding of the kind, main or sidechain (a subagent lane is a file); the survey's\n",
     "\"in N transcripts\" counts only files with a MAIN one.\n\n",
+    "Cache: each transcript's findings are kept in csift's state directory\n",
+    "($XDG_STATE_HOME/csift, never under the Claude home), per set of kinds; a file unchanged\n",
+    "since is not read again, one that grew is read from where its entry ended. Pointers to\n",
+    "other files (lane files, persisted output) are checked on disk every run. --no-cache\n",
+    "reads every file whole; the output is the same either way.\n\n",
     "--since/--until keep findings by time: a finding's record's own, else the last time\n",
     "before it in its file (a torn final line), else the first time in the lanes of a lost\n",
     "session transcript. A finding with none (lane metadata without its lane) cannot be\n",
@@ -121,6 +127,10 @@ pub(crate) struct AuditArgs {
     /// Show at most this many findings (human form; the summary still counts all).
     #[arg(long, value_name = "N")]
     pub(crate) max_count: Option<usize>,
+    /// Read every file whole instead of through the census cache (kept in
+    /// csift's state directory; output is the same either way).
+    #[arg(long)]
+    pub(crate) no_cache: bool,
     #[command(flatten)]
     pub(crate) common: super::Common,
 }

@@ -17,9 +17,9 @@
 //! measured no cross-turn results). A background Bash launch is answered at
 //! launch (TAIL-011), so an unanswered one is reported as an anomaly.
 
-use std::collections::{HashMap, HashSet};
-
+use super::dup::{IdMap, IdSet};
 use super::finding::{At, FileCtx, Finding};
+use crate::cache::{Dec, Enc};
 use crate::classify::FileIndex;
 use crate::cli::audit::Kind;
 use crate::loss::lite::{raw_str, LiteBlock};
@@ -57,15 +57,15 @@ struct Call {
 #[derive(Debug, Default)]
 pub(crate) struct Calls {
     uses: Vec<Call>,
-    names: HashMap<String, String>,
-    answered: HashSet<String>,
+    names: IdMap<String, String>,
+    answered: IdSet<String>,
     /// Results whose carrier has no object echo: (tool_use_id, where).
     bare: Vec<(String, At)>,
 }
 
 impl Calls {
     /// The tool_use blocks of an assistant record.
-    pub(crate) fn uses(&mut self, blocks: &[LiteBlock<'_>], at: &At) {
+    pub(crate) fn uses(&mut self, blocks: &[LiteBlock<'_>], at: &dyn Fn() -> At) {
         for b in blocks.iter().filter(|b| b.is("tool_use")) {
             let (Some(id), name) = (raw_str(b.id), raw_str(b.name)) else {
                 continue;
@@ -86,7 +86,7 @@ impl Calls {
             self.uses.push(Call {
                 id: id.into_owned(),
                 name,
-                at: at.clone(),
+                at: at(),
                 background,
             });
         }
@@ -96,7 +96,7 @@ impl Calls {
     /// inside `message`, that key only occurs on tool_result blocks.
     pub(crate) fn answers(&mut self, message: &[u8]) {
         const KEY: &[u8] = b"\"tool_use_id\":";
-        for at in memchr::memmem::find_iter(message, KEY) {
+        for at in crate::scan::lit!(KEY).find_iter(message) {
             let rest = &message[at + KEY.len()..];
             let start = rest.iter().take_while(|c| c.is_ascii_whitespace()).count();
             if rest.get(start) != Some(&b'"') {
@@ -123,8 +123,8 @@ impl Calls {
         }
     }
 
-    pub(crate) fn finish(
-        self,
+    pub(crate) fn findings(
+        &self,
         ctx: &FileCtx,
         policy: EchoPolicy,
         want_echo: bool,
@@ -181,5 +181,64 @@ impl Calls {
             };
             out.push(ctx.finding(Kind::UnansweredCall, &c.at, None, detail));
         }
+    }
+}
+
+impl Calls {
+    /// Fold in the calls and results of the lines that follow: every part
+    /// is a set or a list in file order, so the union is one pass's.
+    pub(crate) fn extend(&mut self, later: Calls) {
+        self.uses.extend(later.uses);
+        self.names.extend(later.names);
+        self.answered.extend(later.answered);
+        self.bare.extend(later.bare);
+    }
+
+    pub(crate) fn encode(&self, e: &mut Enc) {
+        e.u64(self.uses.len() as u64);
+        for c in &self.uses {
+            e.str(&c.id);
+            e.str(&c.name);
+            c.at.encode(e);
+            e.bool(c.background);
+        }
+        e.u64(self.names.len() as u64);
+        for (id, name) in &self.names {
+            e.str(id);
+            e.str(name);
+        }
+        e.u64(self.answered.len() as u64);
+        for id in &self.answered {
+            e.str(id);
+        }
+        e.u64(self.bare.len() as u64);
+        for (id, at) in &self.bare {
+            e.str(id);
+            at.encode(e);
+        }
+    }
+
+    pub(crate) fn decode(d: &mut Dec<'_>) -> Option<Calls> {
+        let mut c = Calls::default();
+        for _ in 0..d.len(28)? {
+            c.uses.push(Call {
+                id: d.str()?.to_string(),
+                name: d.str()?.to_string(),
+                at: At::decode(d)?,
+                background: d.bool()?,
+            });
+        }
+        for _ in 0..d.len(16)? {
+            let id = d.str()?.to_string();
+            c.names.insert(id, d.str()?.to_string());
+        }
+        for _ in 0..d.len(8)? {
+            c.answered.insert(d.str()?.to_string());
+        }
+        for _ in 0..d.len(19)? {
+            let id = d.str()?.to_string();
+            c.bare.push((id, At::decode(d)?));
+        }
+        Some(c)
     }
 }

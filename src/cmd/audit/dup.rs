@@ -13,8 +13,8 @@ use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
 use super::finding::{At, FileCtx, Finding};
+use crate::cache::{Dec, Enc};
 use crate::cli::audit::Kind;
-use crate::loss::fnv1a;
 use crate::scan::pair;
 
 #[derive(Debug, Clone, Copy)]
@@ -46,6 +46,50 @@ impl Hasher for PassThrough {
 
 type Map<V> = HashMap<u64, V, BuildHasherDefault<PassThrough>>;
 
+/// A multiply-rotate hash over eight bytes a step, for the detectors' maps of
+/// ids (tool_use ids, message ids): SipHash took 2% of a full audit. Keys
+/// come from the file being read, whose worst case costs only that run time.
+#[derive(Default, Clone, Copy)]
+pub(crate) struct Fx(u64);
+
+impl Hasher for Fx {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        let mut words = bytes.chunks_exact(8);
+        for w in &mut words {
+            let mut a = [0u8; 8];
+            a.copy_from_slice(w);
+            self.write_u64(u64::from_le_bytes(a));
+        }
+        let rest = words.remainder();
+        if !rest.is_empty() {
+            let mut a = [0u8; 8];
+            a[..rest.len()].copy_from_slice(rest);
+            self.write_u64(u64::from_le_bytes(a) ^ ((rest.len() as u64) << 59));
+        }
+    }
+    fn write_u8(&mut self, n: u8) {
+        self.write_u64(u64::from(n));
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+}
+
+/// A map or set keyed by ids read from a transcript ([`Fx`]).
+pub(crate) type IdMap<K, V> = HashMap<K, V, BuildHasherDefault<Fx>>;
+pub(crate) type IdSet<K> = std::collections::HashSet<K, BuildHasherDefault<Fx>>;
+
+/// A uuid's key: [`Fx`] over its bytes (FNV-1a's byte a step was most of
+/// the duplicate-uuid rule's time); a match is confirmed on the bytes.
+fn key(uuid: &[u8]) -> u64 {
+    let mut h = Fx(uuid.len() as u64);
+    h.write(uuid);
+    h.finish()
+}
+
 #[derive(Debug, Default)]
 pub(crate) struct Dups {
     seen: Map<Seen>,
@@ -53,6 +97,14 @@ pub(crate) struct Dups {
     collided: HashMap<Vec<u8>, Seen>,
     boundaries: Vec<usize>,
     repeats: Vec<(Seen, At, usize, usize)>,
+    /// A census of lines after a file's start ([`crate::cache`]): each
+    /// uuid-bearing line (its hash, place, uuid length and envelope), replayed
+    /// into the earlier census by [`Dups::extend`].
+    log: Option<Vec<(u64, Seen, usize, At)>>,
+    /// Repeats found by [`Dups::extend`] on a hash alone: `(first copy's
+    /// uuid offset, this copy's, uuid length)`, confirmed against the bytes
+    /// by [`Dups::confirmed`].
+    unconfirmed: Vec<(usize, usize, usize)>,
 }
 
 /// The line without its top-level `,"slug":"…"` (either spacing, REC-038).
@@ -92,23 +144,38 @@ impl Dups {
         self.boundaries.push(line);
     }
 
+    /// The rule over lines that follow others not seen here: uuids are kept
+    /// for [`Dups::extend`].
+    pub(crate) fn logging() -> Dups {
+        Dups {
+            log: Some(Vec::new()),
+            ..Dups::default()
+        }
+    }
+
     /// A line (bytes `start..end` of `buf`) whose top-level `uuid` is `uuid`, a
-    /// sub-slice of `buf`. `at` is built only for a repeat.
+    /// sub-slice of `buf`; `buf` starts at byte `base` of its file, and
+    /// `start..end` are file offsets. `at` is built only for a repeat (and
+    /// for every line of a log).
     pub(crate) fn uuid(
         &mut self,
-        buf: &[u8],
+        (buf, base): (&[u8], usize),
         uuid: &[u8],
         (line, start, end): (usize, usize, usize),
         at: impl FnOnce() -> At,
     ) {
-        let uuid_at = (uuid.as_ptr() as usize).saturating_sub(buf.as_ptr() as usize);
+        let uuid_at = base + (uuid.as_ptr() as usize).saturating_sub(buf.as_ptr() as usize);
         let new = Seen {
             line,
             start,
             end,
             uuid_at,
         };
-        let first = match self.seen.entry(fnv1a(uuid)) {
+        if let Some(log) = &mut self.log {
+            log.push((key(uuid), new, uuid.len(), at()));
+            return;
+        }
+        let first = match self.seen.entry(key(uuid)) {
             Entry::Vacant(v) => {
                 v.insert(new);
                 return;
@@ -131,8 +198,53 @@ impl Dups {
         self.repeats.push((first, at(), start, end));
     }
 
-    pub(crate) fn finish(self, ctx: &FileCtx, buf: &[u8], out: &mut Vec<Finding>) {
-        for (first, at, start, end) in self.repeats {
+    /// Fold in the census of the lines that follow (a [`Dups::logging`]
+    /// one). A uuid whose hash an earlier line has is a repeat of it, to be
+    /// confirmed against the bytes; false when that cannot be exact (`later`
+    /// is not a log, or this census already met a hash collision): the
+    /// caller reads the file whole instead.
+    pub(crate) fn extend(&mut self, later: Dups) -> bool {
+        let Some(log) = later.log else {
+            return false;
+        };
+        self.boundaries.extend(later.boundaries);
+        if let Some(mine) = &mut self.log {
+            mine.extend(log);
+            return true;
+        }
+        if !self.collided.is_empty() {
+            return false;
+        }
+        for (h, new, len, at) in log {
+            match self.seen.entry(h) {
+                Entry::Vacant(v) => {
+                    v.insert(new);
+                }
+                Entry::Occupied(o) => {
+                    let first = *o.get();
+                    self.unconfirmed.push((first.uuid_at, new.uuid_at, len));
+                    self.repeats.push((first, at, new.start, new.end));
+                }
+            }
+        }
+        true
+    }
+
+    /// Whether every repeat [`Dups::extend`] found on a hash is one: the same
+    /// uuid bytes in `buf` (the file from its start). False on a hash
+    /// collision between distinct uuids (the caller reads the file whole).
+    pub(crate) fn confirmed(&mut self, buf: &[u8]) -> bool {
+        let ok = self.unconfirmed.iter().all(|&(a, b, n)| {
+            let uuid = buf.get(b..b + n);
+            uuid.is_some() && buf.get(a..a + n) == uuid && buf.get(a + n) == Some(&b'"')
+        });
+        self.unconfirmed.clear();
+        ok
+    }
+
+    pub(crate) fn findings(&self, ctx: &FileCtx, buf: &[u8], out: &mut Vec<Finding>) {
+        for (first, at, start, end) in &self.repeats {
+            let (first, start, end) = (*first, *start, *end);
             let a = buf[first.start..first.end].trim_ascii_end();
             let b = buf[start..end].trim_ascii_end();
             let straddle = self
@@ -155,11 +267,79 @@ impl Dups {
             };
             out.push(ctx.finding(
                 Kind::DuplicateUuid,
-                &at,
+                at,
                 None,
                 format!("uuid first seen on line {}: {class}", first.line),
             ));
         }
+    }
+}
+
+impl Seen {
+    fn encode(&self, e: &mut Enc) {
+        for v in [self.line, self.start, self.end, self.uuid_at] {
+            e.u64(v as u64);
+        }
+    }
+
+    fn decode(d: &mut Dec<'_>) -> Option<Seen> {
+        Some(Seen {
+            line: d.usize()?,
+            start: d.usize()?,
+            end: d.usize()?,
+            uuid_at: d.usize()?,
+        })
+    }
+}
+
+impl Dups {
+    /// Write the folded rule for the census cache (entries cover a file from
+    /// its start: no log, every repeat confirmed).
+    pub(crate) fn encode(&self, e: &mut Enc) {
+        e.u64(self.seen.len() as u64);
+        for (h, s) in &self.seen {
+            e.u64(*h);
+            s.encode(e);
+        }
+        e.u64(self.collided.len() as u64);
+        for (u, s) in &self.collided {
+            e.bytes(u);
+            s.encode(e);
+        }
+        e.u64(self.boundaries.len() as u64);
+        for b in &self.boundaries {
+            e.u64(*b as u64);
+        }
+        e.u64(self.repeats.len() as u64);
+        for (first, at, start, end) in &self.repeats {
+            first.encode(e);
+            at.encode(e);
+            e.u64(*start as u64);
+            e.u64(*end as u64);
+        }
+    }
+
+    pub(crate) fn decode(d: &mut Dec<'_>) -> Option<Dups> {
+        let mut x = Dups::default();
+        let n = d.len(40)?;
+        x.seen.reserve(n);
+        for _ in 0..n {
+            let h = d.u64()?;
+            x.seen.insert(h, Seen::decode(d)?);
+        }
+        for _ in 0..d.len(40)? {
+            let u = d.bytes()?.to_vec();
+            x.collided.insert(u, Seen::decode(d)?);
+        }
+        for _ in 0..d.len(8)? {
+            x.boundaries.push(d.usize()?);
+        }
+        for _ in 0..d.len(60)? {
+            let first = Seen::decode(d)?;
+            let at = At::decode(d)?;
+            x.repeats.push((first, at, d.usize()?, d.usize()?));
+        }
+        Some(x)
     }
 }
 
@@ -220,7 +400,7 @@ mod tests {
                 line: i + 1,
                 ..At::default()
             };
-            d.uuid(buf, u, (i + 1, start, start + l.len()), || at);
+            d.uuid((buf, 0), u, (i + 1, start, start + l.len()), || at);
             start += l.len() + 1;
         }
         let ctx = FileCtx {
@@ -229,7 +409,7 @@ mod tests {
             is_lane: false,
         };
         let mut out = Vec::new();
-        d.finish(&ctx, buf, &mut out);
+        d.findings(&ctx, buf, &mut out);
         assert_eq!(out.len(), 2);
         assert_eq!(out[0].line, 3);
         assert!(

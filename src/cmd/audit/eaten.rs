@@ -23,7 +23,9 @@
 
 use std::collections::HashMap;
 
+use super::dup::IdMap;
 use super::finding::{At, FileCtx, Finding};
+use crate::cache::{Dec, Enc};
 use crate::cli::audit::Kind;
 use crate::loss::lite::Kinds;
 
@@ -47,12 +49,24 @@ pub(crate) struct Eaten {
     groups: Vec<Group>,
     /// Per sidechain flag: `message.id` -> index in `groups`. Looked up by `&str`,
     /// so a record of a known group allocates nothing.
-    index: [HashMap<String, usize>; 2],
+    index: [IdMap<String, usize>; 2],
     /// Per sidechain flag: the group of the previous message record when it was
     /// thinking-first.
     pending: [Option<usize>; 2],
     /// Admitted records with more than one dict block (the script's counter).
     pub(crate) multi_block: usize,
+    /// A census of lines after a file's start ([`crate::cache`]): what came
+    /// before is unknown (open groups, a waiting thinking-first record, uuids
+    /// counted), so the records are kept in order and replayed into the
+    /// earlier census by [`Eaten::extend`], exactly as one pass would fold them.
+    log: Option<Vec<Event>>,
+}
+
+/// One step of the rule, as [`Eaten::extend`] replays it.
+#[derive(Debug)]
+enum Event {
+    Record(String, Option<u64>, Kinds, At),
+    Other(bool),
 }
 
 impl Eaten {
@@ -65,12 +79,67 @@ impl Eaten {
     /// A user/assistant record with a `message` that is not an admitted
     /// assistant record: it breaks adjacency.
     pub(crate) fn other_message(&mut self, sidechain: bool) {
+        if let Some(log) = &mut self.log {
+            // Consecutive breaks on one lane are one.
+            if !matches!(log.last(), Some(Event::Other(s)) if *s == sidechain) {
+                log.push(Event::Other(sidechain));
+            }
+            return;
+        }
         self.pending[usize::from(sidechain)] = None;
     }
 
-    /// An admitted assistant record, with its top-level uuid's raw bytes.
-    pub(crate) fn record(&mut self, mid: &str, uuid: Option<&[u8]>, k: Kinds, at: At) {
-        let side = at.sidechain;
+    /// The rule over lines that follow others not seen here: records are
+    /// kept for [`Eaten::extend`].
+    pub(crate) fn logging() -> Eaten {
+        Eaten {
+            log: Some(Vec::new()),
+            ..Eaten::default()
+        }
+    }
+
+    /// An admitted assistant record on lane `side`, with its top-level uuid's
+    /// raw bytes; `at` is built only for a group's first record (and for a log).
+    pub(crate) fn record(
+        &mut self,
+        mid: &str,
+        uuid: Option<&[u8]>,
+        k: Kinds,
+        side: bool,
+        at: &dyn Fn() -> At,
+    ) {
+        let uuid = uuid.filter(|u| !u.is_empty()).map(crate::loss::fnv1a);
+        if let Some(log) = &mut self.log {
+            log.push(Event::Record(mid.to_string(), uuid, k, at()));
+            return;
+        }
+        self.fold(mid, uuid, k, side, at);
+    }
+
+    /// Fold in the census of the lines that follow (a [`Eaten::logging`]
+    /// one): its records are replayed in order. False when `later` is not a
+    /// log (nothing is folded).
+    pub(crate) fn extend(&mut self, later: Eaten) -> bool {
+        let Some(log) = later.log else {
+            return false;
+        };
+        for ev in log {
+            match ev {
+                Event::Record(mid, uuid, k, at) => match &mut self.log {
+                    Some(mine) => mine.push(Event::Record(mid, uuid, k, at)),
+                    None => {
+                        let side = at.sidechain;
+                        self.fold(&mid, uuid, k, side, &|| at.clone());
+                    }
+                },
+                Event::Other(side) => self.other_message(side),
+            }
+        }
+        true
+    }
+
+    /// One admitted record, its uuid hashed.
+    fn fold(&mut self, mid: &str, uuid: Option<u64>, k: Kinds, side: bool, at: &dyn Fn() -> At) {
         if k.dict_blocks > 1 {
             self.multi_block += 1;
         }
@@ -85,7 +154,7 @@ impl Eaten {
                     text: 0,
                     seen: Vec::new(),
                     replayed: 0,
-                    first: at,
+                    first: at(),
                     adjacent: false,
                 });
                 i
@@ -96,7 +165,7 @@ impl Eaten {
         // leaves adjacency as it was (the copy right after its original is no
         // second thinking-first record).
         if k.thinking || k.text {
-            if let Some(h) = uuid.filter(|u| !u.is_empty()).map(crate::loss::fnv1a) {
+            if let Some(h) = uuid {
                 if g.seen.contains(&h) {
                     g.replayed += 1;
                     return;
@@ -113,9 +182,10 @@ impl Eaten {
         g.text += u32::from(k.text);
     }
 
-    /// The fast path stamps byte offsets in `At::line`; turn the ones findings
-    /// will use into 1-based line numbers with one counting pass.
-    pub(crate) fn offsets_to_lines(&mut self, buf: &[u8]) {
+    /// The fast path stamps byte offsets in `At::line`: the 1-based line
+    /// number of each offset a finding will use, with one counting pass over
+    /// `buf` (the file from its start).
+    fn lines_of(&self, buf: &[u8]) -> HashMap<usize, usize> {
         let mut offs: Vec<usize> = self
             .groups
             .iter()
@@ -132,25 +202,26 @@ impl Eaten {
             at = o;
             map.insert(o, no);
         }
-        for g in &mut self.groups {
-            if let Some(&n) = map.get(&g.first.line) {
-                g.first.line = n;
-            }
-        }
+        map
     }
 
     /// Findings in file order: group hits (noting whether adjacency agrees) and
-    /// adjacency-only hits.
-    pub(crate) fn finish(
-        self,
+    /// adjacency-only hits. `offsets`: the file, when lines were numbered by
+    /// byte offset (the eaten-text-only pass).
+    pub(crate) fn findings(
+        &self,
         ctx: &FileCtx,
-        want_group: bool,
-        want_adj: bool,
+        (want_group, want_adj): (bool, bool),
+        offsets: Option<&[u8]>,
         out: &mut Vec<Finding>,
     ) {
+        let lines = offsets.map(|buf| self.lines_of(buf));
         for g in &self.groups {
             let by_group = g.thinking >= 2 && g.text == 0;
             let by_adj = g.adjacent;
+            if !((by_group && want_group) || (by_adj && !by_group && want_adj)) {
+                continue;
+            }
             let mut counts = format!(
                 "{} thinking record(s), {} text record(s)",
                 g.thinking, g.text
@@ -161,7 +232,11 @@ impl Eaten {
                     g.replayed
                 ));
             }
-            if by_group && want_group {
+            let mut first = g.first.clone();
+            if let Some(&n) = lines.as_ref().and_then(|m| m.get(&first.line)) {
+                first.line = n;
+            }
+            if by_group {
                 let rule = if by_adj {
                     "adjacency rule agrees"
                 } else {
@@ -169,19 +244,73 @@ impl Eaten {
                 };
                 out.push(ctx.finding(
                     Kind::EatenText,
-                    &g.first,
+                    &first,
                     Some(g.mid.clone()),
                     format!("streamed text never persisted: {counts}; {rule}"),
                 ));
-            } else if by_adj && !by_group && want_adj {
+            } else {
                 out.push(ctx.finding(
                     Kind::EatenTextAdjacency,
-                    &g.first,
+                    &first,
                     Some(g.mid.clone()),
                     format!("adjacent thinking-first records, but the group has {counts}"),
                 ));
             }
         }
+    }
+
+    /// Write the folded rule for the census cache (a log is never kept:
+    /// entries cover a file from its start).
+    pub(crate) fn encode(&self, e: &mut Enc) {
+        e.u64(self.groups.len() as u64);
+        for g in &self.groups {
+            e.str(&g.mid);
+            e.u32(g.thinking);
+            e.u32(g.text);
+            e.u64(g.seen.len() as u64);
+            for h in &g.seen {
+                e.u64(*h);
+            }
+            e.u32(g.replayed);
+            g.first.encode(e);
+            e.bool(g.adjacent);
+        }
+        for p in self.pending {
+            e.u64(p.map_or(u64::MAX, |i| i as u64));
+        }
+        e.u64(self.multi_block as u64);
+    }
+
+    pub(crate) fn decode(d: &mut Dec<'_>) -> Option<Eaten> {
+        let mut e = Eaten::default();
+        for i in 0..d.len(8)? {
+            let mid = d.str()?.to_string();
+            let (thinking, text) = (d.u32()?, d.u32()?);
+            let mut seen = Vec::new();
+            for _ in 0..d.len(8)? {
+                seen.push(d.u64()?);
+            }
+            let g = Group {
+                mid,
+                thinking,
+                text,
+                seen,
+                replayed: d.u32()?,
+                first: At::decode(d)?,
+                adjacent: d.bool()?,
+            };
+            e.index[usize::from(g.first.sidechain)].insert(g.mid.clone(), i);
+            e.groups.push(g);
+        }
+        for p in &mut e.pending {
+            let v = d.u64()?;
+            *p = match v {
+                u64::MAX => None,
+                i => Some(usize::try_from(i).ok().filter(|&i| i < e.groups.len())?),
+            };
+        }
+        e.multi_block = d.usize()?;
+        Some(e)
     }
 }
 
@@ -205,16 +334,16 @@ mod tests {
             is_lane: false,
         };
         let mut out = Vec::new();
-        e.finish(&ctx, true, true, &mut out);
+        e.findings(&ctx, (true, true), None, &mut out);
         out
     }
 
     #[test]
     fn thinking_thinking_tool_use_is_eaten_and_adjacent() {
         let mut e = Eaten::default();
-        e.record("m", None, k(true, false, true), At::default());
-        e.record("m", None, k(true, false, true), At::default());
-        e.record("m", None, k(false, false, false), At::default());
+        e.record("m", None, k(true, false, true), false, &At::default);
+        e.record("m", None, k(true, false, true), false, &At::default);
+        e.record("m", None, k(false, false, false), false, &At::default);
         let f = run(e);
         assert_eq!(f.len(), 1);
         assert_eq!(f[0].kind, Kind::EatenText);
@@ -227,16 +356,58 @@ mod tests {
     #[test]
     fn a_replayed_copy_is_not_a_second_thinking_record_rec_091() {
         let mut e = Eaten::default();
-        e.record("m", Some(b"\"u1\""), k(true, false, true), At::default());
-        e.record("m", Some(b"\"u2\""), k(false, false, false), At::default());
+        e.record(
+            "m",
+            Some(b"\"u1\""),
+            k(true, false, true),
+            false,
+            &At::default,
+        );
+        e.record(
+            "m",
+            Some(b"\"u2\""),
+            k(false, false, false),
+            false,
+            &At::default,
+        );
         e.other_message(false);
-        e.record("m", Some(b"\"u1\""), k(true, false, true), At::default());
-        e.record("m", Some(b"\"u2\""), k(false, false, false), At::default());
+        e.record(
+            "m",
+            Some(b"\"u1\""),
+            k(true, false, true),
+            false,
+            &At::default,
+        );
+        e.record(
+            "m",
+            Some(b"\"u2\""),
+            k(false, false, false),
+            false,
+            &At::default,
+        );
         assert!(run(e).is_empty());
         let mut e = Eaten::default();
-        e.record("m", Some(b"\"u1\""), k(true, false, true), At::default());
-        e.record("m", Some(b"\"u3\""), k(true, false, true), At::default());
-        e.record("m", Some(b"\"u1\""), k(true, false, true), At::default());
+        e.record(
+            "m",
+            Some(b"\"u1\""),
+            k(true, false, true),
+            false,
+            &At::default,
+        );
+        e.record(
+            "m",
+            Some(b"\"u3\""),
+            k(true, false, true),
+            false,
+            &At::default,
+        );
+        e.record(
+            "m",
+            Some(b"\"u1\""),
+            k(true, false, true),
+            false,
+            &At::default,
+        );
         let f = run(e);
         assert_eq!(f.len(), 1);
         assert!(
@@ -246,8 +417,20 @@ mod tests {
         );
         // A copy right after its original is not a second adjacent record.
         let mut e = Eaten::default();
-        e.record("m", Some(b"\"u1\""), k(true, false, true), At::default());
-        e.record("m", Some(b"\"u1\""), k(true, false, true), At::default());
+        e.record(
+            "m",
+            Some(b"\"u1\""),
+            k(true, false, true),
+            false,
+            &At::default,
+        );
+        e.record(
+            "m",
+            Some(b"\"u1\""),
+            k(true, false, true),
+            false,
+            &At::default,
+        );
         assert!(run(e).is_empty());
         assert!(f[0].detail.contains("1 replayed"), "{}", f[0].detail);
     }
@@ -255,14 +438,14 @@ mod tests {
     #[test]
     fn kept_text_is_not_eaten_and_user_breaks_adjacency() {
         let mut e = Eaten::default();
-        e.record("m", None, k(true, false, true), At::default());
-        e.record("m", None, k(false, true, false), At::default());
-        e.record("m", None, k(true, false, true), At::default());
+        e.record("m", None, k(true, false, true), false, &At::default);
+        e.record("m", None, k(false, true, false), false, &At::default);
+        e.record("m", None, k(true, false, true), false, &At::default);
         assert!(run(e).is_empty());
         let mut e = Eaten::default();
-        e.record("m", None, k(true, false, true), At::default());
+        e.record("m", None, k(true, false, true), false, &At::default);
         e.other_message(false);
-        e.record("m", None, k(true, false, true), At::default());
+        e.record("m", None, k(true, false, true), false, &At::default);
         let f = run(e);
         assert_eq!(f.len(), 1);
         assert!(f[0].detail.contains("disagrees"));
@@ -271,12 +454,12 @@ mod tests {
     #[test]
     fn sidechain_groups_apart() {
         let mut e = Eaten::default();
-        e.record("m", None, k(true, false, true), At::default());
+        e.record("m", None, k(true, false, true), false, &At::default);
         let side = At {
             sidechain: true,
             ..At::default()
         };
-        e.record("m", None, k(true, false, true), side);
+        e.record("m", None, k(true, false, true), true, &|| side.clone());
         assert!(run(e).is_empty());
     }
 }

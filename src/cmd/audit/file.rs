@@ -4,6 +4,11 @@
 //! assistant messages (eaten-text, tool calls), carriers without an object
 //! echo, `toolUseResult`s naming an agent or a persisted path, lines holding
 //! `<persisted-output>`. Uuids are hashed from their bytes.
+//!
+//! A pass reads any run of a file's whole lines ([`scan`]): from the file's
+//! start it folds each detector's state; from a later line (the census
+//! cache's appended bytes, [`super::census`]) it keeps what an earlier line
+//! decides in order, to be folded in after the earlier census.
 
 use memchr::memmem;
 
@@ -12,12 +17,13 @@ use super::dup::Dups;
 use super::eaten::Eaten;
 use super::finding::{At, FileCtx, Finding};
 use super::refs::Refs;
+use crate::cache::Pos;
 use crate::cli::audit::Kind;
 use crate::discovery::{Shape, Transcript};
 use crate::loss::lite::{eaten_id, kinds, LiteMessage};
 use crate::loss::skim::{checked, skim_at, Flaw, Top};
 use crate::record::{parse_line, Parsed};
-use crate::scan::{Line, Source};
+use crate::scan::Line;
 
 /// Which detectors run.
 #[derive(Debug, Clone, Copy, Default)]
@@ -123,66 +129,118 @@ fn ts_before(before: &[u8]) -> Option<&[u8]> {
     None
 }
 
-pub(crate) fn audit(t: &Transcript, want: &Want) -> FileAudit {
-    let mut res = FileAudit::default();
-    let src = match Source::open(&t.path) {
-        Ok(s) => s,
-        Err(e) => {
-            res.error = Some(e.to_string());
-            return res;
+/// What a pass needs beside the bytes: the detectors wanted, the file's echo
+/// rule and how findings name it.
+pub(crate) struct Setup {
+    pub(crate) want: Want,
+    pub(crate) policy: EchoPolicy,
+    pub(crate) file: FileCtx,
+}
+
+impl Setup {
+    pub(crate) fn of(t: &Transcript, want: &Want) -> Setup {
+        Setup {
+            want: *want,
+            policy: if want.echo {
+                policy(t)
+            } else {
+                EchoPolicy::Never
+            },
+            file: FileCtx {
+                file: t.path.display().to_string(),
+                session_id: t.session_id.clone(),
+                is_lane: t.is_lane(),
+            },
         }
-    };
-    let buf: &[u8] = &src;
-    res.bytes = buf.len() as u64;
-    let ctx = FileCtx {
-        file: t.path.display().to_string(),
-        session_id: t.session_id.clone(),
-        is_lane: t.is_lane(),
-    };
-    let policy = if want.echo {
-        policy(t)
-    } else {
-        EchoPolicy::Never
-    };
+    }
+}
+
+/// Every detector's state over a run of a file's lines.
+#[derive(Debug, Default)]
+pub(crate) struct Scan {
+    pub(crate) eaten: Eaten,
+    pub(crate) calls: Calls,
+    pub(crate) dups: Dups,
+    pub(crate) refs: Refs,
+    /// Malformed-line findings in line order; for one whose time must come
+    /// from a line before the run, its line's file offset ([`Scan::timed`]).
+    pub(crate) malformed: Vec<(Finding, Option<usize>)>,
+    pub(crate) bytes: u64,
+}
+
+/// The detectors' pass over `buf`, the lines of a file from `at` on (the
+/// last one may be unterminated).
+pub(crate) fn scan(buf: &[u8], at: Pos, setup: &Setup) -> Scan {
+    let from_start = at.offset == 0;
     let mut s = Pass {
-        want: *want,
-        ctx: &ctx,
-        policy,
-        eaten: Eaten::default(),
-        calls: Calls::default(),
-        dups: Dups::default(),
-        refs: Refs::default(),
-        out: Vec::new(),
+        want: setup.want,
+        ctx: &setup.file,
+        policy: setup.policy,
+        base: at.offset as usize,
+        first_no: at.line as usize,
+        scan: Scan {
+            eaten: if from_start {
+                Eaten::default()
+            } else {
+                Eaten::logging()
+            },
+            dups: if from_start {
+                Dups::default()
+            } else {
+                Dups::logging()
+            },
+            bytes: buf.len() as u64,
+            ..Scan::default()
+        },
         reported: 0,
     };
-    if eaten_only(want) {
+    if eaten_only(&setup.want) {
         s.eaten_fast(buf);
     } else {
         s.all_lines(buf);
     }
-    let Pass {
-        eaten,
-        calls,
-        dups,
-        refs,
-        mut out,
-        ..
-    } = s;
-    res.multi_block = eaten.multi_block;
-    eaten.finish(&ctx, want.eaten, want.adjacency, &mut out);
-    calls.finish(&ctx, policy, want.echo, want.unanswered, buf, &mut out);
-    if want.dup {
-        dups.finish(&ctx, buf, &mut out);
+    s.scan
+}
+
+impl Scan {
+    /// Fold in the scan of the lines that follow; false when a detector
+    /// cannot do so exactly (the caller reads the file whole).
+    pub(crate) fn extend(&mut self, later: Scan) -> bool {
+        self.calls.extend(later.calls);
+        self.refs.extend(later.refs);
+        self.malformed.extend(later.malformed);
+        self.bytes += later.bytes;
+        self.eaten.extend(later.eaten) && self.dups.extend(later.dups)
     }
-    refs.finish(&ctx, t, want.lanes, want.outputs, &mut out);
-    res.findings = out;
-    if let Err(e) = src.check() {
-        return FileAudit {
-            error: Some(e.to_string()),
-            ..FileAudit::default()
-        };
+
+    /// Give each malformed line whose own time and the lines before it in
+    /// its run held none the time of the last line before it in `buf` (the
+    /// file from its start).
+    pub(crate) fn timed(&mut self, buf: &[u8]) {
+        for (f, at) in &mut self.malformed {
+            if let Some(off) = at.take() {
+                let ts = ts_before(&buf[..off.min(buf.len())]).filter(|t| !t.is_empty());
+                f.timestamp = ts.map(|t| String::from_utf8_lossy(t).into_owned());
+            }
+        }
     }
-    res
+
+    /// The findings of the rules that judge a file as a whole (eaten text,
+    /// calls and echoes, duplicate uuids), as of `buf`, the file from its
+    /// start up to where this scan ends.
+    pub(crate) fn findings(&self, buf: &[u8], setup: &Setup) -> Vec<Finding> {
+        let (w, ctx) = (&setup.want, &setup.file);
+        let mut out = Vec::new();
+        let offsets = eaten_only(w).then_some(buf);
+        self.eaten
+            .findings(ctx, (w.eaten, w.adjacency), offsets, &mut out);
+        self.calls
+            .findings(ctx, setup.policy, w.echo, w.unanswered, buf, &mut out);
+        if w.dup {
+            self.dups.findings(ctx, buf, &mut out);
+        }
+        out
+    }
 }
 
 /// Only the eaten-text kinds: only assistant lines (and their neighbours while
@@ -224,11 +282,10 @@ struct Pass<'c> {
     want: Want,
     ctx: &'c FileCtx,
     policy: EchoPolicy,
-    eaten: Eaten,
-    calls: Calls,
-    dups: Dups,
-    refs: Refs,
-    out: Vec<Finding>,
+    /// The file offset of the buffer's first byte, and that line's number.
+    base: usize,
+    first_no: usize,
+    scan: Scan,
     /// The line of the last malformed-line finding (0: none yet).
     reported: usize,
 }
@@ -237,7 +294,7 @@ impl Pass<'_> {
     /// Every line, skimmed.
     fn all_lines(&mut self, buf: &[u8]) {
         let mut pos = 0;
-        let mut no = 0;
+        let mut no = self.first_no - 1;
         while pos < buf.len() {
             no += 1;
             pos = self.one(buf, pos, no) + 1;
@@ -297,8 +354,12 @@ impl Pass<'_> {
     fn eaten_fast(&mut self, buf: &[u8]) {
         let finder = &pat().assistant;
         let mut pos = 0;
+        // After a file's start, a record before the run may be waiting: every
+        // line is read (the run is a file's appended bytes).
+        let logging = self.base > 0;
         while pos < buf.len() {
-            let waiting = self.eaten.waiting(false) || self.eaten.waiting(true);
+            let waiting =
+                logging || self.scan.eaten.waiting(false) || self.scan.eaten.waiting(true);
             let start = if waiting {
                 pos
             } else {
@@ -307,9 +368,8 @@ impl Pass<'_> {
                     None => break,
                 }
             };
-            pos = self.one(buf, start, start) + 1;
+            pos = self.one(buf, start, self.base + start) + 1;
         }
-        self.eaten.offsets_to_lines(buf);
     }
 
     /// A malformed-line finding; `before` is the file up to the line, for the
@@ -319,6 +379,7 @@ impl Pass<'_> {
         if !self.want.malformed {
             return;
         }
+        let from_before = why.is_none();
         let (kind, detail) = match (why, parse_line(line)) {
             (Some(w), _) => ("invalid-json", w),
             (None, Parsed::Malformed(m)) => {
@@ -331,16 +392,17 @@ impl Pass<'_> {
             (None, Parsed::Record(_)) => return,
         };
         let ts = scraped_ts(line.bytes).or_else(|| ts_before(before));
+        // A run after the file's start may need a time from before it.
+        let earlier = from_before && ts.is_none() && self.base > 0;
         // A line that is no record states no isSidechain: a lane's lines are all
         // sidechain (SUB-001), a main file's taken as main.
         let at = At::new(line.no, self.ctx.is_lane, ts, None);
         self.reported = line.no;
-        self.out.push(self.ctx.finding(
-            Kind::MalformedLine,
-            &at,
-            None,
-            format!("{kind}: {detail}"),
-        ));
+        let f = self
+            .ctx
+            .finding(Kind::MalformedLine, &at, None, format!("{kind}: {detail}"));
+        let off = earlier.then_some(self.base + line.offset);
+        self.scan.malformed.push((f, off));
     }
 
     fn line(&mut self, buf: &[u8], line: &Line<'_>, top: &Top<'_>) {
@@ -348,8 +410,9 @@ impl Pass<'_> {
         let w = self.want;
         if w.dup {
             if let Some(u) = top.uuid {
-                let end = line.offset + line.bytes.len();
-                self.dups.uuid(buf, u, (line.no, line.offset, end), at);
+                let (start, end) = (line.offset, line.offset + line.bytes.len());
+                let place = (line.no, self.base + start, self.base + end);
+                self.scan.dups.uuid((buf, self.base), u, place, at);
             }
         }
         match top.kind {
@@ -357,14 +420,14 @@ impl Pass<'_> {
             Some(b"user") => self.user(line, top, &at),
             Some(b"progress") if w.lanes => {
                 if let Some(d) = top.data.filter(|d| hit(&pat().agent_id, d)) {
-                    self.refs.progress(d, &at());
+                    self.scan.refs.progress(d, &at());
                 }
             }
             Some(b"system") if top.subtype == Some(b"compact_boundary") => {
-                self.dups.boundary(line.no);
+                self.scan.dups.boundary(line.no);
             }
             Some(b"attachment") if w.outputs && hit(&pat().persisted, line.bytes) => {
-                self.refs.attachment_output(line.bytes, &at());
+                self.scan.refs.attachment_output(line.bytes, &at());
             }
             _ => {}
         }
@@ -388,8 +451,11 @@ impl Pass<'_> {
             let view = top.eaten.and_then(|(id, k)| Some((eaten_id(id)?, k)));
             if let Some((mid, kinds)) = view {
                 match (mid, kinds) {
-                    (Some(mid), Some(k)) => self.eaten.record(&mid, top.uuid, k, at()),
-                    _ => self.eaten.other_message(top.is_sidechain),
+                    (Some(mid), Some(k)) => {
+                        let side = top.is_sidechain;
+                        self.scan.eaten.record(&mid, top.uuid, k, side, at)
+                    }
+                    _ => self.scan.eaten.other_message(top.is_sidechain),
                 }
                 return;
             }
@@ -397,22 +463,26 @@ impl Pass<'_> {
         let m: LiteMessage<'_> = match serde_json::from_slice(msg) {
             Ok(m) => m,
             Err(e) => {
-                self.eaten.other_message(top.is_sidechain);
+                self.scan.eaten.other_message(top.is_sidechain);
                 self.malformed(line, Some(format!("message does not parse: {e}")), &[]);
                 return;
             }
         };
         let Some(blocks) = m.blocks() else {
-            self.eaten.other_message(top.is_sidechain);
+            self.scan.eaten.other_message(top.is_sidechain);
             return;
         };
-        let at = at();
         if tools {
-            self.calls.uses(blocks, &at);
+            self.scan.calls.uses(blocks, at);
         }
         match m.id() {
-            Some(mid) if eaten => self.eaten.record(&mid, top.uuid, kinds(blocks), at),
-            _ => self.eaten.other_message(top.is_sidechain),
+            Some(mid) if eaten => {
+                let side = top.is_sidechain;
+                self.scan
+                    .eaten
+                    .record(&mid, top.uuid, kinds(blocks), side, at)
+            }
+            _ => self.scan.eaten.other_message(top.is_sidechain),
         }
     }
 
@@ -424,13 +494,13 @@ impl Pass<'_> {
             if (w.lanes && hit(&pat().agent_id, tur))
                 || (w.outputs && hit(&pat().persisted_path, tur))
             {
-                structured = self.refs.tool_use_result(tur, &at());
+                structured = self.scan.refs.tool_use_result(tur, &at());
             }
         }
         let Some(msg) = top.message else { return };
-        self.eaten.other_message(top.is_sidechain);
+        self.scan.eaten.other_message(top.is_sidechain);
         if w.unanswered {
-            self.calls.answers(msg);
+            self.scan.calls.answers(msg);
         }
         let object_echo = top.tool_use_result.is_some_and(|r| r.starts_with(b"{"));
         if w.echo
@@ -440,13 +510,14 @@ impl Pass<'_> {
         {
             match serde_json::from_slice::<LiteMessage<'_>>(msg) {
                 Ok(m) => self
+                    .scan
                     .calls
                     .bare_carrier(m.blocks().unwrap_or_default(), &at()),
                 Err(e) => self.malformed(line, Some(format!("message does not parse: {e}")), &[]),
             }
         }
         if w.outputs && !structured && hit(&pat().persisted, msg) {
-            self.refs.inline_output(msg, &at());
+            self.scan.refs.inline_output(msg, &at());
         }
     }
 }

@@ -3,6 +3,7 @@
 
 use serde::Serialize;
 
+use crate::cache::{Dec, Enc};
 use crate::cli::audit::Kind;
 
 /// One detected loss or anomaly. `line` is 1-based; 0 when the finding is about
@@ -87,5 +88,52 @@ impl FileCtx {
             version: at.version.clone(),
             detail,
         }
+    }
+}
+
+impl At {
+    /// Write this place for the census cache.
+    pub(crate) fn encode(&self, e: &mut Enc) {
+        e.u64(self.line as u64);
+        e.bool(self.sidechain);
+        e.opt_str(self.timestamp.as_deref());
+        e.opt_str(self.version.as_deref());
+    }
+
+    pub(crate) fn decode(d: &mut Dec<'_>) -> Option<At> {
+        Some(At {
+            line: d.usize()?,
+            sidechain: d.bool()?,
+            timestamp: d.opt_str()?.map(str::to_string),
+            version: d.opt_str()?.map(str::to_string),
+        })
+    }
+}
+
+impl Finding {
+    /// Write a finding for the census cache, without its file and session
+    /// (the entry's own path gives both back: [`Finding::decode`]).
+    pub(crate) fn encode(&self, e: &mut Enc) {
+        let kind = Kind::ALL.iter().position(|k| *k == self.kind).unwrap_or(0);
+        e.u8(kind as u8);
+        e.u64(self.line as u64);
+        e.opt_str(self.message_id.as_deref());
+        e.bool(self.sidechain);
+        e.opt_str(self.timestamp.as_deref());
+        e.opt_str(self.version.as_deref());
+        e.str(&self.detail);
+    }
+
+    pub(crate) fn decode(d: &mut Dec<'_>, ctx: &FileCtx) -> Option<Finding> {
+        let kind = *Kind::ALL.get(usize::from(d.u8()?))?;
+        let line = d.usize()?;
+        let message_id = d.opt_str()?.map(str::to_string);
+        let at = At {
+            line,
+            sidechain: d.bool()?,
+            timestamp: d.opt_str()?.map(str::to_string),
+            version: d.opt_str()?.map(str::to_string),
+        };
+        Some(ctx.finding(kind, &at, message_id, d.str()?.to_string()))
     }
 }

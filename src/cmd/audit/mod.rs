@@ -1,11 +1,13 @@
 //! `csift audit`: detect what Claude Code silently lost from its transcripts.
-//! Files are audited in parallel (one pass each, [`file`]), session folders are
-//! checked from directory listings ([`folders`]), findings are filtered by
-//! `--since/--until`, sorted newest first and handed to [`print`].
+//! Files are audited in parallel (one pass each, [`file`], through the census
+//! cache, [`census`]), session folders are checked from directory listings
+//! ([`folders`]), findings are filtered by `--since/--until`, sorted newest
+//! first and handed to [`print`].
 //!
 //! Exit status: 0 no findings of the selected kinds, 1 findings, 2 an error.
 
 pub(crate) mod calls;
+pub(crate) mod census;
 pub(crate) mod dup;
 pub(crate) mod eaten;
 pub(crate) mod file;
@@ -16,6 +18,7 @@ pub(crate) mod refs;
 
 use std::time::Instant;
 
+use crate::cache::{self, Cache};
 use crate::cli::audit::{AuditArgs, Kind};
 use crate::discovery::home;
 use crate::output::Out;
@@ -52,7 +55,19 @@ pub(crate) fn run(
     let want = file::Want::from(&kinds);
     let window = Window::parse(args.common.since.as_deref(), args.common.until.as_deref())?;
     let transcripts = super::select(&args.common, &args.targets, problems)?;
-    let results = crate::scan::par_map(&transcripts, |t| file::audit(t, &want));
+    let home = home::from_env(args.common.claude_home.clone()).ok();
+    let cache = Cache::new(
+        !args.no_cache,
+        cache::state_root(),
+        home.as_ref().map(|h| h.root.as_path()),
+    );
+    let results = crate::scan::par_map(&transcripts, |t| audit_file(t, &want, &cache));
+    if std::env::var_os("CSIFT_CACHE_STATS").is_some() {
+        crate::output::to_stderr(&crate::output::sanitize::clean(&format!(
+            "csift: {}",
+            cache.report()
+        )));
+    }
 
     let mut findings = Vec::new();
     let mut bytes = 0;
@@ -66,11 +81,10 @@ pub(crate) fn run(
         findings.extend(r.findings);
     }
     if want.lanes {
-        let projects = args
-            .targets
-            .is_empty()
-            .then(|| home::from_env(args.common.claude_home.clone()).map(|h| h.projects()))
-            .and_then(Result::ok);
+        let projects = home
+            .as_ref()
+            .filter(|_| args.targets.is_empty())
+            .map(|h| h.projects());
         for dir in folders::session_dirs(&transcripts, projects.as_deref()) {
             folders::check(&dir, &mut findings);
         }
@@ -114,4 +128,29 @@ pub(crate) fn run(
     } else {
         Exit::NotFound
     })
+}
+
+/// One transcript's findings, through the census cache (read whole with it
+/// off): the file's own, then its pointers checked on disk.
+fn audit_file(
+    t: &crate::discovery::Transcript,
+    want: &file::Want,
+    cache: &Cache,
+) -> file::FileAudit {
+    let setup = file::Setup::of(t, want);
+    match cache.census_in::<census::FileCensus>(&t.path, &setup) {
+        Ok((c, _)) => {
+            let (findings, bytes, multi_block) = c.finish(&setup, t);
+            file::FileAudit {
+                findings,
+                bytes,
+                multi_block,
+                error: None,
+            }
+        }
+        Err(e) => file::FileAudit {
+            error: Some(e.to_string()),
+            ..file::FileAudit::default()
+        },
+    }
 }

@@ -19,6 +19,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 use super::finding::{At, FileCtx, Finding};
+use crate::cache::{Dec, Enc};
 use crate::cli::audit::Kind;
 use crate::discovery::Transcript;
 use crate::loss::lite::LiteMessage;
@@ -58,7 +59,7 @@ impl Refs {
         };
         if let (Some(id), Some(st)) = (&s.agent_id, &s.status) {
             if matches!(&**st, "completed" | "async_launched" | "teammate_spawned") {
-                self.lane(id, at, "a spawn result");
+                self.lane(id, at, HOW[0]);
             }
         }
         match s.persisted_output_path {
@@ -74,7 +75,7 @@ impl Refs {
     /// A progress record's `data` (raw) naming a subagent.
     pub(crate) fn progress(&mut self, raw: &[u8], at: &At) {
         if let Some(id) = parse_obj(raw).and_then(|s| s.agent_id) {
-            self.lane(&id, at, "an agent_progress record");
+            self.lane(&id, at, HOW[1]);
         }
     }
 
@@ -186,6 +187,55 @@ impl Refs {
                 out.push(ctx.finding(Kind::MissingPersistedOutput, &at, None, detail));
             }
         }
+    }
+}
+
+/// The ways a transcript names a subagent ([`Refs::lane`]'s `how`).
+const HOW: [&str; 2] = ["a spawn result", "an agent_progress record"];
+
+impl Refs {
+    /// Fold in the pointers of the lines that follow: a lane keeps where it
+    /// was first named, outputs are listed in file order.
+    pub(crate) fn extend(&mut self, later: Refs) {
+        for (id, v) in later.lanes {
+            self.lanes.entry(id).or_insert(v);
+        }
+        self.outputs.extend(later.outputs);
+    }
+
+    pub(crate) fn encode(&self, e: &mut Enc) {
+        e.u64(self.lanes.len() as u64);
+        for (id, (at, how)) in &self.lanes {
+            e.str(id);
+            at.encode(e);
+            e.u8(HOW.iter().position(|h| h == how).unwrap_or(0) as u8);
+        }
+        e.u64(self.outputs.len() as u64);
+        for (path, size, at) in &self.outputs {
+            e.bytes(path.as_os_str().as_encoded_bytes());
+            e.bool(size.is_some());
+            e.u64(size.unwrap_or(0));
+            at.encode(e);
+        }
+    }
+
+    pub(crate) fn decode(d: &mut Dec<'_>) -> Option<Refs> {
+        let mut r = Refs::default();
+        for _ in 0..d.len(20)? {
+            let id = d.str()?.to_string();
+            let at = At::decode(d)?;
+            let how = *HOW.get(usize::from(d.u8()?))?;
+            r.lanes.insert(id, (at, how));
+        }
+        for _ in 0..d.len(20)? {
+            // Written from a path's own bytes by this build (the entry's
+            // digest checked): the encoding is the platform's.
+            let path = d.str().map(PathBuf::from)?;
+            let size = d.bool()?.then_some(0);
+            let n = d.u64()?;
+            r.outputs.push((path, size.map(|_| n), At::decode(d)?));
+        }
+        Some(r)
     }
 }
 
