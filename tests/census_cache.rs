@@ -111,9 +111,10 @@ fn through_changes(home: &Path, file: &Path) {
         .count();
     assert!(c.same("first run").contains(" 0 hit, "));
     let report = c.same("unchanged");
-    // What an unchanged home still reads: unterminated final lines (the
-    // corpus has some), never cached.
+    // An unchanged home is not read, unterminated final lines included
+    // (the corpus has some): the entry's answer holds them.
     let unterminated = scanned(&report);
+    assert_eq!(unterminated, 0, "{report}");
     assert!(
         report.contains(&format!("{n} hit, 0 grew, 0 miss")),
         "{report}"
@@ -163,22 +164,35 @@ fn through_changes(home: &Path, file: &Path) {
     drop(f);
     let report = c.same("mtime moved back");
     assert!(report.contains(" 1 miss"), "{report}");
-    // A corrupt entry is ignored and rewritten, never trusted.
-    let entries: Vec<PathBuf> = common::files_under(state.path())
+    // One pack per project, and its --no-subagents variant apart.
+    let packs: Vec<PathBuf> = common::files_under(state.path())
         .into_iter()
-        .filter(|p| p.to_string_lossy().contains("/stats-v1/"))
+        .filter(|p| p.to_string_lossy().contains("/stats-v2/"))
         .collect();
-    assert_eq!(entries.len(), n, "one stats entry per transcript");
+    let projects = std::fs::read_dir(home.join("projects")).unwrap().count();
+    assert_eq!(packs.len(), projects, "one stats pack per project");
     assert!(common::files_under(state.path())
         .iter()
-        .any(|p| p.to_string_lossy().contains("/stats-own-v1/")));
-    for e in &entries {
+        .any(|p| p.to_string_lossy().contains("/stats-own-v2/")));
+    // A corrupt byte anywhere is never trusted: the part it lands in fails
+    // its digest and is recomputed (a resume state only when a file grows).
+    for e in &packs {
         let mut b = std::fs::read(e).unwrap();
         let mid = b.len() / 2;
         b[mid] ^= 0xff;
         std::fs::write(e, b).unwrap();
     }
-    let report = c.same("corrupt entries");
+    c.same("corrupt packs");
+    // A pack of another build (its tag's version string) is ignored and
+    // rewritten.
+    for e in &packs {
+        let b = std::fs::read(e).unwrap();
+        let at = memchr::memmem::find(&b, env!("CARGO_PKG_VERSION").as_bytes()).unwrap();
+        let mut b = b;
+        b[at] ^= 0x01;
+        std::fs::write(e, b).unwrap();
+    }
+    let report = c.same("foreign packs");
     assert!(
         report.contains(&format!("0 hit, 0 grew, {n} miss")),
         "{report}"
