@@ -105,10 +105,12 @@ pub(crate) trait Census: Sized {
     /// `kept` when the file has no unterminated line, else before that line
     /// is folded in).
     fn encode_resume(&self, _e: &mut Enc) {}
-    /// The census a file that grew continues from: an entry's answer and the
-    /// resume state [`Census::encode_resume`] wrote; `None` is a miss.
-    fn resume(self, _d: &mut Dec<'_>) -> Option<Self> {
-        Some(self)
+    /// The census a file that grew continues from, read from an entry's
+    /// answer (the bytes [`Census::encode`] wrote) and the resume state
+    /// [`Census::encode_resume`] wrote; `None` is a miss.
+    fn resume(answer: &[u8], _d: &mut Dec<'_>) -> Option<Self> {
+        let mut d = Dec::new(answer);
+        Self::decode(&mut d).filter(|_| d.done())
     }
 }
 
@@ -123,3 +125,6 @@ pub(crate) fn state_root() -> Option<std::path::PathBuf> {
         .filter(|h| !h.is_empty())
         .map(|h| PathBuf::from(h).join(".local/state/csift"))
 }
+
+#[cfg(test)]
+mod tests;

@@ -75,8 +75,10 @@ pub(super) struct Fresh {
 pub(super) struct Pack {
     file: File,
     index: HashMap<Vec<u8>, Ix>,
-    /// The answers region.
-    answers: Vec<u8>,
+    /// The pack's bytes up to the end of its answers region.
+    head: Vec<u8>,
+    /// Where the answers region starts in `head`.
+    answers_at: usize,
     /// Where the resume region starts in the file.
     resume_at: u64,
 }
@@ -115,10 +117,16 @@ impl Tag<'_> {
 impl Pack {
     /// The pack at `at`, when it is whole and of `tag`; `None` otherwise.
     pub(super) fn load(at: &Path, tag: &Tag<'_>) -> Option<Pack> {
+        use std::io::Read;
         let file = File::open(at).ok()?;
         let len = usize::try_from(file.metadata().ok()?.len()).ok()?;
-        let mut head = vec![0; len.min(FIRST_READ)];
-        crate::scan::source::read_exact_at(&file, &mut head, 0).ok()?;
+        // Read into spare capacity: no zeroing of what the read overwrites.
+        let first = len.min(FIRST_READ);
+        let mut head = Vec::with_capacity(first);
+        (&file).take(first as u64).read_to_end(&mut head).ok()?;
+        if head.len() != first {
+            return None;
+        }
         let (index, answers_at, answers_len, resume_len) = {
             let mut d = Dec::new(&head);
             tag.matches(&mut d)?;
@@ -168,16 +176,20 @@ impl Pack {
             return None; // cut short or grown: not a pack this build wrote whole
         }
         if head.len() < answers_end {
-            let had = head.len();
-            head.resize(answers_end, 0);
-            crate::scan::source::read_exact_at(&file, &mut head[had..], had as u64).ok()?;
+            use std::io::Read;
+            let more = (answers_end - head.len()) as u64;
+            head.reserve_exact(answers_end - head.len());
+            (&file).take(more).read_to_end(&mut head).ok()?;
+            if head.len() != answers_end {
+                return None;
+            }
         }
         head.truncate(answers_end);
-        head.drain(..answers_at);
         Some(Pack {
             file,
             index,
-            answers: head,
+            head,
+            answers_at,
             resume_at: answers_end as u64,
         })
     }
@@ -190,7 +202,8 @@ impl Pack {
     /// An entry's answer, when its bytes are whole.
     pub(super) fn answer(&self, ix: &Ix) -> Option<&[u8]> {
         let p = ix.answer;
-        let b = self.answers.get(range(p)?)?;
+        let r = range(p)?;
+        let b = self.head.get(self.answers_at + r.start..self.answers_at + r.end)?;
         (super::store::digest(b) == p.sum).then_some(b)
     }
 

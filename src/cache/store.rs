@@ -288,10 +288,11 @@ impl Cache {
         let ident = ident(meta);
         let found = run.slot.pack().and_then(|p| {
             let ix = p.get(&run.key)?;
-            let c = decode_all::<C>(p.answer(ix)?)?;
-            c.valid(run.ctx).then_some((p, *ix, c))
+            let answer = p.answer(ix)?;
+            let c = decode_all::<C>(answer)?;
+            c.valid(run.ctx).then_some((p, *ix, answer, c))
         });
-        let Some((pack, ix, census)) = found else {
+        let Some((pack, ix, answer, census)) = found else {
             return Ok((self.whole(file, meta, run)?, Outcome::Miss));
         };
         let h = ix.header;
@@ -305,9 +306,7 @@ impl Cache {
             return Ok((census, Outcome::Hit));
         }
         let census = match C::SPLIT {
-            true => pack
-                .resume(&ix)
-                .and_then(|b| decode_resume(census, &b)),
+            true => pack.resume(&ix).and_then(|b| decode_resume(answer, &b)),
             false => Some(census),
         };
         let Some(census) = census else {
@@ -472,8 +471,8 @@ fn decode_all<C: Census>(b: &[u8]) -> Option<C> {
 }
 
 /// The state a grown file resumes from: an answer and its resume part.
-fn decode_resume<C: Census>(answer: C, b: &[u8]) -> Option<C> {
+fn decode_resume<C: Census>(answer: &[u8], b: &[u8]) -> Option<C> {
     let mut d = Dec::new(b);
-    let c = answer.resume(&mut d)?;
+    let c = C::resume(answer, &mut d)?;
     d.done().then_some(c)
 }

@@ -22,7 +22,8 @@
 //! answer the scan got; a different answer now is a miss.
 
 use super::census::{scan_chunked, Embeds, Part, Scan, CHUNK};
-use super::codec::{decode_book, decode_census, decode_scan, encode_book, encode_census};
+use super::codec::{decode_book, decode_book_hashed, decode_census, decode_scan};
+use super::codec::{encode_book, encode_census};
 use super::codec::encode_scan;
 use super::model::Census;
 use crate::cache::{Dec, Enc, Pos};
@@ -190,24 +191,7 @@ impl crate::cache::Census for FileCensus {
     }
 
     fn decode(d: &mut Dec<'_>) -> Option<FileCensus> {
-        let lane = d.bool()?;
-        let embeds = d.bool()?;
-        let mut agents = Vec::new();
-        for _ in 0..d.len(9)? {
-            agents.push((d.str()?.to_string(), d.bool()?));
-        }
-        let sealed = match d.bool()? {
-            false => None,
-            true => Some((decode_census(d)?, decode_book(d)?)),
-        };
-        Some(FileCensus {
-            lane,
-            embeds,
-            agents,
-            state: State::Gone,
-            sealed,
-            broken: false,
-        })
+        FileCensus::decode_answer(d, decode_book_hashed)
     }
 
     fn encode_resume(&self, e: &mut Enc) {
@@ -224,18 +208,48 @@ impl crate::cache::Census for FileCensus {
         }
     }
 
-    fn resume(mut self, d: &mut Dec<'_>) -> Option<FileCensus> {
+    fn resume(answer: &[u8], d: &mut Dec<'_>) -> Option<FileCensus> {
+        let mut a = Dec::new(answer);
+        let mut fc = FileCensus::decode_answer(&mut a, decode_book).filter(|_| a.done())?;
         let s = match d.u8()? {
             0 => {
-                let book = self.sealed.take().map(|(_, b)| b)?;
+                let book = fc.sealed.take().map(|(_, b)| b)?;
                 let mut inner = Dec::new(d.bytes()?);
                 decode_scan(&mut inner, Some(book)).filter(|_| inner.done())?
             }
             1 => decode_scan(d, None)?,
             _ => return None,
         };
-        self.sealed = None;
-        self.state = State::Scan(Box::new(s));
-        Some(self)
+        fc.sealed = None;
+        fc.state = State::Scan(Box::new(s));
+        Some(fc)
+    }
+}
+
+impl FileCensus {
+    /// An entry's answer, its book read by `book` (hashed for a hit, keyed
+    /// to resume from).
+    fn decode_answer(
+        d: &mut Dec<'_>,
+        book: fn(&mut Dec<'_>) -> Option<Book>,
+    ) -> Option<FileCensus> {
+        let lane = d.bool()?;
+        let embeds = d.bool()?;
+        let mut agents = Vec::new();
+        for _ in 0..d.len(9)? {
+            agents.push((d.str()?.to_string(), d.bool()?));
+        }
+        let sealed = match d.bool()? {
+            false => None,
+            true => Some((decode_census(d)?, book(d)?)),
+        };
+        Some(FileCensus {
+            lane,
+            embeds,
+            agents,
+            state: State::Gone,
+            sealed,
+            broken: false,
+        })
     }
 }
