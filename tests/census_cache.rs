@@ -373,3 +373,56 @@ fn an_unchanged_home_is_not_read_again() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("0 miss, 8 off"));
     assert!(!inside.exists());
 }
+
+/// Runs at once over one state directory, each writing its projects' packs
+/// (cold, then after appends to files of one project): every run's output is
+/// exact, and the packs left behind are whole, of one run or another, so
+/// the run after them is all hits.
+#[test]
+fn concurrent_runs_leave_whole_packs() {
+    let sample = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample/claude-home");
+    let home = copy_home(&sample);
+    let state = tempfile::tempdir().unwrap();
+    let c = Cached {
+        home: home.path(),
+        state: state.path(),
+    };
+    let mut want = normal(&c.cmd(&["stats", "--no-cache"]).output().unwrap().stdout);
+    let n = common::files_under(&home.path().join("projects"))
+        .iter()
+        .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
+        .count();
+    let file = largest(home.path());
+    let bytes = std::fs::read(&file).unwrap();
+    let line = bytes.split_inclusive(|b| *b == b'\n').last().unwrap().to_vec();
+    for round in 0..3 {
+        let kids: Vec<std::process::Child> = (0..4)
+            .map(|_| {
+                let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("csift"));
+                cmd.args(["stats", "--claude-home"])
+                    .arg(home.path())
+                    .env("XDG_STATE_HOME", state.path())
+                    .env("CSIFT_CACHE_STATS", "1")
+                    .stdout(std::process::Stdio::piped())
+                    .stderr(std::process::Stdio::piped());
+                cmd.spawn().unwrap()
+            })
+            .collect();
+        for k in kids {
+            let out = k.wait_with_output().unwrap();
+            assert_eq!(normal(&out.stdout), want, "round {round}");
+        }
+        let report = c.same(&format!("after concurrent round {round}"));
+        assert!(report.contains(&format!("{n} hit, 0 grew, 0 miss")), "{report}");
+        // The next round starts from a grown file (its runs race to grow
+        // the same entry).
+        std::fs::OpenOptions::new()
+            .append(true)
+            .open(&file)
+            .and_then(|mut f| std::io::Write::write_all(&mut f, &line))
+            .unwrap();
+        let now = normal(&c.cmd(&["stats", "--no-cache"]).output().unwrap().stdout);
+        assert_ne!(now, want, "the append changes the census");
+        want = now;
+    }
+}

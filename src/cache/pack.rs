@@ -13,14 +13,12 @@
 //! never to a wrong one.
 
 use std::collections::HashMap;
-use std::fs::File;
 use std::path::Path;
 
 use super::{Dec, Enc};
+use crate::scan::Source;
 
 const MAGIC: &[u8] = b"csift-pack-1\0";
-/// Bytes read at once when a pack is opened (most packs are smaller).
-const FIRST_READ: usize = 256 << 10;
 
 /// A transcript's identity when its entry was made.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -69,18 +67,22 @@ pub(super) struct Fresh {
     pub(super) resume: Vec<u8>,
 }
 
-/// A pack read back: its index and answers in memory, its resume states left
-/// in the file until a grown transcript asks for one.
-#[derive(Debug)]
+/// A pack read back: its bytes (mapped when large: a hit touches only the
+/// index and the answers it decodes) and its index.
 pub(super) struct Pack {
-    file: File,
+    bytes: Source,
     index: HashMap<Vec<u8>, Ix>,
-    /// The pack's bytes up to the end of its answers region.
-    head: Vec<u8>,
-    /// Where the answers region starts in `head`.
+    /// Where the answers and the resume states start.
     answers_at: usize,
-    /// Where the resume region starts in the file.
-    resume_at: u64,
+    resume_at: usize,
+}
+
+impl std::fmt::Debug for Pack {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Pack")
+            .field("entries", &self.index.len())
+            .finish()
+    }
 }
 
 /// What names a pack's contents: the build, the kind (with its variant) and
@@ -102,95 +104,41 @@ impl Tag<'_> {
         e.bytes(self.group);
     }
 
-    /// Whether `d` starts with this tag.
-    fn matches(&self, d: &mut Dec<'_>) -> Option<()> {
-        let magic = (0..MAGIC.len()).map(|_| d.u8()).collect::<Option<Vec<u8>>>()?;
-        let ok = magic == MAGIC
-            && d.str()? == self.build
+    /// Whether `b` starts with this tag; what follows it.
+    fn strip<'b>(&self, b: &'b [u8]) -> Option<Dec<'b>> {
+        let mut d = Dec::new(b.strip_prefix(MAGIC)?);
+        let ok = d.str()? == self.build
             && d.str()? == self.kind
             && d.u32()? == self.version
             && d.bytes()? == self.group;
-        ok.then_some(())
+        ok.then_some(d)
     }
 }
 
 impl Pack {
     /// The pack at `at`, when it is whole and of `tag`; `None` otherwise.
     pub(super) fn load(at: &Path, tag: &Tag<'_>) -> Option<Pack> {
-        use std::io::Read;
-        let file = File::open(at).ok()?;
-        let len = usize::try_from(file.metadata().ok()?.len()).ok()?;
-        // Read into spare capacity: no zeroing of what the read overwrites.
-        let first = len.min(FIRST_READ);
-        let mut head = Vec::with_capacity(first);
-        (&file).take(first as u64).read_to_end(&mut head).ok()?;
-        if head.len() != first {
-            return None;
-        }
-        let (index, answers_at, answers_len, resume_len) = {
-            let mut d = Dec::new(&head);
-            tag.matches(&mut d)?;
-            let raw = d.bytes();
-            let sum = d.u64();
-            let (raw, sum) = match (raw, sum) {
-                (Some(r), Some(s)) => (r.to_vec(), s),
-                // The index lies past the first read: read up to its end.
-                _ => return Pack::load_long(file, len, tag),
-            };
-            if super::store::digest(&raw) != sum {
+        let bytes = Source::open(at).ok()?;
+        let (index, answers_at, resume_at) = {
+            let mut d = tag.strip(&bytes)?;
+            let raw = d.bytes()?;
+            if super::store::digest(raw) != d.u64()? {
                 return None;
             }
-            let (index, a, r) = read_index(&raw)?;
-            (index, d.mark(), a, r)
+            let (index, answers, resumes) = read_index(raw)?;
+            let at = bytes.len() - d.rest();
+            let answers = usize::try_from(answers).ok()?;
+            let resumes = usize::try_from(resumes).ok()?;
+            if answers.checked_add(resumes)? != d.rest() {
+                return None; // cut short or grown: not a pack written whole
+            }
+            (index, at, at + answers)
         };
-        Pack::finish(file, len, head, index, answers_at, answers_len, resume_len)
-    }
-
-    /// [`Pack::load`] for a pack whose index outgrows the first read.
-    fn load_long(file: File, len: usize, tag: &Tag<'_>) -> Option<Pack> {
-        let mut all = vec![0; len];
-        crate::scan::source::read_exact_at(&file, &mut all, 0).ok()?;
-        let mut d = Dec::new(&all);
-        tag.matches(&mut d)?;
-        let raw = d.bytes()?;
-        if super::store::digest(raw) != d.u64()? {
-            return None;
-        }
-        let (index, a, r) = read_index(raw)?;
-        let at = d.mark();
-        Pack::finish(file, len, all, index, at, a, r)
-    }
-
-    fn finish(
-        file: File,
-        len: usize,
-        mut head: Vec<u8>,
-        index: HashMap<Vec<u8>, Ix>,
-        answers_at: usize,
-        answers_len: u64,
-        resume_len: u64,
-    ) -> Option<Pack> {
-        let answers_end = answers_at.checked_add(usize::try_from(answers_len).ok()?)?;
-        let resume_end = answers_end.checked_add(usize::try_from(resume_len).ok()?)?;
-        if resume_end != len {
-            return None; // cut short or grown: not a pack this build wrote whole
-        }
-        if head.len() < answers_end {
-            use std::io::Read;
-            let more = (answers_end - head.len()) as u64;
-            head.reserve_exact(answers_end - head.len());
-            (&file).take(more).read_to_end(&mut head).ok()?;
-            if head.len() != answers_end {
-                return None;
-            }
-        }
-        head.truncate(answers_end);
         Some(Pack {
-            file,
+            bytes,
             index,
-            head,
             answers_at,
-            resume_at: answers_end as u64,
+            resume_at,
         })
     }
 
@@ -201,19 +149,20 @@ impl Pack {
 
     /// An entry's answer, when its bytes are whole.
     pub(super) fn answer(&self, ix: &Ix) -> Option<&[u8]> {
-        let p = ix.answer;
-        let r = range(p)?;
-        let b = self.head.get(self.answers_at + r.start..self.answers_at + r.end)?;
-        (super::store::digest(b) == p.sum).then_some(b)
+        self.part(self.answers_at, ix.answer)
     }
 
-    /// An entry's resume state, read from the file, when its bytes are whole.
-    pub(super) fn resume(&self, ix: &Ix) -> Option<Vec<u8>> {
-        let p = ix.resume;
-        let mut b = vec![0; usize::try_from(p.len).ok()?];
-        let at = self.resume_at.checked_add(p.off)?;
-        crate::scan::source::read_exact_at(&self.file, &mut b, at).ok()?;
-        (super::store::digest(&b) == p.sum).then_some(b)
+    /// An entry's resume state, when its bytes are whole.
+    pub(super) fn resume(&self, ix: &Ix) -> Option<&[u8]> {
+        self.part(self.resume_at, ix.resume)
+    }
+
+    fn part(&self, base: usize, p: Part) -> Option<&[u8]> {
+        let a = base.checked_add(usize::try_from(p.off).ok()?)?;
+        let b = self.bytes.get(a..a.checked_add(usize::try_from(p.len).ok()?)?)?;
+        // A pack cut under its map reads zeros past the cut (the map's
+        // guard): bytes that still match the digest are the bytes written.
+        (super::store::digest(b) == p.sum).then_some(b)
     }
 
     /// Every entry but those `skip` names and those `keep` refuses, as
@@ -235,17 +184,12 @@ impl Pack {
             let fresh = Fresh {
                 header: ix.header,
                 answer: a.to_vec(),
-                resume: r,
+                resume: r.to_vec(),
             };
             out.push((k.clone(), fresh));
         }
         out
     }
-}
-
-fn range(p: Part) -> Option<std::ops::Range<usize>> {
-    let a = usize::try_from(p.off).ok()?;
-    Some(a..a.checked_add(usize::try_from(p.len).ok()?)?)
 }
 
 type Index = (HashMap<Vec<u8>, Ix>, u64, u64);

@@ -6,7 +6,6 @@
 //! whose transcripts still exist ([`super::pack`]).
 
 use std::collections::HashMap;
-use std::fs::{File, Metadata};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -16,6 +15,7 @@ use super::ident::{absolute, edges_match, header_of, ident, newlines, path_bytes
 use super::ident::whole_lines_end;
 use super::pack::{self, Fresh, Header, Pack, Tag};
 use super::{Census, Dec, Enc, Pos};
+use crate::scan::source::Opened;
 use crate::scan::Source;
 
 /// What the cache did for one file.
@@ -263,29 +263,26 @@ impl Cache {
         ctx: &C::Ctx,
         slot: &Slot,
     ) -> crate::error::Result<(C, Outcome)> {
-        let io_err = |e| crate::error::Error::io(path, e);
         // Non-blocking, regular files only (a FIFO named as a transcript
         // must not hang the status line).
-        let file = crate::scan::source::open(path)?.file;
-        let meta = file.metadata().map_err(io_err)?;
+        let opened = crate::scan::source::open(path)?;
         let run = Run {
             path,
             key: path_bytes(&absolute(path)).into_owned(),
             ctx,
             slot,
         };
-        let (c, o) = self.cached::<C>(file, &meta, &run)?;
+        let (c, o) = self.cached::<C>(opened, &run)?;
         self.count(o);
         Ok((c, o))
     }
 
     fn cached<C: Census>(
         &self,
-        file: File,
-        meta: &Metadata,
+        opened: Opened,
         run: &Run<'_, C::Ctx>,
     ) -> crate::error::Result<(C, Outcome)> {
-        let ident = ident(meta);
+        let ident = ident(&opened.meta);
         let found = run.slot.pack().and_then(|p| {
             let ix = p.get(&run.key)?;
             let answer = p.answer(ix)?;
@@ -293,26 +290,26 @@ impl Cache {
             c.valid(run.ctx).then_some((p, *ix, answer, c))
         });
         let Some((pack, ix, answer, census)) = found else {
-            return Ok((self.whole(file, meta, run)?, Outcome::Miss));
+            return Ok((self.whole(opened, run)?, Outcome::Miss));
         };
         let h = ix.header;
         let same_file = h.ident.dev == ident.dev && h.ident.ino == ident.ino;
         let unchanged = same_file && h.ident == ident;
         let grew = same_file && ident.size > h.ident.size;
-        if !(unchanged || grew) || !edges_match(&file, &h, unchanged && C::SPLIT) {
-            return Ok((self.whole(file, meta, run)?, Outcome::Miss));
+        if !(unchanged || grew) || !edges_match(&opened.file, &h, unchanged && C::SPLIT) {
+            return Ok((self.whole(opened, run)?, Outcome::Miss));
         }
         if unchanged && (C::SPLIT || ident.size == h.consumed) {
             return Ok((census, Outcome::Hit));
         }
         let census = match C::SPLIT {
-            true => pack.resume(&ix).and_then(|b| decode_resume(answer, &b)),
+            true => pack.resume(&ix).and_then(|b| decode_resume(answer, b)),
             false => Some(census),
         };
         let Some(census) = census else {
-            return Ok((self.whole(file, meta, run)?, Outcome::Miss));
+            return Ok((self.whole(opened, run)?, Outcome::Miss));
         };
-        let c = self.grow(census, file, meta, run, &h)?;
+        let c = self.grow(census, opened, run, &h)?;
         Ok((c, if unchanged { Outcome::Hit } else { Outcome::Grew }))
     }
 
@@ -322,16 +319,12 @@ impl Cache {
     fn grow<C: Census>(
         &self,
         mut census: C,
-        file: File,
-        meta: &Metadata,
+        opened: Opened,
         run: &Run<'_, C::Ctx>,
         h: &Header,
     ) -> crate::error::Result<C> {
         let (path, ctx) = (run.path, run.ctx);
-        let opened = crate::scan::source::Opened {
-            file,
-            len: meta.len(),
-        };
+        let ident = ident(&opened.meta);
         let src = Source::from_opened(opened, path)?;
         let buf: &[u8] = &src;
         let start = (h.consumed as usize).min(buf.len());
@@ -346,7 +339,7 @@ impl Cache {
             census.extend(C::scan(&buf[start..end], from, ctx));
         }
         if end > start || C::SPLIT {
-            self.keep(&mut census, &src, end, lines, run, ident(meta))?;
+            self.keep(&mut census, &src, end, lines, run, ident)?;
         } else {
             self.tail(&mut census, buf, end, lines, ctx);
         }
@@ -357,21 +350,17 @@ impl Cache {
     /// Scan a file whole and make its entry.
     fn whole<C: Census>(
         &self,
-        file: File,
-        meta: &Metadata,
+        opened: Opened,
         run: &Run<'_, C::Ctx>,
     ) -> crate::error::Result<C> {
-        let opened = crate::scan::source::Opened {
-            file,
-            len: meta.len(),
-        };
+        let ident = ident(&opened.meta);
         let src = Source::from_opened(opened, run.path)?;
         let buf: &[u8] = &src;
         self.note_scanned(buf.len());
         let end = whole_lines_end(buf, 0);
         let lines = newlines(&buf[..end]);
         let mut census = C::scan(&buf[..end], Pos { offset: 0, line: 1 }, run.ctx);
-        self.keep(&mut census, &src, end, lines, run, ident(meta))?;
+        self.keep(&mut census, &src, end, lines, run, ident)?;
         src.check()?;
         Ok(census)
     }
