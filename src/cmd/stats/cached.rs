@@ -50,8 +50,9 @@ pub(crate) struct FileCensus {
     /// The agents the scan asked about, and whether their records counted.
     agents: Vec<(String, bool)>,
     state: State,
-    /// The finished census of exactly the lines `state` covers; `None` once
-    /// more lines are merged in, until sealed again.
+    /// The finished census of the lines read so far (an answer read back, or
+    /// sealed with the file at hand); `None` once more lines are merged in,
+    /// until sealed again.
     sealed: Option<(Census, Book)>,
     /// The cached scan could not be read back: the caller censuses the file
     /// whole instead (never a wrong count).
