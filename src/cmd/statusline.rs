@@ -324,7 +324,7 @@ fn render(p: &Value, f: &Folded, pricer: &Pricer, times: &[(Timestamp, u64)], at
         .messages()
         .filter(|m| m.first.is_some_and(|t| t >= at.midnight))
     {
-        let Some(cost) = cost_of(m) else { continue };
+        let Some(cost) = cost_of(&m) else { continue };
         d_cost += cost.unwrap_or(0);
         d_unpriced |= cost.is_none();
     }

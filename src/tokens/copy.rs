@@ -150,12 +150,12 @@ fn count(text: &str) -> u64 {
 /// `obj.key` as a count when `raw` is an object, read by a skim of its fields
 /// (a map per call was most of the token cost): the last of repeated keys, and
 /// 0 when any key is escaped, as the map of borrowed keys this replaces gave.
-fn sub(raw: Option<&RawValue>, key: &str) -> u64 {
-    let Some(raw) = raw.filter(|r| r.get().starts_with('{')) else {
+fn sub(raw: Option<&str>, key: &str) -> u64 {
+    let Some(raw) = raw.filter(|r| r.starts_with('{')) else {
         return 0;
     };
     let mut found = None;
-    for kv in crate::scan::json::Fields::new(raw.get().as_bytes(), 0) {
+    for kv in crate::scan::json::Fields::new(raw.as_bytes(), 0) {
         let Ok((k, v)) = kv else { return 0 };
         if memchr::memchr(b'\\', k).is_some() {
             return 0;
@@ -169,20 +169,79 @@ fn sub(raw: Option<&RawValue>, key: &str) -> u64 {
         .map_or(0, count)
 }
 
+/// The usage object's fields csift reads, each as its raw JSON text.
+#[derive(Debug, Default, PartialEq)]
+struct Parts<'a> {
+    input: Option<&'a str>,
+    output: Option<&'a str>,
+    cache_read: Option<&'a str>,
+    cache_flat: Option<&'a str>,
+    cache_creation: Option<&'a str>,
+    output_details: Option<&'a str>,
+    server_tool_use: Option<&'a str>,
+    iterations: Option<&'a str>,
+}
+
+impl<'a> Parts<'a> {
+    /// The fields by a skim of the object's top-level keys (the record parse
+    /// validated it): `None` where the skim could answer otherwise than
+    /// serde's derive, which gets the object then — an escaped key (serde
+    /// reads it unescaped) or a known key written twice (serde rejects it).
+    fn skim(raw: &'a str) -> Option<Parts<'a>> {
+        let mut p = Parts::default();
+        for kv in crate::scan::json::Fields::new(raw.as_bytes(), 0) {
+            let (k, v) = kv.ok()?;
+            if memchr::memchr(b'\\', k).is_some() {
+                return None;
+            }
+            let slot = match k {
+                b"input_tokens" => &mut p.input,
+                b"output_tokens" => &mut p.output,
+                b"cache_read_input_tokens" => &mut p.cache_read,
+                b"cache_creation_input_tokens" => &mut p.cache_flat,
+                b"cache_creation" => &mut p.cache_creation,
+                b"output_tokens_details" => &mut p.output_details,
+                b"server_tool_use" => &mut p.server_tool_use,
+                b"iterations" => &mut p.iterations,
+                _ => continue,
+            };
+            if slot.is_some() {
+                return None;
+            }
+            // A value's bytes lie inside `raw` on character boundaries.
+            *slot = Some(std::str::from_utf8(v).ok()?).filter(|t| *t != "null");
+        }
+        Some(p)
+    }
+
+    /// The fields as serde's derive reads them (`None`: not a usage object).
+    fn parse(raw: &'a str) -> Option<Parts<'a>> {
+        let u: Usage<'a> = serde_json::from_str(raw).ok()?;
+        let t = |r: Option<&'a RawValue>| r.map(RawValue::get);
+        Some(Parts {
+            input: t(u.input_tokens),
+            output: t(u.output_tokens),
+            cache_read: t(u.cache_read_input_tokens),
+            cache_flat: t(u.cache_creation_input_tokens),
+            cache_creation: t(u.cache_creation),
+            output_details: t(u.output_tokens_details),
+            server_tool_use: t(u.server_tool_use),
+            iterations: t(u.iterations),
+        })
+    }
+}
+
 /// One copy's effective values, and whether a zeroed copy was recovered from
 /// `usage.iterations`. `None` when `raw` is not a usage object.
 pub(crate) fn copy_values(raw: &RawValue) -> Option<(Vals, bool)> {
-    if !raw.get().starts_with('{') {
+    let raw = raw.get();
+    if !raw.starts_with('{') {
         return None;
     }
-    let u: Usage<'_> = serde_json::from_str(raw.get()).ok()?;
-    let [input, output, cache_read, cache_flat] = Flat {
-        input_tokens: u.input_tokens,
-        output_tokens: u.output_tokens,
-        cache_read_input_tokens: u.cache_read_input_tokens,
-        cache_creation_input_tokens: u.cache_creation_input_tokens,
-    }
-    .four();
+    let u = Parts::skim(raw).or_else(|| Parts::parse(raw))?;
+    let n = |t: Option<&str>| t.map_or(0, count);
+    let [input, output, cache_read, cache_flat] =
+        [u.input, u.output, u.cache_read, u.cache_flat].map(n);
     let cc_5m = sub(u.cache_creation, "ephemeral_5m_input_tokens");
     let cc_1h = sub(u.cache_creation, "ephemeral_1h_input_tokens");
     let mut v = Vals {
@@ -197,7 +256,7 @@ pub(crate) fn copy_values(raw: &RawValue) -> Option<(Vals, bool)> {
         },
         cc_5m,
         cc_1h,
-        thinking: sub(u.output_tokens_details, "thinking_tokens"),
+        thinking: sub(u.output_details, "thinking_tokens"),
         web_search: sub(u.server_tool_use, "web_search_requests"),
         web_fetch: sub(u.server_tool_use, "web_fetch_requests"),
     };
@@ -207,7 +266,7 @@ pub(crate) fn copy_values(raw: &RawValue) -> Option<(Vals, bool)> {
         // the real ones in iterations[*].
         if let Some(its) = u
             .iterations
-            .and_then(|r| serde_json::from_str::<Vec<Flat<'_>>>(r.get()).ok())
+            .and_then(|r| serde_json::from_str::<Vec<Flat<'_>>>(r).ok())
         {
             let mut s = [0u64; 4];
             for it in &its {
@@ -266,6 +325,39 @@ mod tests {
         let m: std::collections::HashMap<&str, &RawValue> =
             serde_json::from_str(r#"{"a":1,"a":2}"#).unwrap();
         assert_eq!(m["a"].get(), "2", "the map keeps the last copy");
+    }
+
+    /// The skim reads a usage object as serde's derive does, and hands the
+    /// object to serde where it could not: an escaped key, a repeated key.
+    #[test]
+    fn the_skim_reads_usage_as_serde_does() {
+        let cases = [
+            r#"{"input_tokens":3,"output_tokens":1404,"cache_read_input_tokens":100,"cache_creation_input_tokens":7}"#,
+            r#"{ "input_tokens" : 3 , "output_tokens":null, "cache_creation" : {"ephemeral_5m_input_tokens":2} }"#,
+            r#"{"other":{"input_tokens":99},"output_tokens":[1],"server_tool_use":{"web_search_requests":2}}"#,
+            r#"{"input_tokens":0,"output_tokens":0,"iterations":null}"#,
+            r#"{"input_tokens":0,"output_tokens":0,"iterations":[{"output_tokens":9}]}"#,
+            r#"{"output_tokens":5,"output_tokens":6}"#,
+            r#"{"input_tokens":1,"input\u005ftokens":2}"#,
+            r#"{"out\u0070ut_tokens":8}"#,
+            r#"{"x":1,"x":2,"output_tokens":3}"#,
+            r#"{}"#,
+        ];
+        for c in cases {
+            let serde = Parts::parse(c);
+            match Parts::skim(c) {
+                Some(skim) => assert_eq!(Some(skim), serde, "{c}"),
+                None => assert!(
+                    c.contains('\\') || c.matches("output_tokens").count() > 1,
+                    "{c}"
+                ),
+            }
+        }
+        assert_eq!(
+            Parts::parse(r#"{"output_tokens":5,"output_tokens":6}"#),
+            None
+        );
+        assert_eq!(Parts::skim(r#"{"x":1,"x":2}"#), Some(Parts::default()));
     }
 
     #[test]

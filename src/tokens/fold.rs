@@ -104,9 +104,11 @@ impl Folded {
         }
     }
 
-    /// Every message: keyed ones, then id-less ones in owner order.
-    pub(crate) fn messages(&self) -> impl Iterator<Item = &Msg> {
-        self.ledger.keys.values().chain(self.idless.iter())
+    /// Every message: keyed ones in key order, then id-less ones in owner
+    /// order (the ledger settled: [`fold_into`] settles it).
+    pub(crate) fn messages(&self) -> impl Iterator<Item = Msg> + '_ {
+        let keyed = self.ledger.messages().map(|(_, m)| m);
+        keyed.chain(self.idless.iter().copied())
     }
 }
 
@@ -155,6 +157,7 @@ pub(crate) fn fold_into(
     });
     *acc = shared.into_inner().unwrap_or_else(|p| p.into_inner());
     acc.idless.sort_by_key(|m| m.owner);
+    acc.ledger.settle();
 }
 
 #[cfg(test)]
@@ -187,10 +190,12 @@ mod tests {
         f.marked_messages(&mut |m| seen.push((m.vals.output, m.records)));
         seen.sort();
         assert_eq!(seen, vec![(1, 1), (5598, 2)]);
-        assert_eq!(f.ledger.keys.len(), 1, "m0 is older than the cutoff");
+        f.ledger.settle();
+        assert_eq!(f.ledger.len(), 1, "m0 is older than the cutoff");
         let mut all = Folded::default();
         all.add(book(&[OLD, SPAWN]), 0, true, false);
         all.add(book(&[REPLAY]), 1, true, false);
-        assert_eq!(all.ledger.keys.len(), 2);
+        all.ledger.settle();
+        assert_eq!(all.ledger.len(), 2);
     }
 }

@@ -34,8 +34,18 @@ pub(crate) struct RowOut<'a> {
     pub(crate) transcript: Option<&'a Transcript>,
     /// A group's key (`None`: the group of transcripts with no such value).
     pub(crate) key: Option<String>,
-    pub(crate) census: Census,
+    pub(crate) body: Body,
     pub(crate) transcripts: u64,
+}
+
+/// What a row keeps until it is printed. A group keeps its census; a
+/// transcript's row is cut down as soon as its file is counted, to its JSON
+/// line or to the numbers its human line shows: a whole census costs about
+/// 5 KB a file, which grew stats' memory with the home (issue 37).
+pub(crate) enum Body {
+    Census(Box<Census>),
+    Json(Vec<u8>),
+    Line(print::Brief),
 }
 
 /// Everything the printers need.
@@ -137,7 +147,7 @@ fn group_rows<'a>(groups: BTreeMap<Option<String>, Acc>) -> Vec<RowOut<'a>> {
             RowOut {
                 transcript: None,
                 key: k,
-                census: f.census,
+                body: Body::Census(Box::new(f.census)),
                 transcripts: f.transcripts,
             }
         })
@@ -154,7 +164,7 @@ struct Run<'a> {
 
 /// A file's outcome: an error, left out whole by the window (`None`), or
 /// counted, with its row when it is printed.
-type FileOut = Result<Option<Option<Census>>, String>;
+type FileOut = Result<Option<Option<Body>>, String>;
 
 impl<'a> Run<'a> {
     /// Census every transcript in parallel, folding each into the totals as
@@ -183,10 +193,10 @@ impl<'a> Run<'a> {
                 Ok(None) => {}
                 Ok(Some(c)) => {
                     counted += 1;
-                    rows.extend(c.map(|census| RowOut {
+                    rows.extend(c.map(|body| RowOut {
                         transcript: Some(*t),
                         key: None,
-                        census,
+                        body,
                         transcripts: 1,
                     }));
                 }
@@ -220,7 +230,12 @@ impl<'a> Run<'a> {
             (None, _) => usize::MAX,
             (Some(_), _) => 0,
         };
-        Ok(Some((i < keep).then_some(c)))
+        let body = match args.common.format {
+            _ if i >= keep => return Ok(Some(None)),
+            Format::Json => Body::Json(print::transcript_json(t, &c).map_err(|e| e.to_string())?),
+            Format::Human => Body::Line(print::Brief::of(&c)),
+        };
+        Ok(Some(Some(body)))
     }
 
     /// One transcript's census: through the census cache unless a window is

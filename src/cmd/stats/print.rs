@@ -9,9 +9,10 @@ use std::io::{self, Write};
 use serde_json::{json, Map, Value};
 
 use super::census::{Census, Counts};
-use super::{Report, RowOut};
+use super::{Body, Report, RowOut};
 use crate::classify::Label;
 use crate::cmd::human_bytes;
+use crate::discovery::Transcript;
 use crate::output::sanitize::one_line;
 use crate::output::Out;
 use crate::timefmt;
@@ -91,26 +92,41 @@ fn fields(c: &Census) -> Map<String, Value> {
     m
 }
 
+/// A transcript's JSON row, rendered as [`json`] prints it.
+pub(crate) fn transcript_json(t: &Transcript, c: &Census) -> io::Result<Vec<u8>> {
+    let mut m = Map::new();
+    m.insert("type".into(), json!("transcript"));
+    m.insert("file".into(), json!(t.path.display().to_string()));
+    m.insert("session_id".into(), json!(t.session_id));
+    m.insert("agent_id".into(), json!(t.agent_id));
+    m.insert("shape".into(), json!(t.shape.name()));
+    m.insert("project".into(), json!(t.project_name()));
+    m.extend(fields(c));
+    let mut v = Vec::new();
+    crate::output::json_line(&mut v, &Value::Object(m))?;
+    Ok(v)
+}
+
 pub(crate) fn json(out: &mut Out, r: &Report<'_>) -> io::Result<()> {
     for row in &r.rows {
+        let c = match (&row.body, row.transcript) {
+            (Body::Json(line), _) => {
+                out.write_all(line)?;
+                continue;
+            }
+            (Body::Census(c), Some(t)) => {
+                out.write_all(&transcript_json(t, c)?)?;
+                continue;
+            }
+            (Body::Census(c), None) => c,
+            (Body::Line(_), _) => continue,
+        };
         let mut m = Map::new();
-        match row.transcript {
-            Some(t) => {
-                m.insert("type".into(), json!("transcript"));
-                m.insert("file".into(), json!(t.path.display().to_string()));
-                m.insert("session_id".into(), json!(t.session_id));
-                m.insert("agent_id".into(), json!(t.agent_id));
-                m.insert("shape".into(), json!(t.shape.name()));
-                m.insert("project".into(), json!(t.project_name()));
-            }
-            None => {
-                m.insert("type".into(), json!("group"));
-                m.insert("by".into(), json!(r.by.map(by_name)));
-                m.insert("key".into(), json!(row.key));
-                m.insert("transcripts".into(), json!(row.transcripts));
-            }
-        }
-        m.extend(fields(&row.census));
+        m.insert("type".into(), json!("group"));
+        m.insert("by".into(), json!(r.by.map(by_name)));
+        m.insert("key".into(), json!(row.key));
+        m.insert("transcripts".into(), json!(row.transcripts));
+        m.extend(fields(c));
         out.json(&Value::Object(m))?;
     }
     let t = &r.total;
@@ -209,6 +225,41 @@ fn tail(s: &str, max: usize) -> String {
     format!("…{}", s.chars().skip(skip).collect::<String>())
 }
 
+/// What a row's human line shows of its census.
+#[derive(Clone, Copy)]
+pub(crate) struct Brief {
+    lines: u64,
+    bytes: u64,
+    malformed_lines: u64,
+    turns: u64,
+    units: u64,
+    tools: super::census::ToolRow,
+    tok: crate::tokens::Vals,
+    first_ts: Option<jiff::Timestamp>,
+}
+
+impl Brief {
+    pub(crate) fn of(c: &Census) -> Brief {
+        let tools =
+            c.tools
+                .values()
+                .fold(Default::default(), |mut a: super::census::ToolRow, t| {
+                    a.add(t);
+                    a
+                });
+        Brief {
+            lines: c.lines,
+            bytes: c.bytes,
+            malformed_lines: c.malformed_lines,
+            turns: c.turns,
+            units: c.units,
+            tools,
+            tok: sum_tokens(&c.tokens).vals,
+            first_ts: c.first_ts,
+        }
+    }
+}
+
 pub(crate) fn human(out: &mut Out, r: &Report<'_>) -> io::Result<()> {
     let st = out.style;
     if !r.rows.is_empty() {
@@ -225,32 +276,28 @@ pub(crate) fn human(out: &mut Out, r: &Report<'_>) -> io::Result<()> {
         if let Some(t) = row.transcript.filter(|t| t.agent_id.is_none()) {
             above = Some(&t.session_id);
         }
-        let c = &row.census;
-        let tok = sum_tokens(&c.tokens);
-        let tools =
-            c.tools
-                .values()
-                .fold(Default::default(), |mut a: super::census::ToolRow, t| {
-                    a.add(t);
-                    a
-                });
+        let b = match &row.body {
+            Body::Line(b) => *b,
+            Body::Census(c) => Brief::of(c),
+            Body::Json(_) => continue,
+        };
         writeln!(
             out,
             "{:<36} {:>7} {:>6} {:>3} {:>5} {:>6} {:>5} {:>3} {:>3} {:>7} {:>7} {:>7} {:>7}  {}",
             tail(&name, 36),
-            c.lines,
-            human_bytes(c.bytes),
-            c.malformed_lines,
-            c.turns,
-            c.units,
-            tools.calls,
-            tools.errors,
-            tools.unanswered,
-            short(tok.vals.input),
-            short(tok.vals.output),
-            short(tok.vals.cache_read),
-            short(tok.vals.cache_creation),
-            c.first_ts.map_or_else(|| "-".into(), timefmt::local),
+            b.lines,
+            human_bytes(b.bytes),
+            b.malformed_lines,
+            b.turns,
+            b.units,
+            b.tools.calls,
+            b.tools.errors,
+            b.tools.unanswered,
+            short(b.tok.input),
+            short(b.tok.output),
+            short(b.tok.cache_read),
+            short(b.tok.cache_creation),
+            b.first_ts.map_or_else(|| "-".into(), timefmt::local),
         )?;
     }
     if r.rows_left_out > 0 {

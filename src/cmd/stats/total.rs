@@ -4,11 +4,11 @@
 //! replays the parent's spawning message under the same id; clones carry the
 //! origin's records, REC-041).
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
 
 use super::census::Census;
 use crate::tokens::book::Book;
-use crate::tokens::ledger::{Ledger, Msg, TOP};
+use crate::tokens::ledger::{KeySet, Ledger, Msg, TOP};
 use crate::tokens::{key_hash, Row, SYNTHETIC};
 
 /// A running total over transcripts.
@@ -20,8 +20,8 @@ pub(crate) struct Acc {
     lane_files: u64,
     ledger: Ledger,
     /// Hashes of bare message ids seen top-level (for the progress disclosure).
-    ids: HashSet<u64>,
-    progress: HashSet<u64>,
+    ids: KeySet,
+    progress: KeySet,
     idless: BTreeMap<String, Row>,
 }
 
@@ -87,11 +87,15 @@ impl Acc {
         for (m, r) in std::mem::take(&mut census.tokens_apart) {
             sum_of_rows.insert(m, r);
         }
+        let (mut ledger, mut ids, mut progress) = (self.ledger, self.ids, self.progress);
+        ledger.settle();
+        ids.settle();
+        progress.settle();
         let mut rows = self.idless;
         let mut shared = 0;
-        for s in self.ledger.keys.values() {
+        for (_, s) in ledger.messages() {
             shared += u64::from(s.files > 1);
-            let name = self.ledger.model_name(s.model).to_string();
+            let name = ledger.model_name(s.model).to_string();
             rows.entry(name).or_default().add(&Row {
                 messages: 1,
                 records: s.records,
@@ -105,7 +109,7 @@ impl Acc {
                 census.tokens.insert(m, r);
             }
         }
-        census.token_notes.progress_embedded_ids = self.progress.len() as u64;
+        census.token_notes.progress_embedded_ids = progress.len() as u64;
         // A total's `lanes` counts lane files, whether or not their main file
         // is here, and the lanes inline in the main files it holds.
         census.lanes = self.lane_files + census.inline_lanes;
@@ -114,7 +118,7 @@ impl Acc {
             transcripts: self.transcripts,
             tokens_sum_of_rows: sum_of_rows,
             shared_ids: shared,
-            progress_only_ids: self.progress.difference(&self.ids).count() as u64,
+            progress_only_ids: progress.count_not_in(&ids) as u64,
         }
     }
 }

@@ -123,7 +123,7 @@ pub(crate) fn build(
     let mut total = Cell::default();
     let mut synthetic = Tot::default();
     let mut rows: BTreeMap<Option<String>, Cell> = BTreeMap::new();
-    let mut timed: Vec<(Timestamp, &str, &Msg, Option<u128>)> = Vec::new();
+    let mut timed: Vec<(Timestamp, &str, Msg, Option<u128>)> = Vec::new();
     let mut unplaced = 0;
     let prices: Vec<_> = (0..f.ledger.models())
         .map(|i| pricer.model(f.ledger.model_name(i)))
@@ -139,10 +139,10 @@ pub(crate) fn build(
             .flatten()
             .and_then(|p| p.cost(m.first, &m.vals));
         if name == SYNTHETIC {
-            synthetic.add(name, m, cost);
+            synthetic.add(name, &m, cost);
             continue;
         }
-        total.add(name, m, cost, breakdown);
+        total.add(name, &m, cost, breakdown);
         unplaced += u64::from(m.first.is_none());
         if by == By::Block {
             if let Some(t) = m.first {
@@ -150,8 +150,8 @@ pub(crate) fn build(
             }
             continue;
         }
-        let key = key(by, m, name, files);
-        rows.entry(key).or_default().add(name, m, cost, breakdown);
+        let key = key(by, &m, name, files);
+        rows.entry(key).or_default().add(name, &m, cost, breakdown);
     }
     let rows = match by {
         By::Block => block_rows(timed, breakdown, now),
@@ -209,7 +209,7 @@ fn ordered(by: By, rows: BTreeMap<Option<String>, Cell>) -> Vec<RowOut> {
 }
 
 fn block_rows(
-    mut timed: Vec<(Timestamp, &str, &Msg, Option<u128>)>,
+    mut timed: Vec<(Timestamp, &str, Msg, Option<u128>)>,
     breakdown: bool,
     now: Timestamp,
 ) -> Vec<RowOut> {
