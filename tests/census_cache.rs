@@ -394,7 +394,11 @@ fn concurrent_runs_leave_whole_packs() {
         .count();
     let file = largest(home.path());
     let bytes = std::fs::read(&file).unwrap();
-    let line = bytes.split_inclusive(|b| *b == b'\n').last().unwrap().to_vec();
+    let line = bytes
+        .split_inclusive(|b| *b == b'\n')
+        .next_back()
+        .unwrap()
+        .to_vec();
     for round in 0..3 {
         let kids: Vec<std::process::Child> = (0..4)
             .map(|_| {
@@ -413,7 +417,10 @@ fn concurrent_runs_leave_whole_packs() {
             assert_eq!(normal(&out.stdout), want, "round {round}");
         }
         let report = c.same(&format!("after concurrent round {round}"));
-        assert!(report.contains(&format!("{n} hit, 0 grew, 0 miss")), "{report}");
+        assert!(
+            report.contains(&format!("{n} hit, 0 grew, 0 miss")),
+            "{report}"
+        );
         // The next round starts from a grown file (its runs race to grow
         // the same entry).
         std::fs::OpenOptions::new()

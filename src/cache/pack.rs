@@ -159,7 +159,9 @@ impl Pack {
 
     fn part(&self, base: usize, p: Part) -> Option<&[u8]> {
         let a = base.checked_add(usize::try_from(p.off).ok()?)?;
-        let b = self.bytes.get(a..a.checked_add(usize::try_from(p.len).ok()?)?)?;
+        let b = self
+            .bytes
+            .get(a..a.checked_add(usize::try_from(p.len).ok()?)?)?;
         // A pack cut under its map reads zeros past the cut (the map's
         // guard): bytes that still match the digest are the bytes written.
         (super::store::digest(b) == p.sum).then_some(b)

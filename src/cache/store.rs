@@ -11,8 +11,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 pub(super) use super::ident::digest;
-use super::ident::{absolute, edges_match, header_of, ident, newlines, path_bytes};
 use super::ident::whole_lines_end;
+use super::ident::{absolute, edges_match, header_of, ident, newlines, path_bytes};
 use super::pack::{self, Fresh, Header, Pack, Tag};
 use super::{Census, Dec, Enc, Pos};
 use crate::scan::source::Opened;
@@ -171,13 +171,17 @@ impl Cache {
             return self.off::<C>(path, ctx);
         };
         let r = self.through::<C>(path, ctx, &slot);
-        let last = self.left.lock().ok().is_some_and(|mut m| match m.get_mut(group) {
-            Some(n) => {
-                *n = n.saturating_sub(1);
-                *n == 0
-            }
-            None => false,
-        });
+        let last = self
+            .left
+            .lock()
+            .ok()
+            .is_some_and(|mut m| match m.get_mut(group) {
+                Some(n) => {
+                    *n = n.saturating_sub(1);
+                    *n == 0
+                }
+                None => false,
+            });
         if last {
             self.close(group);
         }
@@ -310,7 +314,14 @@ impl Cache {
             return Ok((self.whole(opened, run)?, Outcome::Miss));
         };
         let c = self.grow(census, opened, run, &h)?;
-        Ok((c, if unchanged { Outcome::Hit } else { Outcome::Grew }))
+        Ok((
+            c,
+            if unchanged {
+                Outcome::Hit
+            } else {
+                Outcome::Grew
+            },
+        ))
     }
 
     /// Fold in what follows the entry's lines (it grew, or, for a kind that
@@ -348,11 +359,7 @@ impl Cache {
     }
 
     /// Scan a file whole and make its entry.
-    fn whole<C: Census>(
-        &self,
-        opened: Opened,
-        run: &Run<'_, C::Ctx>,
-    ) -> crate::error::Result<C> {
+    fn whole<C: Census>(&self, opened: Opened, run: &Run<'_, C::Ctx>) -> crate::error::Result<C> {
         let ident = ident(&opened.meta);
         let src = Source::from_opened(opened, run.path)?;
         let buf: &[u8] = &src;

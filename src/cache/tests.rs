@@ -58,7 +58,11 @@ impl Census for Toy {
 }
 
 fn truth(path: &Path) -> Toy {
-    Toy::scan(&std::fs::read(path).unwrap(), Pos { offset: 0, line: 1 }, &())
+    Toy::scan(
+        &std::fs::read(path).unwrap(),
+        Pos { offset: 0, line: 1 },
+        &(),
+    )
 }
 
 fn run(state: &Path, group: &Path, files: &[&Path]) -> Vec<(Toy, Outcome)> {
@@ -119,7 +123,10 @@ fn a_pack_corrupt_at_any_byte_is_never_trusted() {
         assert_eq!(got[1].0, truth(&b), "byte {i} flipped");
         hits += got.iter().filter(|g| g.1 == Outcome::Hit).count();
     }
-    assert!(hits > 0, "a flip in a part a hit does not read leaves it a hit");
+    assert!(
+        hits > 0,
+        "a flip in a part a hit does not read leaves it a hit"
+    );
     // The file grows: its torn line completed and a line more.
     let len = std::fs::metadata(&a).unwrap().len();
     for i in 0..good.len() {
@@ -153,7 +160,10 @@ fn files_of_one_pack_change_apart() {
     let outcomes: Vec<Outcome> = got.iter().map(|g| g.1).collect();
     assert_eq!(outcomes, [Outcome::Grew, Outcome::Hit, Outcome::Hit]);
     assert_eq!(got[0].0, truth(&a));
-    assert_eq!(got[0].0.first, 0, "a grown census starts at the file's start");
+    assert_eq!(
+        got[0].0.first, 0,
+        "a grown census starts at the file's start"
+    );
     std::fs::remove_file(&c).unwrap();
     append(&b, b"{\"x\":2}\n");
     let got = run(&state, &group, &[&a, &b]);
@@ -170,7 +180,10 @@ fn files_of_one_pack_change_apart() {
     let pack = Pack::load(&at, &tag).unwrap();
     let key = |p: &Path| super::ident::path_bytes(p).into_owned();
     assert!(pack.get(&key(&a)).is_some() && pack.get(&key(&b)).is_some());
-    assert!(pack.get(&key(&c)).is_none(), "a removed file's entry is dropped");
+    assert!(
+        pack.get(&key(&c)).is_none(),
+        "a removed file's entry is dropped"
+    );
     tag.build = "0.0.0-other";
     assert!(Pack::load(&at, &tag).is_none(), "another build's pack");
 }

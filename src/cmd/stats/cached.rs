@@ -22,9 +22,9 @@
 //! answer the scan got; a different answer now is a miss.
 
 use super::census::{scan_chunked, Embeds, Part, Scan, CHUNK};
+use super::codec::encode_scan;
 use super::codec::{decode_book, decode_book_hashed, decode_census, decode_scan};
 use super::codec::{encode_book, encode_census};
-use super::codec::encode_scan;
 use super::model::Census;
 use crate::cache::{Dec, Enc, Pos};
 use crate::timefmt::Window;
