@@ -21,6 +21,14 @@ struct Suite {
     /// command's that must exist too.
     entries: &'static str,
     also: &'static str,
+    packs: Packs,
+}
+
+/// How a kind groups its entries into cache files.
+#[derive(Debug)]
+enum Packs {
+    PerProject,
+    PerTranscript,
 }
 
 /// `stats` in each form, with and without subagents.
@@ -31,8 +39,9 @@ const STATS: Suite = Suite {
         &["stats", "--by", "model", "--format", "json"],
         &["stats", "--no-subagents", "--format", "json"],
     ],
-    entries: "/stats-v1/",
-    also: "/stats-own-v1/",
+    entries: "/stats-v2/",
+    also: "/stats-own-v2/",
+    packs: Packs::PerProject,
 };
 
 /// `audit` in every mode: all kinds and kind sets (each its own pass and
@@ -79,6 +88,7 @@ const AUDIT: Suite = Suite {
     ],
     entries: "/audit-v1/",
     also: "/audit-03-v1/",
+    packs: Packs::PerTranscript,
 };
 
 /// Copy a home (the corpus is never written to).
@@ -175,9 +185,10 @@ fn through_changes(home: &Path, file: &Path, suite: &Suite) {
         .count();
     assert!(c.same("first run").contains(" 0 hit, "));
     let report = c.same("unchanged");
-    // What an unchanged home still reads: unterminated final lines (the
-    // corpus has some), never cached.
+    // An unchanged home is not read, unterminated final lines included
+    // (the corpus has some): the entry's answer holds them.
     let unterminated = scanned(&report);
+    assert_eq!(unterminated, 0, "{report}");
     assert!(
         report.contains(&format!("{n} hit, 0 grew, 0 miss")),
         "{report}"
@@ -227,24 +238,38 @@ fn through_changes(home: &Path, file: &Path, suite: &Suite) {
     drop(f);
     let report = c.same("mtime moved back");
     assert!(report.contains(" 1 miss"), "{report}");
-    // A corrupt entry is ignored and rewritten, never trusted.
-    let entries: Vec<PathBuf> = common::files_under(state.path())
+    // The packs each kind keeps, and another variant's apart.
+    let packs: Vec<PathBuf> = common::files_under(state.path())
         .into_iter()
         .filter(|p| p.to_string_lossy().contains(suite.entries))
         .collect();
-    assert_eq!(entries.len(), n, "one entry per transcript");
+    let want = match suite.packs {
+        Packs::PerProject => std::fs::read_dir(home.join("projects")).unwrap().count(),
+        Packs::PerTranscript => n,
+    };
+    assert_eq!(packs.len(), want, "{:?}", suite.packs);
     assert!(common::files_under(state.path())
         .iter()
         .any(|p| p.to_string_lossy().contains(suite.also)));
-    for e in &entries {
-        // The last byte: the census itself, whatever its size (the middle
-        // of a small entry is its header).
+    // A corrupt byte anywhere is never trusted: the part it lands in fails
+    // its digest and is recomputed (a resume state only when a file grows).
+    for e in &packs {
         let mut b = std::fs::read(e).unwrap();
         let last = b.len() - 1;
         b[last] ^= 0xff;
         std::fs::write(e, b).unwrap();
     }
-    let report = c.same("corrupt entries");
+    c.same("corrupt packs");
+    // A pack of another build (its tag's version string) is ignored and
+    // rewritten.
+    for e in &packs {
+        let b = std::fs::read(e).unwrap();
+        let at = memchr::memmem::find(&b, env!("CARGO_PKG_VERSION").as_bytes()).unwrap();
+        let mut b = b;
+        b[at] ^= 0x01;
+        std::fs::write(e, b).unwrap();
+    }
+    let report = c.same("foreign packs");
     assert!(
         report.contains(&format!("0 hit, 0 grew, {n} miss")),
         "{report}"
@@ -570,6 +595,7 @@ const CUTS: Suite = Suite {
     ],
     entries: "/audit-v1/",
     also: "/audit-03-v1/",
+    packs: Packs::PerTranscript,
 };
 
 /// Appends extend exactly: at every cut between two lines, the census of
@@ -690,4 +716,64 @@ fn audit_checks_other_files_every_run() {
     let report = c.same("teammate meta written");
     assert!(report.contains("1 hit, 0 grew, 1 miss"), "{report}");
     assert!(json(&c).contains("\"kind\":\"missing-echo\""));
+}
+
+/// Runs at once over one state directory, each writing its projects' packs
+/// (cold, then after appends to files of one project): every run's output is
+/// exact, and the packs left behind are whole, of one run or another, so
+/// the run after them is all hits.
+#[test]
+fn concurrent_runs_leave_whole_packs() {
+    let sample = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample/claude-home");
+    let home = copy_home(&sample);
+    let state = tempfile::tempdir().unwrap();
+    let c = Cached {
+        home: home.path(),
+        state: state.path(),
+    };
+    let mut want = normal(&c.cmd(&["stats", "--no-cache"]).output().unwrap().stdout);
+    let n = common::files_under(&home.path().join("projects"))
+        .iter()
+        .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
+        .count();
+    let file = largest(home.path());
+    let bytes = std::fs::read(&file).unwrap();
+    let line = bytes
+        .split_inclusive(|b| *b == b'\n')
+        .next_back()
+        .unwrap()
+        .to_vec();
+    for round in 0..3 {
+        let kids: Vec<std::process::Child> = (0..4)
+            .map(|_| {
+                let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("csift"));
+                cmd.args(["stats", "--claude-home"])
+                    .arg(home.path())
+                    .env("XDG_STATE_HOME", state.path())
+                    .env("CSIFT_CACHE_STATS", "1")
+                    .stdout(std::process::Stdio::piped())
+                    .stderr(std::process::Stdio::piped());
+                cmd.spawn().unwrap()
+            })
+            .collect();
+        for k in kids {
+            let out = k.wait_with_output().unwrap();
+            assert_eq!(normal(&out.stdout), want, "round {round}");
+        }
+        let report = c.same(&format!("after concurrent round {round}"));
+        assert!(
+            report.contains(&format!("{n} hit, 0 grew, 0 miss")),
+            "{report}"
+        );
+        // The next round starts from a grown file (its runs race to grow
+        // the same entry).
+        std::fs::OpenOptions::new()
+            .append(true)
+            .open(&file)
+            .and_then(|mut f| std::io::Write::write_all(&mut f, &line))
+            .unwrap();
+        let now = normal(&c.cmd(&["stats", "--no-cache"]).output().unwrap().stdout);
+        assert_ne!(now, want, "the append changes the census");
+        want = now;
+    }
 }

@@ -155,7 +155,7 @@ impl Elsewhere {
                 p.display()
             );
         }
-        // Its own state: the census cache's entries, and nothing else.
+        // Its own state: the census cache's files, and nothing else.
         let state = self.dir.path().join("state");
         let cache = state.join("csift/cache");
         let mut stack = vec![state.clone()];
@@ -170,7 +170,12 @@ impl Elsewhere {
                 if p.is_dir() {
                     stack.push(p);
                 } else {
-                    assert!(p.extension().is_some_and(|x| x == "bin"), "{}", p.display());
+                    assert!(
+                        // Packs of entries, and a kind's side files (the ledger's quiet list).
+                        p.extension().is_some_and(|x| x == "pack" || x == "bin"),
+                        "{}",
+                        p.display()
+                    );
                 }
             }
         }

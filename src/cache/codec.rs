@@ -129,6 +129,10 @@ impl<'a> Dec<'a> {
         let n = usize::try_from(self.u64()?).ok()?;
         (n.checked_mul(min.max(1))? <= self.b.len() - self.pos).then_some(n)
     }
+    /// Bytes left to read.
+    pub(crate) fn rest(&self) -> usize {
+        self.b.len() - self.pos
+    }
     pub(crate) fn done(&self) -> bool {
         self.pos == self.b.len()
     }

@@ -24,14 +24,21 @@
 //! cached ([`Census::seal`]), so a hit reads nothing of the transcript but the
 //! two 4 KB edges its key hashes.
 //!
-//! An entry covers whole lines only; an unterminated final line is scanned on
-//! every run and never cached, so a line completed later is read complete.
+//! An entry's resume state covers whole lines only, so a line completed later
+//! is read complete; an unterminated final line is folded into the answer of
+//! a kind that splits its entry ([`Census::SPLIT`]: the answer is then valid
+//! for exactly that file, size and time), and scanned on every run for the
+//! others. Entries are kept in packs ([`pack`]): one per transcript for the
+//! status line's per-session reads, one per project for `stats`, so a run
+//! over a home opens and writes a few dozen files, not thousands.
 //! With the cache off (`--no-cache`, no state directory, or one inside the
 //! Claude home) every file is scanned whole, and a census must come out
 //! byte-identical either way (tests/usage.rs runs both). csift never writes
 //! under the Claude home: a state directory there turns the cache off.
 
 pub(crate) mod codec;
+mod ident;
+mod pack;
 mod store;
 
 pub(crate) use codec::{Dec, Enc};
@@ -81,8 +88,29 @@ pub(crate) trait Census: Sized {
     fn seal(&mut self, _covered: &[u8], _ctx: &Self::Ctx, _kept: bool) {}
     /// Fold in the census of the bytes that follow this one's.
     fn extend(&mut self, later: Self);
+    /// Write the census an entry keeps (for a kind that splits its entry:
+    /// the answer a hit returns, the census of the whole file).
     fn encode(&self, e: &mut Enc);
     fn decode(d: &mut Dec<'_>) -> Option<Self>;
+    /// Whether an entry keeps two parts: the finished census of the whole
+    /// file (its unterminated final line too) as the answer a hit decodes
+    /// alone, and apart from it, in [`Census::encode_resume`], the state of
+    /// the file's whole lines a file that grew resumes from. A kind whose
+    /// census is its own resume state (the default) keeps one part, and an
+    /// unterminated final line is scanned on every run.
+    const SPLIT: bool = false;
+    /// Write the state a file that grew resumes from (a splitting kind:
+    /// called with the census of the entry's whole lines, once sealed with
+    /// `kept` when the file has no unterminated line, else before that line
+    /// is folded in).
+    fn encode_resume(&self, _e: &mut Enc) {}
+    /// The census a file that grew continues from, read from an entry's
+    /// answer (the bytes [`Census::encode`] wrote) and the resume state
+    /// [`Census::encode_resume`] wrote; `None` is a miss.
+    fn resume(answer: &[u8], _d: &mut Dec<'_>) -> Option<Self> {
+        let mut d = Dec::new(answer);
+        Self::decode(&mut d).filter(|_| d.done())
+    }
 }
 
 /// csift's state directory: `$XDG_STATE_HOME/csift` (an absolute path), else
@@ -96,3 +124,6 @@ pub(crate) fn state_root() -> Option<std::path::PathBuf> {
         .filter(|h| !h.is_empty())
         .map(|h| PathBuf::from(h).join(".local/state/csift"))
 }
+
+#[cfg(test)]
+mod tests;

@@ -1,19 +1,22 @@
-//! Cache entries on disk: one file per (census kind, transcript path) under
-//! `<state>/cache/<kind>-v<version>/`, read, checked against the transcript
-//! and rewritten by rename (a reader never sees half an entry, and two runs
-//! writing at once leave one whole entry).
+//! The cache of one run: each transcript's entry looked up in its group's pack
+//! under `<state>/cache/<kind><variant>-v<version>/`, checked against the
+//! file, and replaced where the file changed. A group's pack is rewritten
+//! once, when the last of its files that the run expects is done (or at
+//! [`Cache::flush`]), with the entries of this run and those of the old pack
+//! whose transcripts still exist ([`super::pack`]).
 
-use std::fs::{File, Metadata};
-use std::io;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
 
+pub(super) use super::ident::digest;
+use super::ident::whole_lines_end;
+use super::ident::{absolute, edges_match, header_of, ident, newlines, path_bytes};
+use super::pack::{self, Fresh, Header, Pack, Tag};
 use super::{Census, Dec, Enc, Pos};
+use crate::scan::source::Opened;
 use crate::scan::Source;
-
-const MAGIC: &[u8] = b"csift-census-2\0";
-/// Bytes hashed at each end of the covered prefix.
-const EDGE: u64 = 4096;
 
 /// What the cache did for one file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -36,30 +39,86 @@ pub(crate) struct Cache {
     counts: [AtomicU64; 4],
     /// Transcript bytes scanned (the cache's saving shows here).
     scanned: AtomicU64,
+    /// Packs open in this run, by file.
+    packs: Mutex<HashMap<PathBuf, Arc<Slot>>>,
+    /// Files still to come per group ([`Cache::expect`]).
+    left: Mutex<HashMap<PathBuf, usize>>,
+}
+
+/// One pack in a run: loaded on first use, its new entries kept until it is
+/// written.
+#[derive(Debug)]
+struct Slot {
+    at: PathBuf,
+    /// The group's directory (or file), as named by the caller.
+    group: PathBuf,
+    kind: String,
+    version: u32,
+    pack: OnceLock<Option<Pack>>,
+    fresh: Mutex<HashMap<Vec<u8>, Fresh>>,
+}
+
+impl Slot {
+    fn tag<'a>(&'a self, group: &'a [u8]) -> Tag<'a> {
+        Tag {
+            build: env!("CARGO_PKG_VERSION"),
+            kind: &self.kind,
+            version: self.version,
+            group,
+        }
+    }
+
+    fn pack(&self) -> Option<&Pack> {
+        let load = || {
+            let g = path_bytes(&absolute(&self.group)).into_owned();
+            Pack::load(&self.at, &self.tag(&g))
+        };
+        self.pack.get_or_init(load).as_ref()
+    }
+
+    fn put(&self, key: Vec<u8>, f: Fresh) {
+        if let Ok(mut m) = self.fresh.lock() {
+            m.insert(key, f);
+        }
+    }
+
+    /// Write the pack when this run made entries for it: those, and the old
+    /// pack's others whose transcripts still exist.
+    fn write(&self) {
+        let Ok(mut fresh) = self.fresh.lock() else {
+            return;
+        };
+        if fresh.is_empty() {
+            return;
+        }
+        let exists = |k: &[u8]| {
+            #[cfg(unix)]
+            {
+                use std::os::unix::ffi::OsStrExt;
+                Path::new(std::ffi::OsStr::from_bytes(k)).is_file()
+            }
+            #[cfg(not(unix))]
+            {
+                Path::new(&*String::from_utf8_lossy(k)).is_file()
+            }
+        };
+        let mut all = self
+            .pack()
+            .map(|p| p.carry(&fresh, exists))
+            .unwrap_or_default();
+        all.extend(fresh.drain());
+        all.sort_by(|a, b| a.0.cmp(&b.0));
+        let g = path_bytes(&absolute(&self.group)).into_owned();
+        pack::write(&self.at, &pack::encode(&self.tag(&g), &all));
+    }
 }
 
 /// The transcript a census is read for, and its kind's context.
 struct Run<'a, X: ?Sized> {
     path: &'a Path,
+    key: Vec<u8>,
     ctx: &'a X,
-}
-
-/// A file's identity and the prefix an entry covers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Ident {
-    dev: u64,
-    ino: u64,
-    size: u64,
-    mtime: (i64, u32),
-}
-
-struct Header {
-    ident: Ident,
-    /// Bytes covered (whole lines) and the number of lines in them.
-    consumed: u64,
-    lines: u64,
-    head: u64,
-    tail: u64,
+    slot: &'a Slot,
 }
 
 impl Cache {
@@ -69,15 +128,14 @@ impl Cache {
     pub(crate) fn new(enabled: bool, root: Option<PathBuf>, claude_home: Option<&Path>) -> Cache {
         let root = root.filter(|_| enabled).map(|r| r.join("cache"));
         let inside = |r: &PathBuf| claude_home.is_some_and(|h| crate::outpath::inside(r, h));
-        Cache {
-            root: root.filter(|r| !inside(r)),
-            ..Cache::default()
-        }
+        let mut c = Cache::default();
+        c.root = root.filter(|r| !inside(r));
+        c
     }
 
     /// The census of the transcript at `path`: from its entry where the file
     /// is unchanged, its entry plus the appended bytes where it grew, a whole
-    /// scan otherwise.
+    /// scan otherwise. The entry is a pack of its own, written at once.
     pub(crate) fn census<C: Census<Ctx = ()>>(
         &self,
         path: &Path,
@@ -91,78 +149,173 @@ impl Cache {
         path: &Path,
         ctx: &C::Ctx,
     ) -> crate::error::Result<(C, Outcome)> {
-        let io_err = |e| crate::error::Error::io(path, e);
+        let Some(slot) = self.slot::<C>(path, ctx) else {
+            return self.off::<C>(path, ctx);
+        };
+        let r = self.through::<C>(path, ctx, &slot);
+        slot.write();
+        r
+    }
+
+    /// [`Cache::census_in`] with the entry kept in the pack of `group` (a
+    /// directory of transcripts, e.g. a project's): one file per group
+    /// instead of one per transcript, written once [`Cache::expect`]'s count
+    /// of its files is done, or at [`Cache::flush`].
+    pub(crate) fn census_grouped<C: Census>(
+        &self,
+        group: &Path,
+        path: &Path,
+        ctx: &C::Ctx,
+    ) -> crate::error::Result<(C, Outcome)> {
+        let Some(slot) = self.slot::<C>(group, ctx) else {
+            return self.off::<C>(path, ctx);
+        };
+        let r = self.through::<C>(path, ctx, &slot);
+        let last = self
+            .left
+            .lock()
+            .ok()
+            .is_some_and(|mut m| match m.get_mut(group) {
+                Some(n) => {
+                    *n = n.saturating_sub(1);
+                    *n == 0
+                }
+                None => false,
+            });
+        if last {
+            self.close(group);
+        }
+        r
+    }
+
+    /// This run will census `files` transcripts of `group`: its packs are
+    /// written when the last is done (a pack's entries are held till then).
+    pub(crate) fn expect(&self, group: &Path, files: usize) {
+        if let Ok(mut m) = self.left.lock() {
+            *m.entry(group.to_path_buf()).or_default() += files;
+        }
+    }
+
+    /// Write every pack this run changed and has not written yet.
+    pub(crate) fn flush(&self) {
+        let slots: Vec<Arc<Slot>> = match self.packs.lock() {
+            Ok(mut m) => m.drain().map(|(_, s)| s).collect(),
+            Err(_) => return,
+        };
+        for s in slots {
+            s.write();
+        }
+    }
+
+    /// Write and forget the packs of `group`.
+    fn close(&self, group: &Path) {
+        let slots: Vec<Arc<Slot>> = match self.packs.lock() {
+            Ok(mut m) => {
+                let keys: Vec<PathBuf> = m
+                    .iter()
+                    .filter(|(_, s)| s.group == group)
+                    .map(|(k, _)| k.clone())
+                    .collect();
+                keys.iter().filter_map(|k| m.remove(k)).collect()
+            }
+            Err(_) => return,
+        };
+        for s in slots {
+            s.write();
+        }
+    }
+
+    /// The slot of `group`'s pack of kind `C` under `ctx`'s variant; `None`
+    /// when the cache is off.
+    fn slot<C: Census>(&self, group: &Path, ctx: &C::Ctx) -> Option<Arc<Slot>> {
+        let root = self.root.as_ref()?;
+        let kind = format!("{}{}", C::KIND, C::variant(ctx));
+        let h = crate::loss::fnv1a(path_bytes(&absolute(group)).as_ref());
+        let name = format!("{h:016x}");
+        let at = root
+            .join(format!("{kind}-v{}", C::VERSION))
+            .join(&name[..2])
+            .join(format!("{name}.pack"));
+        let mut m = self.packs.lock().ok()?;
+        let slot = m.entry(at.clone()).or_insert_with(|| {
+            Arc::new(Slot {
+                at,
+                group: group.to_path_buf(),
+                kind,
+                version: C::VERSION,
+                pack: OnceLock::new(),
+                fresh: Mutex::new(HashMap::new()),
+            })
+        });
+        Some(Arc::clone(slot))
+    }
+
+    /// Scan a file whole with the cache off.
+    fn off<C: Census>(&self, path: &Path, ctx: &C::Ctx) -> crate::error::Result<(C, Outcome)> {
+        let src = Source::open(path)?;
+        self.note_scanned(src.len());
+        let mut census = C::scan(&src, Pos { offset: 0, line: 1 }, ctx);
+        census.seal(&src, ctx, false);
+        src.check()?;
+        self.count(Outcome::Off);
+        Ok((census, Outcome::Off))
+    }
+
+    fn through<C: Census>(
+        &self,
+        path: &Path,
+        ctx: &C::Ctx,
+        slot: &Slot,
+    ) -> crate::error::Result<(C, Outcome)> {
         // Non-blocking, regular files only (a FIFO named as a transcript
         // must not hang the status line).
-        let file = crate::scan::source::open(path)?.file;
-        let meta = file.metadata().map_err(io_err)?;
-        let run = Run { path, ctx };
-        let (c, o) = match self.entry_path::<C>(path, C::variant(ctx)) {
-            None => (self.whole::<C>(file, &meta, &run, None)?, Outcome::Off),
-            Some(at) => self.cached::<C>(file, &meta, &run, &at)?,
+        let opened = crate::scan::source::open(path)?;
+        let run = Run {
+            path,
+            key: path_bytes(&absolute(path)).into_owned(),
+            ctx,
+            slot,
         };
-        self.counts[o as usize].fetch_add(1, Ordering::Relaxed);
+        let (c, o) = self.cached::<C>(opened, &run)?;
+        self.count(o);
         Ok((c, o))
     }
 
     fn cached<C: Census>(
         &self,
-        file: File,
-        meta: &Metadata,
+        opened: Opened,
         run: &Run<'_, C::Ctx>,
-        at: &Path,
     ) -> crate::error::Result<(C, Outcome)> {
-        let (path, ctx) = (run.path, run.ctx);
-        let ident = ident(meta);
-        // A large entry is mapped, not copied (entries are replaced by rename,
-        // never rewritten in place, so a mapped one stays whole).
-        let old = Source::open(at).ok();
-        let found = old
-            .as_deref()
-            .and_then(|b| read_entry::<C>(b, path))
-            .filter(|(_, c)| c.valid(ctx));
-        let Some((h, mut census)) = found else {
-            return Ok((self.whole(file, meta, run, Some(at))?, Outcome::Miss));
+        let ident = ident(&opened.meta);
+        let found = run.slot.pack().and_then(|p| {
+            let ix = p.get(&run.key)?;
+            let answer = p.answer(ix)?;
+            let c = decode_all::<C>(answer)?;
+            c.valid(run.ctx).then_some((p, *ix, answer, c))
+        });
+        let Some((pack, ix, answer, census)) = found else {
+            return Ok((self.whole(opened, run)?, Outcome::Miss));
         };
+        let h = ix.header;
         let same_file = h.ident.dev == ident.dev && h.ident.ino == ident.ino;
         let unchanged = same_file && h.ident == ident;
         let grew = same_file && ident.size > h.ident.size;
-        if !(unchanged || grew) || !edges_match(&file, &h) {
-            return Ok((self.whole(file, meta, run, Some(at))?, Outcome::Miss));
+        if !(unchanged || grew) || !edges_match(&opened.file, &h, unchanged && C::SPLIT) {
+            return Ok((self.whole(opened, run)?, Outcome::Miss));
         }
-        if unchanged && ident.size == h.consumed {
+        if unchanged && (C::SPLIT || ident.size == h.consumed) {
             return Ok((census, Outcome::Hit));
         }
-        // Grew, or unchanged with an unterminated tail the entry never
-        // covers: scan what follows the entry, with the file at hand.
-        let src = Source::from_opened(
-            crate::scan::source::Opened {
-                file,
-                len: meta.len(),
-            },
-            path,
-        )?;
-        let buf: &[u8] = &src;
-        let start = (h.consumed as usize).min(buf.len());
-        let end = whole_lines_end(buf, start);
-        self.note_scanned(buf.len() - start);
-        let added = newlines(&buf[start..end]);
-        if end > start {
-            let from = Pos {
-                offset: start as u64,
-                line: h.lines + 1,
-            };
-            census.extend(C::scan(&buf[start..end], from, ctx));
-            census.seal(&buf[..end], ctx, true);
-            // A file cut while read is reported, and its census never cached.
-            src.check()?;
-            let header = header_of(buf, ident, end, h.lines + added);
-            write_entry(at, path, &header, &census);
-        }
-        self.tail(&mut census, buf, end, h.lines + added, ctx);
-        src.check()?;
+        let census = match C::SPLIT {
+            true => pack.resume(&ix).and_then(|b| decode_resume(answer, b)),
+            false => Some(census),
+        };
+        let Some(census) = census else {
+            return Ok((self.whole(opened, run)?, Outcome::Miss));
+        };
+        let c = self.grow(census, opened, run, &h)?;
         Ok((
-            census,
+            c,
             if unchanged {
                 Outcome::Hit
             } else {
@@ -171,42 +324,96 @@ impl Cache {
         ))
     }
 
-    /// Scan a file whole; with `at`, write its entry.
-    fn whole<C: Census>(
+    /// Fold in what follows the entry's lines (it grew, or, for a kind that
+    /// does not split its entry, an unterminated tail the entry never covers),
+    /// with the file at hand.
+    fn grow<C: Census>(
         &self,
-        file: File,
-        meta: &Metadata,
+        mut census: C,
+        opened: Opened,
         run: &Run<'_, C::Ctx>,
-        at: Option<&Path>,
+        h: &Header,
     ) -> crate::error::Result<C> {
         let (path, ctx) = (run.path, run.ctx);
-        let src = Source::from_opened(
-            crate::scan::source::Opened {
-                file,
-                len: meta.len(),
-            },
-            path,
-        )?;
+        let ident = ident(&opened.meta);
+        let src = Source::from_opened(opened, path)?;
         let buf: &[u8] = &src;
-        self.note_scanned(buf.len());
-        let Some(at) = at else {
-            let mut census = C::scan(buf, Pos { offset: 0, line: 1 }, ctx);
-            census.seal(buf, ctx, false);
-            src.check()?;
-            return Ok(census);
-        };
-        let end = whole_lines_end(buf, 0);
-        let lines = newlines(&buf[..end]);
-        let mut census = C::scan(&buf[..end], Pos { offset: 0, line: 1 }, ctx);
-        census.seal(&buf[..end], ctx, true);
-        src.check()?;
-        write_entry(at, path, &header_of(buf, ident(meta), end, lines), &census);
-        self.tail(&mut census, buf, end, lines, ctx);
+        let start = (h.consumed as usize).min(buf.len());
+        let end = whole_lines_end(buf, start);
+        self.note_scanned(buf.len() - start);
+        let lines = h.lines + newlines(&buf[start..end]);
+        if end > start {
+            let from = Pos {
+                offset: start as u64,
+                line: h.lines + 1,
+            };
+            census.extend(C::scan(&buf[start..end], from, ctx));
+        }
+        if end > start || C::SPLIT {
+            self.keep(&mut census, &src, end, lines, run, ident)?;
+        } else {
+            self.tail(&mut census, buf, end, lines, ctx);
+        }
         src.check()?;
         Ok(census)
     }
 
-    /// Fold in the unterminated end of `buf` (never cached).
+    /// Scan a file whole and make its entry.
+    fn whole<C: Census>(&self, opened: Opened, run: &Run<'_, C::Ctx>) -> crate::error::Result<C> {
+        let ident = ident(&opened.meta);
+        let src = Source::from_opened(opened, run.path)?;
+        let buf: &[u8] = &src;
+        self.note_scanned(buf.len());
+        let end = whole_lines_end(buf, 0);
+        let lines = newlines(&buf[..end]);
+        let mut census = C::scan(&buf[..end], Pos { offset: 0, line: 1 }, run.ctx);
+        self.keep(&mut census, &src, end, lines, run, ident)?;
+        src.check()?;
+        Ok(census)
+    }
+
+    /// Finish `census` of the file's whole lines `src[..end]` and put its
+    /// entry in the pack: a kind that splits its entry keeps the state of
+    /// those lines to resume from and, as its answer, the census of the whole
+    /// file (an unterminated final line folded in); another keeps the census
+    /// of the whole lines and folds the unterminated line in after.
+    fn keep<C: Census>(
+        &self,
+        census: &mut C,
+        src: &Source,
+        end: usize,
+        lines: u64,
+        run: &Run<'_, C::Ctx>,
+        ident: pack::Ident,
+    ) -> crate::error::Result<()> {
+        let (buf, ctx): (&[u8], _) = (src, run.ctx);
+        let mut resume = Enc::default();
+        if C::SPLIT && end < buf.len() {
+            census.encode_resume(&mut resume);
+            self.tail(census, buf, end, lines, ctx);
+        } else {
+            census.seal(&buf[..end], ctx, true);
+            if C::SPLIT {
+                census.encode_resume(&mut resume);
+            }
+        }
+        let mut answer = Enc::default();
+        census.encode(&mut answer);
+        // A file cut while read is reported, and its census never cached.
+        src.check()?;
+        let fresh = Fresh {
+            header: header_of(buf, ident, end, lines),
+            answer: answer.buf,
+            resume: resume.buf,
+        };
+        run.slot.put(run.key.clone(), fresh);
+        if !C::SPLIT {
+            self.tail(census, buf, end, lines, ctx);
+        }
+        Ok(())
+    }
+
+    /// Fold in the unterminated end of `buf`.
     fn tail<C: Census>(&self, census: &mut C, buf: &[u8], end: usize, lines: u64, ctx: &C::Ctx) {
         if end < buf.len() {
             let at = Pos {
@@ -222,15 +429,8 @@ impl Cache {
         self.scanned.fetch_add(n as u64, Ordering::Relaxed);
     }
 
-    fn entry_path<C: Census>(&self, path: &Path, variant: &str) -> Option<PathBuf> {
-        let root = self.root.as_ref()?;
-        let h = crate::loss::fnv1a(path_bytes(&absolute(path)).as_ref());
-        let name = format!("{h:016x}");
-        Some(
-            root.join(format!("{}{variant}-v{}", C::KIND, C::VERSION))
-                .join(&name[..2])
-                .join(format!("{name}.bin")),
-        )
+    fn count(&self, o: Outcome) {
+        self.counts[o as usize].fetch_add(1, Ordering::Relaxed);
     }
 
     /// A file a census kind keeps beside its entries, `<state>/cache/<dir>/<name>`;
@@ -253,198 +453,22 @@ impl Cache {
     }
 }
 
-fn absolute(p: &Path) -> PathBuf {
-    if p.is_absolute() {
-        p.to_path_buf()
-    } else {
-        std::env::current_dir().unwrap_or_default().join(p)
+impl Drop for Cache {
+    fn drop(&mut self) {
+        self.flush();
     }
 }
 
-fn path_bytes(p: &Path) -> std::borrow::Cow<'_, [u8]> {
-    #[cfg(unix)]
-    {
-        use std::os::unix::ffi::OsStrExt;
-        std::borrow::Cow::Borrowed(p.as_os_str().as_bytes())
-    }
-    #[cfg(not(unix))]
-    {
-        std::borrow::Cow::Owned(p.to_string_lossy().into_owned().into_bytes())
-    }
+/// A census from an entry's answer, when it decodes exactly.
+fn decode_all<C: Census>(b: &[u8]) -> Option<C> {
+    let mut d = Dec::new(b);
+    let c = C::decode(&mut d)?;
+    d.done().then_some(c)
 }
 
-fn ident(meta: &Metadata) -> Ident {
-    #[cfg(unix)]
-    let (dev, ino) = {
-        use std::os::unix::fs::MetadataExt;
-        (meta.dev(), meta.ino())
-    };
-    #[cfg(not(unix))]
-    let (dev, ino) = (0, 0);
-    let mtime =
-        meta.modified()
-            .ok()
-            .map_or((0, 0), |t| match t.duration_since(std::time::UNIX_EPOCH) {
-                Ok(d) => (d.as_secs() as i64, d.subsec_nanos()),
-                Err(e) => (
-                    -(e.duration().as_secs() as i64),
-                    e.duration().subsec_nanos(),
-                ),
-            });
-    Ident {
-        dev,
-        ino,
-        size: meta.len(),
-        mtime,
-    }
-}
-
-/// The end of the last whole line of `buf` at or after `start` (`start` when
-/// no newline follows it).
-fn whole_lines_end(buf: &[u8], start: usize) -> usize {
-    memchr::memrchr(b'\n', &buf[start..]).map_or(start, |i| start + i + 1)
-}
-
-fn newlines(b: &[u8]) -> u64 {
-    memchr::memchr_iter(b'\n', b).count() as u64
-}
-
-/// The edge ranges hashed for a prefix of `consumed` bytes.
-fn edges(consumed: u64) -> [(u64, u64); 2] {
-    let head = consumed.min(EDGE);
-    let tail_start = consumed.saturating_sub(EDGE);
-    [(0, head), (tail_start, consumed - tail_start)]
-}
-
-/// A 64-bit digest of `b`, eight bytes a step, for checking bytes against
-/// accidents (an entry's payload, a file's edges), not adversaries: FNV-1a's
-/// byte a step took 10 ms over a 3 MB entry, which the status line reads on
-/// every prompt.
-fn digest(b: &[u8]) -> u64 {
-    let mut h: u64 = 0x9e37_79b9_7f4a_7c15 ^ b.len() as u64;
-    let mut words = b.chunks_exact(8);
-    let step = |h: u64, w: &[u8]| {
-        let mut a = [0u8; 8];
-        a[..w.len()].copy_from_slice(w);
-        (h ^ u64::from_le_bytes(a))
-            .wrapping_mul(0xff51_afd7_ed55_8ccd)
-            .rotate_left(29)
-    };
-    for w in &mut words {
-        h = step(h, w);
-    }
-    h = step(h, words.remainder()).wrapping_mul(0xc4ce_b9fe_1a85_ec53);
-    h ^ (h >> 33)
-}
-
-fn header_of(buf: &[u8], ident: Ident, consumed: usize, lines: u64) -> Header {
-    let [(h0, hn), (t0, tn)] = edges(consumed as u64);
-    let hash = |a: u64, n: u64| digest(&buf[a as usize..(a + n) as usize]);
-    Header {
-        ident,
-        consumed: consumed as u64,
-        lines,
-        head: hash(h0, hn),
-        tail: hash(t0, tn),
-    }
-}
-
-/// Whether the file still holds, at the same offsets, the bytes the entry's
-/// two edge hashes were taken of.
-fn edges_match(file: &File, h: &Header) -> bool {
-    let [(h0, hn), (t0, tn)] = edges(h.consumed);
-    let same = |a: u64, n: u64, want: u64| read_at(file, a, n).is_ok_and(|b| digest(&b) == want);
-    same(h0, hn, h.head) && same(t0, tn, h.tail)
-}
-
-fn read_at(file: &File, offset: u64, len: u64) -> io::Result<Vec<u8>> {
-    let mut buf = vec![0; usize::try_from(len).map_err(io::Error::other)?];
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::FileExt;
-        file.read_exact_at(&mut buf, offset)?;
-    }
-    #[cfg(not(unix))]
-    {
-        use std::io::{Read, Seek, SeekFrom};
-        let mut f = file;
-        f.seek(SeekFrom::Start(offset))?;
-        f.read_exact(&mut buf)?;
-    }
-    Ok(buf)
-}
-
-fn build_tag() -> &'static str {
-    env!("CARGO_PKG_VERSION")
-}
-
-fn write_entry<C: Census>(at: &Path, path: &Path, h: &Header, census: &C) {
-    let mut payload = Enc::default();
-    census.encode(&mut payload);
-    let mut e = Enc::default();
-    e.buf.extend_from_slice(MAGIC);
-    e.str(build_tag());
-    e.str(C::KIND);
-    e.u32(C::VERSION);
-    e.bytes(&path_bytes(&absolute(path)));
-    let i = h.ident;
-    for v in [i.dev, i.ino, i.size] {
-        e.u64(v);
-    }
-    e.i64(i.mtime.0);
-    e.u32(i.mtime.1);
-    for v in [h.consumed, h.lines, h.head, h.tail] {
-        e.u64(v);
-    }
-    e.u64(digest(&payload.buf));
-    e.bytes(&payload.buf);
-    // Best effort: a cache that cannot be written only costs the next run time.
-    let Some(dir) = at.parent() else { return };
-    if std::fs::create_dir_all(dir).is_err() {
-        return;
-    }
-    let nonce = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.subsec_nanos());
-    let tmp = at.with_extension(format!("{}.{nonce}.tmp", std::process::id()));
-    if std::fs::write(&tmp, &e.buf).is_ok() && std::fs::rename(&tmp, at).is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-}
-
-/// An entry's header and census, when it is whole, of this build, kind and
-/// version, and for this path; `None` otherwise (never trusted, rewritten).
-fn read_entry<C: Census>(b: &[u8], path: &Path) -> Option<(Header, C)> {
-    let rest = b.strip_prefix(MAGIC)?;
-    let mut d = Dec::new(rest);
-    if d.str()? != build_tag() || d.str()? != C::KIND || d.u32()? != C::VERSION {
-        return None;
-    }
-    if d.bytes()? != path_bytes(&absolute(path)).as_ref() {
-        return None; // another path with the same hash
-    }
-    let ident = Ident {
-        dev: d.u64()?,
-        ino: d.u64()?,
-        size: d.u64()?,
-        mtime: (d.i64()?, d.u32()?),
-    };
-    let h = Header {
-        ident,
-        consumed: d.u64()?,
-        lines: d.u64()?,
-        head: d.u64()?,
-        tail: d.u64()?,
-    };
-    if h.consumed > h.ident.size {
-        return None;
-    }
-    let sum = d.u64()?;
-    let payload = d.bytes()?;
-    if !d.done() || digest(payload) != sum {
-        return None;
-    }
-    let mut p = Dec::new(payload);
-    let c = C::decode(&mut p)?;
-    p.done().then_some((h, c))
+/// The state a grown file resumes from: an answer and its resume part.
+fn decode_resume<C: Census>(answer: &[u8], b: &[u8]) -> Option<C> {
+    let mut d = Dec::new(b);
+    let c = C::resume(answer, &mut d)?;
+    d.done().then_some(c)
 }

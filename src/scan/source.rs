@@ -42,6 +42,8 @@ pub(crate) const MMAP_MIN: u64 = 1 << 20;
 pub(crate) struct Opened {
     pub(crate) file: File,
     pub(crate) len: u64,
+    /// The opened handle's metadata (the census cache keys entries by it).
+    pub(crate) meta: std::fs::Metadata,
 }
 
 /// Open `path` for reading without blocking, and refuse anything but a
@@ -75,6 +77,7 @@ pub(crate) fn open_io(path: &Path) -> std::io::Result<Opened> {
     Ok(Opened {
         file,
         len: meta.len(),
+        meta,
     })
 }
 

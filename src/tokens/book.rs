@@ -49,11 +49,40 @@ impl Notes {
     }
 }
 
+/// A keyed message of a finished book read back from stats' census cache:
+/// the hashes the total's dedupe keys it by, computed when it was cached.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Hashed {
+    /// [`key_hash`](super::key_hash) of `model \0 id`.
+    pub(crate) key: u64,
+    /// [`key_hash`](super::key_hash) of the bare id.
+    pub(crate) id: Option<u64>,
+    /// Index into [`HashedBook::models`].
+    pub(crate) model: u32,
+    pub(crate) vals: Vals,
+    pub(crate) records: u64,
+    pub(crate) differs: bool,
+}
+
+/// The keyed messages and progress ids of a finished book as a hit reads
+/// them: no key string built (a decoded `HashMap<String, _>` per file was the
+/// largest cost of an unchanged home's run).
+#[derive(Debug, Default, Clone)]
+pub(crate) struct HashedBook {
+    pub(crate) models: Vec<String>,
+    pub(crate) keyed: Vec<Hashed>,
+    /// [`key_hash`](super::key_hash) of each progress-embedded id.
+    pub(crate) progress: Vec<u64>,
+}
+
 /// The per-file book: keyed copies merged by MAX, id-less copies summed apart.
 #[derive(Debug, Default, Clone)]
 pub(crate) struct Book {
     /// `model \0 id` → entry.
     pub(crate) keyed: HashMap<String, Entry>,
+    /// Keyed messages and progress ids read back hashed (a finished book from
+    /// the cache; beside, never merged with, `keyed`).
+    pub(crate) hashed: HashedBook,
     /// Id-less copies: each its own message (per model).
     pub(crate) idless: BTreeMap<String, Row>,
     pub(crate) notes: Notes,
@@ -137,6 +166,15 @@ impl Book {
                 vals: e.vals,
             });
         }
+        let h = &self.hashed;
+        for e in &h.keyed {
+            let model = h.models.get(e.model as usize).cloned().unwrap_or_default();
+            rows.entry(model).or_default().add(&Row {
+                messages: 1,
+                records: e.records,
+                vals: e.vals,
+            });
+        }
         rows
     }
 
@@ -157,14 +195,36 @@ impl Book {
                 .filter(|(m, _)| keep(m))
                 .map(|(m, r)| (m.clone(), *r))
                 .collect(),
+            hashed: HashedBook {
+                models: self.hashed.models.clone(),
+                keyed: (self.hashed.keyed.iter())
+                    .filter(|e| keep(self.hashed.model(e)))
+                    .copied()
+                    .collect(),
+                progress: self.hashed.progress.clone(),
+            },
             notes: self.notes,
             progress_ids: self.progress_ids.clone(),
             key: String::new(),
         }
     }
 
+    /// The models of this book's keyed messages.
+    pub(crate) fn keyed_models(&self) -> impl Iterator<Item = &str> {
+        let h = &self.hashed;
+        (self.keyed.values().map(|e| e.model.as_str())).chain(h.keyed.iter().map(|e| h.model(e)))
+    }
+
     pub(crate) fn differing(&self) -> u64 {
-        self.keyed.values().filter(|e| e.differs).count() as u64
+        let hashed = self.hashed.keyed.iter().filter(|e| e.differs).count();
+        (self.keyed.values().filter(|e| e.differs).count() + hashed) as u64
+    }
+}
+
+impl HashedBook {
+    /// A message's model name.
+    pub(crate) fn model(&self, e: &Hashed) -> &str {
+        self.models.get(e.model as usize).map_or("", String::as_str)
     }
 }
 

@@ -16,7 +16,7 @@ use crate::tokens::SYNTHETIC;
 /// one `None` group (as the whole transcript) when it names no model at all.
 pub(crate) fn split(c: &Census, book: &Book) -> Vec<(Option<String>, Census, Book)> {
     let mut models: BTreeSet<&str> = c.models.keys().map(String::as_str).collect();
-    models.extend(book.keyed.values().map(|e| e.model.as_str()));
+    models.extend(book.keyed_models());
     models.extend(book.idless.keys().map(String::as_str));
     if models.len() > 1 {
         models.remove(SYNTHETIC);

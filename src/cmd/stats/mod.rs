@@ -8,6 +8,7 @@
 pub(crate) mod bymodel;
 pub(crate) mod cached;
 pub(crate) mod census;
+mod codec;
 pub(crate) mod known;
 pub(crate) mod model;
 pub(crate) mod print;
@@ -176,7 +177,14 @@ impl<'a> Run<'a> {
     ) -> crate::error::Result<(Folds, Vec<RowOut<'t>>, usize)> {
         let folds = Mutex::new(Folds::default());
         let items: Vec<(usize, &Transcript)> = transcripts.iter().enumerate().collect();
+        if self.window.is_open() {
+            // Each project's cache pack is written once its last file is done.
+            for t in transcripts {
+                self.cache.expect(&t.project_dir, 1);
+            }
+        }
         let results = crate::scan::par_map(&items, |&(i, t)| self.one(&folds, i, t));
+        self.cache.flush();
         let mut rows = Vec::new();
         let mut counted = 0;
         for ((_, t), r) in items.iter().zip(results) {
@@ -243,7 +251,7 @@ impl<'a> Run<'a> {
         };
         let (mut fc, _) = self
             .cache
-            .census_in::<cached::FileCensus>(&t.path, &ctx)
+            .census_grouped::<cached::FileCensus>(&t.project_dir, &t.path, &ctx)
             .map_err(|e| e.to_string())?;
         let Some((mut c, book)) = fc.take_sealed() else {
             return census::census(t, &self.window, embeds);

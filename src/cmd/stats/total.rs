@@ -55,6 +55,24 @@ impl Acc {
             };
             self.ledger.admit(key_hash(key), m);
         }
+        let h = &book.hashed;
+        let models: Vec<u32> = h.models.iter().map(|m| self.ledger.model(m)).collect();
+        for e in &h.keyed {
+            let Some(&model) = models.get(e.model as usize) else {
+                continue;
+            };
+            if let Some(id) = e.id {
+                self.ids.insert(id);
+            }
+            let m = Msg {
+                records: e.records,
+                ..Msg::new(model, e.vals, None, TOP)
+            };
+            self.ledger.admit(e.key, m);
+        }
+        for &p in &h.progress {
+            self.progress.insert(p);
+        }
         for (m, r) in &book.idless {
             self.idless.entry(m.clone()).or_default().add(r);
         }

@@ -1,0 +1,309 @@
+//! The cache's file format: a pack of entries, one per transcript, for one
+//! group of transcripts (a `stats` project, or a single file for `usage` and
+//! the status line). A pack is a header, an index (each entry's key and the
+//! place and digest of its two parts), every entry's answer (what a hit
+//! decodes), then every entry's resume state (what only a file that grew
+//! decodes). A hit reads the header, the index and the answers, never the
+//! resume states, and checks only the bytes it decodes.
+//!
+//! A pack is written whole to a temporary file and moved over the old one, so
+//! a reader (or a map) never sees half of one; two runs writing at once leave
+//! one of their packs whole. Every part carries a digest: a pack cut short,
+//! corrupt, of another build or kind decodes to fewer entries (or none),
+//! never to a wrong one.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use super::{Dec, Enc};
+use crate::scan::Source;
+
+const MAGIC: &[u8] = b"csift-pack-1\0";
+
+/// A transcript's identity when its entry was made.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Ident {
+    pub(super) dev: u64,
+    pub(super) ino: u64,
+    pub(super) size: u64,
+    pub(super) mtime: (i64, u32),
+}
+
+/// What an entry covers: the whole lines its resume state reads (`consumed`
+/// bytes, `lines` lines) with the digests of their first and last 4 KB, and
+/// the digest of the file's last 4 KB at `ident.size` (the answer covers the
+/// whole file where the kind splits its entry).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Header {
+    pub(super) ident: Ident,
+    pub(super) consumed: u64,
+    pub(super) lines: u64,
+    pub(super) head: u64,
+    pub(super) tail: u64,
+    pub(super) end: u64,
+}
+
+/// Where a part lies in its region, and its digest.
+#[derive(Debug, Clone, Copy)]
+struct Part {
+    off: u64,
+    len: u64,
+    sum: u64,
+}
+
+/// One entry of a loaded pack.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Ix {
+    pub(super) header: Header,
+    answer: Part,
+    resume: Part,
+}
+
+/// A new entry, to be written.
+#[derive(Debug)]
+pub(super) struct Fresh {
+    pub(super) header: Header,
+    pub(super) answer: Vec<u8>,
+    pub(super) resume: Vec<u8>,
+}
+
+/// A pack read back: its bytes (mapped when large: a hit touches only the
+/// index and the answers it decodes) and its index.
+pub(super) struct Pack {
+    bytes: Source,
+    index: HashMap<Vec<u8>, Ix>,
+    /// Where the answers and the resume states start.
+    answers_at: usize,
+    resume_at: usize,
+}
+
+impl std::fmt::Debug for Pack {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Pack")
+            .field("entries", &self.index.len())
+            .finish()
+    }
+}
+
+/// What names a pack's contents: the build, the kind (with its variant) and
+/// version, and the group's key.
+#[derive(Debug, Clone)]
+pub(super) struct Tag<'a> {
+    pub(super) build: &'a str,
+    pub(super) kind: &'a str,
+    pub(super) version: u32,
+    pub(super) group: &'a [u8],
+}
+
+impl Tag<'_> {
+    fn encode(&self, e: &mut Enc) {
+        e.buf.extend_from_slice(MAGIC);
+        e.str(self.build);
+        e.str(self.kind);
+        e.u32(self.version);
+        e.bytes(self.group);
+    }
+
+    /// Whether `b` starts with this tag; what follows it.
+    fn strip<'b>(&self, b: &'b [u8]) -> Option<Dec<'b>> {
+        let mut d = Dec::new(b.strip_prefix(MAGIC)?);
+        let ok = d.str()? == self.build
+            && d.str()? == self.kind
+            && d.u32()? == self.version
+            && d.bytes()? == self.group;
+        ok.then_some(d)
+    }
+}
+
+impl Pack {
+    /// The pack at `at`, when it is whole and of `tag`; `None` otherwise.
+    pub(super) fn load(at: &Path, tag: &Tag<'_>) -> Option<Pack> {
+        let bytes = Source::open(at).ok()?;
+        let (index, answers_at, resume_at) = {
+            let mut d = tag.strip(&bytes)?;
+            let raw = d.bytes()?;
+            if super::store::digest(raw) != d.u64()? {
+                return None;
+            }
+            let (index, answers, resumes) = read_index(raw)?;
+            let at = bytes.len() - d.rest();
+            let answers = usize::try_from(answers).ok()?;
+            let resumes = usize::try_from(resumes).ok()?;
+            if answers.checked_add(resumes)? != d.rest() {
+                return None; // cut short or grown: not a pack written whole
+            }
+            (index, at, at + answers)
+        };
+        Some(Pack {
+            bytes,
+            index,
+            answers_at,
+            resume_at,
+        })
+    }
+
+    /// The entry for `key` (a transcript's absolute path).
+    pub(super) fn get(&self, key: &[u8]) -> Option<&Ix> {
+        self.index.get(key)
+    }
+
+    /// An entry's answer, when its bytes are whole.
+    pub(super) fn answer(&self, ix: &Ix) -> Option<&[u8]> {
+        self.part(self.answers_at, ix.answer)
+    }
+
+    /// An entry's resume state, when its bytes are whole.
+    pub(super) fn resume(&self, ix: &Ix) -> Option<&[u8]> {
+        self.part(self.resume_at, ix.resume)
+    }
+
+    fn part(&self, base: usize, p: Part) -> Option<&[u8]> {
+        let a = base.checked_add(usize::try_from(p.off).ok()?)?;
+        let b = self
+            .bytes
+            .get(a..a.checked_add(usize::try_from(p.len).ok()?)?)?;
+        // A pack cut under its map reads zeros past the cut (the map's
+        // guard): bytes that still match the digest are the bytes written.
+        (super::store::digest(b) == p.sum).then_some(b)
+    }
+
+    /// Every entry but those `skip` names and those `keep` refuses, as
+    /// fresh entries (their bytes as they are; a part that fails its digest
+    /// drops its entry).
+    pub(super) fn carry(
+        &self,
+        skip: &HashMap<Vec<u8>, Fresh>,
+        keep: impl Fn(&[u8]) -> bool,
+    ) -> Vec<(Vec<u8>, Fresh)> {
+        let mut out = Vec::new();
+        for (k, ix) in &self.index {
+            if skip.contains_key(k) || !keep(k) {
+                continue;
+            }
+            let (Some(a), Some(r)) = (self.answer(ix), self.resume(ix)) else {
+                continue;
+            };
+            let fresh = Fresh {
+                header: ix.header,
+                answer: a.to_vec(),
+                resume: r.to_vec(),
+            };
+            out.push((k.clone(), fresh));
+        }
+        out
+    }
+}
+
+type Index = (HashMap<Vec<u8>, Ix>, u64, u64);
+
+fn read_index(raw: &[u8]) -> Option<Index> {
+    let mut d = Dec::new(raw);
+    let answers = d.u64()?;
+    let resumes = d.u64()?;
+    let n = d.len(150)?;
+    let mut index = HashMap::with_capacity(n);
+    for _ in 0..n {
+        let key = d.bytes()?.to_vec();
+        let ident = Ident {
+            dev: d.u64()?,
+            ino: d.u64()?,
+            size: d.u64()?,
+            mtime: (d.i64()?, d.u32()?),
+        };
+        let header = Header {
+            ident,
+            consumed: d.u64()?,
+            lines: d.u64()?,
+            head: d.u64()?,
+            tail: d.u64()?,
+            end: d.u64()?,
+        };
+        if header.consumed > ident.size {
+            return None;
+        }
+        let mut part = || {
+            Some(Part {
+                off: d.u64()?,
+                len: d.u64()?,
+                sum: d.u64()?,
+            })
+        };
+        let (answer, resume) = (part()?, part()?);
+        let fits = |p: Part, n: u64| p.off.checked_add(p.len).is_some_and(|e| e <= n);
+        if !fits(answer, answers) || !fits(resume, resumes) {
+            return None;
+        }
+        index.insert(
+            key,
+            Ix {
+                header,
+                answer,
+                resume,
+            },
+        );
+    }
+    d.done().then_some((index, answers, resumes))
+}
+
+/// The bytes of a pack holding `entries`.
+pub(super) fn encode(tag: &Tag<'_>, entries: &[(Vec<u8>, Fresh)]) -> Vec<u8> {
+    let digest = super::store::digest;
+    let answers: u64 = entries.iter().map(|(_, f)| f.answer.len() as u64).sum();
+    let resumes: u64 = entries.iter().map(|(_, f)| f.resume.len() as u64).sum();
+    let mut ix = Enc::default();
+    ix.u64(answers);
+    ix.u64(resumes);
+    ix.u64(entries.len() as u64);
+    let (mut a_off, mut r_off) = (0, 0);
+    for (key, f) in entries {
+        ix.bytes(key);
+        let (h, i) = (f.header, f.header.ident);
+        for v in [i.dev, i.ino, i.size] {
+            ix.u64(v);
+        }
+        ix.i64(i.mtime.0);
+        ix.u32(i.mtime.1);
+        for v in [h.consumed, h.lines, h.head, h.tail, h.end] {
+            ix.u64(v);
+        }
+        for (b, off) in [(&f.answer, &mut a_off), (&f.resume, &mut r_off)] {
+            ix.u64(*off);
+            ix.u64(b.len() as u64);
+            ix.u64(digest(b));
+            *off += b.len() as u64;
+        }
+    }
+    let mut e = Enc::default();
+    tag.encode(&mut e);
+    e.bytes(&ix.buf);
+    e.u64(digest(&ix.buf));
+    let total = e.buf.len() + (answers + resumes) as usize;
+    e.buf.reserve_exact(total - e.buf.len());
+    for (_, f) in entries {
+        e.buf.extend_from_slice(&f.answer);
+    }
+    for (_, f) in entries {
+        e.buf.extend_from_slice(&f.resume);
+    }
+    e.buf
+}
+
+/// Write `bytes` as the pack at `at`: to a temporary file beside it, then
+/// moved over it. Best effort: a cache that cannot be written only costs the
+/// next run time.
+pub(super) fn write(at: &Path, bytes: &[u8]) {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static SEQ: AtomicU64 = AtomicU64::new(0);
+    let Some(dir) = at.parent() else { return };
+    if std::fs::create_dir_all(dir).is_err() {
+        return;
+    }
+    let nonce = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos());
+    let seq = SEQ.fetch_add(1, Ordering::Relaxed);
+    let tmp = at.with_extension(format!("{}.{nonce}.{seq}.tmp", std::process::id()));
+    if std::fs::write(&tmp, bytes).is_err() || std::fs::rename(&tmp, at).is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+}

@@ -1,0 +1,451 @@
+//! The byte form of `stats`' cache entries ([`super::cached`]): a finished
+//! census, a token book and an unfinished scan, each written and read back
+//! field by field in one fixed order (a change here bumps the kind's version).
+
+use std::collections::{BTreeMap, HashMap};
+
+use super::census::{Answer, Call, Scan};
+use super::model::{Census, Counts, MalformedOut, ToolRow};
+use super::revisit::{Cand, Why};
+use crate::cache::{Dec, Enc};
+use crate::classify::index::Piece;
+use crate::record::MalformedKind;
+use crate::tokens::book::{Book, Entry, Hashed, Notes};
+use crate::tokens::copy::{Row, Vals};
+
+fn encode_counts(e: &mut Enc, c: &Counts) {
+    e.u64(c.len() as u64);
+    for (k, v) in c {
+        e.str(k);
+        e.u64(*v);
+    }
+}
+
+fn decode_counts(d: &mut Dec<'_>) -> Option<Counts> {
+    let mut c = Counts::new();
+    for _ in 0..d.len(16)? {
+        let k = d.str()?.to_string();
+        c.insert(k, d.u64()?);
+    }
+    Some(c)
+}
+
+fn encode_rows(e: &mut Enc, rows: &BTreeMap<String, Row>) {
+    e.u64(rows.len() as u64);
+    for (k, r) in rows {
+        e.str(k);
+        e.u64(r.messages);
+        e.u64(r.records);
+        r.vals.encode(e);
+    }
+}
+
+fn decode_rows(d: &mut Dec<'_>) -> Option<BTreeMap<String, Row>> {
+    let mut rows = BTreeMap::new();
+    for _ in 0..d.len(96)? {
+        let k = d.str()?.to_string();
+        let r = Row {
+            messages: d.u64()?,
+            records: d.u64()?,
+            vals: Vals::decode(d)?,
+        };
+        rows.insert(k, r);
+    }
+    Some(rows)
+}
+
+fn notes_fields(n: &mut Notes) -> [&mut u64; 5] {
+    [
+        &mut n.ids_with_differing_copies,
+        &mut n.zeroed_copies_recovered,
+        &mut n.idless_usage_records,
+        &mut n.assistant_without_usage,
+        &mut n.progress_embedded_ids,
+    ]
+}
+
+fn encode_notes(e: &mut Enc, mut n: Notes) {
+    for x in notes_fields(&mut n) {
+        e.u64(*x);
+    }
+}
+
+fn decode_notes(d: &mut Dec<'_>) -> Option<Notes> {
+    let mut n = Notes::default();
+    for x in notes_fields(&mut n) {
+        *x = d.u64()?;
+    }
+    Some(n)
+}
+
+/// The census's maps, in one fixed order for both directions.
+fn census_maps(c: &mut Census) -> [&mut Counts; 13] {
+    [
+        &mut c.glued_records,
+        &mut c.record_types,
+        &mut c.system_subtypes,
+        &mut c.attachment_types,
+        &mut c.block_types,
+        &mut c.content_shapes,
+        &mut c.result_part_types,
+        &mut c.result_shapes,
+        &mut c.nested_record_types,
+        &mut c.nested_block_types,
+        &mut c.versions,
+        &mut c.models,
+        &mut c.narration_blocks,
+    ]
+}
+
+/// The census's counters, in one fixed order for both directions.
+fn census_nums(c: &mut Census) -> [&mut u64; 17] {
+    [
+        &mut c.lines,
+        &mut c.bytes,
+        &mut c.malformed_lines,
+        &mut c.repaired_surrogates,
+        &mut c.outside_window,
+        &mut c.units,
+        &mut c.units_embedded,
+        &mut c.turns,
+        &mut c.genuine_user_turns,
+        &mut c.compactions,
+        &mut c.turn_durations,
+        &mut c.turn_duration_ms,
+        &mut c.spawns,
+        &mut c.images,
+        &mut c.lanes,
+        &mut c.inline_lanes,
+        &mut c.orphan_results,
+    ]
+}
+
+pub(super) fn encode_census(e: &mut Enc, c: &Census) {
+    let mut c = c.clone();
+    for x in census_nums(&mut c) {
+        e.u64(*x);
+    }
+    for m in census_maps(&mut c) {
+        encode_counts(e, m);
+    }
+    for v in [&c.labels, &c.labels_secondary] {
+        e.u64(v.len() as u64);
+        for x in v {
+            e.u64(*x);
+        }
+    }
+    e.ts(c.first_ts);
+    e.ts(c.last_ts);
+    e.u64(c.malformed.len() as u64);
+    for m in &c.malformed {
+        e.u64(m.line as u64);
+        e.str(m.kind);
+        e.str(&m.detail);
+    }
+    e.u64(c.tools.len() as u64);
+    for (k, t) in &c.tools {
+        e.str(k);
+        for x in [t.calls, t.errors, t.unanswered, t.unanswered_at_tail] {
+            e.u64(x);
+        }
+    }
+    encode_rows(e, &c.tokens);
+    encode_rows(e, &c.tokens_apart);
+    encode_notes(e, c.token_notes);
+}
+
+fn malformed_kind(name: &str) -> Option<&'static str> {
+    use MalformedKind::*;
+    [Glued, Torn, NotObject, Blank, Invalid, UnexpectedValue]
+        .into_iter()
+        .map(MalformedKind::name)
+        .find(|n| *n == name)
+}
+
+pub(super) fn decode_census(d: &mut Dec<'_>) -> Option<Census> {
+    let mut c = Census::new();
+    for x in census_nums(&mut c) {
+        *x = d.u64()?;
+    }
+    let mut maps = Vec::new();
+    for _ in 0..13 {
+        maps.push(decode_counts(d)?);
+    }
+    for (slot, m) in census_maps(&mut c).into_iter().zip(maps) {
+        *slot = m;
+    }
+    for i in 0..2 {
+        let n = d.len(8)?;
+        let mut v = Vec::with_capacity(n);
+        for _ in 0..n {
+            v.push(d.u64()?);
+        }
+        if v.len() != c.labels.len() {
+            return None;
+        }
+        *if i == 0 {
+            &mut c.labels
+        } else {
+            &mut c.labels_secondary
+        } = v;
+    }
+    c.first_ts = d.ts()?;
+    c.last_ts = d.ts()?;
+    for _ in 0..d.len(24)? {
+        c.malformed.push(MalformedOut {
+            file: String::new(),
+            line: d.usize()?,
+            kind: malformed_kind(d.str()?)?,
+            detail: d.str()?.to_string(),
+        });
+    }
+    for _ in 0..d.len(40)? {
+        let k = d.str()?.to_string();
+        let t = ToolRow {
+            calls: d.u64()?,
+            errors: d.u64()?,
+            unanswered: d.u64()?,
+            unanswered_at_tail: d.u64()?,
+        };
+        c.tools.insert(k, t);
+    }
+    c.tokens = decode_rows(d)?;
+    c.tokens_apart = decode_rows(d)?;
+    c.token_notes = decode_notes(d)?;
+    Some(c)
+}
+
+/// Write a book: its models once, then each keyed message with the hashes the
+/// total's dedupe keys it by ([`crate::tokens::key_hash`] of its key and of
+/// its bare id) before its key, so a hit reads it without building a string
+/// ([`decode_book_hashed`]); a file that grew reads the keys
+/// ([`decode_book`]).
+pub(super) fn encode_book(e: &mut Enc, b: &Book) {
+    use crate::tokens::key_hash;
+    let mut models: Vec<&str> = Vec::new();
+    let mut idx: HashMap<&str, u32> = HashMap::new();
+    for x in b.keyed.values() {
+        idx.entry(&x.model).or_insert_with(|| {
+            models.push(&x.model);
+            models.len() as u32 - 1
+        });
+    }
+    e.u64(models.len() as u64);
+    for m in &models {
+        e.str(m);
+    }
+    e.u64(b.keyed.len() as u64);
+    for (k, x) in &b.keyed {
+        e.u64(key_hash(k));
+        match k.split_once('\0') {
+            Some((_, id)) => {
+                e.u8(1);
+                e.u64(key_hash(id));
+            }
+            None => e.u8(0),
+        }
+        e.u32(idx.get(x.model.as_str()).copied().unwrap_or(0));
+        x.vals.encode(e);
+        e.u64(x.records);
+        e.bool(x.differs);
+        e.str(k);
+    }
+    encode_rows(e, &b.idless);
+    encode_notes(e, b.notes);
+    e.u64(b.progress_ids.len() as u64);
+    for id in &b.progress_ids {
+        e.u64(key_hash(id));
+        e.str(id);
+    }
+}
+
+/// The models of a book [`encode_book`] wrote.
+fn decode_models(d: &mut Dec<'_>) -> Option<Vec<String>> {
+    let n = d.len(8)?;
+    let mut models = Vec::with_capacity(n);
+    for _ in 0..n {
+        models.push(d.str()?.to_string());
+    }
+    Some(models)
+}
+
+/// One keyed message of a book [`encode_book`] wrote, and its key.
+fn decode_keyed<'a>(d: &mut Dec<'a>, models: usize) -> Option<(Hashed, &'a [u8])> {
+    let key = d.u64()?;
+    let id = match d.u8()? {
+        0 => None,
+        1 => Some(d.u64()?),
+        _ => return None,
+    };
+    let model = d.u32()?;
+    if model as usize >= models {
+        return None;
+    }
+    let h = Hashed {
+        key,
+        id,
+        model,
+        vals: Vals::decode(d)?,
+        records: d.u64()?,
+        differs: d.bool()?,
+    };
+    Some((h, d.bytes()?))
+}
+
+/// A book as a file that grew merges into: keyed by strings.
+pub(super) fn decode_book(d: &mut Dec<'_>) -> Option<Book> {
+    let mut b = Book::default();
+    let models = decode_models(d)?;
+    let n = d.len(50)?;
+    b.keyed.reserve(n);
+    for _ in 0..n {
+        let (h, k) = decode_keyed(d, models.len())?;
+        let x = Entry {
+            model: models[h.model as usize].clone(),
+            vals: h.vals,
+            records: h.records,
+            differs: h.differs,
+        };
+        b.keyed.insert(std::str::from_utf8(k).ok()?.to_string(), x);
+    }
+    b.idless = decode_rows(d)?;
+    b.notes = decode_notes(d)?;
+    for _ in 0..d.len(16)? {
+        d.u64()?;
+        b.progress_ids.push(d.str()?.to_string());
+    }
+    Some(b)
+}
+
+/// A finished book as a hit folds it: keyed messages by their hashes, no
+/// string built but the model names ([`Book::hashed`]).
+pub(super) fn decode_book_hashed(d: &mut Dec<'_>) -> Option<Book> {
+    let mut b = Book::default();
+    b.hashed.models = decode_models(d)?;
+    let n = d.len(50)?;
+    b.hashed.keyed.reserve(n);
+    for _ in 0..n {
+        let (h, _) = decode_keyed(d, b.hashed.models.len())?;
+        b.hashed.keyed.push(h);
+    }
+    b.idless = decode_rows(d)?;
+    b.notes = decode_notes(d)?;
+    let n = d.len(16)?;
+    b.hashed.progress.reserve(n);
+    for _ in 0..n {
+        b.hashed.progress.push(d.u64()?);
+        d.bytes()?;
+    }
+    Some(b)
+}
+
+/// Write a scan; its token book too unless `book` is false (the entry's
+/// finished book is the same book: [`decode_scan`] is then given it).
+pub(super) fn encode_scan(e: &mut Enc, s: &Scan, book: bool) {
+    e.bool(s.lane);
+    encode_census(e, &s.c);
+    if book {
+        encode_book(e, &s.book);
+    }
+    e.u64(s.calls.len() as u64);
+    for (id, c) in &s.calls {
+        e.str(id);
+        e.str(&c.name);
+        e.u64(c.line as u64);
+        e.bool(c.admitted);
+    }
+    e.u64(s.answers.len() as u64);
+    for (id, a) in &s.answers {
+        e.str(id);
+        e.bool(a.error);
+        e.bool(a.admitted);
+    }
+    s.piece.encode(e);
+    e.u64(s.cands.len() as u64);
+    for c in &s.cands {
+        for x in [c.no, c.offset, c.len] {
+            e.u64(x as u64);
+        }
+        match &c.why {
+            Why::Opener => e.u8(0),
+            Why::Meta => e.u8(1),
+            Why::Carrier(ids) => {
+                e.u8(2);
+                e.u64(ids.len() as u64);
+                for id in ids {
+                    e.str(id);
+                }
+            }
+        }
+    }
+    e.u64(s.sidechain.len() as u64);
+    for (u, p) in &s.sidechain {
+        e.opt_str(u.as_deref());
+        e.opt_str(p.as_deref());
+    }
+    e.u64(s.agents.len() as u64);
+    for (a, c) in &s.agents {
+        e.str(a);
+        e.bool(*c);
+    }
+}
+
+/// Read a scan [`encode_scan`] wrote, with `book` when it was written without.
+pub(super) fn decode_scan(d: &mut Dec<'_>, book: Option<Book>) -> Option<Scan> {
+    let mut s = Scan::new(d.bool()?);
+    s.c = decode_census(d)?;
+    s.book = match book {
+        Some(b) => b,
+        None => decode_book(d)?,
+    };
+    let mut calls = HashMap::new();
+    for _ in 0..d.len(25)? {
+        let id = d.str()?.to_string();
+        let c = Call {
+            name: d.str()?.to_string(),
+            line: d.usize()?,
+            admitted: d.bool()?,
+        };
+        calls.insert(id, c);
+    }
+    s.calls = calls;
+    for _ in 0..d.len(10)? {
+        let id = d.str()?.to_string();
+        let a = Answer {
+            error: d.bool()?,
+            admitted: d.bool()?,
+        };
+        s.answers.insert(id, a);
+    }
+    s.piece = Piece::decode(d)?;
+    for _ in 0..d.len(25)? {
+        let (no, offset, len) = (d.usize()?, d.usize()?, d.usize()?);
+        let why = match d.u8()? {
+            0 => Why::Opener,
+            1 => Why::Meta,
+            2 => {
+                let mut ids = Vec::new();
+                for _ in 0..d.len(8)? {
+                    ids.push(d.str()?.to_string());
+                }
+                Why::Carrier(ids)
+            }
+            _ => return None,
+        };
+        s.cands.push(Cand {
+            no,
+            offset,
+            len,
+            why,
+        });
+    }
+    for _ in 0..d.len(2)? {
+        let u = d.opt_str()?.map(str::to_string);
+        s.sidechain.push((u, d.opt_str()?.map(str::to_string)));
+    }
+    for _ in 0..d.len(9)? {
+        let a = d.str()?.to_string();
+        s.agents.insert(a, d.bool()?);
+    }
+    Some(s)
+}
