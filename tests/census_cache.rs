@@ -21,18 +21,10 @@ struct Suite {
     /// command's that must exist too.
     entries: &'static str,
     also: &'static str,
-    packs: Packs,
     /// Whether an entry's answer covers an unterminated final line (a split
     /// entry), so an unchanged home scans nothing; else such a line is
     /// scanned on every run.
     whole_answer: bool,
-}
-
-/// How a kind groups its entries into cache files.
-#[derive(Debug)]
-enum Packs {
-    PerProject,
-    PerTranscript,
 }
 
 /// `stats` in each form, with and without subagents.
@@ -45,7 +37,6 @@ const STATS: Suite = Suite {
     ],
     entries: "/stats-v2/",
     also: "/stats-own-v2/",
-    packs: Packs::PerProject,
     whole_answer: true,
 };
 
@@ -93,7 +84,6 @@ const AUDIT: Suite = Suite {
     ],
     entries: "/audit-v1/",
     also: "/audit-03-v1/",
-    packs: Packs::PerTranscript,
     whole_answer: false,
 };
 
@@ -254,16 +244,13 @@ fn through_changes(home: &Path, file: &Path, suite: &Suite) {
     drop(f);
     let report = c.same("mtime moved back");
     assert!(report.contains(" 1 miss"), "{report}");
-    // The packs each kind keeps, and another variant's apart.
+    // One pack per project, and another variant's apart.
     let packs: Vec<PathBuf> = common::files_under(state.path())
         .into_iter()
         .filter(|p| p.to_string_lossy().contains(suite.entries))
         .collect();
-    let want = match suite.packs {
-        Packs::PerProject => std::fs::read_dir(home.join("projects")).unwrap().count(),
-        Packs::PerTranscript => n,
-    };
-    assert_eq!(packs.len(), want, "{:?}", suite.packs);
+    let projects = std::fs::read_dir(home.join("projects")).unwrap().count();
+    assert_eq!(packs.len(), projects, "one pack per project");
     assert!(common::files_under(state.path())
         .iter()
         .any(|p| p.to_string_lossy().contains(suite.also)));
@@ -611,7 +598,6 @@ const CUTS: Suite = Suite {
     ],
     entries: "/audit-v1/",
     also: "/audit-03-v1/",
-    packs: Packs::PerTranscript,
     whole_answer: false,
 };
 

@@ -29,8 +29,8 @@
 //! a kind that splits its entry ([`Census::SPLIT`]: the answer is then valid
 //! for exactly that file, size and time), and scanned on every run for the
 //! others. Entries are kept in packs ([`pack`]): one per transcript for the
-//! status line's per-session reads, one per project for `stats`, so a run
-//! over a home opens and writes a few dozen files, not thousands.
+//! status line's per-session reads, one per project for `stats` and `audit`,
+//! so a run over a home opens and writes a few dozen files, not thousands.
 //! With the cache off (`--no-cache`, no state directory, or one inside the
 //! Claude home) every file is scanned whole, and a census must come out
 //! byte-identical either way (tests/usage.rs runs both). csift never writes

@@ -1,6 +1,6 @@
 //! The cache's file format: a pack of entries, one per transcript, for one
-//! group of transcripts (a `stats` project, or a single file for `usage` and
-//! the status line). A pack is a header, an index (each entry's key and the
+//! group of transcripts (a project for `stats` and `audit`, or a single file
+//! for `usage` and the status line). A pack is a header, an index (each entry's key and the
 //! place and digest of its two parts), every entry's answer (what a hit
 //! decodes), then every entry's resume state (what only a file that grew
 //! decodes). A hit reads the header, the index and the answers, never the

@@ -61,7 +61,14 @@ pub(crate) fn run(
         cache::state_root(),
         home.as_ref().map(|h| h.root.as_path()),
     );
+    // Each project's cache pack is written once its last file is done: one
+    // file per project, not per transcript (a cold run over 2,832 transcripts
+    // cost 73% more CPU than --no-cache creating a pack for each).
+    for t in &transcripts {
+        cache.expect(&t.project_dir, 1);
+    }
     let results = crate::scan::par_map(&transcripts, |t| audit_file(t, &want, &cache));
+    cache.flush();
     if std::env::var_os("CSIFT_CACHE_STATS").is_some() {
         crate::output::to_stderr(&crate::output::sanitize::clean(&format!(
             "csift: {}",
@@ -138,7 +145,7 @@ fn audit_file(
     cache: &Cache,
 ) -> file::FileAudit {
     let setup = file::Setup::of(t, want);
-    match cache.census_in::<census::FileCensus>(&t.path, &setup) {
+    match cache.census_grouped::<census::FileCensus>(&t.project_dir, &t.path, &setup) {
         Ok((c, _)) => {
             let (findings, bytes, multi_block) = c.finish(&setup, t);
             file::FileAudit {
