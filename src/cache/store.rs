@@ -41,7 +41,7 @@ pub(crate) struct Cache {
     scanned: AtomicU64,
     /// Packs open in this run, by file.
     packs: Mutex<HashMap<PathBuf, Arc<Slot>>>,
-    /// Files still to come per group ([`Cache::expect`]).
+    /// Files still to come per group ([`Cache::will_read`]).
     left: Mutex<HashMap<PathBuf, usize>>,
 }
 
@@ -159,7 +159,7 @@ impl Cache {
 
     /// [`Cache::census_in`] with the entry kept in the pack of `group` (a
     /// directory of transcripts, e.g. a project's): one file per group
-    /// instead of one per transcript, written once [`Cache::expect`]'s count
+    /// instead of one per transcript, written once [`Cache::will_read`]'s count
     /// of its files is done, or at [`Cache::flush`].
     pub(crate) fn census_grouped<C: Census>(
         &self,
@@ -190,7 +190,7 @@ impl Cache {
 
     /// This run will census `files` transcripts of `group`: its packs are
     /// written when the last is done (a pack's entries are held till then).
-    pub(crate) fn expect(&self, group: &Path, files: usize) {
+    pub(crate) fn will_read(&self, group: &Path, files: usize) {
         if let Ok(mut m) = self.left.lock() {
             *m.entry(group.to_path_buf()).or_default() += files;
         }

@@ -65,7 +65,7 @@ pub(crate) fn run(
     // file per project, not per transcript (a cold run over 2,832 transcripts
     // cost 73% more CPU than --no-cache creating a pack for each).
     for t in &transcripts {
-        cache.expect(&t.project_dir, 1);
+        cache.will_read(&t.project_dir, 1);
     }
     let results = crate::scan::par_map(&transcripts, |t| audit_file(t, &want, &cache));
     cache.flush();

@@ -180,7 +180,7 @@ impl<'a> Run<'a> {
         if self.window.is_open() {
             // Each project's cache pack is written once its last file is done.
             for t in transcripts {
-                self.cache.expect(&t.project_dir, 1);
+                self.cache.will_read(&t.project_dir, 1);
             }
         }
         let results = crate::scan::par_map(&items, |&(i, t)| self.one(&folds, i, t));
