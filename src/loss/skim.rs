@@ -3,12 +3,8 @@
 //! primitives live in [`crate::scan::json`]). The skim checks structure (one
 //! top-level object, terminated strings, balanced nesting, nothing after the
 //! object) but not every value's grammar. When malformed lines are wanted,
-//! [`checked`] reads the same fields with serde instead, which judges the whole
-//! line's grammar in the same walk, so `malformed-line` reports every line that
-//! is not valid JSON, whichever detectors run.
-
-use serde::{Deserialize, Deserializer};
-use serde_json::value::RawValue;
+//! audit reads the same fields with serde instead (`cmd::audit::checked`),
+//! which judges the whole line's grammar in the same walk.
 
 use super::lite::{eaten_walk, EatenRaw};
 pub(crate) use crate::scan::json::Flaw;
@@ -41,7 +37,7 @@ impl Top<'_> {
 }
 
 /// Python's truthiness of a scalar JSON value (`bool(r.get("isSidechain"))`).
-fn truthy(v: &[u8]) -> bool {
+pub(crate) fn truthy(v: &[u8]) -> bool {
     !matches!(
         v,
         b"false" | b"null" | b"0" | b"\"\"" | b"[]" | b"{}" | b"0.0"
@@ -76,75 +72,6 @@ pub fn skim_at(buf: &[u8], start: usize, eaten: bool) -> (Result<Top<'_>, Flaw>,
             (Err(flaw), end)
         }
     }
-}
-
-/// The top-level fields [`skim`] reads, read by serde instead, which also judges
-/// the grammar of the whole line (escapes, control characters, scalars,
-/// punctuation inside nested values; UTF-8 checked first, once): one walk where
-/// a skim and then a validation would take two. Each field is what the skim
-/// gives for it. `None` when the line is not one valid JSON object, or repeats
-/// a key serde will not take twice; the caller then skims the line instead.
-pub(crate) fn checked(line: &[u8]) -> Option<Top<'_>> {
-    if line.trim_ascii_start().first() != Some(&b'{') {
-        return None; // serde would read a struct from an array too
-    }
-    let text = simdutf8::basic::from_utf8(line).ok()?;
-    let r: RawTop<'_> = serde_json::from_str(text).ok()?;
-    fn b(v: Option<&RawValue>) -> Option<&[u8]> {
-        v.map(|v| v.get().as_bytes())
-    }
-    fn s(v: Option<&RawValue>) -> Option<&[u8]> {
-        b(v).and_then(|v| (v.len() >= 2 && v[0] == b'"').then(|| &v[1..v.len() - 1]))
-    }
-    fn object(v: Option<&RawValue>) -> Option<&[u8]> {
-        b(v).filter(|v| v.starts_with(b"{"))
-    }
-    Some(Top {
-        kind: s(r.kind),
-        subtype: s(r.subtype),
-        uuid: s(r.uuid),
-        timestamp: s(r.timestamp),
-        version: s(r.version),
-        agent_id: s(r.agent_id),
-        is_sidechain: b(r.is_sidechain).is_some_and(truthy),
-        is_meta: b(r.is_meta).is_some_and(truthy),
-        message: object(r.message),
-        tool_use_result: b(r.tool_use_result),
-        data: object(r.data),
-        eaten: None,
-    })
-}
-
-/// The raw top-level values [`checked`] reads; `null` is kept as a value, as
-/// the skim keeps it.
-#[derive(Deserialize)]
-struct RawTop<'a> {
-    #[serde(rename = "type", borrow, default, deserialize_with = "raw")]
-    kind: Option<&'a RawValue>,
-    #[serde(borrow, default, deserialize_with = "raw")]
-    subtype: Option<&'a RawValue>,
-    #[serde(borrow, default, deserialize_with = "raw")]
-    uuid: Option<&'a RawValue>,
-    #[serde(borrow, default, deserialize_with = "raw")]
-    timestamp: Option<&'a RawValue>,
-    #[serde(borrow, default, deserialize_with = "raw")]
-    version: Option<&'a RawValue>,
-    #[serde(rename = "agentId", borrow, default, deserialize_with = "raw")]
-    agent_id: Option<&'a RawValue>,
-    #[serde(rename = "isSidechain", borrow, default, deserialize_with = "raw")]
-    is_sidechain: Option<&'a RawValue>,
-    #[serde(rename = "isMeta", borrow, default, deserialize_with = "raw")]
-    is_meta: Option<&'a RawValue>,
-    #[serde(borrow, default, deserialize_with = "raw")]
-    message: Option<&'a RawValue>,
-    #[serde(rename = "toolUseResult", borrow, default, deserialize_with = "raw")]
-    tool_use_result: Option<&'a RawValue>,
-    #[serde(borrow, default, deserialize_with = "raw")]
-    data: Option<&'a RawValue>,
-}
-
-fn raw<'de, D: Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::Error> {
-    <&RawValue>::deserialize(d).map(Some)
 }
 
 fn skim_object(b: &[u8], start: usize, eaten: bool) -> Result<(Top<'_>, usize), Flaw> {
@@ -246,69 +173,6 @@ mod tests {
                 "{}",
                 String::from_utf8_lossy(l)
             );
-        }
-    }
-
-    /// `checked` reads what the skim reads, field for field, on every line of
-    /// the sample home and the public corpus both accept; and declines what
-    /// serde declines, so the caller's skim still classifies it.
-    #[test]
-    fn checked_reads_what_the_skim_reads() {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-        let mut files = Vec::new();
-        for h in ["sample/claude-home", "../shared/corpus/claude-home"] {
-            let home = crate::discovery::home::from_env(Some(root.join(h))).unwrap();
-            files.extend(
-                crate::discovery::target::resolve(&home, &[], true)
-                    .unwrap()
-                    .transcripts,
-            );
-        }
-        assert!(files.len() > 10, "no transcripts under {root:?}");
-        let mut same = 0;
-        for t in &files {
-            let src = crate::scan::Source::open(&t.path).unwrap();
-            for line in crate::scan::Lines::new(&src) {
-                let (Ok(skimmed), Some(read)) = (skim(line.bytes), checked(line.bytes)) else {
-                    continue;
-                };
-                assert_eq!(
-                    format!("{read:?}"),
-                    format!("{skimmed:?}"),
-                    "{}:{}",
-                    t.path.display(),
-                    line.no
-                );
-                same += 1;
-            }
-        }
-        assert!(same > 5_000, "{same} lines compared");
-
-        let odd: [&[u8]; 4] = [
-            br#"{ "type" : "user", "isMeta": null, "toolUseResult": null, "message": null, "uuid": "a\"b" }"#,
-            br#"{"type":"assistant","isSidechain":1,"message":{"id":"m"},"data":"x","agentId":7}"#,
-            br#"{"type":"system","subtype":"compact_boundary","isSidechain":"","timestamp":"2026-01-01T00:00:00Z"}"#,
-            br#"{}"#,
-        ];
-        for l in odd {
-            let (skimmed, read) = (skim(l).unwrap(), checked(l).unwrap());
-            assert_eq!(
-                format!("{read:?}"),
-                format!("{skimmed:?}"),
-                "{}",
-                String::from_utf8_lossy(l)
-            );
-        }
-        let declined: [&[u8]; 6] = [
-            br#"{"type":"user","type":"user"}"#,
-            br#"[{"type":"user"}]"#,
-            br#"{"a":1}{"b":2}"#,
-            br#"{"a":"bad \q"}"#,
-            br#"{"a":[1 2]}"#,
-            b"{\"a\":\"\xff\"}",
-        ];
-        for l in declined {
-            assert!(checked(l).is_none(), "{}", String::from_utf8_lossy(l));
         }
     }
 

@@ -95,8 +95,33 @@ impl Calls {
     /// Every `tool_use_id` a user record's message answers, read from the bytes:
     /// inside `message`, that key only occurs on tool_result blocks.
     pub(crate) fn answers(&mut self, message: &[u8]) {
+        self.answers_around(message, std::iter::empty());
+    }
+
+    /// The same, without searching the ranges `skip` of `message` (string
+    /// values, in order): in valid JSON the key cannot begin inside one (a quote
+    /// in a string is escaped, and the quote that ends it is never followed by
+    /// `:`), so the search there finds nothing. A range out of order is searched.
+    pub(crate) fn answers_around(
+        &mut self,
+        message: &[u8],
+        skip: impl Iterator<Item = std::ops::Range<usize>>,
+    ) {
+        let mut from = 0;
+        for r in skip {
+            if r.start >= from && r.end <= message.len() {
+                self.answers_in(message, from..r.start);
+                from = r.end;
+            }
+        }
+        self.answers_in(message, from..message.len());
+    }
+
+    /// The answers whose key begins in `range` of `message`.
+    fn answers_in(&mut self, message: &[u8], range: std::ops::Range<usize>) {
         const KEY: &[u8] = b"\"tool_use_id\":";
-        for at in crate::scan::lit!(KEY).find_iter(message) {
+        for at in crate::scan::lit!(KEY).find_iter(&message[range.clone()]) {
+            let at = range.start + at;
             let rest = &message[at + KEY.len()..];
             let start = rest.iter().take_while(|c| c.is_ascii_whitespace()).count();
             if rest.get(start) != Some(&b'"') {

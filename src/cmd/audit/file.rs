@@ -13,6 +13,7 @@
 use memchr::memmem;
 
 use super::calls::{Calls, EchoPolicy};
+use super::checked::{checked, Pre};
 use super::dup::Dups;
 use super::eaten::Eaten;
 use super::finding::{At, FileCtx, Finding};
@@ -21,7 +22,7 @@ use crate::cache::Pos;
 use crate::cli::audit::Kind;
 use crate::discovery::{Shape, Transcript};
 use crate::loss::lite::{eaten_id, kinds, LiteMessage};
-use crate::loss::skim::{checked, skim_at, Flaw, Top};
+use crate::loss::skim::{skim_at, Flaw, Top};
 use crate::record::{parse_line, Parsed};
 use crate::scan::Line;
 
@@ -278,6 +279,25 @@ fn eaten_by_skim(w: &Want) -> bool {
     (w.eaten || w.adjacency) && !w.malformed
 }
 
+/// Where in `msg` (the raw message `m` was read from) each block's `content`
+/// string lies, in order: the bulk of a tool result's bytes.
+pub(crate) fn string_contents<'m>(
+    msg: &'m [u8],
+    m: &'m LiteMessage<'_>,
+) -> impl Iterator<Item = std::ops::Range<usize>> + 'm {
+    let base = msg.as_ptr() as usize;
+    m.blocks()
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|b| b.content)
+        .filter(|c| c.get().starts_with('"'))
+        .filter_map(move |c| {
+            let start = (c.get().as_ptr() as usize).checked_sub(base)?;
+            let end = start + c.get().len();
+            (end <= msg.len()).then_some(start..end)
+        })
+}
+
 struct Pass<'c> {
     want: Want,
     ctx: &'c FileCtx,
@@ -308,8 +328,8 @@ impl Pass<'_> {
             // validates in one walk; a line it refuses is skimmed below.
             let end = memchr::memchr(b'\n', &buf[pos..]).map_or(buf.len(), |k| pos + k);
             let line = line_at(buf, pos, end, no);
-            if let Some(top) = checked(line.bytes) {
-                self.line(buf, &line, &top);
+            if let Some(c) = checked(line.bytes) {
+                self.line(buf, &line, &c.top, c.pre.as_ref());
                 return end;
             }
         }
@@ -317,7 +337,7 @@ impl Pass<'_> {
         let line = line_at(buf, pos, end, no);
         match top {
             Ok(top) => {
-                self.line(buf, &line, &top);
+                self.line(buf, &line, &top, None);
                 // The skim checks structure only: serde refused this line above,
                 // so it may still be valid JSON (a repeated key) or not, and
                 // serde's grammar verdict decides.
@@ -342,7 +362,7 @@ impl Pass<'_> {
     fn glued(&mut self, buf: &[u8], line: &Line<'_>) {
         for sub in crate::record::glued_records(line) {
             if let Ok(top) = crate::loss::skim::skim(sub.bytes) {
-                self.line(buf, &sub, &top);
+                self.line(buf, &sub, &top, None);
             }
         }
     }
@@ -405,7 +425,9 @@ impl Pass<'_> {
         self.scan.malformed.push((f, off));
     }
 
-    fn line(&mut self, buf: &[u8], line: &Line<'_>, top: &Top<'_>) {
+    /// Dispatch one line; `pre` is what [`checked`] read of its message and
+    /// result, when it read them.
+    fn line(&mut self, buf: &[u8], line: &Line<'_>, top: &Top<'_>, pre: Option<&Pre<'_>>) {
         let at = || At::new(line.no, top.is_sidechain, top.timestamp, top.version);
         let w = self.want;
         if w.dup {
@@ -416,8 +438,8 @@ impl Pass<'_> {
             }
         }
         match top.kind {
-            Some(b"assistant") => self.assistant(line, top, &at),
-            Some(b"user") => self.user(line, top, &at),
+            Some(b"assistant") => self.assistant(line, top, pre, &at),
+            Some(b"user") => self.user(line, top, pre, &at),
             Some(b"progress") if w.lanes => {
                 if let Some(d) = top.data.filter(|d| hit(&pat().agent_id, d)) {
                     self.scan.refs.progress(d, &at());
@@ -433,13 +455,22 @@ impl Pass<'_> {
         }
     }
 
-    fn assistant(&mut self, line: &Line<'_>, top: &Top<'_>, at: &dyn Fn() -> At) {
+    fn assistant(
+        &mut self,
+        line: &Line<'_>,
+        top: &Top<'_>,
+        pre: Option<&Pre<'_>>,
+        at: &dyn Fn() -> At,
+    ) {
         let w = self.want;
         let Some(msg) = top.message else { return };
         let eaten = w.eaten || w.adjacency;
         let tools = (w.echo && self.policy != EchoPolicy::Never) || w.unanswered;
-        let uses = tools && hit(&pat().tool_use, msg);
-        if !(eaten || uses) {
+        // The tool_use prefilter only decides whether to skip the message (no
+        // eaten rule) or to take the skim's view of it; serde reading it for
+        // the eaten rule reads its calls too.
+        let uses = || tools && hit(&pat().tool_use, msg);
+        if !eaten && !uses() {
             return;
         }
         // No tool call to read and no malformed-line check (which relies on serde
@@ -447,7 +478,7 @@ impl Pass<'_> {
         // the block types, which a skim finds without serde walking the bodies.
         // The line skim read them in its own walk of the message (`eaten_by_skim`
         // holds here); a view it declined goes to serde below.
-        if !uses && eaten_by_skim(&w) {
+        if eaten_by_skim(&w) && !uses() {
             let view = top.eaten.and_then(|(id, k)| Some((eaten_id(id)?, k)));
             if let Some((mid, kinds)) = view {
                 match (mid, kinds) {
@@ -460,13 +491,20 @@ impl Pass<'_> {
                 return;
             }
         }
-        let m: LiteMessage<'_> = match serde_json::from_slice(msg) {
-            Ok(m) => m,
-            Err(e) => {
-                self.scan.eaten.other_message(top.is_sidechain);
-                self.malformed(line, Some(format!("message does not parse: {e}")), &[]);
-                return;
-            }
+        let parsed;
+        let m: &LiteMessage<'_> = match pre.and_then(|p| p.message.as_ref()) {
+            Some(m) => m,
+            None => match serde_json::from_slice(msg) {
+                Ok(m) => {
+                    parsed = m;
+                    &parsed
+                }
+                Err(e) => {
+                    self.scan.eaten.other_message(top.is_sidechain);
+                    self.malformed(line, Some(format!("message does not parse: {e}")), &[]);
+                    return;
+                }
+            },
         };
         let Some(blocks) = m.blocks() else {
             self.scan.eaten.other_message(top.is_sidechain);
@@ -486,21 +524,20 @@ impl Pass<'_> {
         }
     }
 
-    fn user(&mut self, line: &Line<'_>, top: &Top<'_>, at: &dyn Fn() -> At) {
+    fn user(&mut self, line: &Line<'_>, top: &Top<'_>, pre: Option<&Pre<'_>>, at: &dyn Fn() -> At) {
         let w = self.want;
         // The structured pointer wins over scraping the inline marker (REC-015).
-        let mut structured = false;
-        if let Some(tur) = top.tool_use_result {
-            if (w.lanes && hit(&pat().agent_id, tur))
-                || (w.outputs && hit(&pat().persisted_path, tur))
-            {
-                structured = self.scan.refs.tool_use_result(tur, &at());
-            }
-        }
+        let structured = match top.tool_use_result {
+            Some(tur) => self.tool_use_result(tur, pre, at),
+            None => false,
+        };
         let Some(msg) = top.message else { return };
         self.scan.eaten.other_message(top.is_sidechain);
         if w.unanswered {
-            self.scan.calls.answers(msg);
+            match pre.and_then(|p| p.message.as_ref()) {
+                Some(m) => self.scan.calls.answers_around(msg, string_contents(msg, m)),
+                None => self.scan.calls.answers(msg),
+            }
         }
         let object_echo = top.tool_use_result.is_some_and(|r| r.starts_with(b"{"));
         if w.echo
@@ -508,16 +545,56 @@ impl Pass<'_> {
             && !object_echo
             && hit(&pat().tool_result, msg)
         {
-            match serde_json::from_slice::<LiteMessage<'_>>(msg) {
-                Ok(m) => self
+            match pre.and_then(|p| p.message.as_ref()) {
+                Some(m) => self
                     .scan
                     .calls
                     .bare_carrier(m.blocks().unwrap_or_default(), &at()),
-                Err(e) => self.malformed(line, Some(format!("message does not parse: {e}")), &[]),
+                None => match serde_json::from_slice::<LiteMessage<'_>>(msg) {
+                    Ok(m) => self
+                        .scan
+                        .calls
+                        .bare_carrier(m.blocks().unwrap_or_default(), &at()),
+                    Err(e) => {
+                        self.malformed(line, Some(format!("message does not parse: {e}")), &[])
+                    }
+                },
             }
         }
         if w.outputs && !structured && hit(&pat().persisted, msg) {
-            self.scan.refs.inline_output(msg, &at());
+            match pre.and_then(|p| p.message.as_ref()) {
+                Some(m) => self.scan.refs.inline_output_read(m, &at()),
+                None => self.scan.refs.inline_output(msg, &at()),
+            }
         }
+    }
+
+    /// A user record's `toolUseResult` (raw) naming a lane or a persisted
+    /// output; true when it names the output. What the line's serde walk read
+    /// stands in for the byte prefilters and the object's parse wherever it
+    /// answers exactly as they would.
+    fn tool_use_result(&mut self, tur: &[u8], pre: Option<&Pre<'_>>, at: &dyn Fn() -> At) -> bool {
+        let w = self.want;
+        if let Some(p) = pre {
+            let Some(s) = &p.tur else {
+                return false; // not an object: nothing to parse
+            };
+            let (agent, path) = s.names();
+            if !s.escaped {
+                if (w.lanes && agent) || (w.outputs && path) {
+                    // The prefilter's key is there at the top level.
+                    return self.scan.refs.tool_use_result_read(s, &at());
+                }
+                if !(agent || path) {
+                    // The parse would name nothing, whatever the prefilters say.
+                    return false;
+                }
+            }
+        }
+        if (w.lanes && hit(&pat().agent_id, tur)) || (w.outputs && hit(&pat().persisted_path, tur))
+        {
+            return self.scan.refs.tool_use_result(tur, &at());
+        }
+        false
     }
 }

@@ -8,6 +8,7 @@
 
 pub(crate) mod calls;
 pub(crate) mod census;
+pub(crate) mod checked;
 pub(crate) mod dup;
 pub(crate) mod eaten;
 pub(crate) mod file;

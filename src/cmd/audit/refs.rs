@@ -17,6 +17,7 @@ use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
+use serde_json::value::RawValue;
 
 use super::finding::{At, FileCtx, Finding};
 use crate::cache::{Dec, Enc};
@@ -44,6 +45,63 @@ pub(crate) struct Refs {
     outputs: Vec<(PathBuf, Option<u64>, At)>,
 }
 
+/// The `toolUseResult` keys [`Spawn`] reads, as raw values, read in the line's
+/// own serde walk ([`super::checked`]) instead of a second parse of the object.
+#[derive(Debug, Default)]
+pub(crate) struct SpawnRaw<'a> {
+    /// agentId, status, persistedOutputPath, persistedOutputSize.
+    vals: [Option<&'a RawValue>; 4],
+    /// A key given twice: [`Spawn`]'s derived read refuses the object.
+    dup: bool,
+    /// `agentId` or `persistedOutputPath` written with an escape: the byte
+    /// prefilters ([`super::file`]) would not see it, so the object is read
+    /// the plain way.
+    pub(crate) escaped: bool,
+}
+
+impl<'a> SpawnRaw<'a> {
+    const KEYS: [&'static str; 4] = [
+        "agentId",
+        "status",
+        "persistedOutputPath",
+        "persistedOutputSize",
+    ];
+
+    /// The slot of a (decoded) key [`Spawn`] reads.
+    pub(crate) fn slot(key: &str) -> Option<usize> {
+        Self::KEYS.iter().position(|k| *k == key)
+    }
+
+    pub(crate) fn put(&mut self, i: usize, v: &'a RawValue, escaped: bool) {
+        self.dup |= self.vals[i].replace(v).is_some();
+        self.escaped |= escaped && i != 1 && i != 3;
+    }
+
+    /// Whether the object has an `agentId` key, and a `persistedOutputPath` key.
+    pub(crate) fn names(&self) -> (bool, bool) {
+        (self.vals[0].is_some(), self.vals[2].is_some())
+    }
+
+    /// What [`Spawn`]'s derived read of the whole object gives.
+    fn spawn(&self) -> Option<Spawn<'a>> {
+        fn field<'a, T: Deserialize<'a>>(v: Option<&'a RawValue>) -> Option<Option<T>> {
+            match v {
+                Some(r) => serde_json::from_str::<Option<T>>(r.get()).ok(),
+                None => Some(None),
+            }
+        }
+        if self.dup {
+            return None;
+        }
+        Some(Spawn {
+            agent_id: field(self.vals[0])?,
+            status: field(self.vals[1])?,
+            persisted_output_path: field(self.vals[2])?,
+            persisted_output_size: field(self.vals[3])?,
+        })
+    }
+}
+
 fn parse_obj(raw: &[u8]) -> Option<Spawn<'_>> {
     if !raw.starts_with(b"{") {
         return None;
@@ -54,9 +112,15 @@ fn parse_obj(raw: &[u8]) -> Option<Spawn<'_>> {
 impl Refs {
     /// A user record's `toolUseResult` (raw): spawn ids and persisted paths.
     pub(crate) fn tool_use_result(&mut self, raw: &[u8], at: &At) -> bool {
-        let Some(s) = parse_obj(raw) else {
-            return false;
-        };
+        parse_obj(raw).is_some_and(|s| self.spawned(s, at))
+    }
+
+    /// The same, from the keys the line's serde walk read.
+    pub(crate) fn tool_use_result_read(&mut self, s: &SpawnRaw<'_>, at: &At) -> bool {
+        s.spawn().is_some_and(|s| self.spawned(s, at))
+    }
+
+    fn spawned(&mut self, s: Spawn<'_>, at: &At) -> bool {
         if let (Some(id), Some(st)) = (&s.agent_id, &s.status) {
             if matches!(&**st, "completed" | "async_launched" | "teammate_spawned") {
                 self.lane(id, at, HOW[0]);
@@ -89,9 +153,13 @@ impl Refs {
 
     /// `<persisted-output>` text in a tool_result (user) record's message.
     pub(crate) fn inline_output(&mut self, message: &[u8], at: &At) {
-        let Some(m) = LiteMessage::parse(message) else {
-            return;
-        };
+        if let Some(m) = LiteMessage::parse(message) {
+            self.inline_output_read(&m, at);
+        }
+    }
+
+    /// The same, from the message the line's serde walk read.
+    pub(crate) fn inline_output_read(&mut self, m: &LiteMessage<'_>, at: &At) {
         for b in m.blocks().unwrap_or_default() {
             if let Some(raw) = b.content.filter(|_| b.is("tool_result")) {
                 let text = crate::record::content::raw_text(raw);

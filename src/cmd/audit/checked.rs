@@ -1,0 +1,526 @@
+//! serde's walk of a whole line for audit's malformed-line check, reading the
+//! top-level fields the skim reads ([`Top`]) and, in the same walk, what the
+//! detectors would otherwise parse a second time: the message's [`LiteMessage`]
+//! (eaten text, tool calls, bare carriers, inline persisted output) and the
+//! `toolUseResult` object's spawn and persisted-output keys ([`SpawnRaw`]).
+//!
+//! The message's and the result's raw bytes are still needed (byte
+//! prefilters), and a serde visitor is told no positions: each is found from
+//! the borrowed key strings around it (its own key, then the next key or the
+//! line's end), which in valid JSON leave only whitespace, `:` and `,` to step
+//! over. Where that cannot be done exactly (an escaped key) or the fused read
+//! refuses a line serde accepts (a message [`LiteMessage`] will not take), the
+//! line is read the plain way ([`RawTop`], raw values only) and the detectors
+//! parse what they need themselves, as before.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+use super::refs::SpawnRaw;
+use crate::loss::lite::LiteMessage;
+use crate::loss::skim::{truthy, Top};
+
+/// A line serde accepted: its [`Top`], and what the same walk read of its
+/// message and `toolUseResult` (`None` for a line read the plain way).
+pub(crate) struct Checked<'a> {
+    pub(crate) top: Top<'a>,
+    pub(crate) pre: Option<Pre<'a>>,
+}
+
+/// What the fused walk read beside [`Top`].
+#[derive(Debug, Default)]
+pub(crate) struct Pre<'a> {
+    /// The message when it is an object.
+    pub(crate) message: Option<LiteMessage<'a>>,
+    /// The `toolUseResult` keys when it is an object.
+    pub(crate) tur: Option<SpawnRaw<'a>>,
+}
+
+/// The top-level fields [`crate::loss::skim::skim`] reads, read by serde instead,
+/// which also judges the grammar of the whole line (escapes, control
+/// characters, scalars, punctuation inside nested values; UTF-8 checked first,
+/// once): one walk where a skim and then a validation would take two. Each
+/// field is what the skim gives for it. `None` when the line is not one valid
+/// JSON object, or repeats a key serde will not take twice; the caller then
+/// skims the line instead.
+pub(crate) fn checked(line: &[u8]) -> Option<Checked<'_>> {
+    if line.trim_ascii_start().first() != Some(&b'{') {
+        return None; // serde would read a struct from an array too
+    }
+    let text = simdutf8::basic::from_utf8(line).ok()?;
+    if let Some(c) = serde_json::from_str::<Fused<'_>>(text)
+        .ok()
+        .and_then(|f| f.checked(text))
+    {
+        return Some(c);
+    }
+    let r: RawTop<'_> = serde_json::from_str(text).ok()?;
+    Some(Checked {
+        top: r.top(),
+        pre: None,
+    })
+}
+
+fn b(v: Option<&RawValue>) -> Option<&[u8]> {
+    v.map(|v| v.get().as_bytes())
+}
+
+fn s(v: Option<&RawValue>) -> Option<&[u8]> {
+    b(v).and_then(|v| (v.len() >= 2 && v[0] == b'"').then(|| &v[1..v.len() - 1]))
+}
+
+fn object(v: Option<&RawValue>) -> Option<&[u8]> {
+    b(v).filter(|v| v.starts_with(b"{"))
+}
+
+/// The raw top-level values [`checked`] reads; `null` is kept as a value, as
+/// the skim keeps it.
+#[derive(Deserialize, Default)]
+struct RawTop<'a> {
+    #[serde(rename = "type", borrow, default, deserialize_with = "raw")]
+    kind: Option<&'a RawValue>,
+    #[serde(borrow, default, deserialize_with = "raw")]
+    subtype: Option<&'a RawValue>,
+    #[serde(borrow, default, deserialize_with = "raw")]
+    uuid: Option<&'a RawValue>,
+    #[serde(borrow, default, deserialize_with = "raw")]
+    timestamp: Option<&'a RawValue>,
+    #[serde(borrow, default, deserialize_with = "raw")]
+    version: Option<&'a RawValue>,
+    #[serde(rename = "agentId", borrow, default, deserialize_with = "raw")]
+    agent_id: Option<&'a RawValue>,
+    #[serde(rename = "isSidechain", borrow, default, deserialize_with = "raw")]
+    is_sidechain: Option<&'a RawValue>,
+    #[serde(rename = "isMeta", borrow, default, deserialize_with = "raw")]
+    is_meta: Option<&'a RawValue>,
+    #[serde(borrow, default, deserialize_with = "raw")]
+    message: Option<&'a RawValue>,
+    #[serde(rename = "toolUseResult", borrow, default, deserialize_with = "raw")]
+    tool_use_result: Option<&'a RawValue>,
+    #[serde(borrow, default, deserialize_with = "raw")]
+    data: Option<&'a RawValue>,
+}
+
+fn raw<'de, D: Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::Error> {
+    <&RawValue>::deserialize(d).map(Some)
+}
+
+impl<'a> RawTop<'a> {
+    fn top(&self) -> Top<'a> {
+        Top {
+            kind: s(self.kind),
+            subtype: s(self.subtype),
+            uuid: s(self.uuid),
+            timestamp: s(self.timestamp),
+            version: s(self.version),
+            agent_id: s(self.agent_id),
+            is_sidechain: b(self.is_sidechain).is_some_and(truthy),
+            is_meta: b(self.is_meta).is_some_and(truthy),
+            message: object(self.message),
+            tool_use_result: b(self.tool_use_result),
+            data: object(self.data),
+            eaten: None,
+        }
+    }
+}
+
+/// An object key as written: borrowed from the line when it holds no escape
+/// (so its place in the line is known), decoded otherwise.
+pub(crate) struct Key<'a>(pub(crate) Cow<'a, str>);
+
+impl<'a> Key<'a> {
+    pub(crate) fn plain(&self) -> Option<&'a str> {
+        match self.0 {
+            Cow::Borrowed(s) => Some(s),
+            Cow::Owned(_) => None,
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Key<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Key<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a key")
+            }
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Key<'de>, E> {
+                Ok(Key(Cow::Borrowed(v)))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Key<'de>, E> {
+                Ok(Key(Cow::Owned(v.to_string())))
+            }
+        }
+        d.deserialize_str(V)
+    }
+}
+
+/// A value read only for where it lies ([`Fused`]'s message and result): the
+/// plain key before it, and the plain key after it (`Some(None)` when it was
+/// the last value; `None` when either key was escaped or is not known yet).
+#[derive(Default, Clone, Copy)]
+struct Place<'a> {
+    key: Option<&'a str>,
+    next: Option<Option<&'a str>>,
+}
+
+/// The message value: the [`LiteMessage`] of an object, nothing of anything else.
+struct Msg<'a>(Option<LiteMessage<'a>>);
+
+/// The `toolUseResult` value: the spawn keys of an object, nothing of anything else.
+struct Tur<'a>(Option<SpawnRaw<'a>>);
+
+/// The scalar visits of a value visitor whose value is `None` for anything
+/// but an object (an array is read through, as [`IgnoredAny`] reads it).
+macro_rules! not_object {
+    () => {
+        fn visit_str<E: de::Error>(self, _: &str) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+            while seq.next_element::<IgnoredAny>()?.is_some() {}
+            Ok(None)
+        }
+    };
+}
+
+impl<'de> Deserialize<'de> for Msg<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Option<LiteMessage<'de>>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a message")
+            }
+            not_object!();
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+                LiteMessage::deserialize(de::value::MapAccessDeserializer::new(map)).map(Some)
+            }
+        }
+        d.deserialize_any(V).map(Msg)
+    }
+}
+
+impl<'de> Deserialize<'de> for Tur<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Option<SpawnRaw<'de>>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a tool result")
+            }
+            not_object!();
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let mut s = SpawnRaw::default();
+                while let Some(k) = map.next_key::<Key<'de>>()? {
+                    match SpawnRaw::slot(&k.0) {
+                        Some(i) => s.put(i, map.next_value()?, k.plain().is_none()),
+                        None => {
+                            map.next_value::<IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(Some(s))
+            }
+        }
+        d.deserialize_any(V).map(Tur)
+    }
+}
+
+/// The fused read of a line ([`checked`]): the raw scalars of [`RawTop`], the
+/// message and the result read in place, and where those two lie.
+#[derive(Default)]
+struct Fused<'a> {
+    raw: RawTop<'a>,
+    message: Option<Msg<'a>>,
+    tur: Option<Tur<'a>>,
+    /// The message's and the result's places.
+    places: [Place<'a>; 2],
+}
+
+/// Take a known field's value once; a repeated key fails the read, as it
+/// fails [`RawTop`]'s derived one.
+fn once<'de, A: MapAccess<'de>, T: Deserialize<'de>>(
+    slot: &mut Option<T>,
+    map: &mut A,
+    name: &'static str,
+) -> Result<(), A::Error> {
+    if slot.is_some() {
+        return Err(de::Error::duplicate_field(name));
+    }
+    *slot = Some(map.next_value()?);
+    Ok(())
+}
+
+impl<'de> Deserialize<'de> for Fused<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Fused<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a transcript record")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Fused<'de>, A::Error> {
+                let mut f = Fused::default();
+                // The place whose next key is still to come.
+                let mut open: Option<usize> = None;
+                while let Some(k) = map.next_key::<Key<'de>>()? {
+                    if let Some(i) = open.take() {
+                        f.places[i].next = k.plain().map(Some);
+                    }
+                    let r = &mut f.raw;
+                    match &*k.0 {
+                        "type" => once(&mut r.kind, &mut map, "type")?,
+                        "subtype" => once(&mut r.subtype, &mut map, "subtype")?,
+                        "uuid" => once(&mut r.uuid, &mut map, "uuid")?,
+                        "timestamp" => once(&mut r.timestamp, &mut map, "timestamp")?,
+                        "version" => once(&mut r.version, &mut map, "version")?,
+                        "agentId" => once(&mut r.agent_id, &mut map, "agentId")?,
+                        "isSidechain" => once(&mut r.is_sidechain, &mut map, "isSidechain")?,
+                        "isMeta" => once(&mut r.is_meta, &mut map, "isMeta")?,
+                        "data" => once(&mut r.data, &mut map, "data")?,
+                        "message" => {
+                            once(&mut f.message, &mut map, "message")?;
+                            f.places[0].key = k.plain();
+                            open = Some(0);
+                        }
+                        "toolUseResult" => {
+                            once(&mut f.tur, &mut map, "toolUseResult")?;
+                            f.places[1].key = k.plain();
+                            open = Some(1);
+                        }
+                        _ => {
+                            map.next_value::<IgnoredAny>()?;
+                        }
+                    }
+                }
+                if let Some(i) = open {
+                    f.places[i].next = Some(None);
+                }
+                Ok(f)
+            }
+        }
+        d.deserialize_map(V)
+    }
+}
+
+/// The offset of `part` (borrowed from `text`) in `text`.
+fn offset(text: &str, part: &str) -> usize {
+    part.as_ptr() as usize - text.as_ptr() as usize
+}
+
+/// Skip JSON whitespace forward from `i`.
+fn ws_fwd(b: &[u8], mut i: usize) -> usize {
+    while matches!(b.get(i), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+        i += 1;
+    }
+    i
+}
+
+/// Skip JSON whitespace backward from the byte before `i`; returns the index
+/// just past the last non-whitespace byte.
+fn ws_back(b: &[u8], mut i: usize) -> usize {
+    while i > 0 && matches!(b[i - 1], b' ' | b'\t' | b'\n' | b'\r') {
+        i -= 1;
+    }
+    i
+}
+
+/// The raw value after the plain key `key` up to the plain key `next` (or the
+/// line's closing brace): `"key" ws : ws VALUE ws , ws "next"`.
+fn between<'a>(text: &'a str, key: &str, next: Option<&str>) -> Option<&'a [u8]> {
+    let b = text.as_bytes();
+    let after = offset(text, key) + key.len();
+    if b.get(after) != Some(&b'"') {
+        return None;
+    }
+    let i = ws_fwd(b, after + 1);
+    if b.get(i) != Some(&b':') {
+        return None;
+    }
+    let start = ws_fwd(b, i + 1);
+    let end = match next {
+        Some(n) => {
+            let q = offset(text, n).checked_sub(1)?; // its opening quote
+            let c = ws_back(b, q).checked_sub(1)?;
+            if b[c] != b',' {
+                return None;
+            }
+            ws_back(b, c)
+        }
+        None => {
+            let c = ws_back(b, b.len()).checked_sub(1)?;
+            if b[c] != b'}' {
+                return None;
+            }
+            ws_back(b, c)
+        }
+    };
+    (start < end).then(|| &b[start..end])
+}
+
+impl<'a> Fused<'a> {
+    /// The [`Checked`] of this read; `None` when a value's place is not known.
+    fn checked(self, text: &'a str) -> Option<Checked<'a>> {
+        let place = |p: Place<'a>| between(text, p.key?, p.next?);
+        let mut top = self.raw.top();
+        let mut pre = Pre::default();
+        if let Some(Msg(m)) = self.message {
+            let raw = place(self.places[0])?;
+            top.message = m.is_some().then_some(raw);
+            pre.message = m;
+        }
+        if let Some(Tur(t)) = self.tur {
+            top.tool_use_result = Some(place(self.places[1])?);
+            pre.tur = t;
+        }
+        Some(Checked {
+            top,
+            pre: Some(pre),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::calls::Calls;
+    use super::super::file::string_contents;
+    use super::super::finding::At;
+    use super::super::refs::Refs;
+    use super::*;
+    use crate::loss::skim::skim;
+
+    /// What the fused walk read of the message and the result is what the
+    /// detectors' own parses of the raw values give (the fallback's path);
+    /// whether the line was fused.
+    fn same_as_second_parses(c: &Checked<'_>) -> bool {
+        let Some(pre) = &c.pre else {
+            return false;
+        };
+        let lite = c.top.message.map(|m| LiteMessage::parse(m).unwrap());
+        assert_eq!(format!("{:?}", pre.message), format!("{lite:?}"));
+        if let (Some(raw), Some(m)) = (c.top.message, &pre.message) {
+            // The answers search that steps over content strings finds what
+            // the search of the whole message finds.
+            let (mut a, mut b) = (Calls::default(), Calls::default());
+            a.answers(raw);
+            b.answers_around(raw, string_contents(raw, m));
+            assert_eq!(format!("{a:?}"), format!("{b:?}"));
+        }
+        let obj = c.top.tool_use_result.filter(|r| r.starts_with(b"{"));
+        assert_eq!(pre.tur.is_some(), obj.is_some());
+        if let (Some(s), Some(raw)) = (&pre.tur, obj) {
+            let (mut a, mut b) = (Refs::default(), Refs::default());
+            let at = At::new(1, false, None, None);
+            assert_eq!(a.tool_use_result(raw, &at), b.tool_use_result_read(s, &at));
+            assert_eq!(format!("{a:?}"), format!("{b:?}"));
+        }
+        true
+    }
+
+    /// `checked` reads what the skim reads, field for field, on every line of
+    /// the sample home and the public corpus both accept; and declines what
+    /// serde declines, so the caller's skim still classifies it.
+    #[test]
+    fn checked_reads_what_the_skim_reads() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut files = Vec::new();
+        for h in ["sample/claude-home", "../shared/corpus/claude-home"] {
+            let home = crate::discovery::home::from_env(Some(root.join(h))).unwrap();
+            files.extend(
+                crate::discovery::target::resolve(&home, &[], true)
+                    .unwrap()
+                    .transcripts,
+            );
+        }
+        assert!(files.len() > 10, "no transcripts under {root:?}");
+        let (mut same, mut fused) = (0, 0);
+        for t in &files {
+            let src = crate::scan::Source::open(&t.path).unwrap();
+            for line in crate::scan::Lines::new(&src) {
+                let (Ok(skimmed), Some(read)) = (skim(line.bytes), checked(line.bytes)) else {
+                    continue;
+                };
+                let at = format!("{}:{}", t.path.display(), line.no);
+                assert_eq!(format!("{:?}", read.top), format!("{skimmed:?}"), "{at}");
+                fused += usize::from(same_as_second_parses(&read));
+                same += 1;
+            }
+        }
+        assert!(same > 5_000, "{same} lines compared");
+        assert!(fused * 100 > same * 99, "{fused} of {same} lines fused");
+
+        let odd: [&[u8]; 12] = [
+            // The message last, the result last, escaped keys around them,
+            // whitespace everywhere JSON allows it.
+            br#"{"type":"assistant","message" :	{"id":"m","content":[{"type":"text"}]} }"#,
+            br#"{"type":"user","message":{"content":"x"},"toolUseResult" : {"agentId":"a","status":"completed"}  }"#,
+            br#"{"type":"user","m\u0065ssage":{"content":[]},"toolUseResult":"Error"}"#,
+            br#"{"type":"user","message":{"content":[]} , "t\u006folUseResult":{"persistedOutputPath":"/p"},"uuid":"u"}"#,
+            br#"{"type":"user","toolUseResult":{"agent\u0049d":"a","status":"completed"},"message":[1,{"a":2}]}"#,
+            br#"{"type":"user","toolUseResult":{"agentId":"a","agentId":"b"},"message":"text"}"#,
+            br#"{"type":"assistant","message":{"id":"m","id":"n","content":[]},"uuid":"u"}"#,
+            br#"{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t1","content":"x\"tool_use_id\": \"t9\" \\"},{"tool_use_id" :"t2","content":[{"type":"text","tool_use_id":"t3"}]},"s",{"content":"\"tool_use_id\":\"t4\"","tool_use_id":"t5"}]}}"#,
+            br#"{ "type" : "user", "isMeta": null, "toolUseResult": null, "message": null, "uuid": "a\"b" }"#,
+            br#"{"type":"assistant","isSidechain":1,"message":{"id":"m"},"data":"x","agentId":7}"#,
+            br#"{"type":"system","subtype":"compact_boundary","isSidechain":"","timestamp":"2026-01-01T00:00:00Z"}"#,
+            br#"{}"#,
+        ];
+        // Fused, or read the plain way (an escaped key beside the message or
+        // the result, a message LiteMessage refuses).
+        let fuse = [true, true, false, false, true, true, false];
+        for (i, l) in odd.iter().enumerate() {
+            let read = checked(l).unwrap();
+            let f = same_as_second_parses(&read);
+            assert_eq!(f, fuse.get(i).copied().unwrap_or(true), "{i}");
+            let text = std::str::from_utf8(l).unwrap();
+            let plain = serde_json::from_str::<RawTop<'_>>(text).unwrap().top();
+            assert_eq!(format!("{:?}", read.top), format!("{plain:?}"), "{text}");
+            // The skim matches keys as written, serde as decoded.
+            if !text.contains("\\u") {
+                let skimmed = skim(l).unwrap();
+                assert_eq!(format!("{:?}", read.top), format!("{skimmed:?}"), "{text}");
+            }
+        }
+        // The answers a tool result gives: keys at any depth, outside strings.
+        let c = checked(odd[7]).unwrap();
+        let (raw, m) = (c.top.message.unwrap(), c.pre.unwrap().message.unwrap());
+        let mut calls = Calls::default();
+        calls.answers_around(raw, string_contents(raw, &m));
+        let got = format!("{calls:?}");
+        assert!(["t1", "t3", "t5"].iter().all(|t| got.contains(t)), "{got}");
+        assert!(["t2", "t4", "t9"].iter().all(|t| !got.contains(t)), "{got}");
+
+        let declined: [&[u8]; 6] = [
+            br#"{"type":"user","type":"user"}"#,
+            br#"[{"type":"user"}]"#,
+            br#"{"a":1}{"b":2}"#,
+            br#"{"a":"bad \q"}"#,
+            br#"{"a":[1 2]}"#,
+            b"{\"a\":\"\xff\"}",
+        ];
+        for l in declined {
+            assert!(checked(l).is_none(), "{}", String::from_utf8_lossy(l));
+        }
+    }
+}
