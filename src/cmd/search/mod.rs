@@ -3,6 +3,7 @@
 //! reported and the run goes on (exit 2 at the end, as ripgrep).
 
 mod config;
+mod confirm;
 pub(crate) mod file;
 pub(crate) mod hit;
 pub(crate) mod matcher;
