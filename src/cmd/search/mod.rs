@@ -5,6 +5,7 @@
 mod config;
 mod confirm;
 pub(crate) mod file;
+mod forms;
 pub(crate) mod hit;
 pub(crate) mod matcher;
 mod modes;
