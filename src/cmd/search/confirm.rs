@@ -49,8 +49,11 @@ pub(crate) struct Confirmed<'a> {
     confirm: &'a Regex,
     /// The last `is_match`: haystack address and length, and what it found,
     /// so the streaming pass's `find_at` right after it does not search again.
-    last: Cell<Option<(usize, usize, Option<(usize, usize)>)>>,
+    last: Cell<Option<Found>>,
 }
+
+/// A haystack's address and length, and the match found in it.
+type Found = (usize, usize, Option<(usize, usize)>);
 
 impl<'a> Confirmed<'a> {
     pub(crate) fn new(pre: &'a Prefilter, confirm: &'a Regex) -> Confirmed<'a> {
