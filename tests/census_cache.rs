@@ -248,6 +248,7 @@ fn through_changes(home: &Path, file: &Path, suite: &Suite) {
     let packs: Vec<PathBuf> = common::files_under(state.path())
         .into_iter()
         .filter(|p| p.to_string_lossy().contains(suite.entries))
+        .filter(|p| p.extension().is_some_and(|x| x == "pack"))
         .collect();
     let projects = std::fs::read_dir(home.join("projects")).unwrap().count();
     assert_eq!(packs.len(), projects, "one pack per project");

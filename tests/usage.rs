@@ -331,7 +331,10 @@ fn cache_and_no_cache_print_the_same_through_changes() {
     drop(f);
     same("mtime moved back", "1 miss");
     // A corrupt or foreign entry is ignored and rewritten, never trusted.
-    for e in common::files_under(state.path()) {
+    let packs = common::files_under(state.path())
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|x| x == "pack"));
+    for e in packs {
         let mut b = std::fs::read(&e).unwrap();
         let mid = b.len() / 2;
         b[mid] ^= 0xff;

@@ -31,6 +31,19 @@ pub(super) fn path_bytes(p: &Path) -> std::borrow::Cow<'_, [u8]> {
     }
 }
 
+/// The path whose [`path_bytes`] are `b`.
+pub(super) fn path_of(b: &[u8]) -> PathBuf {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        PathBuf::from(std::ffi::OsStr::from_bytes(b))
+    }
+    #[cfg(not(unix))]
+    {
+        PathBuf::from(&*String::from_utf8_lossy(b))
+    }
+}
+
 pub(super) fn ident(meta: &Metadata) -> Ident {
     #[cfg(unix)]
     let (dev, ino) = {

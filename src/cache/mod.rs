@@ -40,6 +40,7 @@ pub(crate) mod codec;
 mod ident;
 mod pack;
 mod store;
+mod sweep;
 
 pub(crate) use codec::{Dec, Enc};
 pub(crate) use store::Cache;

@@ -115,6 +115,16 @@ impl Tag<'_> {
     }
 }
 
+/// The group key a pack's tag names, whatever build, kind or version wrote
+/// it; `None` when `head` (the pack's first bytes) does not start as a pack.
+pub(super) fn group_of(head: &[u8]) -> Option<&[u8]> {
+    let mut d = Dec::new(head.strip_prefix(MAGIC)?);
+    d.str()?;
+    d.str()?;
+    d.u32()?;
+    d.bytes()
+}
+
 impl Pack {
     /// The pack at `at`, when it is whole and of `tag`; `None` otherwise.
     pub(super) fn load(at: &Path, tag: &Tag<'_>) -> Option<Pack> {

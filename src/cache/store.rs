@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 pub(super) use super::ident::digest;
 use super::ident::whole_lines_end;
-use super::ident::{absolute, edges_match, header_of, ident, newlines, path_bytes};
+use super::ident::{absolute, edges_match, header_of, ident, newlines, path_bytes, path_of};
 use super::pack::{self, Fresh, Header, Pack, Tag};
 use super::{Census, Dec, Enc, Pos};
 use crate::scan::source::Opened;
@@ -91,17 +91,7 @@ impl Slot {
         if fresh.is_empty() {
             return;
         }
-        let exists = |k: &[u8]| {
-            #[cfg(unix)]
-            {
-                use std::os::unix::ffi::OsStrExt;
-                Path::new(std::ffi::OsStr::from_bytes(k)).is_file()
-            }
-            #[cfg(not(unix))]
-            {
-                Path::new(&*String::from_utf8_lossy(k)).is_file()
-            }
-        };
+        let exists = |k: &[u8]| path_of(k).is_file();
         let mut all = self
             .pack()
             .map(|p| p.carry(&fresh, exists))
@@ -110,6 +100,7 @@ impl Slot {
         all.sort_by(|a, b| a.0.cmp(&b.0));
         let g = path_bytes(&absolute(&self.group)).into_owned();
         pack::write(&self.at, &pack::encode(&self.tag(&g), &all));
+        super::sweep::after_write(&self.at, &self.kind, self.version);
     }
 }
 

@@ -187,3 +187,31 @@ fn files_of_one_pack_change_apart() {
     tag.build = "0.0.0-other";
     assert!(Pack::load(&at, &tag).is_none(), "another build's pack");
 }
+
+/// A run that writes a pack sweeps its kind's directory: the per-transcript
+/// entries of the store before packs and the packs of gone projects leave,
+/// the pack just written stays.
+#[test]
+fn a_writing_run_sweeps_what_no_run_reads() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state");
+    let (kept, gone) = (dir.path().join("p"), dir.path().join("q"));
+    for g in [&kept, &gone] {
+        std::fs::create_dir_all(g).unwrap();
+        std::fs::write(g.join("a.jsonl"), b"{\"x\":1}\n").unwrap();
+    }
+    // A run in another process's past: q's pack written, then q deleted.
+    run(&state, &gone, &[&gone.join("a.jsonl")]);
+    std::fs::remove_dir_all(&gone).unwrap();
+    let old = packs(&state).pop().unwrap();
+    let legacy = old.with_file_name("0123456789abcdef.bin");
+    std::fs::write(&legacy, b"a pre-pack entry").unwrap();
+    // This process swept that directory already; a new process would not
+    // have: forget it, and let the mark say it was never swept.
+    super::sweep::forget_for_tests(old.parent().unwrap().parent().unwrap());
+    let got = run(&state, &kept, &[&kept.join("a.jsonl")]);
+    assert_eq!(got[0].1, Outcome::Miss);
+    assert!(!legacy.exists(), "a pre-pack entry is swept");
+    assert!(!old.exists(), "the pack of a gone project is swept");
+    assert_eq!(packs(&state).len(), 1, "the new pack stays");
+}
