@@ -8,7 +8,7 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use super::print::Row;
-use super::Scanned;
+use super::{Scanned, Seen};
 use crate::cli::Common;
 use crate::cmd::Problems;
 use crate::error::{Error, Result};
@@ -83,7 +83,8 @@ pub(crate) fn write(
         let bytes = s.found.images[r.at.1]
             .data
             .ok_or_else(|| "no inline payload".to_string())
-            .and_then(|(a, b)| payload::decode(&s.src[a..b]));
+            .and_then(|(a, b)| reread(&s.t.path, s.seen, a, b))
+            .and_then(|raw| payload::decode(&raw));
         let bytes = match bytes {
             Ok(b) => b,
             Err(e) => {
@@ -92,12 +93,6 @@ pub(crate) fn write(
                 continue;
             }
         };
-        // Cut since it was scanned: the payload may be zeros past the cut.
-        if let Err(e) = s.src.check() {
-            problems.report(&s.t.path, format!("{}: {e}; not written", r.id));
-            r.error = Some(e.to_string());
-            continue;
-        }
         let mut opts = fs::OpenOptions::new();
         opts.write(true);
         if force {
@@ -114,4 +109,60 @@ pub(crate) fn write(
         }
     }
     Ok(written)
+}
+
+/// The payload bytes `a..b` of `s`'s file, read again: refused when the file
+/// is no longer the one scanned (replaced, or cut below what was read).
+/// Claude Code only appends (REC-087), so a file that grew still holds the
+/// scanned bytes where they were.
+fn reread(path: &Path, seen: Seen, a: usize, b: usize) -> std::result::Result<Vec<u8>, String> {
+    let opened = crate::scan::source::open(path).map_err(|e| e.to_string())?;
+    let now = Seen::of(&opened.meta);
+    if (now.dev, now.ino) != (seen.dev, seen.ino) {
+        return Err("the transcript was replaced since csift read it".into());
+    }
+    if now.len < seen.len {
+        return Err(format!(
+            "the transcript was cut from {} to {} bytes since csift read it",
+            seen.len, now.len
+        ));
+    }
+    let mut buf = vec![0; b.saturating_sub(a)];
+    crate::scan::source::read_exact_at(&opened.file, &mut buf, a as u64)
+        .map_err(|e| format!("reading the payload again: {e}"))?;
+    Ok(buf)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{reread, Seen};
+
+    fn seen(path: &std::path::Path) -> Seen {
+        Seen::of(&std::fs::metadata(path).unwrap())
+    }
+
+    /// A payload is read again from the file scanned: still there after the
+    /// file grew (REC-087: appends only), refused once it was cut or replaced.
+    #[test]
+    fn a_payload_is_read_again_only_from_the_file_scanned() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        std::fs::write(&path, b"{\"data\":\"QUJD\"}\n").unwrap();
+        let was = seen(&path);
+        assert_eq!(reread(&path, was, 9, 13).unwrap(), b"QUJD");
+        let mut f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .unwrap();
+        std::io::Write::write_all(&mut f, b"{\"more\":1}\n").unwrap();
+        assert_eq!(reread(&path, was, 9, 13).unwrap(), b"QUJD", "grown");
+        f.set_len(4).unwrap();
+        let e = reread(&path, was, 9, 13).unwrap_err();
+        assert!(e.contains("cut from 16 to 4 bytes"), "{e}");
+        let other = dir.path().join("t");
+        std::fs::write(&other, b"{\"data\":\"WFla\"}\n").unwrap();
+        std::fs::rename(&other, &path).unwrap();
+        let e = reread(&path, was, 9, 13).unwrap_err();
+        assert!(e.contains("replaced"), "{e}");
+    }
 }
