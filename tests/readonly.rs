@@ -171,8 +171,10 @@ impl Elsewhere {
                     stack.push(p);
                 } else {
                     assert!(
-                        // Packs of entries, and a kind's side files (the ledger's quiet list).
-                        p.extension().is_some_and(|x| x == "pack" || x == "bin"),
+                        // Packs of entries, a kind's side files (the ledger's quiet
+                        // list), and the mark of a kind's last sweep.
+                        p.extension().is_some_and(|x| x == "pack" || x == "bin")
+                            || p.file_name().is_some_and(|n| n == ".swept"),
                         "{}",
                         p.display()
                     );

@@ -5,11 +5,13 @@
 //! windows, every file under `--full`, and the files of a one-session listing are
 //! read whole, which adds exact turn counts, every model, titles written mid-file
 //! and glued records anywhere ([`facts`], into a [`summary::Summary`]);
-//! [`rows`] picks, joins, orders and cuts the rows, and [`print`] prints them.
+//! [`rows`] picks, joins, orders and cuts the rows, and [`print`] (human) or
+//! [`json`] (JSON Lines) prints them.
 
 pub(crate) mod clones;
 pub(crate) mod facts;
 pub(crate) mod head;
+pub(crate) mod json;
 pub(crate) mod literals;
 pub(crate) mod print;
 pub mod read;
@@ -39,7 +41,7 @@ pub(crate) fn run(
     let listing = rows::listing(&ts, &window, args.max_count, args.full, problems);
     let style = out.style;
     match args.common.format {
-        Format::Json => print::json(
+        Format::Json => json::json(
             out,
             &listing,
             problems.count(),

@@ -11,7 +11,7 @@ use crate::output::Format;
 use crate::timefmt::Window;
 
 use super::file::Config;
-use super::{matcher, prefilter, print};
+use super::{confirm, matcher, prefilter, print};
 use crate::cmd::Problems;
 
 /// What the hits become on stdout: one mode per run.
@@ -59,11 +59,16 @@ impl Resolved {
         };
         let matcher = matcher::Matcher::new(&patterns, &opts)?;
         let prefilter = prefilter_of(&matcher, args);
+        // A persisted output's text is not on the line: its lines are read whole.
+        let confirm = (prefilter.is_some() && !args.resolve_persisted)
+            .then(|| confirm::build(&matcher.patterns, matcher.case_insensitive))
+            .flatten();
         let (labels, attachments) = labels(args, problems)?;
         let per_file = args.count || args.files_with_matches;
         let file = Config {
             matcher,
             prefilter,
+            confirm,
             labels,
             needles: crate::classify::needles::of_set(labels),
             skip_attachments: args.labels.is_empty() && !attachments,

@@ -6,6 +6,7 @@
 //! candidate without one is not parsed, only checked for structure. Each
 //! selected unit is matched in [`super::unit`].
 
+use super::confirm::Confirmed;
 use super::hit::Hit;
 use super::matcher::Matcher;
 use super::prefilter::Prefilter;
@@ -13,6 +14,7 @@ use super::unit::At;
 use crate::classify::{classify, FileIndex, LabelSet};
 use crate::discovery::Transcript;
 use crate::record::{glued_parsed, parse_line, Malformed, MalformedKind, Parsed, Record};
+use crate::scan::find::Find;
 use crate::scan::lines;
 use crate::scan::stream::{self, Held, Prefiltered};
 use crate::scan::{Line, Lines, Source};
@@ -21,6 +23,9 @@ use crate::timefmt::{self, Window};
 pub(crate) struct Config {
     pub(crate) matcher: Matcher,
     pub(crate) prefilter: Option<Prefilter>,
+    /// The pattern over a candidate line's raw bytes ([`super::confirm`]): a
+    /// line it misses holds no match and is not parsed; `None` reads every one.
+    pub(crate) confirm: Option<regex::bytes::Regex>,
     pub(crate) labels: LabelSet,
     /// Bytes a line must hold to carry a unit of `labels`
     /// ([`crate::classify::needles`]); `None` reads every candidate line.
@@ -138,7 +143,11 @@ fn prefilter_pass(t: &Transcript, cfg: &Config) -> Pass {
             held: None,
         };
     };
-    match stream::prefilter(&t.path, pre, u64::MAX) {
+    let passed = match &cfg.confirm {
+        Some(c) => stream::prefilter(&t.path, &Confirmed::new(pre, c), u64::MAX),
+        None => stream::prefilter(&t.path, pre, u64::MAX),
+    };
+    match passed {
         Ok(Prefiltered::Miss(len)) => Pass::Done(FileResult {
             bytes: len,
             ..FileResult::default()
@@ -169,7 +178,11 @@ fn index<'b>(
             let Some(needles) = cfg.needles.as_deref() else {
                 return FileIndex::build_finding(buf, t.is_lane(), re, first);
             };
-            let (found, needed) = candidates(buf, re, first, needles);
+            let may_hold = |l: &[u8]| cfg.may_hold(l, needles);
+            let (found, needed) = match &cfg.confirm {
+                Some(c) => candidates(buf, &Confirmed::new(re, c), first, may_hold),
+                None => candidates(buf, re, first, may_hold),
+            };
             match needed {
                 true => (FileIndex::build(buf, t.is_lane()), found),
                 false => (FileIndex::empty(t.is_lane()), found),
@@ -182,27 +195,38 @@ fn index<'b>(
     }
 }
 
-/// The candidate lines from `first` (a line start) on, and whether any holds
-/// a needle of the selected labels. When none does, no selected unit can be on
-/// any of them and none is classified ([`File::search_line`]), so the file
-/// needs no index: a dense pattern in a label search mostly matches other
-/// units' lines (a file name in tool results, for `-t agent.tool.use`), and
-/// such a file then costs this pass and the candidates' structure check, not
-/// an index of the whole file.
+/// The candidate lines from `first` (a line start) on, and whether any may
+/// hold a hit (`may_hold`: a needle of the selected labels, and a match the
+/// confirm finds). When none may, none is classified ([`File::search_line`]),
+/// so the file needs no index: a dense pattern in a label search mostly
+/// matches other units' lines (a file name in tool results, for `-t
+/// agent.tool.use`), and such a file then costs this pass and the candidates'
+/// structure check, not an index of the whole file.
 fn candidates<'b>(
     buf: &'b [u8],
-    re: &Prefilter,
+    re: &impl Find,
     first: usize,
-    needles: &[&[u8]],
+    may_hold: impl Fn(&[u8]) -> bool,
 ) -> (Vec<Line<'b>>, bool) {
     let no = lines::line_no_at(buf, first);
     let found: Vec<Line<'b>> = lines::HitLines::from(buf, re, first, no)
         .map(|(l, _)| l)
         .collect();
-    let needed = found
-        .iter()
-        .any(|l| crate::classify::needles::line_has(l.bytes, needles));
+    let needed = found.iter().any(|l| may_hold(l.bytes));
     (found, needed)
+}
+
+impl Config {
+    /// Whether a candidate line may hold a hit: it holds one of `needles`
+    /// (when the selected labels have them) and the confirm matches it.
+    fn may_hold(&self, line: &[u8], needles: &[&[u8]]) -> bool {
+        crate::classify::needles::line_has(line, needles) && self.confirmed(line)
+    }
+
+    /// Whether the confirm matches `line` (always, without one).
+    fn confirmed(&self, line: &[u8]) -> bool {
+        self.confirm.as_ref().is_none_or(|re| re.is_match(line))
+    }
 }
 
 impl FileResult {
@@ -217,17 +241,20 @@ impl FileResult {
 impl File<'_> {
     /// Search one candidate line: its record, or each record glued on it.
     fn search_line(&self, line: &Line<'_>, out: &mut FileResult) {
-        if let Some(needles) = &self.cfg.needles {
-            if !crate::classify::needles::line_has(line.bytes, needles) {
-                // No selected unit can be on it. A line that is not one record is
-                // still reported; only its structure is checked, not parsed.
-                if crate::scan::json::one_object(line.bytes).is_err() {
-                    if let Parsed::Malformed(m) = parse_line(line) {
-                        out.malformed.push(m);
-                    }
+        let cfg = self.cfg;
+        let may_hold = match &cfg.needles {
+            Some(needles) => cfg.may_hold(line.bytes, needles),
+            None => cfg.confirmed(line.bytes),
+        };
+        if !may_hold {
+            // No hit can be on it. A line that is not one record is still
+            // reported; only its structure is checked, not parsed.
+            if crate::scan::json::one_object(line.bytes).is_err() {
+                if let Parsed::Malformed(m) = parse_line(line) {
+                    out.malformed.push(m);
                 }
-                return;
             }
+            return;
         }
         match parse_line(line) {
             Parsed::Record(r) => self.search_record(&r, line, out),

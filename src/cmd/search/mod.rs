@@ -3,7 +3,9 @@
 //! reported and the run goes on (exit 2 at the end, as ripgrep).
 
 mod config;
+mod confirm;
 pub(crate) mod file;
+mod forms;
 pub(crate) mod hit;
 pub(crate) mod matcher;
 mod modes;

@@ -6,7 +6,6 @@
 //! and listed as unknown, never dropped.
 
 use std::borrow::Cow;
-use std::collections::BTreeMap;
 
 use serde_json::value::RawValue;
 
@@ -114,47 +113,69 @@ pub(crate) fn result_shape(raw: &RawValue) -> String {
         Some(b'{') => {}
         _ => return format!("scalar:{}", s.get(..16).unwrap_or(s)),
     }
-    let Some(map) = top_fields(s) else {
+    let Some(fields) = top_fields(s) else {
         return "object:unparsed".into();
     };
-    match tool_of(&map) {
+    match tool_of(&fields) {
         Some(name) => name.into(),
         None => {
-            let keys: Vec<&str> = map.keys().map(|k| k.as_ref()).collect();
+            let mut keys: Vec<&str> = fields.0.iter().map(|(k, _)| k.as_ref()).collect();
+            keys.sort_unstable();
+            keys.dedup();
             format!("{{{}}}", keys.join(","))
         }
     }
 }
 
-/// An object's top-level fields by (unescaped) key, from a skim: a Read or
+/// An object's top-level fields in file order, keys unescaped, read as a map
+/// of them reads: a repeated key's last value counts, and it counts once.
+/// A flat list, not a map: an echo has a handful of keys, and a map per
+/// `toolUseResult` was most of this detector's cost.
+struct TopFields<'a>(Vec<(Cow<'a, str>, &'a [u8])>);
+
+impl<'a> TopFields<'a> {
+    fn has(&self, k: &str) -> bool {
+        self.0.iter().any(|(x, _)| x == k)
+    }
+
+    /// The last value under `k` (a map keeps the last of repeated keys).
+    fn get(&self, k: &str) -> Option<&'a [u8]> {
+        self.0.iter().rev().find(|(x, _)| x == k).map(|(_, v)| *v)
+    }
+
+    /// The number of distinct keys.
+    fn distinct(&self) -> usize {
+        let mut keys: Vec<&str> = self.0.iter().map(|(k, _)| k.as_ref()).collect();
+        keys.sort_unstable();
+        keys.dedup();
+        keys.len()
+    }
+}
+
+/// An object's top-level fields (unescaped keys), from a skim: a Read or
 /// Write echo holds whole file bodies, which a full parse would decode only
 /// to be dropped. `None` when the object does not skim.
-fn top_fields(s: &str) -> Option<BTreeMap<Cow<'_, str>, &[u8]>> {
-    let mut map: BTreeMap<Cow<'_, str>, &[u8]> = BTreeMap::new();
+fn top_fields(s: &str) -> Option<TopFields<'_>> {
+    let mut out = Vec::with_capacity(8);
     for kv in json::Fields::new(s.as_bytes(), 0) {
         let (k, v) = kv.ok()?;
         let key = match std::str::from_utf8(k) {
             Ok(k) if !k.contains('\\') => Cow::Borrowed(k),
             _ => Cow::Owned(serde_json::from_slice::<String>(&[b"\"", k, b"\""].concat()).ok()?),
         };
-        map.insert(key, v);
+        out.push((key, v));
     }
-    Some(map)
+    Some(TopFields(out))
 }
 
 /// The tool whose echo has these top-level fields, when one is known.
-fn tool_of(map: &BTreeMap<Cow<'_, str>, &[u8]>) -> Option<&'static str> {
-    let has = |k: &str| map.contains_key(k);
-    let str_of = |k: &str| {
-        map.get(k)
-            .and_then(|v| json::string(v))
-            .map(Cow::into_owned)
-            .unwrap_or_default()
-    };
+fn tool_of(map: &TopFields<'_>) -> Option<&'static str> {
+    let has = |k: &str| map.has(k);
+    let str_of = |k: &str| map.get(k).and_then(json::string).unwrap_or_default();
     let ty = str_of("type");
     let status = str_of("status");
     Some(
-        if matches!(ty.as_str(), "create" | "update") && has("content") && has("filePath") {
+        if matches!(ty.as_ref(), "create" | "update") && has("content") && has("filePath") {
             "Write"
         } else if has("oldString") && has("newString") {
             "Edit"
@@ -162,7 +183,7 @@ fn tool_of(map: &BTreeMap<Cow<'_, str>, &[u8]>) -> Option<&'static str> {
             "MultiEdit"
         } else if has("file")
             && matches!(
-                ty.as_str(),
+                ty.as_ref(),
                 "text" | "image" | "notebook" | "pdf" | "parts" | "file_unchanged"
             )
         {
@@ -193,7 +214,7 @@ fn tool_of(map: &BTreeMap<Cow<'_, str>, &[u8]>) -> Option<&'static str> {
             "TaskOutput"
         } else if has("task_id") && has("task_type") {
             "TaskStop"
-        } else if map.len() == 1 && has("task") {
+        } else if has("task") && map.distinct() == 1 {
             "TaskCreate"
         } else if has("commandName") {
             "Skill"
@@ -241,5 +262,22 @@ mod tests {
         assert_eq!(shape(r#"{"zeta":1,"alpha":{"x":2}}"#), "{alpha,zeta}");
         assert!(!known(RESULT_SHAPES, &shape(r#"{"zeta":1}"#)));
         assert_eq!(shape("42"), "scalar:42");
+    }
+
+    /// The flat field list answers as the map it replaced: a repeated key
+    /// counts once and its last value is the one read.
+    #[test]
+    fn repeated_keys_read_as_a_map_reads_them() {
+        assert_eq!(shape(r#"{"task":{"id":"1"},"task":2}"#), "TaskCreate");
+        assert_eq!(
+            shape(r#"{"type":"text","type":"create","filePath":"a","content":"x"}"#),
+            "Write"
+        );
+        assert_eq!(
+            shape(r#"{"type":"create","type":"text","filePath":"a","content":"x"}"#),
+            "{content,filePath,type}"
+        );
+        assert_eq!(shape(r#"{"b":1,"a":2,"b":3}"#), "{a,b}");
+        assert_eq!(shape(r#"{"t\u0061sk":1}"#), "TaskCreate");
     }
 }

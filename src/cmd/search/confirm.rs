@@ -1,0 +1,237 @@
+//! The line confirm: the pattern itself, translated to match a candidate line's
+//! raw bytes wherever it matches the line's decoded text, so a candidate line
+//! it misses needs no parse. The prefilter ([`super::prefilter`]) looks for one
+//! required literal; a pattern such as `hooks?[.]go` flags every line holding
+//! `hook`, ten times the lines that hold a match on a real home. Those lines
+//! were parsed, classified and matched, and a file with one of them was indexed.
+//!
+//! A translation exists only when no character the pattern can match is one a
+//! unit's text may hold where the line does not hold it as written:
+//! - the glue a unit's text adds between pieces on disk: a space (a call's name
+//!   and input, a system record's subtype and detail, REC-037), a newline
+//!   (text blocks, result parts), the brackets of a `[kind]` placeholder, and
+//!   U+FFFD for a lone surrogate escape ([`crate::record::surrogate`]);
+//! - what compact JSON drops or keeps beside a dropped blank (REC-038): JSON's
+//!   whitespace and its structural characters `{ } [ ] : ,` and the quote (a
+//!   blank JSON drops always stands next to one of these);
+//! - what JSON must escape (the quote, the backslash, control characters).
+//!
+//! Every other character of a match is on the line in one of its JSON forms:
+//! as written, `\uXXXX` (any character may be, a pair past U+FFFF), or `\/`
+//! for a slash; each class of the pattern is offered in all of them. A match
+//! of such a pattern in a unit's text (or in a call's decoded input, or in
+//! an unmodelled part's values, [`super::unmodelled`]) is therefore a run of
+//! one JSON string's content, or of raw JSON between its tokens, and the
+//! translation matches that run on the line. Zero-width assertions (`\b`,
+//! `^`, `-w`) are dropped: the bytes beside a run on disk are not the text's,
+//! and dropping one only lets more lines through. When a pattern has no
+//! translation, every candidate line is read as before.
+
+use std::cell::Cell;
+
+use regex::bytes::{Regex, RegexBuilder};
+use regex_syntax::hir::{Class, ClassUnicode, ClassUnicodeRange, Hir, HirKind, Repetition};
+
+use super::prefilter::Prefilter;
+use crate::scan::find::Find;
+
+/// The byte passes' finder with the confirm: a line the prefilter flags
+/// counts only when the confirm matches it too, or when it is not one JSON
+/// object ([`crate::scan::json::one_object`]), so that a malformed line is
+/// still read and reported as before. A file none of whose lines count ends
+/// in the streaming pass: it is neither held, nor indexed, nor parsed.
+///
+/// Searched from line starts only (the streaming pass's chunks and
+/// [`crate::scan::lines::HitLines`] both are), so the bytes from `at` to a
+/// flagged byte's newline are whole lines.
+pub(crate) struct Confirmed<'a> {
+    pre: &'a Prefilter,
+    confirm: &'a Regex,
+    /// The last `is_match`: haystack address and length, and what it found,
+    /// so the streaming pass's `find_at` right after it does not search again.
+    last: Cell<Option<Found>>,
+}
+
+/// A haystack's address and length, and the match found in it.
+type Found = (usize, usize, Option<(usize, usize)>);
+
+impl<'a> Confirmed<'a> {
+    pub(crate) fn new(pre: &'a Prefilter, confirm: &'a Regex) -> Confirmed<'a> {
+        Confirmed {
+            pre,
+            confirm,
+            last: Cell::new(None),
+        }
+    }
+}
+
+impl Find for Confirmed<'_> {
+    fn find_at(&self, hay: &[u8], at: usize) -> Option<(usize, usize)> {
+        if at == 0 {
+            if let Some((addr, len, found)) = self.last.get() {
+                if addr == hay.as_ptr() as usize && len == hay.len() {
+                    return found;
+                }
+            }
+        }
+        let mut pos = at;
+        while pos < hay.len() {
+            let (s, e) = self.pre.find_at(hay, pos)?;
+            let start = memchr::memrchr(b'\n', &hay[pos..s]).map_or(pos, |i| pos + i + 1);
+            let end = memchr::memchr(b'\n', &hay[s..]).map_or(hay.len(), |i| s + i);
+            let line = &hay[start..end];
+            let line = line.strip_suffix(b"\r").unwrap_or(line);
+            if self.confirm.is_match(line) || crate::scan::json::one_object(line).is_err() {
+                return Some((s, e));
+            }
+            pos = end + 1;
+        }
+        None
+    }
+
+    fn is_match(&self, hay: &[u8]) -> bool {
+        self.last.set(None);
+        let found = self.find_at(hay, 0);
+        self.last
+            .set(Some((hay.as_ptr() as usize, hay.len(), found)));
+        found.is_some()
+    }
+}
+
+/// The confirm for `patterns` (regex syntax, as matched), or `None` when one
+/// of them may match a character a unit's text holds other than as written.
+pub(crate) fn build(patterns: &[String], case_insensitive: bool) -> Option<Regex> {
+    let mut alts = Vec::new();
+    for p in patterns {
+        let hir = regex_syntax::ParserBuilder::new()
+            .case_insensitive(case_insensitive)
+            .multi_line(true)
+            .build()
+            .parse(p)
+            .ok()?;
+        alts.push(raw(&hir)?);
+    }
+    let hir = Hir::alternation(alts);
+    RegexBuilder::new(&hir.to_string())
+        .size_limit(64 << 20)
+        .build()
+        .ok()
+}
+
+/// `hir` over raw line bytes, or `None` when it has no translation.
+fn raw(hir: &Hir) -> Option<Hir> {
+    Some(match hir.kind() {
+        HirKind::Empty | HirKind::Look(_) => Hir::empty(),
+        HirKind::Literal(lit) => {
+            let s = std::str::from_utf8(&lit.0).ok()?;
+            let chars: Option<Vec<Hir>> = s
+                .chars()
+                .map(|c| class(&ClassUnicode::new([ClassUnicodeRange::new(c, c)])))
+                .collect();
+            Hir::concat(chars?)
+        }
+        HirKind::Class(Class::Unicode(c)) => class(c)?,
+        HirKind::Class(Class::Bytes(_)) => return None,
+        HirKind::Repetition(r) => Hir::repetition(Repetition {
+            min: r.min,
+            max: r.max,
+            greedy: r.greedy,
+            sub: Box::new(raw(&r.sub)?),
+        }),
+        HirKind::Capture(c) => raw(&c.sub)?,
+        HirKind::Concat(items) => Hir::concat(items.iter().map(raw).collect::<Option<_>>()?),
+        HirKind::Alternation(alts) => {
+            Hir::alternation(alts.iter().map(raw).collect::<Option<_>>()?)
+        }
+    })
+}
+
+/// A class of characters in every JSON form a line holds them in, or `None`
+/// when it holds a character of glue, of JSON's structure or that JSON escapes.
+fn class(c: &ClassUnicode) -> Option<Hir> {
+    let unsafe_ascii = |ch: char| ch <= ' ' || ch == '\x7f' || "\"\\[]{}:,".contains(ch);
+    for r in c.iter() {
+        if (r.start()..=r.end().min('\x7f')).any(unsafe_ascii)
+            || (r.start()..=r.end()).contains(&'\u{FFFD}')
+        {
+            return None;
+        }
+    }
+    let mut forms = vec![Hir::class(Class::Unicode(c.clone()))];
+    // Any character may be a `\u` escape on disk (two past U+FFFF); hex digits
+    // in either case, so these do not depend on the pattern's case.
+    let hex = Hir::class(Class::Unicode(ClassUnicode::new([
+        ClassUnicodeRange::new('0', '9'),
+        ClassUnicodeRange::new('A', 'F'),
+        ClassUnicodeRange::new('a', 'f'),
+    ])));
+    let unit = Hir::concat(vec![
+        Hir::literal(*b"\\u"),
+        Hir::repetition(Repetition {
+            min: 4,
+            max: Some(4),
+            greedy: true,
+            sub: Box::new(hex),
+        }),
+    ]);
+    forms.push(Hir::repetition(Repetition {
+        min: 1,
+        max: Some(2),
+        greedy: true,
+        sub: Box::new(unit),
+    }));
+    if c.iter().any(|r| (r.start()..=r.end()).contains(&'/')) {
+        forms.push(Hir::literal(*b"\\/"));
+    }
+    Some(Hir::alternation(forms))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn confirm(p: &str, ci: bool) -> Option<Regex> {
+        build(&[p.to_string()], ci)
+    }
+
+    #[test]
+    fn a_pattern_of_plain_characters_is_confirmed_on_the_line() {
+        let re = confirm("hooks?[.]go", true).unwrap();
+        assert!(re.is_match(br#"{"input":{"file_path":"/x/HOOKS.go"}}"#));
+        assert!(re.is_match(br#"{"text":"see hook.go"}"#));
+        assert!(!re.is_match(br#"{"type":"hook_progress","hookEvent":"go"}"#));
+        // Smart case folds `k` to the Kelvin sign and `s` to the long s, on
+        // disk as written (REC-095) or `\u`-escaped (REC-038).
+        assert!(re.is_match("hoo\u{212A}s.go".as_bytes()));
+        assert!(re.is_match(br#"hoo\u212As.go"#));
+        // Any character may be a `\u` escape, a slash `\/`.
+        assert!(re.is_match(br#"hooks\u002ego"#));
+        let re = confirm("a/b", false).unwrap();
+        assert!(re.is_match(br#"["a\/b"]"#));
+        let re = confirm("日本", false).unwrap();
+        assert!(re.is_match(br#"["\u65e5\u672c"]"#));
+        assert!(confirm(r"ok \w+", false).is_none());
+        let re = confirm(r"\bcargo\b", false).unwrap();
+        assert!(re.is_match(b"xcargox"), "zero-width assertions dropped");
+    }
+
+    #[test]
+    fn a_pattern_that_may_match_glue_structure_or_an_escape_has_none() {
+        for p in [
+            "a b",
+            "a.b",
+            r"a\sb",
+            "[^x]",
+            r#"say "hi""#,
+            "a:b",
+            "x,y",
+            r"\[image\]",
+            "{}",
+            r"a\\b",
+            "a\nb",
+            "\u{FFFD}",
+        ] {
+            assert!(confirm(p, false).is_none(), "{p}");
+        }
+    }
+}
