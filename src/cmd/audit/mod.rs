@@ -14,6 +14,7 @@ pub(crate) mod eaten;
 pub(crate) mod file;
 pub(crate) mod finding;
 pub(crate) mod folders;
+pub(crate) mod pass;
 pub(crate) mod print;
 pub(crate) mod refs;
 

@@ -2,8 +2,8 @@
 //! the second parses it replaces, on every line of the sample and public homes.
 
 use super::super::calls::Calls;
-use super::super::file::string_contents;
 use super::super::finding::At;
+use super::super::pass::string_contents;
 use super::super::refs::Refs;
 use super::*;
 use crate::loss::skim::skim;
