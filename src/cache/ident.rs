@@ -45,13 +45,7 @@ pub(super) fn path_of(b: &[u8]) -> PathBuf {
 }
 
 pub(super) fn ident(meta: &Metadata) -> Ident {
-    #[cfg(unix)]
-    let (dev, ino) = {
-        use std::os::unix::fs::MetadataExt;
-        (meta.dev(), meta.ino())
-    };
-    #[cfg(not(unix))]
-    let (dev, ino) = (0, 0);
+    let (dev, ino) = crate::scan::source::file_id(meta).unwrap_or((0, 0));
     let mtime =
         meta.modified()
             .ok()

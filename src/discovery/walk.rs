@@ -69,16 +69,7 @@ type DirId = (u64, u64);
 
 /// A directory's identity, where the platform has one.
 fn identity(m: &fs::Metadata) -> Option<DirId> {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::MetadataExt;
-        Some((m.dev(), m.ino()))
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = m;
-        None
-    }
+    crate::scan::source::file_id(m)
 }
 
 /// A FIFO, socket or device found by the walk: reading one could block for ever

@@ -187,6 +187,22 @@ impl Source {
     }
 }
 
+/// A file's (device, inode) where the platform has them: what says two
+/// opens reached the same file (a rename-replacement gets a new inode,
+/// MISC-017).
+pub(crate) fn file_id(m: &std::fs::Metadata) -> Option<(u64, u64)> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        Some((m.dev(), m.ino()))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = m;
+        None
+    }
+}
+
 /// Fill `buf` from `file` at `offset` (a positional read where the platform
 /// has one: the handle's cursor is not moved, so threads may share it).
 #[cfg(unix)]

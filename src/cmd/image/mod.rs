@@ -30,26 +30,17 @@ pub(crate) struct Scanned {
     pub(crate) groups: Vec<Distinct>,
 }
 
-/// The file as it was scanned: its identity and length.
+/// The file as it was scanned: its (device, inode) and length.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Seen {
-    pub(crate) dev: u64,
-    pub(crate) ino: u64,
+    pub(crate) id: Option<(u64, u64)>,
     pub(crate) len: u64,
 }
 
 impl Seen {
     pub(crate) fn of(meta: &std::fs::Metadata) -> Seen {
-        #[cfg(unix)]
-        let (dev, ino) = {
-            use std::os::unix::fs::MetadataExt;
-            (meta.dev(), meta.ino())
-        };
-        #[cfg(not(unix))]
-        let (dev, ino) = (0, 0);
         Seen {
-            dev,
-            ino,
+            id: crate::scan::source::file_id(meta),
             len: meta.len(),
         }
     }

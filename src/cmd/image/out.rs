@@ -118,7 +118,7 @@ pub(crate) fn write(
 fn reread(path: &Path, seen: Seen, a: usize, b: usize) -> std::result::Result<Vec<u8>, String> {
     let opened = crate::scan::source::open(path).map_err(|e| e.to_string())?;
     let now = Seen::of(&opened.meta);
-    if (now.dev, now.ino) != (seen.dev, seen.ino) {
+    if now.id != seen.id {
         return Err("the transcript was replaced since csift read it".into());
     }
     if now.len < seen.len {

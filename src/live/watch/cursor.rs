@@ -50,17 +50,6 @@ pub(crate) enum Read {
     Gone,
 }
 
-#[cfg(unix)]
-fn ident(m: &std::fs::Metadata) -> Option<(u64, u64)> {
-    use std::os::unix::fs::MetadataExt;
-    Some((m.dev(), m.ino()))
-}
-
-#[cfg(not(unix))]
-fn ident(_m: &std::fs::Metadata) -> Option<(u64, u64)> {
-    None
-}
-
 impl Cursor {
     /// A cursor at `path`'s current length (`from_start`: at 0, for a file
     /// born after the wait started).
@@ -85,7 +74,7 @@ impl Cursor {
             agent_id,
             offset: len,
             baseline: len,
-            ident: meta.as_ref().and_then(ident),
+            ident: meta.as_ref().and_then(crate::scan::source::file_id),
         }
     }
 
@@ -96,7 +85,7 @@ impl Cursor {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Read::Gone),
             Err(e) => return Err(e),
         };
-        let now = ident(&meta);
+        let now = crate::scan::source::file_id(&meta);
         let len = meta.len();
         if self.ident.is_some() && now != self.ident {
             self.ident = now;
