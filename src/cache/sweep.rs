@@ -106,7 +106,9 @@ pub(super) fn sweep(dir: &Path, kind: &str, version: u32, now: SystemTime) -> Sw
     swept
 }
 
-/// Remove `root`'s directories `<kind>-v<M>` with `M < version`.
+/// Remove `root`'s directories `<kind>-v<M>` with `M < version`, and the
+/// side directories a kind keeps beside them (`<kind>-v<M>-<side>`, the
+/// ledger's quiet sets) of those versions.
 fn old_versions(root: &Path, kind: &str, version: u32) -> usize {
     let Ok(entries) = std::fs::read_dir(root) else {
         return 0;
@@ -117,7 +119,8 @@ fn old_versions(root: &Path, kind: &str, version: u32) -> usize {
         let old = name
             .to_str()
             .and_then(|s| s.strip_prefix(kind)?.strip_prefix("-v"))
-            .filter(|v| v.bytes().all(|b| b.is_ascii_digit()))
+            .map(|v| v.split_once('-').map_or(v, |(n, _)| n))
+            .filter(|v| !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()))
             .and_then(|v| v.parse::<u32>().ok())
             .is_some_and(|v| v < version);
         // `file_type` does not follow links: a link is never swept through.

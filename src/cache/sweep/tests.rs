@@ -36,7 +36,15 @@ fn a_sweep_removes_what_no_run_reads_and_keeps_the_rest() {
     let project = tmp.path().join("project");
     std::fs::create_dir_all(&project).unwrap();
     // Other versions and kinds beside it.
-    for d in ["toy-v1/cd", "toy-v3/cd", "toyx-v1/cd", "other-v1/cd"] {
+    for d in [
+        "toy-v1/cd",
+        "toy-v1-quiet/cd",
+        "toy-v2-quiet/cd",
+        "toy-v3/cd",
+        "toyx-v1/cd",
+        "toy-own-v1/cd",
+        "other-v1/cd",
+    ] {
         std::fs::create_dir_all(root.join(d)).unwrap();
         std::fs::write(root.join(d).join("e.pack"), b"x").unwrap();
     }
@@ -60,12 +68,25 @@ fn a_sweep_removes_what_no_run_reads_and_keeps_the_rest() {
     assert_eq!(
         got,
         Swept {
-            versions: 1,
+            versions: 2,
             files: 3
         }
     );
     assert!(!root.join("toy-v1").exists(), "an older version goes");
-    for keep in ["toy-v3", "toyx-v1", "other-v1", "toy-v0"] {
+    assert!(
+        !root.join("toy-v1-quiet").exists(),
+        "with its side directory"
+    );
+    // The current version's side directory, a newer version, another kind
+    // and another variant (swept by its own runs) stay.
+    for keep in [
+        "toy-v2-quiet",
+        "toy-v3",
+        "toyx-v1",
+        "toy-own-v1",
+        "other-v1",
+        "toy-v0",
+    ] {
         assert!(root.join(keep).exists(), "{keep} stays");
     }
     assert_eq!(std::fs::read(outside.join("keep")).unwrap(), b"mine");
