@@ -22,7 +22,7 @@ use super::finding::{At, FileCtx, Finding};
 use crate::cache::{Dec, Enc};
 use crate::classify::FileIndex;
 use crate::cli::audit::Kind;
-use crate::loss::lite::{raw_str, LiteBlock};
+use crate::loss::lite::{raw_str, LiteBlock, LiteMessage};
 
 /// Which results must carry the echo object in this file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -266,4 +266,23 @@ impl Calls {
         }
         Some(c)
     }
+}
+
+/// Where in `msg` (the raw message `m` was read from) each block's `content`
+/// string lies, in order: the bulk of a tool result's bytes.
+pub(crate) fn string_contents<'m>(
+    msg: &'m [u8],
+    m: &'m LiteMessage<'_>,
+) -> impl Iterator<Item = std::ops::Range<usize>> + 'm {
+    let base = msg.as_ptr() as usize;
+    m.blocks()
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|b| b.content)
+        .filter(|c| c.get().starts_with('"'))
+        .filter_map(move |c| {
+            let start = (c.get().as_ptr() as usize).checked_sub(base)?;
+            let end = start + c.get().len();
+            (end <= msg.len()).then_some(start..end)
+        })
 }

@@ -130,10 +130,10 @@ impl<'a> RawTop<'a> {
 
 /// An object key as written: borrowed from the line when it holds no escape
 /// (so its place in the line is known), decoded otherwise.
-pub(crate) struct Key<'a>(pub(crate) Cow<'a, str>);
+struct Key<'a>(Cow<'a, str>);
 
 impl<'a> Key<'a> {
-    pub(crate) fn plain(&self) -> Option<&'a str> {
+    fn plain(&self) -> Option<&'a str> {
         match self.0 {
             Cow::Borrowed(s) => Some(s),
             Cow::Owned(_) => None,
@@ -324,9 +324,11 @@ impl<'de> Deserialize<'de> for Fused<'de> {
     }
 }
 
-/// The offset of `part` (borrowed from `text`) in `text`.
-fn offset(text: &str, part: &str) -> usize {
-    part.as_ptr() as usize - text.as_ptr() as usize
+/// The offset of `part` (borrowed from `text`) in `text`; `None` when it is
+/// not borrowed from it (the line is then read the plain way).
+fn offset(text: &str, part: &str) -> Option<usize> {
+    let at = (part.as_ptr() as usize).checked_sub(text.as_ptr() as usize)?;
+    (at + part.len() <= text.len()).then_some(at)
 }
 
 /// Skip JSON whitespace forward from `i`.
@@ -350,7 +352,7 @@ fn ws_back(b: &[u8], mut i: usize) -> usize {
 /// line's closing brace): `"key" ws : ws VALUE ws , ws "next"`.
 fn between<'a>(text: &'a str, key: &str, next: Option<&str>) -> Option<&'a [u8]> {
     let b = text.as_bytes();
-    let after = offset(text, key) + key.len();
+    let after = offset(text, key)? + key.len();
     if b.get(after) != Some(&b'"') {
         return None;
     }
@@ -361,7 +363,7 @@ fn between<'a>(text: &'a str, key: &str, next: Option<&str>) -> Option<&'a [u8]>
     let start = ws_fwd(b, i + 1);
     let end = match next {
         Some(n) => {
-            let q = offset(text, n).checked_sub(1)?; // its opening quote
+            let q = offset(text, n)?.checked_sub(1)?; // its opening quote
             let c = ws_back(b, q).checked_sub(1)?;
             if b[c] != b',' {
                 return None;
@@ -376,7 +378,7 @@ fn between<'a>(text: &'a str, key: &str, next: Option<&str>) -> Option<&'a [u8]>
             ws_back(b, c)
         }
     };
-    (start < end).then(|| &b[start..end])
+    b.get(start..end).filter(|_| start < end)
 }
 
 impl<'a> Fused<'a> {

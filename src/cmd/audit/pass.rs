@@ -6,7 +6,7 @@
 
 use memchr::memmem;
 
-use super::calls::EchoPolicy;
+use super::calls::{string_contents, EchoPolicy};
 use super::checked::{checked, Pre};
 use super::file::{scraped_ts, ts_before, Scan, Want};
 use super::finding::{At, FileCtx};
@@ -69,25 +69,6 @@ fn valid_json(line: &[u8]) -> bool {
 /// message instead (see [`Pass::assistant`]).
 fn eaten_by_skim(w: &Want) -> bool {
     (w.eaten || w.adjacency) && !w.malformed
-}
-
-/// Where in `msg` (the raw message `m` was read from) each block's `content`
-/// string lies, in order: the bulk of a tool result's bytes.
-pub(crate) fn string_contents<'m>(
-    msg: &'m [u8],
-    m: &'m LiteMessage<'_>,
-) -> impl Iterator<Item = std::ops::Range<usize>> + 'm {
-    let base = msg.as_ptr() as usize;
-    m.blocks()
-        .unwrap_or_default()
-        .iter()
-        .filter_map(|b| b.content)
-        .filter(|c| c.get().starts_with('"'))
-        .filter_map(move |c| {
-            let start = (c.get().as_ptr() as usize).checked_sub(base)?;
-            let end = start + c.get().len();
-            (end <= msg.len()).then_some(start..end)
-        })
 }
 
 pub(super) struct Pass<'c> {

@@ -54,7 +54,7 @@ pub(crate) struct SpawnRaw<'a> {
     /// A key given twice: [`Spawn`]'s derived read refuses the object.
     dup: bool,
     /// `agentId` or `persistedOutputPath` written with an escape: the byte
-    /// prefilters ([`super::file`]) would not see it, so the object is read
+    /// prefilters ([`super::pass`]) would not see it, so the object is read
     /// the plain way.
     pub(crate) escaped: bool,
 }

@@ -1,9 +1,9 @@
 //! Tests of [`super`]: the fused read against the skim, the plain read and
 //! the second parses it replaces, on every line of the sample and public homes.
 
+use super::super::calls::string_contents;
 use super::super::calls::Calls;
 use super::super::finding::At;
-use super::super::pass::string_contents;
 use super::super::refs::Refs;
 use super::*;
 use crate::loss::skim::skim;
