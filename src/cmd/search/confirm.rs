@@ -36,9 +36,12 @@ use super::prefilter::Prefilter;
 use crate::scan::find::Find;
 
 /// The byte passes' finder with the confirm: a line the prefilter flags
-/// counts only when the confirm matches it too, or when it is not one JSON
-/// object ([`crate::scan::json::one_object`]), so that a malformed line is
-/// still read and reported as before. A file none of whose lines count ends
+/// counts only when the confirm matches it too, or when it is not read as
+/// such ([`unreadable`]), so that a line broken in its structure or its UTF-8
+/// is still read and reported as before. A well-formed object the confirm
+/// misses is not parsed, so a record in it with a field of the wrong type is
+/// not reported (as with a label search's needles before it): the help's
+/// `malformed_lines` counts the lines the prefilter lets through. A file none of whose lines count ends
 /// in the streaming pass: it is neither held, nor indexed, nor parsed.
 ///
 /// Searched from line starts only (the streaming pass's chunks and
@@ -81,7 +84,7 @@ impl Find for Confirmed<'_> {
             let end = memchr::memchr(b'\n', &hay[s..]).map_or(hay.len(), |i| s + i);
             let line = &hay[start..end];
             let line = line.strip_suffix(b"\r").unwrap_or(line);
-            if self.confirm.is_match(line) || crate::scan::json::one_object(line).is_err() {
+            if self.confirm.is_match(line) || unreadable(line) {
                 return Some((s, e));
             }
             pos = end + 1;
@@ -146,6 +149,12 @@ fn raw(hir: &Hir) -> Option<Hir> {
     })
 }
 
+/// Whether a line is broken in its structure (not one JSON object) or its
+/// UTF-8: read and reported as malformed even where no hit can be on it.
+pub(crate) fn unreadable(line: &[u8]) -> bool {
+    crate::scan::json::one_object(line).is_err() || simdutf8::basic::from_utf8(line).is_err()
+}
+
 /// A class of characters in every JSON form a line holds them in, or `None`
 /// when it holds a character of glue, of JSON's structure or that JSON escapes.
 fn class(c: &ClassUnicode) -> Option<Hir> {
@@ -157,7 +166,20 @@ fn class(c: &ClassUnicode) -> Option<Hir> {
             return None;
         }
     }
-    let mut forms = vec![Hir::class(Class::Unicode(c.clone()))];
+    // As written; an ASCII hex letter in either case, since a tool input's
+    // text is its JSON written again (`scan::json::compact`), whose `\u`
+    // escapes are lowercase where the line's may be uppercase.
+    let mut written = c.clone();
+    for (lo, hi) in [('a', 'f'), ('A', 'F')] {
+        let mut hex = ClassUnicode::new([ClassUnicodeRange::new(lo, hi)]);
+        hex.intersect(c);
+        let swapped = hex.iter().map(|r| {
+            let flip = |ch: char| char::from(ch as u8 ^ 0x20);
+            ClassUnicodeRange::new(flip(r.start()), flip(r.end()))
+        });
+        written.union(&ClassUnicode::new(swapped));
+    }
+    let mut forms = vec![Hir::class(Class::Unicode(written))];
     // Any character may be a `\u` escape on disk (two past U+FFFF); hex digits
     // in either case, so these do not depend on the pattern's case.
     let hex = Hir::class(Class::Unicode(ClassUnicode::new([
@@ -213,6 +235,27 @@ mod tests {
         assert!(confirm(r"ok \w+", false).is_none());
         let re = confirm(r"\bcargo\b", false).unwrap();
         assert!(re.is_match(b"xcargox"), "zero-width assertions dropped");
+    }
+
+    /// A tool input's text is its JSON written again, `\u` escapes in
+    /// lowercase: a case-sensitive pattern over an escape's hex letters must
+    /// still confirm a line that writes them in uppercase.
+    #[test]
+    fn hex_letters_are_confirmed_in_either_case() {
+        let line = br#"{"input":{"command":"a\u001Fb"}}"#;
+        for p in ["u001[a-z]b", "u001[f-h]b", "u001f{1,3}b"] {
+            assert!(confirm(p, false).unwrap().is_match(line), "{p}");
+        }
+        assert!(!confirm("u001[g-z]b", false).unwrap().is_match(line));
+    }
+
+    /// A line the confirm misses is still read when it is broken in its
+    /// structure or its UTF-8, so it is reported as malformed.
+    #[test]
+    fn a_line_broken_in_structure_or_utf8_is_unreadable() {
+        assert!(unreadable(br#"{"type":"user""#));
+        assert!(unreadable(b"{\"text\":\"hook \xff here\"}"));
+        assert!(!unreadable(br#"{"type":"user","uuid":5}"#));
     }
 
     #[test]

@@ -247,9 +247,9 @@ impl File<'_> {
             None => cfg.confirmed(line.bytes),
         };
         if !may_hold {
-            // No hit can be on it. A line that is not one record is still
-            // reported; only its structure is checked, not parsed.
-            if crate::scan::json::one_object(line.bytes).is_err() {
+            // No hit can be on it. A line broken in its structure or its
+            // UTF-8 is still reported; it is checked, not parsed.
+            if super::confirm::unreadable(line.bytes) {
                 if let Parsed::Malformed(m) = parse_line(line) {
                     out.malformed.push(m);
                 }
