@@ -1,10 +1,11 @@
 //! serde's walk of a whole line for audit's malformed-line check, reading the
 //! top-level fields the skim reads ([`Top`]) and, in the same walk, what the
 //! detectors would otherwise parse a second time: the message's [`LiteMessage`]
-//! (eaten text, tool calls, bare carriers, inline persisted output) and the
-//! `toolUseResult` object's spawn and persisted-output keys ([`SpawnRaw`]).
+//! (eaten text, tool calls, bare carriers, inline persisted output), the
+//! `toolUseResult` object's spawn and persisted-output keys ([`SpawnRaw`]),
+//! and the same keys of a progress record's `data` (its `agentId`).
 //!
-//! The message's and the result's raw bytes are still needed (byte
+//! The message's, the result's and the data's raw bytes are still needed (byte
 //! prefilters), and a serde visitor is told no positions: each is found from
 //! the borrowed key strings around it (its own key, then the next key or the
 //! line's end), which in valid JSON leave only whitespace, `:` and `,` to step
@@ -38,6 +39,9 @@ pub(crate) struct Pre<'a> {
     pub(crate) message: Option<LiteMessage<'a>>,
     /// The `toolUseResult` keys when it is an object.
     pub(crate) tur: Option<SpawnRaw<'a>>,
+    /// The same keys of `data` when it is an object (a progress record's
+    /// `agentId`).
+    pub(crate) data: Option<SpawnRaw<'a>>,
 }
 
 /// The top-level fields [`crate::loss::skim::skim`] reads, read by serde instead,
@@ -172,7 +176,8 @@ struct Place<'a> {
 /// The message value: the [`LiteMessage`] of an object, nothing of anything else.
 struct Msg<'a>(Option<LiteMessage<'a>>);
 
-/// The `toolUseResult` value: the spawn keys of an object, nothing of anything else.
+/// The `toolUseResult` (or `data`) value: the spawn keys of an object,
+/// nothing of anything else.
 struct Tur<'a>(Option<SpawnRaw<'a>>);
 
 /// The scalar visits of a value visitor whose value is `None` for anything
@@ -254,8 +259,9 @@ struct Fused<'a> {
     raw: RawTop<'a>,
     message: Option<Msg<'a>>,
     tur: Option<Tur<'a>>,
-    /// The message's and the result's places.
-    places: [Place<'a>; 2],
+    data: Option<Tur<'a>>,
+    /// The message's, the result's and the data's places.
+    places: [Place<'a>; 3],
 }
 
 /// Take a known field's value once; a repeated key fails the read, as it
@@ -298,7 +304,11 @@ impl<'de> Deserialize<'de> for Fused<'de> {
                         "agentId" => once(&mut r.agent_id, &mut map, "agentId")?,
                         "isSidechain" => once(&mut r.is_sidechain, &mut map, "isSidechain")?,
                         "isMeta" => once(&mut r.is_meta, &mut map, "isMeta")?,
-                        "data" => once(&mut r.data, &mut map, "data")?,
+                        "data" => {
+                            once(&mut f.data, &mut map, "data")?;
+                            f.places[2].key = k.plain();
+                            open = Some(2);
+                        }
                         "message" => {
                             once(&mut f.message, &mut map, "message")?;
                             f.places[0].key = k.plain();
@@ -395,6 +405,11 @@ impl<'a> Fused<'a> {
         if let Some(Tur(t)) = self.tur {
             top.tool_use_result = Some(place(self.places[1])?);
             pre.tur = t;
+        }
+        if let Some(Tur(t)) = self.data {
+            let raw = place(self.places[2])?;
+            top.data = t.is_some().then_some(raw);
+            pre.data = t;
         }
         Some(Checked {
             top,
