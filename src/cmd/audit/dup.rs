@@ -46,6 +46,12 @@ impl Hasher for PassThrough {
 
 type Map<V> = HashMap<u64, V, BuildHasherDefault<PassThrough>>;
 
+/// An id's 64-bit key ([`Fx`] over its bytes), for maps that confirm a
+/// match on the id itself.
+pub(crate) fn id_key(id: &[u8]) -> u64 {
+    key(id)
+}
+
 /// A multiply-rotate hash over eight bytes a step, for the detectors' maps of
 /// ids (tool_use ids, message ids): SipHash took 2% of a full audit. Keys
 /// come from the file being read, whose worst case costs only that run time.
@@ -83,7 +89,8 @@ pub(crate) type IdMap<K, V> = HashMap<K, V, BuildHasherDefault<Fx>>;
 pub(crate) type IdSet<K> = std::collections::HashSet<K, BuildHasherDefault<Fx>>;
 
 /// A uuid's key: [`Fx`] over its bytes (FNV-1a's byte a step was most of
-/// the duplicate-uuid rule's time); a match is confirmed on the bytes.
+/// the duplicate-uuid rule's time); a match is confirmed on the bytes. The
+/// eaten rule keys message ids the same way ([`id_key`]).
 fn key(uuid: &[u8]) -> u64 {
     let mut h = Fx(uuid.len() as u64);
     h.write(uuid);
