@@ -17,7 +17,7 @@
 use std::borrow::Cow;
 use std::fmt;
 
-use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
@@ -56,11 +56,17 @@ pub(crate) fn checked(line: &[u8]) -> Option<Checked<'_>> {
         return None; // serde would read a struct from an array too
     }
     let text = simdutf8::basic::from_utf8(line).ok()?;
-    if let Some(c) = serde_json::from_str::<Fused<'_>>(text)
-        .ok()
-        .and_then(|f| f.checked(text))
+    let mut f = Fused::default();
+    let mut de = serde_json::Deserializer::from_str(text);
+    // As `serde_json::from_str` reads: the value, then nothing but whitespace.
+    if (&mut f)
+        .deserialize(&mut de)
+        .and_then(|()| de.end())
+        .is_ok()
     {
-        return Some(c);
+        if let Some(c) = f.checked(text) {
+            return Some(c);
+        }
     }
     let r: RawTop<'_> = serde_json::from_str(text).ok()?;
     Some(Checked {
@@ -278,16 +284,19 @@ fn once<'de, A: MapAccess<'de>, T: Deserialize<'de>>(
     Ok(())
 }
 
-impl<'de> Deserialize<'de> for Fused<'de> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = Fused<'de>;
+/// The fused read fills a [`Fused`] in place (the read's value is large,
+/// and moving it out of serde's result per line showed as copies).
+impl<'de> DeserializeSeed<'de> for &mut Fused<'de> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        struct V<'f, 'de>(&'f mut Fused<'de>);
+        impl<'de> Visitor<'de> for V<'_, 'de> {
+            type Value = ();
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
                 f.write_str("a transcript record")
             }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Fused<'de>, A::Error> {
-                let mut f = Fused::default();
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+                let f = self.0;
                 // The place whose next key is still to come.
                 let mut open: Option<usize> = None;
                 while let Some(k) = map.next_key::<Key<'de>>()? {
@@ -327,10 +336,10 @@ impl<'de> Deserialize<'de> for Fused<'de> {
                 if let Some(i) = open {
                     f.places[i].next = Some(None);
                 }
-                Ok(f)
+                Ok(())
             }
         }
-        d.deserialize_map(V)
+        d.deserialize_map(V(self))
     }
 }
 
@@ -393,20 +402,20 @@ fn between<'a>(text: &'a str, key: &str, next: Option<&str>) -> Option<&'a [u8]>
 
 impl<'a> Fused<'a> {
     /// The [`Checked`] of this read; `None` when a value's place is not known.
-    fn checked(self, text: &'a str) -> Option<Checked<'a>> {
+    fn checked(&mut self, text: &'a str) -> Option<Checked<'a>> {
         let place = |p: Place<'a>| between(text, p.key?, p.next?);
         let mut top = self.raw.top();
         let mut pre = Pre::default();
-        if let Some(Msg(m)) = self.message {
+        if let Some(Msg(m)) = self.message.take() {
             let raw = place(self.places[0])?;
             top.message = m.is_some().then_some(raw);
             pre.message = m;
         }
-        if let Some(Tur(t)) = self.tur {
+        if let Some(Tur(t)) = self.tur.take() {
             top.tool_use_result = Some(place(self.places[1])?);
             pre.tur = t;
         }
-        if let Some(Tur(t)) = self.data {
+        if let Some(Tur(t)) = self.data.take() {
             let raw = place(self.places[2])?;
             top.data = t.is_some().then_some(raw);
             pre.data = t;
