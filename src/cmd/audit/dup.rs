@@ -99,7 +99,11 @@ fn key(uuid: &[u8]) -> u64 {
 
 #[derive(Debug, Default)]
 pub(crate) struct Dups {
-    seen: Map<Seen>,
+    /// A uuid's hash -> its first line in `firsts` (a slot of 16 bytes,
+    /// not the 40 of a `Seen`: the table of a large file is probed at
+    /// random, once per line).
+    seen: Map<usize>,
+    firsts: Vec<Seen>,
     /// Distinct uuids whose hash collided with an earlier one (practically never).
     collided: HashMap<Vec<u8>, Seen>,
     boundaries: Vec<usize>,
@@ -184,10 +188,11 @@ impl Dups {
         }
         let first = match self.seen.entry(key(uuid)) {
             Entry::Vacant(v) => {
-                v.insert(new);
+                v.insert(self.firsts.len());
+                self.firsts.push(new);
                 return;
             }
-            Entry::Occupied(o) => *o.get(),
+            Entry::Occupied(o) => self.firsts[*o.get()],
         };
         let same = buf.get(first.uuid_at..first.uuid_at + uuid.len()) == Some(uuid)
             && buf.get(first.uuid_at + uuid.len()) == Some(&b'"');
@@ -225,10 +230,11 @@ impl Dups {
         for (h, new, len, at) in log {
             match self.seen.entry(h) {
                 Entry::Vacant(v) => {
-                    v.insert(new);
+                    v.insert(self.firsts.len());
+                    self.firsts.push(new);
                 }
                 Entry::Occupied(o) => {
-                    let first = *o.get();
+                    let first = self.firsts[*o.get()];
                     self.unconfirmed.push((first.uuid_at, new.uuid_at, len));
                     self.repeats.push((first, at, new.start, new.end));
                 }
@@ -304,9 +310,9 @@ impl Dups {
     /// its start: no log, every repeat confirmed).
     pub(crate) fn encode(&self, e: &mut Enc) {
         e.u64(self.seen.len() as u64);
-        for (h, s) in &self.seen {
+        for (h, &i) in &self.seen {
             e.u64(*h);
-            s.encode(e);
+            self.firsts[i].encode(e);
         }
         e.u64(self.collided.len() as u64);
         for (u, s) in &self.collided {
@@ -330,9 +336,11 @@ impl Dups {
         let mut x = Dups::default();
         let n = d.len(40)?;
         x.seen.reserve(n);
+        x.firsts.reserve(n);
         for _ in 0..n {
             let h = d.u64()?;
-            x.seen.insert(h, Seen::decode(d)?);
+            x.seen.insert(h, x.firsts.len());
+            x.firsts.push(Seen::decode(d)?);
         }
         for _ in 0..d.len(40)? {
             let u = d.bytes()?.to_vec();
