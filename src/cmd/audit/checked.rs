@@ -24,6 +24,7 @@ use serde_json::value::RawValue;
 use super::refs::SpawnRaw;
 use crate::loss::lite::LiteMessage;
 use crate::loss::skim::{truthy, Top};
+use crate::scan::pair::{ws_back, ws_fwd};
 
 /// A line serde accepted: its [`Top`], and what the same walk read of its
 /// message and `toolUseResult` (`None` for a line read the plain way).
@@ -348,23 +349,6 @@ impl<'de> DeserializeSeed<'de> for &mut Fused<'de> {
 fn offset(text: &str, part: &str) -> Option<usize> {
     let at = (part.as_ptr() as usize).checked_sub(text.as_ptr() as usize)?;
     (at + part.len() <= text.len()).then_some(at)
-}
-
-/// Skip JSON whitespace forward from `i`.
-fn ws_fwd(b: &[u8], mut i: usize) -> usize {
-    while matches!(b.get(i), Some(b' ' | b'\t' | b'\n' | b'\r')) {
-        i += 1;
-    }
-    i
-}
-
-/// Skip JSON whitespace backward from the byte before `i`; returns the index
-/// just past the last non-whitespace byte.
-fn ws_back(b: &[u8], mut i: usize) -> usize {
-    while i > 0 && matches!(b[i - 1], b' ' | b'\t' | b'\n' | b'\r') {
-        i -= 1;
-    }
-    i
 }
 
 /// The raw value after the plain key `key` up to the plain key `next` (or the
