@@ -19,12 +19,14 @@ use std::fmt;
 
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
-use serde_json::value::RawValue;
 
 use super::refs::SpawnRaw;
 use crate::loss::lite::LiteMessage;
-use crate::loss::skim::{truthy, Top};
+use crate::loss::skim::Top;
 use crate::scan::pair::{ws_back, ws_fwd};
+use plain::RawTop;
+
+mod plain;
 
 /// A line serde accepted: its [`Top`], and what the same walk read of its
 /// message and `toolUseResult` (`None` for a line read the plain way).
@@ -74,69 +76,6 @@ pub(crate) fn checked(line: &[u8]) -> Option<Checked<'_>> {
         top: r.top(),
         pre: None,
     })
-}
-
-fn b(v: Option<&RawValue>) -> Option<&[u8]> {
-    v.map(|v| v.get().as_bytes())
-}
-
-fn s(v: Option<&RawValue>) -> Option<&[u8]> {
-    b(v).and_then(|v| (v.len() >= 2 && v[0] == b'"').then(|| &v[1..v.len() - 1]))
-}
-
-fn object(v: Option<&RawValue>) -> Option<&[u8]> {
-    b(v).filter(|v| v.starts_with(b"{"))
-}
-
-/// The raw top-level values [`checked`] reads; `null` is kept as a value, as
-/// the skim keeps it.
-#[derive(Deserialize, Default)]
-struct RawTop<'a> {
-    #[serde(rename = "type", borrow, default, deserialize_with = "raw")]
-    kind: Option<&'a RawValue>,
-    #[serde(borrow, default, deserialize_with = "raw")]
-    subtype: Option<&'a RawValue>,
-    #[serde(borrow, default, deserialize_with = "raw")]
-    uuid: Option<&'a RawValue>,
-    #[serde(borrow, default, deserialize_with = "raw")]
-    timestamp: Option<&'a RawValue>,
-    #[serde(borrow, default, deserialize_with = "raw")]
-    version: Option<&'a RawValue>,
-    #[serde(rename = "agentId", borrow, default, deserialize_with = "raw")]
-    agent_id: Option<&'a RawValue>,
-    #[serde(rename = "isSidechain", borrow, default, deserialize_with = "raw")]
-    is_sidechain: Option<&'a RawValue>,
-    #[serde(rename = "isMeta", borrow, default, deserialize_with = "raw")]
-    is_meta: Option<&'a RawValue>,
-    #[serde(borrow, default, deserialize_with = "raw")]
-    message: Option<&'a RawValue>,
-    #[serde(rename = "toolUseResult", borrow, default, deserialize_with = "raw")]
-    tool_use_result: Option<&'a RawValue>,
-    #[serde(borrow, default, deserialize_with = "raw")]
-    data: Option<&'a RawValue>,
-}
-
-fn raw<'de, D: Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::Error> {
-    <&RawValue>::deserialize(d).map(Some)
-}
-
-impl<'a> RawTop<'a> {
-    fn top(&self) -> Top<'a> {
-        Top {
-            kind: s(self.kind),
-            subtype: s(self.subtype),
-            uuid: s(self.uuid),
-            timestamp: s(self.timestamp),
-            version: s(self.version),
-            agent_id: s(self.agent_id),
-            is_sidechain: b(self.is_sidechain).is_some_and(truthy),
-            is_meta: b(self.is_meta).is_some_and(truthy),
-            message: object(self.message),
-            tool_use_result: b(self.tool_use_result),
-            data: object(self.data),
-            eaten: None,
-        }
-    }
 }
 
 /// An object key as written: borrowed from the line when it holds no escape
