@@ -48,15 +48,11 @@ impl<'a> Iterator for Lines<'a> {
             Some(i) => (i, true),
             None => (rest.len(), false),
         };
-        let mut bytes = &rest[..len];
-        if let [head @ .., b'\r'] = bytes {
-            bytes = head;
-        }
         self.no += 1;
         let line = Line {
             no: self.no,
             offset: self.pos,
-            bytes,
+            bytes: trim_cr(&rest[..len]),
             terminated,
         };
         self.pos += len + usize::from(terminated);
@@ -101,26 +97,15 @@ impl<'a, F: Find> Iterator for HitLines<'a, '_, F> {
             return None;
         }
         let (m_start, m_end) = self.re.find_at(self.buf, self.pos)?;
-        // The lines skipped since the last hit: counted in one SIMD pass, and the
-        // hit line starts after the last of their newlines.
-        let skipped = &self.buf[self.pos..m_start];
-        let mut start = self.pos;
-        if let Some(last) = memchr::memrchr(b'\n', skipped) {
-            self.no += memchr::memchr_iter(b'\n', skipped).count();
-            start = self.pos + last + 1;
-        }
-        let (end, terminated) = match memchr::memchr(b'\n', &self.buf[m_start..]) {
-            Some(i) => (m_start + i, true),
-            None => (self.buf.len(), false),
-        };
-        let mut bytes = &self.buf[start..end];
-        if let [head @ .., b'\r'] = bytes {
-            bytes = head;
+        let (start, end, terminated) = around(self.buf, self.pos, m_start);
+        // The lines skipped since the last hit: counted in one SIMD pass.
+        if start > self.pos {
+            self.no += memchr::memchr_iter(b'\n', &self.buf[self.pos..start]).count();
         }
         let line = Line {
             no: self.no,
             offset: start,
-            bytes,
+            bytes: trim_cr(&self.buf[start..end]),
             terminated,
         };
         self.pos = end + 1;
@@ -139,6 +124,22 @@ impl<F: Find> HitLines<'_, '_, F> {
         let before = self.no - 1 - usize::from(self.pos > self.buf.len());
         before + memchr::memchr_iter(b'\n', rest).count()
     }
+}
+
+/// The line holding byte `at`, its start looked for back to `from` (a line
+/// start at or before `at`): its start, its end (its newline, or the end of
+/// `buf`) and whether it ends in a newline, as [`Lines`] frames it.
+pub(crate) fn around(buf: &[u8], from: usize, at: usize) -> (usize, usize, bool) {
+    let start = memchr::memrchr(b'\n', &buf[from..at]).map_or(from, |i| from + i + 1);
+    match memchr::memchr(b'\n', &buf[at..]) {
+        Some(i) => (start, at + i, true),
+        None => (start, buf.len(), false),
+    }
+}
+
+/// A line's bytes without the `\r` of a CRLF ending.
+pub(crate) fn trim_cr(bytes: &[u8]) -> &[u8] {
+    bytes.strip_suffix(b"\r").unwrap_or(bytes)
 }
 
 /// 1-based line number of the line containing byte `offset`.

@@ -32,24 +32,61 @@ use std::cell::Cell;
 use regex::bytes::{Regex, RegexBuilder};
 use regex_syntax::hir::{Class, ClassUnicode, ClassUnicodeRange, Hir, HirKind, Repetition};
 
+use super::forms;
 use super::prefilter::Prefilter;
 use crate::scan::find::Find;
+use crate::scan::lines;
 
-/// The byte passes' finder with the confirm: a line the prefilter flags
-/// counts only when the confirm matches it too, or when it is not read as
-/// such ([`unreadable`]), so that a line broken in its structure or its UTF-8
-/// is still read and reported as before. A well-formed object the confirm
-/// misses is not parsed, so a record in it with a field of the wrong type is
-/// not reported (as with a label search's needles before it): the help's
-/// `malformed_lines` counts the lines the prefilter lets through. A file none of whose lines count ends
-/// in the streaming pass: it is neither held, nor indexed, nor parsed.
+/// The confirm: the pattern over a line's raw bytes.
+pub(crate) struct Confirm {
+    regex: Regex,
+}
+
+/// What the confirm makes of a candidate line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Verdict {
+    /// It matches: the line may hold a hit, and is parsed.
+    Confirmed,
+    /// It does not, but the line is broken in its structure or its UTF-8
+    /// ([`unreadable`]): read only to be reported as malformed.
+    Broken,
+    /// It does not, and the line is well formed: not read.
+    Dropped,
+}
+
+impl Confirm {
+    /// Whether the confirm matches `line`.
+    pub(crate) fn is_match(&self, line: &[u8]) -> bool {
+        self.regex.is_match(line)
+    }
+
+    /// The verdict on one candidate line: the confirm first, the structure
+    /// and UTF-8 check only of a line it misses, each once.
+    pub(crate) fn judge(&self, line: &[u8]) -> Verdict {
+        if self.is_match(line) {
+            Verdict::Confirmed
+        } else if unreadable(line) {
+            Verdict::Broken
+        } else {
+            Verdict::Dropped
+        }
+    }
+}
+
+/// The streaming pass's finder with the confirm: a line the prefilter flags
+/// counts only when its [`Verdict`] is not `Dropped`, so that a line broken
+/// in its structure or its UTF-8 is still read and reported as before. A
+/// well-formed object the confirm misses is not parsed, so a record in it
+/// with a field of the wrong type is not reported (as with a label search's
+/// needles before it): the help's `malformed_lines` counts the lines the
+/// prefilter lets through. A file none of whose lines count ends in the
+/// streaming pass: it is neither held, nor indexed, nor parsed.
 ///
-/// Searched from line starts only (the streaming pass's chunks and
-/// [`crate::scan::lines::HitLines`] both are), so the bytes from `at` to a
-/// flagged byte's newline are whole lines.
+/// Searched from line starts only (the streaming pass's chunks are), so the
+/// bytes from `at` to a flagged byte's newline are whole lines.
 pub(crate) struct Confirmed<'a> {
     pre: &'a Prefilter,
-    confirm: &'a Regex,
+    confirm: &'a Confirm,
     /// The last `is_match`: haystack address and length, and what it found,
     /// so the streaming pass's `find_at` right after it does not search again.
     last: Cell<Option<Found>>,
@@ -59,7 +96,7 @@ pub(crate) struct Confirmed<'a> {
 type Found = (usize, usize, Option<(usize, usize)>);
 
 impl<'a> Confirmed<'a> {
-    pub(crate) fn new(pre: &'a Prefilter, confirm: &'a Regex) -> Confirmed<'a> {
+    pub(crate) fn new(pre: &'a Prefilter, confirm: &'a Confirm) -> Confirmed<'a> {
         Confirmed {
             pre,
             confirm,
@@ -80,11 +117,9 @@ impl Find for Confirmed<'_> {
         let mut pos = at;
         while pos < hay.len() {
             let (s, e) = self.pre.find_at(hay, pos)?;
-            let start = memchr::memrchr(b'\n', &hay[pos..s]).map_or(pos, |i| pos + i + 1);
-            let end = memchr::memchr(b'\n', &hay[s..]).map_or(hay.len(), |i| s + i);
-            let line = &hay[start..end];
-            let line = line.strip_suffix(b"\r").unwrap_or(line);
-            if self.confirm.is_match(line) || unreadable(line) {
+            let (start, end, _) = lines::around(hay, pos, s);
+            let line = lines::trim_cr(&hay[start..end]);
+            if self.confirm.judge(line) != Verdict::Dropped {
                 return Some((s, e));
             }
             pos = end + 1;
@@ -103,7 +138,7 @@ impl Find for Confirmed<'_> {
 
 /// The confirm for `patterns` (regex syntax, as matched), or `None` when one
 /// of them may match a character a unit's text holds other than as written.
-pub(crate) fn build(patterns: &[String], case_insensitive: bool) -> Option<Regex> {
+pub(crate) fn build(patterns: &[String], case_insensitive: bool) -> Option<Confirm> {
     let mut alts = Vec::new();
     for p in patterns {
         let hir = regex_syntax::ParserBuilder::new()
@@ -115,10 +150,11 @@ pub(crate) fn build(patterns: &[String], case_insensitive: bool) -> Option<Regex
         alts.push(raw(&hir)?);
     }
     let hir = Hir::alternation(alts);
-    RegexBuilder::new(&hir.to_string())
+    let regex = RegexBuilder::new(&hir.to_string())
         .size_limit(64 << 20)
         .build()
-        .ok()
+        .ok()?;
+    Some(Confirm { regex })
 }
 
 /// `hir` over raw line bytes, or `None` when it has no translation.
@@ -155,12 +191,20 @@ pub(crate) fn unreadable(line: &[u8]) -> bool {
     crate::scan::json::one_object(line).is_err() || simdutf8::basic::from_utf8(line).is_err()
 }
 
+/// An ASCII byte a unit's text may hold where its line does not hold it as
+/// written: one JSON escapes in a string ([`forms::escapes`], and DEL, a
+/// control character a writer may escape too), the glue a unit's text adds
+/// and JSON's blank (a space; the newline is escaped), the brackets of a
+/// `[kind]` placeholder, and JSON's structure.
+fn not_as_written(b: u8) -> bool {
+    forms::escapes(b) || b == 0x7f || b" []{}:,".contains(&b)
+}
+
 /// A class of characters in every JSON form a line holds them in, or `None`
 /// when it holds a character of glue, of JSON's structure or that JSON escapes.
 fn class(c: &ClassUnicode) -> Option<Hir> {
-    let unsafe_ascii = |ch: char| ch <= ' ' || ch == '\x7f' || "\"\\[]{}:,".contains(ch);
     for r in c.iter() {
-        if (r.start()..=r.end().min('\x7f')).any(unsafe_ascii)
+        if (r.start()..=r.end().min('\x7f')).any(|ch| not_as_written(ch as u8))
             || (r.start()..=r.end()).contains(&'\u{FFFD}')
         {
             return None;
@@ -212,7 +256,7 @@ fn class(c: &ClassUnicode) -> Option<Hir> {
 mod tests {
     use super::*;
 
-    fn confirm(p: &str, ci: bool) -> Option<Regex> {
+    fn confirm(p: &str, ci: bool) -> Option<Confirm> {
         build(&[p.to_string()], ci)
     }
 
@@ -247,6 +291,25 @@ mod tests {
             assert!(confirm(p, false).unwrap().is_match(line), "{p}");
         }
         assert!(!confirm("u001[g-z]b", false).unwrap().is_match(line));
+    }
+
+    /// Each candidate line is judged once: the confirm, then the structure
+    /// and UTF-8 check only of a line it misses.
+    #[test]
+    fn a_line_is_confirmed_broken_or_dropped() {
+        let c = confirm("hooks?[.]go", true).unwrap();
+        let pad = "x".repeat(500);
+        let line = format!(r#"{{"a":"hook {pad} hooks.go"}}"#);
+        assert_eq!(c.judge(line.as_bytes()), Verdict::Confirmed);
+        let other = line.replace("hooks.go", "hooks-go");
+        assert_eq!(c.judge(other.as_bytes()), Verdict::Dropped);
+        let cut = &other[..other.len() - 2];
+        assert_eq!(c.judge(cut.as_bytes()), Verdict::Broken);
+        // A cut line that the confirm matches is parsed, and reported there.
+        assert_eq!(
+            c.judge(&line.as_bytes()[..line.len() - 2]),
+            Verdict::Confirmed
+        );
     }
 
     /// A line the confirm misses is still read when it is broken in its

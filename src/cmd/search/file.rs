@@ -6,7 +6,7 @@
 //! candidate without one is not parsed, only checked for structure. Each
 //! selected unit is matched in [`super::unit`].
 
-use super::confirm::Confirmed;
+use super::confirm::{Confirm, Confirmed, Verdict};
 use super::hit::Hit;
 use super::matcher::Matcher;
 use super::prefilter::Prefilter;
@@ -14,7 +14,6 @@ use super::unit::At;
 use crate::classify::{classify, FileIndex, LabelSet};
 use crate::discovery::Transcript;
 use crate::record::{glued_parsed, parse_line, Malformed, MalformedKind, Parsed, Record};
-use crate::scan::find::Find;
 use crate::scan::lines;
 use crate::scan::stream::{self, Held, Prefiltered};
 use crate::scan::{Line, Lines, Source};
@@ -25,7 +24,7 @@ pub(crate) struct Config {
     pub(crate) prefilter: Option<Prefilter>,
     /// The pattern over a candidate line's raw bytes ([`super::confirm`]): a
     /// line it misses holds no match and is not parsed; `None` reads every one.
-    pub(crate) confirm: Option<regex::bytes::Regex>,
+    pub(crate) confirm: Option<Confirm>,
     pub(crate) labels: LabelSet,
     /// Bytes a line must hold to carry a unit of `labels`
     /// ([`crate::classify::needles`]); `None` reads every candidate line.
@@ -121,8 +120,8 @@ pub(crate) fn search(t: &Transcript, cfg: &Config) -> FileResult {
         idx: &idx,
         cfg,
     };
-    for line in candidates {
-        file.search_line(&line, &mut out);
+    for (line, verdict) in candidates {
+        file.search_line(&line, verdict, &mut out);
     }
     // A file cut while mapped gave zeros past the cut: its hits are not trusted.
     if let Some(Err(e)) = src.as_ref().map(Source::check) {
@@ -160,15 +159,22 @@ fn prefilter_pass(t: &Transcript, cfg: &Config) -> Pass {
     }
 }
 
+/// A candidate line, and the confirm's verdict on it when the candidate pass
+/// asked for it (never `Dropped`: such a line is no candidate); `None` when
+/// it did not, or when there is no confirm.
+type Candidate<'b> = (Line<'b>, Option<Verdict>);
+
 /// The file's index (turns, drafts, seeds) and its candidate lines: with a
 /// prefilter, the lines it matches from `first` on, found in the index's own
-/// pass; without one, every line.
+/// pass or, for a label search, in a pass of their own; without one, every
+/// line.
 fn index<'b>(
     t: &Transcript,
     cfg: &Config,
     buf: &'b [u8],
     first: usize,
-) -> (FileIndex, Vec<Line<'b>>) {
+) -> (FileIndex, Vec<Candidate<'b>>) {
+    let unjudged = |lines: Vec<Line<'b>>| lines.into_iter().map(|l| (l, None)).collect();
     match &cfg.prefilter {
         // The candidates are found in the index's own pass, block by block.
         Some(re) => {
@@ -176,13 +182,10 @@ fn index<'b>(
             // was replaced since (REC-087: by rename).
             let first = lines::line_start(buf, first.min(buf.len()));
             let Some(needles) = cfg.needles.as_deref() else {
-                return FileIndex::build_finding(buf, t.is_lane(), re, first);
+                let (idx, found) = FileIndex::build_finding(buf, t.is_lane(), re, first);
+                return (idx, unjudged(found));
             };
-            let may_hold = |l: &[u8]| cfg.may_hold(l, needles);
-            let (found, needed) = match &cfg.confirm {
-                Some(c) => candidates(buf, &Confirmed::new(re, c), first, may_hold),
-                None => candidates(buf, re, first, may_hold),
-            };
+            let (found, needed) = candidates(buf, re, cfg.confirm.as_ref(), first, needles);
             match needed {
                 true => (FileIndex::build(buf, t.is_lane()), found),
                 false => (FileIndex::empty(t.is_lane()), found),
@@ -190,43 +193,40 @@ fn index<'b>(
         }
         None => (
             FileIndex::build(buf, t.is_lane()),
-            Lines::new(buf).collect(),
+            unjudged(Lines::new(buf).collect()),
         ),
     }
 }
 
-/// The candidate lines from `first` (a line start) on, and whether any may
-/// hold a hit (`may_hold`: a needle of the selected labels, and a match the
-/// confirm finds). When none may, none is classified ([`File::search_line`]),
-/// so the file needs no index: a dense pattern in a label search mostly
-/// matches other units' lines (a file name in tool results, for `-t
-/// agent.tool.use`), and such a file then costs this pass and the candidates'
-/// structure check, not an index of the whole file.
+/// A label search's candidate lines from `first` (a line start) on, each
+/// judged by the confirm once, and whether any may hold a hit: one that holds
+/// a needle of the selected labels and that the confirm matches. When none
+/// may, none is classified ([`File::search_line`]), so the file needs no
+/// index: a dense pattern in a label search mostly matches other units' lines
+/// (a file name in tool results, for `-t agent.tool.use`), and such a file
+/// then costs this pass and the candidates' structure check, not an index of
+/// the whole file.
 fn candidates<'b>(
     buf: &'b [u8],
-    re: &impl Find,
+    pre: &Prefilter,
+    confirm: Option<&Confirm>,
     first: usize,
-    may_hold: impl Fn(&[u8]) -> bool,
-) -> (Vec<Line<'b>>, bool) {
+    needles: &[&[u8]],
+) -> (Vec<Candidate<'b>>, bool) {
     let no = lines::line_no_at(buf, first);
-    let found: Vec<Line<'b>> = lines::HitLines::from(buf, re, first, no)
-        .map(|(l, _)| l)
-        .collect();
-    let needed = found.iter().any(|l| may_hold(l.bytes));
+    let mut found = Vec::new();
+    let mut needed = false;
+    for (line, _) in lines::HitLines::from(buf, pre, first, no) {
+        let verdict = confirm.map(|c| c.judge(line.bytes));
+        if verdict == Some(Verdict::Dropped) {
+            continue;
+        }
+        needed = needed
+            || (verdict != Some(Verdict::Broken)
+                && crate::classify::needles::line_has(line.bytes, needles));
+        found.push((line, verdict));
+    }
     (found, needed)
-}
-
-impl Config {
-    /// Whether a candidate line may hold a hit: it holds one of `needles`
-    /// (when the selected labels have them) and the confirm matches it.
-    fn may_hold(&self, line: &[u8], needles: &[&[u8]]) -> bool {
-        crate::classify::needles::line_has(line, needles) && self.confirmed(line)
-    }
-
-    /// Whether the confirm matches `line` (always, without one).
-    fn confirmed(&self, line: &[u8]) -> bool {
-        self.confirm.as_ref().is_none_or(|re| re.is_match(line))
-    }
 }
 
 impl FileResult {
@@ -240,16 +240,27 @@ impl FileResult {
 
 impl File<'_> {
     /// Search one candidate line: its record, or each record glued on it.
-    fn search_line(&self, line: &Line<'_>, out: &mut FileResult) {
+    /// `verdict` is the confirm's on it in the candidate pass, if it judged.
+    fn search_line(&self, line: &Line<'_>, verdict: Option<Verdict>, out: &mut FileResult) {
         let cfg = self.cfg;
-        let may_hold = match &cfg.needles {
-            Some(needles) => cfg.may_hold(line.bytes, needles),
-            None => cfg.confirmed(line.bytes),
+        let verdict = match (verdict, &cfg.confirm) {
+            (Some(v), _) => Some(v),
+            (None, Some(c)) => Some(c.judge(line.bytes)),
+            (None, None) => None,
         };
+        let may_hold = verdict.is_none_or(|v| v == Verdict::Confirmed)
+            && cfg
+                .needles
+                .as_deref()
+                .is_none_or(|n| crate::classify::needles::line_has(line.bytes, n));
         if !may_hold {
             // No hit can be on it. A line broken in its structure or its
-            // UTF-8 is still reported; it is checked, not parsed.
-            if super::confirm::unreadable(line.bytes) {
+            // UTF-8 is still reported; it is checked (once), not parsed.
+            let broken = match verdict {
+                Some(Verdict::Confirmed) | None => super::confirm::unreadable(line.bytes),
+                Some(v) => v == Verdict::Broken,
+            };
+            if broken {
                 if let Parsed::Malformed(m) = parse_line(line) {
                     out.malformed.push(m);
                 }

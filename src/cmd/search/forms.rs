@@ -106,7 +106,7 @@ fn encodings(b: &[u8]) -> Vec<Vec<u8>> {
 }
 
 /// A byte JSON escapes inside a string.
-fn escapes(c: u8) -> bool {
+pub(super) fn escapes(c: u8) -> bool {
     c == b'"' || c == b'\\' || c < 0x20
 }
 
