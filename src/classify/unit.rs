@@ -53,7 +53,9 @@ pub fn classify<'r>(r: &'r Record<'_>, line: usize, idx: &'r FileIndex, out: &mu
 }
 
 /// [`classify`] for callers that need labels only (censuses): a tool_result
-/// unit's `text` is left empty instead of decoding what may be megabytes.
+/// unit's `text` is left empty instead of decoding what may be megabytes, and
+/// a tool call's instead of compacting its input (its name and input still
+/// decide the label).
 pub fn classify_labels<'r>(
     r: &'r Record<'_>,
     line: usize,
@@ -78,7 +80,7 @@ fn classify_with<'r>(
     }
     match r.kind() {
         "user" if r.has_message() => classify_user(r, line, idx, text, out),
-        "assistant" if r.has_message() => classify_assistant(r, idx, out),
+        "assistant" if r.has_message() => classify_assistant(r, idx, text, out),
         "progress" => classify_embedded(r, line, idx, text, out),
         _ => classify_other(r, out),
     }
@@ -114,7 +116,7 @@ fn classify_embedded<'r>(
             }
             _ => classify_user(n, line, idx, text, out),
         },
-        "assistant" if n.has_message() => classify_assistant(n, idx, out),
+        "assistant" if n.has_message() => classify_assistant(n, idx, text, out),
         // A subagent's own progress would nest again: not followed.
         "progress" => {}
         _ => classify_other(n, out),
@@ -418,7 +420,7 @@ fn carrier_units<'r>(
     }
 }
 
-fn classify_assistant<'r>(r: &'r Record<'_>, idx: &FileIndex, out: &mut Vec<Unit<'r>>) {
+fn classify_assistant<'r>(r: &'r Record<'_>, idx: &FileIndex, text: bool, out: &mut Vec<Unit<'r>>) {
     let _ = idx;
     if let Some(s) = r.text_content() {
         if !s.trim().is_empty() {
@@ -460,13 +462,16 @@ fn classify_assistant<'r>(r: &'r Record<'_>, idx: &FileIndex, out: &mut Vec<Unit
                 };
                 // REC-037: a tool_use matches as its name plus its input JSON,
                 // compact however the line was written (REC-038).
-                let input = b.input_text();
-                let text = Cow::Owned(format!("{name} {input}"));
+                let unit_text = if text {
+                    Cow::Owned(format!("{name} {}", b.input_text()))
+                } else {
+                    Cow::Borrowed("")
+                };
                 Unit {
                     label,
                     also,
                     block: None,
-                    text,
+                    text: unit_text,
                     tool_name: Some(name),
                     tool_use_id: b.id.as_deref(),
                     is_error: false,
@@ -475,7 +480,14 @@ fn classify_assistant<'r>(r: &'r Record<'_>, idx: &FileIndex, out: &mut Vec<Unit
             }
             k if k == "mcp_tool_result" || k.ends_with("_tool_result") => Unit {
                 tool_use_id: b.tool_use_id.as_deref(),
-                ..Unit::new(Label::AgentToolResult, b.result_text())
+                ..Unit::new(
+                    Label::AgentToolResult,
+                    if text {
+                        b.result_text()
+                    } else {
+                        Cow::Borrowed("")
+                    },
+                )
             },
             _ => continue,
         };

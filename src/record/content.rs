@@ -130,18 +130,8 @@ impl<'a> Block<'a> {
             return prefixes.iter().any(|p| p.is_empty());
         };
         let longest = prefixes.iter().map(|p| p.len()).max().unwrap_or(0);
-        // Most results open with a plain ASCII character and no escape within a
-        // marker's length: then the raw bytes are the text, and no decode is due.
-        let rb = raw.get().as_bytes();
-        if let Some(body) = rb.strip_prefix(b"\"") {
-            let plain = |c: &u8| c.is_ascii() && !c.is_ascii_whitespace() && *c != b'\\';
-            let simple = |p: &&str| !p.bytes().any(|c| c == b'"' || c == b'\\' || c < 0x20);
-            if body.first().is_some_and(plain)
-                && prefixes.iter().all(simple)
-                && memchr::memchr(b'\\', &body[..longest.min(body.len())]).is_none()
-            {
-                return prefixes.iter().any(|p| body.starts_with(p.as_bytes()));
-            }
+        if let Some(yes) = raw_starts_with(raw.get().as_bytes(), prefixes) {
+            return yes;
         }
         let head = raw_text_head(raw, HEAD);
         let t = head.trim_start();
@@ -203,6 +193,53 @@ impl<'a> Block<'a> {
             }
         }
     }
+}
+
+/// [`Block::result_starts_with`] decided on a string content's raw bytes,
+/// when they decide it: `None` sends the caller to the decode. Leading
+/// whitespace written as spaces or as `\n`, `\t`, `\r` escapes is skipped (a
+/// Read result opens with spaces, a command's output often with a newline;
+/// each decodes to whitespace `trim_start` drops); the first character
+/// after it must be a plain ASCII non-space, where `trim_start` stops. From
+/// there up to the first escape the raw bytes are the decoded text, so a
+/// marker (no quote, backslash or control character) that differs from them
+/// before that escape is not a prefix, and one they hold whole is. Only a
+/// marker that runs into an escape still matching is left to the decode.
+fn raw_starts_with(rb: &[u8], prefixes: &[&str]) -> Option<bool> {
+    let simple = |p: &&str| !p.bytes().any(|c| c == b'"' || c == b'\\' || c < 0x20);
+    let body = rb.strip_prefix(b"\"")?;
+    if !prefixes.iter().all(simple) {
+        return None;
+    }
+    let mut i = 0;
+    loop {
+        match body.get(i..i + 2) {
+            Some([b' ', _]) => i += 1,
+            Some([b'\\', b'n' | b't' | b'r']) => i += 2,
+            _ => break,
+        }
+    }
+    let text = &body[i..];
+    let first = *text.first()?;
+    if !first.is_ascii() || first.is_ascii_whitespace() || first == b'\\' {
+        return None;
+    }
+    let mut undecided = false;
+    for p in prefixes {
+        let p = p.as_bytes();
+        let n = p.len().min(text.len());
+        let upto = memchr::memchr(b'\\', &text[..n]).unwrap_or(n);
+        if text[..upto] != p[..upto] {
+            continue;
+        }
+        if upto == p.len() {
+            return Some(true);
+        }
+        // A shorter body ends in its closing quote, which no marker holds;
+        // an escape at `upto` may decode to the marker's next character.
+        undecided |= upto < n;
+    }
+    (!undecided).then_some(false)
 }
 
 #[derive(Deserialize)]

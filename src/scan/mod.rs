@@ -3,6 +3,7 @@
 //! out across files with rayon while keeping output in input order ([`par_map`]).
 
 pub mod find;
+pub(crate) mod hash;
 pub(crate) mod json;
 pub mod lines;
 pub(crate) mod pair;

@@ -3,7 +3,7 @@
 //! copies each their own message, and the notes a file discloses. Nothing here
 //! knows about files or printing.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 use serde::Serialize;
 use serde_json::value::RawValue;
@@ -79,7 +79,7 @@ pub(crate) struct HashedBook {
 #[derive(Debug, Default, Clone)]
 pub(crate) struct Book {
     /// `model \0 id` → entry.
-    pub(crate) keyed: HashMap<String, Entry>,
+    pub(crate) keyed: crate::scan::hash::FxMap<String, Entry>,
     /// Keyed messages and progress ids read back hashed (a finished book from
     /// the cache; beside, never merged with, `keyed`).
     pub(crate) hashed: HashedBook,

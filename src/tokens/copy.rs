@@ -152,26 +152,26 @@ fn count(text: &str) -> u64 {
         .map_or(0, |v| v as u64)
 }
 
-/// `obj.key` as a count when `raw` is an object, read by a skim of its fields
-/// (a map per call was most of the token cost): the last of repeated keys, and
-/// 0 when any key is escaped, as the map of borrowed keys this replaces gave.
-fn sub(raw: Option<&str>, key: &str) -> u64 {
+/// `obj.key` for each of `keys` as a count when `raw` is an object, read by
+/// one skim of its fields (a map per call was most of the token cost; a skim
+/// per key walked `cache_creation` and `server_tool_use` twice): the last of
+/// repeated keys, and 0 for every key when any key is escaped, as the map of
+/// borrowed keys this replaces gave.
+fn subs<const N: usize>(raw: Option<&str>, keys: [&str; N]) -> [u64; N] {
     let Some(raw) = raw.filter(|r| r.starts_with('{')) else {
-        return 0;
+        return [0; N];
     };
-    let mut found = None;
+    let mut found = [None; N];
     for kv in crate::scan::json::Fields::new(raw.as_bytes(), 0) {
-        let Ok((k, v)) = kv else { return 0 };
+        let Ok((k, v)) = kv else { return [0; N] };
         if memchr::memchr(b'\\', k).is_some() {
-            return 0;
+            return [0; N];
         }
-        if k == key.as_bytes() {
-            found = Some(v);
+        if let Some(i) = keys.iter().position(|key| k == key.as_bytes()) {
+            found[i] = Some(v);
         }
     }
-    found
-        .and_then(|v| std::str::from_utf8(v).ok())
-        .map_or(0, count)
+    found.map(|v| v.and_then(|v| std::str::from_utf8(v).ok()).map_or(0, count))
 }
 
 /// The usage object's fields csift reads, each as its raw JSON text.
@@ -247,8 +247,14 @@ pub(crate) fn copy_values(raw: &RawValue) -> Option<(Vals, bool)> {
     let n = |t: Option<&str>| t.map_or(0, count);
     let [input, output, cache_read, cache_flat] =
         [u.input, u.output, u.cache_read, u.cache_flat].map(n);
-    let cc_5m = sub(u.cache_creation, "ephemeral_5m_input_tokens");
-    let cc_1h = sub(u.cache_creation, "ephemeral_1h_input_tokens");
+    let [cc_5m, cc_1h] = subs(
+        u.cache_creation,
+        ["ephemeral_5m_input_tokens", "ephemeral_1h_input_tokens"],
+    );
+    let [web_search, web_fetch] = subs(
+        u.server_tool_use,
+        ["web_search_requests", "web_fetch_requests"],
+    );
     let mut v = Vals {
         input,
         output,
@@ -261,9 +267,9 @@ pub(crate) fn copy_values(raw: &RawValue) -> Option<(Vals, bool)> {
         },
         cc_5m,
         cc_1h,
-        thinking: sub(u.output_details, "thinking_tokens"),
-        web_search: sub(u.server_tool_use, "web_search_requests"),
-        web_fetch: sub(u.server_tool_use, "web_fetch_requests"),
+        thinking: subs(u.output_details, ["thinking_tokens"])[0],
+        web_search,
+        web_fetch,
     };
     let mut recovered = false;
     if [input, output, cache_read, cache_flat] == [0; 4] {

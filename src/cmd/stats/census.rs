@@ -11,7 +11,6 @@ mod count;
 
 use count::kind_name;
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use jiff::Timestamp;
@@ -24,6 +23,7 @@ use crate::classify::markers::SPAWN_TOOLS;
 use crate::classify::FileIndex;
 use crate::discovery::Transcript;
 use crate::record::{parse_line, MalformedKind, Parsed, Record};
+use crate::scan::hash::FxMap;
 use crate::scan::{Line, Lines, Source};
 use crate::timefmt::{parse_ts, Window};
 use crate::tokens::book::Book;
@@ -53,8 +53,8 @@ pub(super) struct Scan {
     pub(super) lane: bool,
     pub(super) c: Census,
     pub(super) book: Book,
-    pub(super) calls: HashMap<String, Call>,
-    pub(super) answers: HashMap<String, Answer>,
+    pub(super) calls: FxMap<String, Call>,
+    pub(super) answers: FxMap<String, Answer>,
     /// This chunk's part of the file index, from the census's own parse.
     pub(super) piece: Piece,
     /// Records whose labels wait on the finished index.
@@ -229,8 +229,8 @@ impl Scan {
             agents: Default::default(),
             c: Census::new(),
             book: Book::default(),
-            calls: HashMap::new(),
-            answers: HashMap::new(),
+            calls: FxMap::default(),
+            answers: FxMap::default(),
             piece: Piece::new(lane),
             cands: Vec::new(),
             sidechain: Vec::new(),

@@ -398,7 +398,7 @@ pub(super) fn decode_scan(d: &mut Dec<'_>, book: Option<Book>) -> Option<Scan> {
         Some(b) => b,
         None => decode_book(d)?,
     };
-    let mut calls = HashMap::new();
+    let mut calls = crate::scan::hash::FxMap::default();
     for _ in 0..d.len(25)? {
         let id = d.str()?.to_string();
         let c = Call {

@@ -61,3 +61,108 @@ fn result_prefix_check_reads_only_the_head() {
     let b: Block<'_> = serde_json::from_str(&json).unwrap();
     assert!(b.result_starts_with(&["MARK"]));
 }
+
+/// What `result_starts_with` answers by a decode, the answer
+/// `raw_starts_with` must give whenever it gives one.
+fn decoded_starts_with(raw: &RawValue, prefixes: &[&str]) -> bool {
+    let t = raw_text(raw);
+    prefixes.iter().any(|p| t.trim_start().starts_with(p))
+}
+
+/// The raw-byte decision agrees with the decode on odd strings: whitespace
+/// written raw or escaped, an escape inside a marker, a text shorter than
+/// one, non-ASCII and other escapes first (left to the decode).
+#[test]
+fn raw_prefix_decision_agrees_with_the_decode() {
+    let markers: [&[&str]; 4] = [
+        &crate::classify::markers::AUQ_MARKERS,
+        &[crate::classify::markers::REJ_MARKER],
+        &["The user answered:", ""],
+        &[" lead", "x"],
+    ];
+    let raws = [
+        r#""The user answered: yes""#,
+        r#""   \n\t\r The user answered: yes""#,
+        r#""\nThe user answ\u0065red: yes""#,
+        r#""The user answ\nred""#,
+        r#""The user""#,
+        r#""""#,
+        r#""   ""#,
+        r#""\f The user answered:""#,
+        r#""\u0020The user answered:""#,
+        r#"" \u00a0The user answered:""#,
+        "\"\u{a0}The user answered:\"",
+        r#""\\The user answered:""#,
+        r#""x\"y""#,
+        r#"" lead""#,
+        r#""User has answered your questions: a""#,
+        r#""The user doesn't want to proceed with this tool use. To tell you how to proceed, the user said:\nno""#,
+        r#""     1→fn main() {}""#,
+    ];
+    let mut decided = 0;
+    for raw in raws {
+        let r: &RawValue = serde_json::from_str(raw).unwrap();
+        for m in markers {
+            let want = decoded_starts_with(r, m);
+            if let Some(got) = raw_starts_with(raw.as_bytes(), m) {
+                assert_eq!(got, want, "{raw} {m:?}");
+                decided += 1;
+            }
+            let json = format!(r#"{{"type":"tool_result","content":{raw}}}"#);
+            let b: Block<'_> = serde_json::from_str(&json).unwrap();
+            assert_eq!(b.result_starts_with(m), want, "{raw} {m:?}");
+        }
+    }
+    assert!(decided > 40, "{decided}");
+}
+
+/// On every tool_result of the sample home and the public corpus, the
+/// marker checks the turn rules and classify make answer as the decode does.
+#[test]
+fn raw_prefix_decision_agrees_on_the_homes() {
+    use crate::classify::markers as mk;
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    for h in ["sample/claude-home", "../shared/corpus/claude-home"] {
+        let home = crate::discovery::home::from_env(Some(root.join(h))).unwrap();
+        files.extend(
+            crate::discovery::target::resolve(&home, &[], true)
+                .unwrap()
+                .transcripts,
+        );
+    }
+    let sets: [&[&str]; 5] = [
+        &mk::AUQ_MARKERS,
+        &[mk::REJ_MARKER],
+        &[mk::ASYNC_ACK],
+        &[mk::INTERRUPT_TOOL, mk::INTERRUPT_USER],
+        &["     1"],
+    ];
+    let (mut results, mut decided) = (0, 0);
+    for t in &files {
+        let src = crate::scan::Source::open(&t.path).unwrap();
+        for line in crate::scan::Lines::new(&src) {
+            for (_, r) in crate::record::line_records(&line) {
+                for b in r.blocks().iter().filter(|b| b.kind() == "tool_result") {
+                    let Some(raw) = b.content else { continue };
+                    results += 1;
+                    for m in sets {
+                        let want = decoded_starts_with(raw, m);
+                        assert_eq!(b.result_starts_with(m), want, "{}", raw.get());
+                        if let Some(got) = raw_starts_with(raw.get().as_bytes(), m) {
+                            assert_eq!(got, want, "{}", raw.get());
+                            decided += 1;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert!(results > 1_000, "{results} results");
+    // Arrays and the odd escape aside, the raw bytes decide.
+    assert!(
+        decided * 10 > results * 5 * 9,
+        "{decided} of {}",
+        results * 5
+    );
+}
