@@ -1,7 +1,6 @@
 //! A fast hasher for maps keyed by ids read from a transcript (tool_use ids,
 //! message ids): SipHash was 3% of a census on the generated home. Keys come
 //! from the file being read, whose worst case costs only that run its time.
-//! (audit's duplicate-uuid map keeps its own copy of the same hash.)
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -12,6 +11,14 @@ pub(crate) struct Fx(u64);
 
 /// A `HashMap` hashed by [`Fx`].
 pub(crate) type FxMap<K, V> = HashMap<K, V, BuildHasherDefault<Fx>>;
+
+/// A key's 64-bit hash, seeded with its length, for maps keyed by the hash
+/// alone that confirm a match on the key itself (audit's uuid and id maps).
+pub(crate) fn key(bytes: &[u8]) -> u64 {
+    let mut h = Fx(bytes.len() as u64);
+    h.write(bytes);
+    h.finish()
+}
 
 impl Hasher for Fx {
     fn finish(&self) -> u64 {

@@ -15,6 +15,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 use super::finding::{At, FileCtx, Finding};
 use crate::cache::{Dec, Enc};
 use crate::cli::audit::Kind;
+use crate::scan::hash::{key, Fx};
 use crate::scan::pair;
 
 #[derive(Debug, Clone, Copy)]
@@ -46,56 +47,15 @@ impl Hasher for PassThrough {
 
 type Map<V> = HashMap<u64, V, BuildHasherDefault<PassThrough>>;
 
-/// An id's 64-bit key ([`Fx`] over its bytes), for maps that confirm a
-/// match on the id itself.
-pub(crate) fn id_key(id: &[u8]) -> u64 {
-    key(id)
-}
+/// An id's 64-bit key ([`key`]), for maps that confirm a match on the id
+/// itself. Uuids are keyed the same way (FNV-1a's byte a step was most of the
+/// duplicate-uuid rule's time); a match is confirmed on the bytes.
+pub(crate) use crate::scan::hash::key as id_key;
 
-/// A multiply-rotate hash over eight bytes a step, for the detectors' maps of
-/// ids (tool_use ids, message ids): SipHash took 2% of a full audit. Keys
-/// come from the file being read, whose worst case costs only that run time.
-#[derive(Default, Clone, Copy)]
-pub(crate) struct Fx(u64);
-
-impl Hasher for Fx {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        let mut words = bytes.chunks_exact(8);
-        for w in &mut words {
-            let mut a = [0u8; 8];
-            a.copy_from_slice(w);
-            self.write_u64(u64::from_le_bytes(a));
-        }
-        let rest = words.remainder();
-        if !rest.is_empty() {
-            let mut a = [0u8; 8];
-            a[..rest.len()].copy_from_slice(rest);
-            self.write_u64(u64::from_le_bytes(a) ^ ((rest.len() as u64) << 59));
-        }
-    }
-    fn write_u8(&mut self, n: u8) {
-        self.write_u64(u64::from(n));
-    }
-    fn write_u64(&mut self, n: u64) {
-        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x517c_c1b7_2722_0a95);
-    }
-}
-
-/// A map or set keyed by ids read from a transcript ([`Fx`]).
-pub(crate) type IdMap<K, V> = HashMap<K, V, BuildHasherDefault<Fx>>;
+/// A map or set keyed by ids read from a transcript ([`Fx`]: SipHash took 2%
+/// of a full audit).
+pub(crate) type IdMap<K, V> = crate::scan::hash::FxMap<K, V>;
 pub(crate) type IdSet<K> = std::collections::HashSet<K, BuildHasherDefault<Fx>>;
-
-/// A uuid's key: [`Fx`] over its bytes (FNV-1a's byte a step was most of
-/// the duplicate-uuid rule's time); a match is confirmed on the bytes. The
-/// eaten rule keys message ids the same way ([`id_key`]).
-fn key(uuid: &[u8]) -> u64 {
-    let mut h = Fx(uuid.len() as u64);
-    h.write(uuid);
-    h.finish()
-}
 
 #[derive(Debug, Default)]
 pub(crate) struct Dups {
