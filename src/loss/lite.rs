@@ -14,13 +14,17 @@ use serde_json::value::RawValue;
 type Raw<'a> = Option<&'a RawValue>;
 
 /// A JSON string value decoded (borrowed when it has no escapes); `None` for
-/// any other type.
+/// any other type. (serde's `Cow<str>` is always owned: a string without a
+/// backslash is its own bytes, a valid raw value holding no control byte.)
 pub(crate) fn raw_str<'a>(raw: Raw<'a>) -> Option<Cow<'a, str>> {
-    let r = raw?;
-    if !r.get().starts_with('"') {
+    let g = raw?.get();
+    if !g.starts_with('"') {
         return None;
     }
-    serde_json::from_str::<Cow<'a, str>>(r.get()).ok()
+    if g.len() >= 2 && g.ends_with('"') && !g.as_bytes().contains(&b'\\') {
+        return Some(Cow::Borrowed(&g[1..g.len() - 1]));
+    }
+    serde_json::from_str::<Cow<'a, str>>(g).ok()
 }
 
 /// Whether a raw value is exactly the JSON string `s` (no escapes needed).

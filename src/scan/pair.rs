@@ -16,39 +16,43 @@ fn is_ws(c: u8) -> bool {
     matches!(c, b' ' | b'\t' | b'\r' | b'\n')
 }
 
+/// The index of the first byte at or after `i` that is not JSON whitespace
+/// (`b.len()` when none is).
+pub(crate) fn ws_fwd(b: &[u8], mut i: usize) -> usize {
+    while i < b.len() && is_ws(b[i]) {
+        i += 1;
+    }
+    i
+}
+
+/// The index just past the last byte before `i` that is not JSON
+/// whitespace (0 when none is).
+pub(crate) fn ws_back(b: &[u8], mut i: usize) -> usize {
+    while i > 0 && is_ws(b[i - 1]) {
+        i -= 1;
+    }
+    i
+}
+
 /// Whether the value whose first byte is at `at` is the value of `key` (quoted,
 /// e.g. `b"\"id\""`): the bytes before it are `key`, blanks, `:`, blanks.
 pub(crate) fn keyed_by(b: &[u8], at: usize, key: &[u8]) -> bool {
-    let mut i = at.min(b.len());
-    while i > 0 && is_ws(b[i - 1]) {
-        i -= 1;
-    }
+    let i = ws_back(b, at.min(b.len()));
     if i == 0 || b[i - 1] != b':' {
         return false;
     }
-    i -= 1;
-    while i > 0 && is_ws(b[i - 1]) {
-        i -= 1;
-    }
-    b[..i].ends_with(key)
+    b[..ws_back(b, i - 1)].ends_with(key)
 }
 
 /// The index of the value's first byte after the key (quoted) whose quote
 /// opens at `at`, or `None` when no colon follows it (a string value that
 /// happens to spell the key).
 pub(crate) fn value_at(b: &[u8], at: usize, key: &[u8]) -> Option<usize> {
-    let mut i = at + key.len();
-    while i < b.len() && is_ws(b[i]) {
-        i += 1;
-    }
+    let i = ws_fwd(b, at + key.len());
     if b.get(i) != Some(&b':') {
         return None;
     }
-    i += 1;
-    while i < b.len() && is_ws(b[i]) {
-        i += 1;
-    }
-    Some(i)
+    Some(ws_fwd(b, i + 1))
 }
 
 /// Whether some `key` (quoted) has the value `value` finds (quoted, e.g.

@@ -4,7 +4,6 @@
 //! lane head (seed, `fork-context-ref`), compaction anchors, teammate traffic, and
 //! per-lane stats. A main file also yields its inline 1.0.x sidechain lanes (L5).
 
-use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
@@ -13,8 +12,11 @@ use serde_json::value::RawValue;
 
 use super::acc::{message_text, LaneAcc, LaneStats};
 use super::carriers::{self, Notification};
-use crate::record::{opt_str, parse_line, Block, Parsed, Record, Str};
+use crate::record::{parse_line, Block, Parsed, Record};
 use crate::scan::{Line, Lines, Source};
+use wire::{progress_pair, queued_command, sent, task_output};
+
+mod wire;
 
 pub(crate) const SPAWN_TOOLS: [&str; 3] = ["Task", "Agent", "Workflow"];
 
@@ -132,74 +134,6 @@ pub(crate) struct FileFacts {
     /// `[0]` is the file's own lane; inline sidechain chains follow (main only).
     pub(crate) lanes: Vec<LaneStats>,
     pub(crate) malformed: usize,
-}
-
-#[derive(Deserialize)]
-struct Progress<'a> {
-    #[serde(
-        borrow,
-        default,
-        rename = "parentToolUseID",
-        deserialize_with = "opt_str"
-    )]
-    parent: Str<'a>,
-    #[serde(borrow, default)]
-    data: Option<ProgressData<'a>>,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct ProgressData<'a> {
-    #[serde(rename = "type", borrow, default, deserialize_with = "opt_str")]
-    kind: Str<'a>,
-    #[serde(borrow, default, deserialize_with = "opt_str")]
-    agent_id: Str<'a>,
-}
-
-#[derive(Deserialize)]
-struct Queued<'a> {
-    #[serde(rename = "type", borrow, default, deserialize_with = "opt_str")]
-    kind: Str<'a>,
-    #[serde(borrow, default, deserialize_with = "opt_str")]
-    prompt: Str<'a>,
-}
-
-#[derive(Deserialize)]
-struct TaskWrap {
-    #[serde(default)]
-    task: Option<TaskRaw>,
-}
-
-#[derive(Deserialize)]
-struct TaskRaw {
-    #[serde(default)]
-    task_id: Option<String>,
-    #[serde(default)]
-    task_type: Option<String>,
-    #[serde(default)]
-    status: Option<String>,
-    #[serde(default)]
-    result: Option<serde_json::Value>,
-    #[serde(default)]
-    output: Option<serde_json::Value>,
-}
-
-#[derive(Deserialize)]
-struct SendInput<'a> {
-    #[serde(borrow, default, deserialize_with = "opt_str")]
-    to: Str<'a>,
-    #[serde(borrow, default, deserialize_with = "opt_str")]
-    recipient: Str<'a>,
-    #[serde(rename = "type", borrow, default, deserialize_with = "opt_str")]
-    kind: Str<'a>,
-    #[serde(borrow, default)]
-    message: Option<&'a RawValue>,
-}
-
-#[derive(Deserialize)]
-struct Typed<'a> {
-    #[serde(rename = "type", borrow, default, deserialize_with = "opt_str")]
-    kind: Str<'a>,
 }
 
 /// Scan one file. `lane` is `main` or the lane's agent id; `is_main` turns on the
@@ -443,67 +377,4 @@ impl<'l> Scanner<'l> {
 
 fn chain_root_short(chains: &[LaneAcc], idx: usize) -> String {
     chains[idx].id().trim_start_matches("inline:").to_string()
-}
-
-/// An `agent_progress` record's (child agentId, parentToolUseID).
-fn progress_pair(bytes: &[u8]) -> Option<(String, String)> {
-    let p = serde_json::from_slice::<Progress<'_>>(bytes).ok()?;
-    let (d, parent) = (p.data?, p.parent?);
-    if d.kind.as_deref() != Some("agent_progress") {
-        return None;
-    }
-    Some((d.agent_id?.into_owned(), parent.into_owned()))
-}
-
-/// The prompt of a `queued_command` attachment (where a notification may
-/// ride, SUB-025).
-fn queued_command<'r>(rec: &Record<'r>) -> Option<Cow<'r, str>> {
-    let q = serde_json::from_str::<Queued<'r>>(rec.attachment?.get()).ok()?;
-    q.prompt
-        .filter(|_| q.kind.as_deref() == Some("queued_command"))
-}
-
-/// A `SendMessage` call's recipient and signal type (SUB-017).
-fn sent(b: &Block<'_>) -> Option<Sent> {
-    let i = serde_json::from_str::<SendInput<'_>>(b.input_json()).ok()?;
-    let nested = i
-        .message
-        .filter(|m| m.get().starts_with('{'))
-        .and_then(|m| serde_json::from_str::<Typed<'_>>(m.get()).ok())
-        .and_then(|t| t.kind.map(|k| k.into_owned()));
-    let to = i.to.or(i.recipient)?;
-    Some(Sent {
-        to: to.into_owned(),
-        signal: carriers::send_signal(i.kind.as_deref(), nested.as_deref()),
-    })
-}
-
-fn task_output(f: &mut FileFacts, raw: &str, n: usize) {
-    let Some(t) = serde_json::from_str::<TaskWrap>(raw)
-        .ok()
-        .and_then(|w| w.task)
-    else {
-        return;
-    };
-    if t.task_type.as_deref() != Some("local_agent") {
-        return;
-    }
-    let Some(task_id) = t.task_id else { return };
-    let text = |v: Option<serde_json::Value>| match v {
-        Some(serde_json::Value::String(s)) => Some(s),
-        Some(serde_json::Value::Null) | None => None,
-        Some(v) => Some(v.to_string()),
-    };
-    // Both fields hold the child's tool log, then `--- RESULT ---` and its answer.
-    let after_marker = |o: String| match o.rsplit_once("--- RESULT ---") {
-        Some((_, r)) => r.trim().to_string(),
-        None => o,
-    };
-    let result = text(t.result).or_else(|| text(t.output)).map(after_marker);
-    f.task_outputs.push(TaskOutput {
-        task_id,
-        status: t.status,
-        result,
-        line: n,
-    });
 }

@@ -17,7 +17,7 @@
 //! measured no cross-turn results). A background Bash launch is answered at
 //! launch (TAIL-011), so an unanswered one is reported as an anomaly.
 
-use super::dup::{IdMap, IdSet};
+use super::dup::{id_key, IdMap, IdSet};
 use super::finding::{At, FileCtx, Finding};
 use crate::cache::{Dec, Enc};
 use crate::classify::FileIndex;
@@ -57,7 +57,11 @@ struct Call {
 #[derive(Debug, Default)]
 pub(crate) struct Calls {
     uses: Vec<Call>,
-    names: IdMap<String, String>,
+    /// A call id's hash ([`id_key`]) -> its last call in `uses`, confirmed
+    /// against that call's id (the id and name are kept once, in `uses`).
+    names: IdMap<u64, usize>,
+    /// Ids whose hash another id had first (practically never).
+    collided: std::collections::HashMap<String, usize>,
     answered: IdSet<String>,
     /// Results whose carrier has no object echo: (tool_use_id, where).
     bare: Vec<(String, At)>,
@@ -82,7 +86,7 @@ impl Calls {
                     .next()
                     .is_some()
                 });
-            self.names.insert(id.to_string(), name.clone());
+            self.name_call(&id, self.uses.len());
             self.uses.push(Call {
                 id: id.into_owned(),
                 name,
@@ -90,6 +94,36 @@ impl Calls {
                 background,
             });
         }
+    }
+
+    /// Index call `i` (not yet in `uses`, or already there) as the last call of `id`.
+    fn name_call(&mut self, id: &str, i: usize) {
+        use std::collections::hash_map::Entry;
+        match self.names.entry(id_key(id.as_bytes())) {
+            Entry::Vacant(v) => {
+                v.insert(i);
+            }
+            Entry::Occupied(mut o) => {
+                let first = *o.get();
+                // The slot's own id (a call being pushed is the slot's when
+                // it is `i` itself, which cannot be here yet).
+                if self.uses.get(first).is_some_and(|c| c.id == id) {
+                    o.insert(i);
+                } else {
+                    self.collided.insert(id.to_string(), i);
+                }
+            }
+        }
+    }
+
+    /// The tool name of the last call of `id`.
+    fn name(&self, id: &str) -> Option<&str> {
+        let i = match self.names.get(&id_key(id.as_bytes())) {
+            Some(&i) if self.uses[i].id == id => i,
+            Some(_) => *self.collided.get(id)?,
+            None => return None,
+        };
+        Some(&self.uses[i].name)
     }
 
     /// Every `tool_use_id` a user record's message answers, read from the bytes:
@@ -159,7 +193,7 @@ impl Calls {
     ) {
         if want_echo && policy != EchoPolicy::Never {
             for (id, at) in &self.bare {
-                let Some(name) = self.names.get(id) else {
+                let Some(name) = self.name(id) else {
                     continue;
                 };
                 if policy.watches(name) {
@@ -213,8 +247,10 @@ impl Calls {
     /// Fold in the calls and results of the lines that follow: every part
     /// is a set or a list in file order, so the union is one pass's.
     pub(crate) fn extend(&mut self, later: Calls) {
-        self.uses.extend(later.uses);
-        self.names.extend(later.names);
+        for c in later.uses {
+            self.name_call(&c.id, self.uses.len());
+            self.uses.push(c);
+        }
         self.answered.extend(later.answered);
         self.bare.extend(later.bare);
     }
@@ -227,10 +263,13 @@ impl Calls {
             c.at.encode(e);
             e.bool(c.background);
         }
-        e.u64(self.names.len() as u64);
-        for (id, name) in &self.names {
-            e.str(id);
-            e.str(name);
+        // Each id's last call, as a map of id to name (rebuilt from the
+        // calls on decode).
+        let last = self.names.values().chain(self.collided.values());
+        e.u64((self.names.len() + self.collided.len()) as u64);
+        for &i in last {
+            e.str(&self.uses[i].id);
+            e.str(&self.uses[i].name);
         }
         e.u64(self.answered.len() as u64);
         for id in &self.answered {
@@ -246,16 +285,21 @@ impl Calls {
     pub(crate) fn decode(d: &mut Dec<'_>) -> Option<Calls> {
         let mut c = Calls::default();
         for _ in 0..d.len(28)? {
-            c.uses.push(Call {
+            let call = Call {
                 id: d.str()?.to_string(),
                 name: d.str()?.to_string(),
                 at: At::decode(d)?,
                 background: d.bool()?,
-            });
+            };
+            c.name_call(&call.id, c.uses.len());
+            c.uses.push(call);
         }
+        // The map of id to name that the calls give.
         for _ in 0..d.len(16)? {
-            let id = d.str()?.to_string();
-            c.names.insert(id, d.str()?.to_string());
+            let (id, name) = (d.str()?, d.str()?);
+            if c.name(id) != Some(name) {
+                return None;
+            }
         }
         for _ in 0..d.len(8)? {
             c.answered.insert(d.str()?.to_string());

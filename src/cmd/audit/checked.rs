@@ -1,10 +1,11 @@
 //! serde's walk of a whole line for audit's malformed-line check, reading the
 //! top-level fields the skim reads ([`Top`]) and, in the same walk, what the
 //! detectors would otherwise parse a second time: the message's [`LiteMessage`]
-//! (eaten text, tool calls, bare carriers, inline persisted output) and the
-//! `toolUseResult` object's spawn and persisted-output keys ([`SpawnRaw`]).
+//! (eaten text, tool calls, bare carriers, inline persisted output), the
+//! `toolUseResult` object's spawn and persisted-output keys ([`SpawnRaw`]),
+//! and the same keys of a progress record's `data` (its `agentId`).
 //!
-//! The message's and the result's raw bytes are still needed (byte
+//! The message's, the result's and the data's raw bytes are still needed (byte
 //! prefilters), and a serde visitor is told no positions: each is found from
 //! the borrowed key strings around it (its own key, then the next key or the
 //! line's end), which in valid JSON leave only whitespace, `:` and `,` to step
@@ -16,13 +17,16 @@
 use std::borrow::Cow;
 use std::fmt;
 
-use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
-use serde_json::value::RawValue;
 
 use super::refs::SpawnRaw;
 use crate::loss::lite::LiteMessage;
-use crate::loss::skim::{truthy, Top};
+use crate::loss::skim::Top;
+use crate::scan::pair::{ws_back, ws_fwd};
+use plain::RawTop;
+
+mod plain;
 
 /// A line serde accepted: its [`Top`], and what the same walk read of its
 /// message and `toolUseResult` (`None` for a line read the plain way).
@@ -38,6 +42,9 @@ pub(crate) struct Pre<'a> {
     pub(crate) message: Option<LiteMessage<'a>>,
     /// The `toolUseResult` keys when it is an object.
     pub(crate) tur: Option<SpawnRaw<'a>>,
+    /// The same keys of `data` when it is an object (a progress record's
+    /// `agentId`).
+    pub(crate) data: Option<SpawnRaw<'a>>,
 }
 
 /// The top-level fields [`crate::loss::skim::skim`] reads, read by serde instead,
@@ -52,80 +59,23 @@ pub(crate) fn checked(line: &[u8]) -> Option<Checked<'_>> {
         return None; // serde would read a struct from an array too
     }
     let text = simdutf8::basic::from_utf8(line).ok()?;
-    if let Some(c) = serde_json::from_str::<Fused<'_>>(text)
-        .ok()
-        .and_then(|f| f.checked(text))
+    let mut f = Fused::default();
+    let mut de = serde_json::Deserializer::from_str(text);
+    // As `serde_json::from_str` reads: the value, then nothing but whitespace.
+    if (&mut f)
+        .deserialize(&mut de)
+        .and_then(|()| de.end())
+        .is_ok()
     {
-        return Some(c);
+        if let Some(c) = f.checked(text) {
+            return Some(c);
+        }
     }
     let r: RawTop<'_> = serde_json::from_str(text).ok()?;
     Some(Checked {
         top: r.top(),
         pre: None,
     })
-}
-
-fn b(v: Option<&RawValue>) -> Option<&[u8]> {
-    v.map(|v| v.get().as_bytes())
-}
-
-fn s(v: Option<&RawValue>) -> Option<&[u8]> {
-    b(v).and_then(|v| (v.len() >= 2 && v[0] == b'"').then(|| &v[1..v.len() - 1]))
-}
-
-fn object(v: Option<&RawValue>) -> Option<&[u8]> {
-    b(v).filter(|v| v.starts_with(b"{"))
-}
-
-/// The raw top-level values [`checked`] reads; `null` is kept as a value, as
-/// the skim keeps it.
-#[derive(Deserialize, Default)]
-struct RawTop<'a> {
-    #[serde(rename = "type", borrow, default, deserialize_with = "raw")]
-    kind: Option<&'a RawValue>,
-    #[serde(borrow, default, deserialize_with = "raw")]
-    subtype: Option<&'a RawValue>,
-    #[serde(borrow, default, deserialize_with = "raw")]
-    uuid: Option<&'a RawValue>,
-    #[serde(borrow, default, deserialize_with = "raw")]
-    timestamp: Option<&'a RawValue>,
-    #[serde(borrow, default, deserialize_with = "raw")]
-    version: Option<&'a RawValue>,
-    #[serde(rename = "agentId", borrow, default, deserialize_with = "raw")]
-    agent_id: Option<&'a RawValue>,
-    #[serde(rename = "isSidechain", borrow, default, deserialize_with = "raw")]
-    is_sidechain: Option<&'a RawValue>,
-    #[serde(rename = "isMeta", borrow, default, deserialize_with = "raw")]
-    is_meta: Option<&'a RawValue>,
-    #[serde(borrow, default, deserialize_with = "raw")]
-    message: Option<&'a RawValue>,
-    #[serde(rename = "toolUseResult", borrow, default, deserialize_with = "raw")]
-    tool_use_result: Option<&'a RawValue>,
-    #[serde(borrow, default, deserialize_with = "raw")]
-    data: Option<&'a RawValue>,
-}
-
-fn raw<'de, D: Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::Error> {
-    <&RawValue>::deserialize(d).map(Some)
-}
-
-impl<'a> RawTop<'a> {
-    fn top(&self) -> Top<'a> {
-        Top {
-            kind: s(self.kind),
-            subtype: s(self.subtype),
-            uuid: s(self.uuid),
-            timestamp: s(self.timestamp),
-            version: s(self.version),
-            agent_id: s(self.agent_id),
-            is_sidechain: b(self.is_sidechain).is_some_and(truthy),
-            is_meta: b(self.is_meta).is_some_and(truthy),
-            message: object(self.message),
-            tool_use_result: b(self.tool_use_result),
-            data: object(self.data),
-            eaten: None,
-        }
-    }
 }
 
 /// An object key as written: borrowed from the line when it holds no escape
@@ -172,7 +122,8 @@ struct Place<'a> {
 /// The message value: the [`LiteMessage`] of an object, nothing of anything else.
 struct Msg<'a>(Option<LiteMessage<'a>>);
 
-/// The `toolUseResult` value: the spawn keys of an object, nothing of anything else.
+/// The `toolUseResult` (or `data`) value: the spawn keys of an object,
+/// nothing of anything else.
 struct Tur<'a>(Option<SpawnRaw<'a>>);
 
 /// The scalar visits of a value visitor whose value is `None` for anything
@@ -254,8 +205,9 @@ struct Fused<'a> {
     raw: RawTop<'a>,
     message: Option<Msg<'a>>,
     tur: Option<Tur<'a>>,
-    /// The message's and the result's places.
-    places: [Place<'a>; 2],
+    data: Option<Tur<'a>>,
+    /// The message's, the result's and the data's places.
+    places: [Place<'a>; 3],
 }
 
 /// Take a known field's value once; a repeated key fails the read, as it
@@ -272,16 +224,19 @@ fn once<'de, A: MapAccess<'de>, T: Deserialize<'de>>(
     Ok(())
 }
 
-impl<'de> Deserialize<'de> for Fused<'de> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = Fused<'de>;
+/// The fused read fills a [`Fused`] in place (the read's value is large,
+/// and moving it out of serde's result per line showed as copies).
+impl<'de> DeserializeSeed<'de> for &mut Fused<'de> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        struct V<'f, 'de>(&'f mut Fused<'de>);
+        impl<'de> Visitor<'de> for V<'_, 'de> {
+            type Value = ();
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
                 f.write_str("a transcript record")
             }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Fused<'de>, A::Error> {
-                let mut f = Fused::default();
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+                let f = self.0;
                 // The place whose next key is still to come.
                 let mut open: Option<usize> = None;
                 while let Some(k) = map.next_key::<Key<'de>>()? {
@@ -298,7 +253,11 @@ impl<'de> Deserialize<'de> for Fused<'de> {
                         "agentId" => once(&mut r.agent_id, &mut map, "agentId")?,
                         "isSidechain" => once(&mut r.is_sidechain, &mut map, "isSidechain")?,
                         "isMeta" => once(&mut r.is_meta, &mut map, "isMeta")?,
-                        "data" => once(&mut r.data, &mut map, "data")?,
+                        "data" => {
+                            once(&mut f.data, &mut map, "data")?;
+                            f.places[2].key = k.plain();
+                            open = Some(2);
+                        }
                         "message" => {
                             once(&mut f.message, &mut map, "message")?;
                             f.places[0].key = k.plain();
@@ -317,10 +276,10 @@ impl<'de> Deserialize<'de> for Fused<'de> {
                 if let Some(i) = open {
                     f.places[i].next = Some(None);
                 }
-                Ok(f)
+                Ok(())
             }
         }
-        d.deserialize_map(V)
+        d.deserialize_map(V(self))
     }
 }
 
@@ -329,23 +288,6 @@ impl<'de> Deserialize<'de> for Fused<'de> {
 fn offset(text: &str, part: &str) -> Option<usize> {
     let at = (part.as_ptr() as usize).checked_sub(text.as_ptr() as usize)?;
     (at + part.len() <= text.len()).then_some(at)
-}
-
-/// Skip JSON whitespace forward from `i`.
-fn ws_fwd(b: &[u8], mut i: usize) -> usize {
-    while matches!(b.get(i), Some(b' ' | b'\t' | b'\n' | b'\r')) {
-        i += 1;
-    }
-    i
-}
-
-/// Skip JSON whitespace backward from the byte before `i`; returns the index
-/// just past the last non-whitespace byte.
-fn ws_back(b: &[u8], mut i: usize) -> usize {
-    while i > 0 && matches!(b[i - 1], b' ' | b'\t' | b'\n' | b'\r') {
-        i -= 1;
-    }
-    i
 }
 
 /// The raw value after the plain key `key` up to the plain key `next` (or the
@@ -383,18 +325,23 @@ fn between<'a>(text: &'a str, key: &str, next: Option<&str>) -> Option<&'a [u8]>
 
 impl<'a> Fused<'a> {
     /// The [`Checked`] of this read; `None` when a value's place is not known.
-    fn checked(self, text: &'a str) -> Option<Checked<'a>> {
+    fn checked(&mut self, text: &'a str) -> Option<Checked<'a>> {
         let place = |p: Place<'a>| between(text, p.key?, p.next?);
         let mut top = self.raw.top();
         let mut pre = Pre::default();
-        if let Some(Msg(m)) = self.message {
+        if let Some(Msg(m)) = self.message.take() {
             let raw = place(self.places[0])?;
             top.message = m.is_some().then_some(raw);
             pre.message = m;
         }
-        if let Some(Tur(t)) = self.tur {
+        if let Some(Tur(t)) = self.tur.take() {
             top.tool_use_result = Some(place(self.places[1])?);
             pre.tur = t;
+        }
+        if let Some(Tur(t)) = self.data.take() {
+            let raw = place(self.places[2])?;
+            top.data = t.is_some().then_some(raw);
+            pre.data = t;
         }
         Some(Checked {
             top,

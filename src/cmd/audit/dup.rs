@@ -46,6 +46,12 @@ impl Hasher for PassThrough {
 
 type Map<V> = HashMap<u64, V, BuildHasherDefault<PassThrough>>;
 
+/// An id's 64-bit key ([`Fx`] over its bytes), for maps that confirm a
+/// match on the id itself.
+pub(crate) fn id_key(id: &[u8]) -> u64 {
+    key(id)
+}
+
 /// A multiply-rotate hash over eight bytes a step, for the detectors' maps of
 /// ids (tool_use ids, message ids): SipHash took 2% of a full audit. Keys
 /// come from the file being read, whose worst case costs only that run time.
@@ -83,7 +89,8 @@ pub(crate) type IdMap<K, V> = HashMap<K, V, BuildHasherDefault<Fx>>;
 pub(crate) type IdSet<K> = std::collections::HashSet<K, BuildHasherDefault<Fx>>;
 
 /// A uuid's key: [`Fx`] over its bytes (FNV-1a's byte a step was most of
-/// the duplicate-uuid rule's time); a match is confirmed on the bytes.
+/// the duplicate-uuid rule's time); a match is confirmed on the bytes. The
+/// eaten rule keys message ids the same way ([`id_key`]).
 fn key(uuid: &[u8]) -> u64 {
     let mut h = Fx(uuid.len() as u64);
     h.write(uuid);
@@ -92,7 +99,11 @@ fn key(uuid: &[u8]) -> u64 {
 
 #[derive(Debug, Default)]
 pub(crate) struct Dups {
-    seen: Map<Seen>,
+    /// A uuid's hash -> its first line in `firsts` (a slot of 16 bytes,
+    /// not the 40 of a `Seen`: the table of a large file is probed at
+    /// random, once per line).
+    seen: Map<usize>,
+    firsts: Vec<Seen>,
     /// Distinct uuids whose hash collided with an earlier one (practically never).
     collided: HashMap<Vec<u8>, Seen>,
     boundaries: Vec<usize>,
@@ -177,10 +188,11 @@ impl Dups {
         }
         let first = match self.seen.entry(key(uuid)) {
             Entry::Vacant(v) => {
-                v.insert(new);
+                v.insert(self.firsts.len());
+                self.firsts.push(new);
                 return;
             }
-            Entry::Occupied(o) => *o.get(),
+            Entry::Occupied(o) => self.firsts[*o.get()],
         };
         let same = buf.get(first.uuid_at..first.uuid_at + uuid.len()) == Some(uuid)
             && buf.get(first.uuid_at + uuid.len()) == Some(&b'"');
@@ -218,10 +230,11 @@ impl Dups {
         for (h, new, len, at) in log {
             match self.seen.entry(h) {
                 Entry::Vacant(v) => {
-                    v.insert(new);
+                    v.insert(self.firsts.len());
+                    self.firsts.push(new);
                 }
                 Entry::Occupied(o) => {
-                    let first = *o.get();
+                    let first = self.firsts[*o.get()];
                     self.unconfirmed.push((first.uuid_at, new.uuid_at, len));
                     self.repeats.push((first, at, new.start, new.end));
                 }
@@ -297,9 +310,9 @@ impl Dups {
     /// its start: no log, every repeat confirmed).
     pub(crate) fn encode(&self, e: &mut Enc) {
         e.u64(self.seen.len() as u64);
-        for (h, s) in &self.seen {
+        for (h, &i) in &self.seen {
             e.u64(*h);
-            s.encode(e);
+            self.firsts[i].encode(e);
         }
         e.u64(self.collided.len() as u64);
         for (u, s) in &self.collided {
@@ -323,9 +336,11 @@ impl Dups {
         let mut x = Dups::default();
         let n = d.len(40)?;
         x.seen.reserve(n);
+        x.firsts.reserve(n);
         for _ in 0..n {
             let h = d.u64()?;
-            x.seen.insert(h, Seen::decode(d)?);
+            x.seen.insert(h, x.firsts.len());
+            x.firsts.push(Seen::decode(d)?);
         }
         for _ in 0..d.len(40)? {
             let u = d.bytes()?.to_vec();

@@ -23,7 +23,9 @@
 
 use std::collections::HashMap;
 
-use super::dup::IdMap;
+use std::collections::hash_map::Entry;
+
+use super::dup::{id_key, IdMap};
 use super::finding::{At, FileCtx, Finding};
 use crate::cache::{Dec, Enc};
 use crate::cli::audit::Kind;
@@ -47,9 +49,13 @@ struct Group {
 pub(crate) struct Eaten {
     /// Groups in first-seen order, so findings come out in file order.
     groups: Vec<Group>,
-    /// Per sidechain flag: `message.id` -> index in `groups`. Looked up by `&str`,
-    /// so a record of a known group allocates nothing.
-    index: [IdMap<String, usize>; 2],
+    /// Per sidechain flag: the hash of `message.id` ([`id_key`]) -> index in
+    /// `groups`, confirmed against the group's own id, so the id is kept
+    /// once and a record of a known group allocates nothing.
+    index: [IdMap<u64, usize>; 2],
+    /// Per sidechain flag: groups whose id's hash another id had first
+    /// (practically never).
+    collided: [HashMap<String, usize>; 2],
     /// Per sidechain flag: the group of the previous message record when it was
     /// thinking-first.
     pending: [Option<usize>; 2],
@@ -143,11 +149,11 @@ impl Eaten {
         if k.dict_blocks > 1 {
             self.multi_block += 1;
         }
-        let i = match self.index[usize::from(side)].get(mid) {
-            Some(&i) => i,
+        let i = match self.group(side, mid) {
+            Some(i) => i,
             None => {
                 let i = self.groups.len();
-                self.index[usize::from(side)].insert(mid.to_string(), i);
+                self.index_group(side, mid, i);
                 self.groups.push(Group {
                     mid: mid.to_string(),
                     thinking: 0,
@@ -180,6 +186,29 @@ impl Eaten {
         *slot = k.first_thinking.then_some(i);
         g.thinking += u32::from(k.thinking);
         g.text += u32::from(k.text);
+    }
+
+    /// The group of `mid` on lane `side`.
+    fn group(&self, side: bool, mid: &str) -> Option<usize> {
+        let s = usize::from(side);
+        match self.index[s].get(&id_key(mid.as_bytes())) {
+            Some(&i) if self.groups[i].mid == mid => Some(i),
+            Some(_) => self.collided[s].get(mid).copied(),
+            None => None,
+        }
+    }
+
+    /// Index a new group `i` of `mid` on lane `side`.
+    fn index_group(&mut self, side: bool, mid: &str, i: usize) {
+        let s = usize::from(side);
+        match self.index[s].entry(id_key(mid.as_bytes())) {
+            Entry::Vacant(v) => {
+                v.insert(i);
+            }
+            Entry::Occupied(_) => {
+                self.collided[s].insert(mid.to_string(), i);
+            }
+        }
     }
 
     /// The fast path stamps byte offsets in `At::line`: the 1-based line
@@ -299,7 +328,10 @@ impl Eaten {
                 first: At::decode(d)?,
                 adjacent: d.bool()?,
             };
-            e.index[usize::from(g.first.sidechain)].insert(g.mid.clone(), i);
+            if e.group(g.first.sidechain, &g.mid).is_some() {
+                return None; // one id twice on a lane: not a folded rule
+            }
+            e.index_group(g.first.sidechain, &g.mid, i);
             e.groups.push(g);
         }
         for p in &mut e.pending {

@@ -213,11 +213,7 @@ impl Pass<'_> {
         match top.kind {
             Some(b"assistant") => self.assistant(line, top, pre, &at),
             Some(b"user") => self.user(line, top, pre, &at),
-            Some(b"progress") if w.lanes => {
-                if let Some(d) = top.data.filter(|d| hit(&pat().agent_id, d)) {
-                    self.scan.refs.progress(d, &at());
-                }
-            }
+            Some(b"progress") if w.lanes => self.progress(top, pre, &at),
             Some(b"system") if top.subtype == Some(b"compact_boundary") => {
                 self.scan.dups.boundary(line.no);
             }
@@ -339,6 +335,22 @@ impl Pass<'_> {
                 Some(m) => self.scan.refs.inline_output_read(m, &at()),
                 None => self.scan.refs.inline_output(msg, &at()),
             }
+        }
+    }
+
+    /// A progress record's `data` naming a subagent. The `agentId` key the
+    /// line's serde walk read at the top level of `data` stands in for the
+    /// prefilter and the object's parse (the parse reads that key only);
+    /// an escaped one, which the prefilter would not see, goes the plain way.
+    fn progress(&mut self, top: &Top<'_>, pre: Option<&Pre<'_>>, at: &dyn Fn() -> At) {
+        if let Some(s) = pre.and_then(|p| p.data.as_ref()).filter(|s| !s.escaped) {
+            if s.names().0 {
+                self.scan.refs.progress_read(s, &at());
+            }
+            return;
+        }
+        if let Some(d) = top.data.filter(|d| hit(&pat().agent_id, d)) {
+            self.scan.refs.progress(d, &at());
         }
     }
 

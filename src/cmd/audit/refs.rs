@@ -143,6 +143,13 @@ impl Refs {
         }
     }
 
+    /// The same, from the `data` keys the line's serde walk read.
+    pub(crate) fn progress_read(&mut self, s: &SpawnRaw<'_>, at: &At) {
+        if let Some(id) = s.spawn().and_then(|s| s.agent_id) {
+            self.lane(&id, at, HOW[1]);
+        }
+    }
+
     pub(crate) fn lane(&mut self, id: &str, at: &At, how: &'static str) {
         if !id.is_empty() {
             self.lanes

@@ -123,48 +123,6 @@ impl<W: Write> Html<W> {
     }
 }
 
-fn head_rows(h: &Head) -> Vec<(&'static str, String)> {
-    let mut rows = vec![("session", h.session.clone())];
-    let opt = |v: &Option<String>| v.clone();
-    let mut push = |k: &'static str, v: Option<String>| {
-        if let Some(v) = v.filter(|v| !v.is_empty()) {
-            rows.push((k, v));
-        }
-    };
-    push("agent", opt(&h.agent));
-    push("cwd", opt(&h.cwd));
-    push("branch", opt(&h.branch));
-    push(
-        "versions",
-        match &h.versions {
-            (Some(a), Some(b)) if a != b => Some(format!("{a} → {b}")),
-            (a, b) => a.clone().or_else(|| b.clone()),
-        },
-    );
-    push("models", Some(h.models.join(", ")));
-    push(
-        "span",
-        match &h.span {
-            (Some(a), Some(b)) => Some(format!("{} → {}", when(a), when(b))),
-            (a, b) => a.as_deref().or(b.as_deref()).map(when),
-        },
-    );
-    push("turns", Some(h.turns.to_string()));
-    push("lanes", (h.lanes > 0).then(|| h.lanes.to_string()));
-    push(
-        "file",
-        Some(format!("{} ({})", h.file, crate::cmd::human_bytes(h.bytes))),
-    );
-    push("labels", opt(&h.labels));
-    push(
-        "highlight",
-        h.highlight
-            .as_ref()
-            .map(|re| format!("/{re}/ — every match is marked; the jump index is at the end")),
-    );
-    rows
-}
-
 impl<W: Write> Sink for Html<W> {
     fn head(&mut self, h: &Head) -> io::Result<()> {
         let title = h
@@ -186,7 +144,7 @@ impl<W: Write> Sink for Html<W> {
             escaped(&title),
             escaped(&title)
         )?;
-        self.facts(&head_rows(h))?;
+        self.facts(&h.rows("every match is marked; the jump index is at the end"))?;
         self.w.write_all(
             b"<div id=\"tools\" hidden><button id=\"expand\" type=\"button\">Expand all</button> <button id=\"collapse\" type=\"button\">Collapse all</button></div>\n</header>\n<main>\n",
         )

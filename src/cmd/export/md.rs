@@ -90,46 +90,11 @@ impl<W: Write> Sink for Md<W> {
         self.w.write_all(b"# ")?;
         escape(&mut self.w, &crate::output::sanitize::one_line(&title))?;
         self.w.write_all(b"\n\n")?;
-        let mut row = |k: &str, v: Option<String>| -> io::Result<()> {
-            let Some(v) = v.filter(|v| !v.is_empty()) else {
-                return Ok(());
-            };
+        for (k, v) in h.rows("matches are listed at the end") {
             write!(self.w, "- **{k}**: ")?;
             escape(&mut self.w, &crate::output::sanitize::one_line(&v))?;
-            self.w.write_all(b"\n")
-        };
-        row("session", Some(h.session.clone()))?;
-        row("agent", h.agent.clone())?;
-        row("cwd", h.cwd.clone())?;
-        row("branch", h.branch.clone())?;
-        row(
-            "versions",
-            h.versions.0.clone().map(|a| match &h.versions.1 {
-                Some(b) if *b != a => format!("{a} → {b}"),
-                _ => a,
-            }),
-        )?;
-        row("models", Some(h.models.join(", ")))?;
-        row(
-            "span",
-            h.span.0.as_deref().map(|a| match &h.span.1 {
-                Some(b) => format!("{} → {}", when(a), when(b)),
-                None => when(a),
-            }),
-        )?;
-        row("turns", Some(h.turns.to_string()))?;
-        row("lanes", (h.lanes > 0).then(|| h.lanes.to_string()))?;
-        row(
-            "file",
-            Some(format!("{} ({})", h.file, crate::cmd::human_bytes(h.bytes))),
-        )?;
-        row("labels", h.labels.clone())?;
-        row(
-            "highlight",
-            h.highlight
-                .as_ref()
-                .map(|r| format!("/{r}/ — matches are listed at the end")),
-        )?;
+            self.w.write_all(b"\n")?;
+        }
         self.w.write_all(b"\n")
     }
 

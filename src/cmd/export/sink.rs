@@ -27,6 +27,47 @@ pub(crate) struct Head {
     pub(crate) labels: Option<String>,
 }
 
+impl Head {
+    /// The header's facts in the order both formats print them, each left
+    /// out when empty; `highlight` says where the format puts its matches.
+    pub(crate) fn rows(&self, highlight: &str) -> Vec<(&'static str, String)> {
+        let mut rows = Vec::new();
+        let mut push = |k: &'static str, v: Option<String>| {
+            if let Some(v) = v.filter(|v| !v.is_empty()) {
+                rows.push((k, v));
+            }
+        };
+        // A span is said whole even when both ends are one time; a version
+        // only when it changed.
+        let both =
+            |(a, b): &(Option<String>, Option<String>), same: bool, f: &dyn Fn(&str) -> String| {
+                match (a, b) {
+                    (Some(a), Some(b)) if same || a != b => Some(format!("{} → {}", f(a), f(b))),
+                    (a, b) => a.as_deref().or(b.as_deref()).map(f),
+                }
+            };
+        push("session", Some(self.session.clone()));
+        push("agent", self.agent.clone());
+        push("cwd", self.cwd.clone());
+        push("branch", self.branch.clone());
+        push("versions", both(&self.versions, false, &|v| v.to_string()));
+        push("models", Some(self.models.join(", ")));
+        push("span", both(&self.span, true, &when));
+        push("turns", Some(self.turns.to_string()));
+        push("lanes", (self.lanes > 0).then(|| self.lanes.to_string()));
+        let size = crate::cmd::human_bytes(self.bytes);
+        push("file", Some(format!("{} ({size})", self.file)));
+        push("labels", self.labels.clone());
+        push(
+            "highlight",
+            self.highlight
+                .as_ref()
+                .map(|re| format!("/{re}/ — {highlight}")),
+        );
+        rows
+    }
+}
+
 /// The page footer: what was shown and what was found.
 #[derive(Debug, Default)]
 pub(crate) struct Foot {
@@ -116,3 +157,6 @@ pub(crate) fn anchor(s: &str) -> String {
         .filter(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_')
         .collect()
 }
+
+#[cfg(test)]
+mod tests;

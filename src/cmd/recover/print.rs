@@ -10,12 +10,17 @@ use serde::Serialize;
 
 use super::Config;
 use crate::discovery::Transcript;
-use crate::output::{json_line, sanitize, Format, Out};
+use crate::output::{sanitize, Format, Out};
 use crate::recover::doc::Why;
 use crate::recover::events::Event;
 use crate::recover::replay::Rebuilt;
-use crate::recover::store::{Blob, Verdict};
 use crate::recover::{ranges, Range};
+use json::json;
+
+mod json;
+pub(crate) use backups::backups;
+
+mod backups;
 
 pub(crate) struct Report<'a> {
     pub(crate) path: &'a str,
@@ -222,202 +227,6 @@ fn coverage(out: &mut Out, r: &Report<'_>, map: &[Range]) -> io::Result<()> {
             }
         };
         writeln!(out, "  {:<14} {what}", span(g))?;
-    }
-    Ok(())
-}
-
-#[derive(Serialize)]
-struct RangeJson<'a> {
-    #[serde(rename = "type")]
-    tag: &'static str,
-    from: Option<usize>,
-    to: Option<usize>,
-    lines: Option<usize>,
-    known: bool,
-    source: Option<Source<'a>>,
-    reason: Option<&'static str>,
-}
-
-#[derive(Serialize)]
-struct NoteJson<'a> {
-    #[serde(rename = "type")]
-    tag: &'static str,
-    source: Option<Source<'a>>,
-    text: &'a str,
-}
-
-#[derive(Serialize)]
-struct RecoveredJson<'a> {
-    #[serde(rename = "type")]
-    tag: &'static str,
-    path: &'a str,
-    point: &'a str,
-    complete: bool,
-    lines: Option<usize>,
-    known_lines: usize,
-    gaps: usize,
-    steps: usize,
-    deleted: Option<Source<'a>>,
-    opaque: &'a BTreeMap<String, usize>,
-    out: Option<String>,
-    content: Option<String>,
-}
-
-fn json(
-    out: &mut Out,
-    r: &Report<'_>,
-    map: &[Range],
-    cfg: &Config,
-    written: Option<&Path>,
-) -> io::Result<()> {
-    for g in map {
-        json_line(
-            out,
-            &RangeJson {
-                tag: "range",
-                from: g.from,
-                to: g.to,
-                lines: g.lines,
-                known: g.known,
-                source: g.step.and_then(|s| source(r, s)),
-                reason: g.why.map(why_name),
-            },
-        )?;
-    }
-    for n in &r.rebuilt.notes {
-        json_line(
-            out,
-            &NoteJson {
-                tag: "note",
-                source: source(r, n.step),
-                text: &n.text,
-            },
-        )?;
-    }
-    let content = (!cfg.coverage && written.is_none() && r.rebuilt.evidence).then(|| {
-        let mut t = String::new();
-        r.rebuilt.doc.render(&mut t);
-        t
-    });
-    json_line(out, &recovered(r, map, written, content))
-}
-
-fn recovered<'a>(
-    r: &'a Report<'a>,
-    map: &[Range],
-    written: Option<&Path>,
-    content: Option<String>,
-) -> RecoveredJson<'a> {
-    RecoveredJson {
-        tag: "recovered",
-        path: r.path,
-        point: &r.point,
-        complete: r.rebuilt.evidence && r.rebuilt.doc.is_whole(),
-        lines: r.rebuilt.doc.total().filter(|_| r.rebuilt.evidence),
-        known_lines: if r.rebuilt.evidence {
-            r.rebuilt.doc.known_lines()
-        } else {
-            0
-        },
-        gaps: map.iter().filter(|g| !g.known).count(),
-        steps: r.rebuilt.applied.len(),
-        deleted: r.rebuilt.deleted.and_then(|s| source(r, s)),
-        opaque: r.opaque,
-        out: written.map(|p| p.to_string_lossy().into_owned()),
-        content,
-    }
-}
-
-#[derive(Serialize)]
-struct BackupJson<'a> {
-    #[serde(rename = "type")]
-    tag: &'static str,
-    path: &'a str,
-    session_id: &'a str,
-    name: &'a str,
-    version: Option<u64>,
-    file: String,
-    mtime: Option<String>,
-    bytes: u64,
-    trusted: bool,
-    verdict: String,
-}
-
-/// `--list-backups`: every store file for the path, with its verdict.
-pub(crate) fn backups(
-    out: &mut Out,
-    path: &str,
-    listing: &[(Blob, Verdict)],
-    format: Format,
-) -> io::Result<()> {
-    let st = out.style;
-    if format == Format::Human {
-        writeln!(
-            out,
-            "{}{}{}  store key {}",
-            st.head,
-            sanitize::one_line(path),
-            st.reset,
-            crate::recover::store::path_hash(path)
-        )?;
-    }
-    for (b, v) in listing {
-        let mtime = b.mtime.map(crate::timefmt::utc_exact);
-        match format {
-            Format::Json => json_line(
-                out,
-                &BackupJson {
-                    tag: "backup",
-                    path,
-                    session_id: &b.session,
-                    name: &b.name,
-                    version: b.version,
-                    file: b.path.to_string_lossy().into_owned(),
-                    mtime,
-                    bytes: b.size,
-                    trusted: v.trusted(),
-                    verdict: v.describe(),
-                },
-            )?,
-            Format::Human => writeln!(
-                out,
-                "  @{} {:<6} {:<26} {:>9}  {}{}{}",
-                crate::discovery::short(&b.session),
-                b.version
-                    .map_or_else(|| "v?".to_string(), |v| format!("v{v}")),
-                mtime.unwrap_or_else(|| "-".into()),
-                crate::cmd::human_bytes(b.size),
-                if v.trusted() { "" } else { st.warn },
-                v.describe(),
-                st.reset
-            )?,
-        }
-    }
-    if format == Format::Human && listing.is_empty() {
-        writeln!(out, "{}  no backups in the store for this path (the store keeps structured writes only, and is pruned){}", st.dim, st.reset)?;
-    }
-    if format == Format::Json {
-        // The summary the human header and footer say: the key looked up, and
-        // how many generations were found and trusted (0 is an answer too).
-        #[derive(Serialize)]
-        struct Summary<'a> {
-            #[serde(rename = "type")]
-            tag: &'static str,
-            path: &'a str,
-            store_key: String,
-            backups: usize,
-            trusted: usize,
-        }
-        json_line(
-            out,
-            &Summary {
-                tag: "summary",
-                path,
-                store_key: crate::recover::store::path_hash(path),
-                backups: listing.len(),
-                trusted: listing.iter().filter(|(_, v)| v.trusted()).count(),
-            },
-        )?;
     }
     Ok(())
 }

@@ -6,18 +6,20 @@
 
 use std::collections::BTreeMap;
 use std::io::{self, Write};
-use std::time::Instant;
 
 use serde::Serialize;
 
 use crate::live::calls::Call;
 use crate::live::lanes::{Lane, LaneState};
-use crate::live::registry::{Registry, Row};
+use crate::live::registry::Row;
 use crate::live::session::{RegistryLeg, SessionStatus};
 use crate::live::tail::Tail;
 use crate::live::verdict::{Verdict, WaitingFor};
-use crate::output::sanitize::{clean, one_line, path};
+use crate::output::sanitize::{clean, one_line};
 use crate::output::{json_line, Style};
+pub(crate) use summary::{footer, Summary};
+
+mod summary;
 
 fn ts(t: Option<jiff::Timestamp>) -> Option<String> {
     t.map(crate::timefmt::utc_exact)
@@ -324,83 +326,4 @@ fn open_line<W: Write>(w: &mut W, s: &SessionStatus) -> io::Result<()> {
         writeln!(w, "  open: {}", parts.join(" · "))?;
     }
     Ok(())
-}
-
-/// The run's summary.
-#[derive(Serialize)]
-pub(crate) struct Summary {
-    #[serde(rename = "type")]
-    kind: &'static str,
-    sessions: usize,
-    shown: usize,
-    verdicts: BTreeMap<&'static str, usize>,
-    window: String,
-    registry: RegistrySummary,
-    notes: Vec<String>,
-    errors: usize,
-    elapsed_ms: u128,
-}
-
-#[derive(Serialize)]
-struct RegistrySummary {
-    present: bool,
-    dir: String,
-    skipped: usize,
-}
-
-impl Summary {
-    pub(crate) fn of(
-        judged: &[SessionStatus],
-        window: &str,
-        registry: &Registry,
-        notes: Vec<String>,
-        errors: usize,
-        started: Instant,
-    ) -> Summary {
-        let mut verdicts = BTreeMap::new();
-        for s in judged {
-            *verdicts.entry(s.assessment.verdict.name()).or_insert(0) += 1;
-        }
-        Summary {
-            kind: "summary",
-            sessions: judged.len(),
-            shown: judged.len(),
-            verdicts,
-            window: window.to_string(),
-            registry: RegistrySummary {
-                present: registry.present,
-                dir: path(&registry.dir),
-                skipped: registry.skipped.len(),
-            },
-            notes,
-            errors,
-            elapsed_ms: started.elapsed().as_millis(),
-        }
-    }
-}
-
-/// The human footer: counts by verdict and the window.
-pub(crate) fn footer<W: Write>(w: &mut W, st: Style, s: &Summary) -> io::Result<()> {
-    let by: Vec<String> = Verdict::ALL
-        .iter()
-        .filter_map(|v| {
-            s.verdicts
-                .get(v.name())
-                .map(|n| format!("{n} {}", v.name()))
-        })
-        .collect();
-    let what = if s.sessions == 0 {
-        format!(
-            "no session active ({}); --all shows every session",
-            s.window
-        )
-    } else {
-        format!(
-            "{} session(s) ({}): {}",
-            s.sessions,
-            s.window,
-            by.join(", ")
-        )
-    };
-    writeln!(w, "{}{what} · {} ms{}", st.dim, s.elapsed_ms, st.reset)
 }

@@ -33,6 +33,17 @@ fn same_as_second_parses(c: &Checked<'_>) -> bool {
         assert_eq!(a.tool_use_result(raw, &at), b.tool_use_result_read(s, &at));
         assert_eq!(format!("{a:?}"), format!("{b:?}"));
     }
+    let data = c.top.data;
+    assert_eq!(pre.data.is_some(), data.is_some());
+    if let (Some(s), Some(raw)) = (&pre.data, data) {
+        let (mut a, mut b) = (Refs::default(), Refs::default());
+        let at = At::new(1, false, None, None);
+        a.progress(raw, &at);
+        if !s.escaped {
+            b.progress_read(s, &at);
+            assert_eq!(format!("{a:?}"), format!("{b:?}"));
+        }
+    }
     true
 }
 
@@ -68,7 +79,7 @@ fn checked_reads_what_the_skim_reads() {
     assert!(same > 5_000, "{same} lines compared");
     assert!(fused * 100 > same * 99, "{fused} of {same} lines fused");
 
-    let odd: [&[u8]; 12] = [
+    let odd: [&[u8]; 16] = [
         // The message last, the result last, escaped keys around them,
         // whitespace everywhere JSON allows it.
         br#"{"type":"assistant","message" :	{"id":"m","content":[{"type":"text"}]} }"#,
@@ -83,14 +94,23 @@ fn checked_reads_what_the_skim_reads() {
         br#"{"type":"assistant","isSidechain":1,"message":{"id":"m"},"data":"x","agentId":7}"#,
         br#"{"type":"system","subtype":"compact_boundary","isSidechain":"","timestamp":"2026-01-01T00:00:00Z"}"#,
         br#"{}"#,
+        // A progress record's data: its agentId read in the walk, escaped
+        // (the prefilter's way), refused by the parse; an escaped data key.
+        br#"{"type":"progress","data":{"message":{"agentId":"n"},"agentId":"a1"},"uuid":"u"}"#,
+        br#"{"type":"progress","data":{"agent\u0049d":"a2","x":[]}}"#,
+        br#"{"type":"progress","data":{"agentId":"a3","status":7} }"#,
+        br#"{"type":"progress","d\u0061ta":{"agentId":"a4"},"uuid":"u"}"#,
     ];
-    // Fused, or read the plain way (an escaped key beside the message or
-    // the result, a message LiteMessage refuses).
-    let fuse = [true, true, false, false, true, true, false];
+    // Fused, or read the plain way (an escaped key beside the message, the
+    // result or the data, a message LiteMessage refuses).
+    let mut fuse = [true; 16];
+    for i in [2, 3, 6, 15] {
+        fuse[i] = false;
+    }
     for (i, l) in odd.iter().enumerate() {
         let read = checked(l).unwrap();
         let f = same_as_second_parses(&read);
-        assert_eq!(f, fuse.get(i).copied().unwrap_or(true), "{i}");
+        assert_eq!(f, fuse[i], "{i}");
         let text = std::str::from_utf8(l).unwrap();
         let plain = serde_json::from_str::<RawTop<'_>>(text).unwrap().top();
         assert_eq!(format!("{:?}", read.top), format!("{plain:?}"), "{text}");

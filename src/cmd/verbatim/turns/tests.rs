@@ -1,6 +1,6 @@
 //! Unit tests of `turns`.
 
-use super::{command_output, error_line, head_said};
+use super::entry::{command_output, error_line, head_said};
 
 /// Shapes of 22 failed Bash results in the public corpus, whose first line
 /// is a bare `Exit code N`: the summary carries the line that says why.
