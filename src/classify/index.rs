@@ -51,7 +51,8 @@ fn literal(key: usize) -> &'static Regex {
 }
 
 /// Markers without which a tool_result carrier cannot open a turn: an answered
-/// question (TURN-009, TURN-010) or a typed rejection (TURN-013).
+/// question (TURN-009, TURN-010) or a typed rejection (TURN-013). Each holds
+/// `answer` or `to proceed`, which [`may_matter`] looks for first.
 fn carrier_markers() -> &'static Regex {
     crate::scan::re!(bytes
         r#""answers"|User has answered your questions|Your questions have been answered|The user answered:|To tell you how to proceed"#
@@ -76,8 +77,15 @@ fn may_matter(hit: &[u8], line: &[u8]) -> bool {
         return true;
     }
     let tail = &line[line.len().saturating_sub(WINDOW)..];
-    let re = carrier_markers();
-    re.is_match(head) || re.is_match(tail)
+    // Every marker holds `answer` or `to proceed`: two memmems rule out most
+    // windows before the regex (Teddy over common English trigrams) runs,
+    // and a line that fits in one window is searched once.
+    let marked = |w: &[u8]| {
+        (crate::scan::lit!(b"answer").find(w).is_some()
+            || crate::scan::lit!(b"to proceed").find(w).is_some())
+            && carrier_markers().is_match(w)
+    };
+    marked(head) || (line.len() > WINDOW && marked(tail))
 }
 
 /// Files at least this large are indexed in parallel pieces of about `PIECE` bytes.

@@ -51,8 +51,15 @@ pub(crate) struct ContinuedIn<'a> {
 /// timestamped record (a clone), `Some(None)` when another record is (not a
 /// clone), `None` when no timestamped record is in `head` (unknown).
 pub(crate) fn head_boundary(head: &[u8]) -> Option<Option<String>> {
-    for line in head.split(|&b| b == b'\n') {
-        if memchr::memmem::find(line, b"\"timestamp\"").is_none() {
+    // Framed by memchr (a byte-wise split cost 1–2 µs a file).
+    let mut rest = Some(head);
+    while let Some(r) = rest {
+        let (line, next) = match memchr::memchr(b'\n', r) {
+            Some(i) => (&r[..i], Some(&r[i + 1..])),
+            None => (r, None),
+        };
+        rest = next;
+        if crate::scan::lit!(b"\"timestamp\"").find(line).is_none() {
             continue;
         }
         let Ok(h) = serde_json::from_slice::<Head<'_>>(line) else {

@@ -8,7 +8,7 @@ use regex::bytes::Regex;
 use super::summary::{Bad, Summary};
 use crate::classify::sidechain::InlineLanes;
 use crate::record::{parse_line, MalformedKind, Parsed, Record};
-use crate::scan;
+use crate::scan::Line;
 
 /// The literal set of [`literal_pass`]; with `sidechains` also an inline
 /// sidechain record's flag, which leads its record (before any `"model"`).
@@ -26,11 +26,30 @@ fn interesting(sidechains: bool) -> &'static Regex {
     }
 }
 
+/// The literals [`literal_pass`] looks for: every match of [`interesting`]
+/// but a sidechain flag's holds one of them (`-title"`, `ued-in"` and
+/// `"summary"` end its title alternatives, `"model"` and `}{"` start the
+/// others), and none of them is frequent: a pure literal set, searched by
+/// Teddy alone, where [`interesting`]'s `"type":` prefix (every content
+/// block has one) made a candidate, and a DFA run, of several places on
+/// every line.
+fn literals() -> &'static Regex {
+    crate::scan::re!(bytes r#"-title"|ued-in"|"summary"|"model"|\}\{""#)
+}
+
 /// One pass over `buf` (whole lines at file offset `base`; numbered from 1 when
 /// `numbered`, i.e. it starts the file) with a literal set: models, titles,
 /// glued records (confirmed by a parse), and with `inline` (a main file read
 /// whole) its 1.0.x sidechain records, placed in their lanes as `agents` does
 /// ([`InlineLanes`]).
+///
+/// A line whose only literals are `"model"` keys can tell nothing but its model: its
+/// first match of [`interesting`], if any, is a model, so only the model is
+/// read, from the first `"model"` on. Any other line is read by [`read_line`]
+/// as [`interesting`]'s hits were: its first match decides. A literal that
+/// ends in a quote followed by `s`, `m` or `i` may hide another starting at
+/// that quote (the search does not overlap matches), so such a line is read
+/// by [`read_line`] too.
 pub(super) fn literal_pass(
     buf: &[u8],
     base: u64,
@@ -38,61 +57,181 @@ pub(super) fn literal_pass(
     s: &mut Summary,
     mut inline: Option<&mut InlineLanes>,
 ) {
-    let re = interesting(inline.is_some());
-    for (l, hit) in scan::lines::HitLines::new(buf, re) {
-        let line = l.bytes;
-        // `}{"` also ends strings like "x }{" in code; only a parse can confirm glue.
-        if crate::scan::lit!(b"}{\"").find(line).is_some() {
-            if let Parsed::Malformed(bad) = parse_line(&l) {
-                if bad.kind == MalformedKind::Glued {
-                    s.malformed.push(Bad {
-                        line: numbered.then_some(l.no),
-                        offset: base + l.offset as u64,
-                        kind: MalformedKind::Glued,
-                    });
-                    continue;
-                }
-            }
+    // Every record line has an `"isSidechain"` flag, nearly always false: a
+    // main file with a true one (1.0.x) is read line by line as before.
+    if inline.is_some() && has_true_flag(buf) {
+        for (l, _) in crate::scan::lines::HitLines::new(buf, interesting(true)) {
+            read_line(&l, base, numbered, s, inline.as_deref_mut());
         }
-        // The first "model" on an assistant line is message.model (either
-        // spacing, REC-038).
-        if let Some(v) = crate::scan::pair::first_plain_str(line, crate::scan::lit!(b"\"model\"")) {
-            if let Ok(model) = std::str::from_utf8(v) {
-                // The line's own type: an `agent_progress` record nests a
-                // subagent's assistant message (and its model) inside `data`
-                // (measured, not a claim: 8 of the 59 public transcripts). The
-                // field walk runs only for a model new to this row.
-                if !model.is_empty()
-                    && v.len() < 100
-                    && !s.models.contains(model)
-                    && crate::scan::json::field(line, b"type") == Some(&b"\"assistant\""[..])
-                {
-                    s.models.insert(model.to_string());
-                }
-            }
-        }
-        if hit.ends_with(b"true") {
-            // A flag nested in an agent_progress record is not the line's own
-            // (the line's own leads its record: a skim of the first fields).
-            let own = || crate::scan::json::field(line, b"isSidechain") == Some(&b"true"[..]);
-            if let Some(lanes) = inline.as_deref_mut().filter(|_| own()) {
-                if let Parsed::Record(r) = parse_line(&l) {
-                    if r.is_sidechain() {
-                        lanes.place(r.uuid.as_deref(), r.parent_uuid.as_deref());
-                    }
-                }
-            }
+        return;
+    }
+    let set = literals();
+    let mut numbers = (0, 1); // (offset, number of the line starting there)
+    let mut line: Option<Hits> = None;
+    for m in set.find_iter(buf) {
+        if let Some(l) = line.as_mut().filter(|l| m.start() < l.end) {
+            l.take(buf, m.start(), m.as_bytes());
             continue;
         }
-        if hit.ends_with(b"continued-in\"") {
-            // MISC-028: a fork's successor, named in its origin.
-            s.continued_in.extend(super::clones::continued_in(line));
-            continue;
+        if let Some(l) = line.take() {
+            l.read(buf, base, numbered, &mut numbers, s, inline.as_deref_mut());
         }
-        if hit.ends_with(b"title\"") || hit.ends_with(b"summary\"") {
-            if let Parsed::Record(r) = parse_line(&l) {
-                take_titles(&r, s);
+        let start = crate::scan::lines::line_start(buf, m.start());
+        let end = memchr::memchr(b'\n', &buf[m.start()..]).map_or(buf.len(), |i| m.start() + i);
+        let mut l = Hits {
+            start,
+            end,
+            model: None,
+            other: false,
+        };
+        l.take(buf, m.start(), m.as_bytes());
+        line = Some(l);
+    }
+    if let Some(l) = line {
+        l.read(buf, base, numbered, &mut numbers, s, inline);
+    }
+}
+
+/// The literals [`literal_pass`] found on one line.
+struct Hits {
+    start: usize,
+    /// The line's end (its newline, or the end of the buffer).
+    end: usize,
+    /// Where its first `"model"` is.
+    model: Option<usize>,
+    /// Whether it holds a literal other than `"model"`, or one that may
+    /// hide another.
+    other: bool,
+}
+
+impl Hits {
+    fn take(&mut self, buf: &[u8], at: usize, lit: &[u8]) {
+        let next = buf.get(at + lit.len()).copied();
+        match lit {
+            b"\"model\"" => {
+                self.model.get_or_insert(at);
+                self.other |= matches!(next, Some(b's' | b'm' | b'i'));
             }
+            _ => self.other = true,
+        }
+    }
+
+    fn read(
+        self,
+        buf: &[u8],
+        base: u64,
+        numbered: bool,
+        numbers: &mut (usize, usize),
+        s: &mut Summary,
+        inline: Option<&mut InlineLanes>,
+    ) {
+        let terminated = self.end < buf.len();
+        let mut bytes = &buf[self.start..self.end];
+        if let [head @ .., b'\r'] = bytes {
+            bytes = head;
+        }
+        if !self.other {
+            if let Some(at) = self.model {
+                take_model(bytes, &bytes[at - self.start..], s);
+            }
+            return;
+        }
+        // Numbered from the last line numbered: each byte is counted once.
+        let (at, no) = *numbers;
+        let no = no + memchr::memchr_iter(b'\n', &buf[at..self.start]).count();
+        *numbers = (self.start, no);
+        let l = Line {
+            no,
+            offset: self.start,
+            bytes,
+            terminated,
+        };
+        read_line(&l, base, numbered, s, inline);
+    }
+}
+
+/// Whether some `"isSidechain":` key is not followed by `false` (the only
+/// places [`interesting`]'s sidechain alternative can match).
+fn has_true_flag(buf: &[u8]) -> bool {
+    const KEY: &[u8] = b"\"isSidechain\":";
+    crate::scan::lit!(KEY)
+        .find_iter(buf)
+        .any(|at| !buf[at + KEY.len()..].starts_with(b"false"))
+}
+
+/// The model of a line's first `"model"` key with a plain string value
+/// (either spacing, REC-038), from `from` (the line's first `"model"`) on.
+fn take_model(line: &[u8], from: &[u8], s: &mut Summary) {
+    // The first "model" on an assistant line is message.model.
+    let Some(v) = crate::scan::pair::first_plain_str(from, crate::scan::lit!(b"\"model\"")) else {
+        return;
+    };
+    let Ok(model) = std::str::from_utf8(v) else {
+        return;
+    };
+    // The line's own type: an `agent_progress` record nests a subagent's
+    // assistant message (and its model) inside `data` (measured, not a claim:
+    // 8 of the 59 public transcripts). The field walk runs only for a model
+    // new to this row.
+    if !model.is_empty()
+        && v.len() < 100
+        && !s.models.contains(model)
+        && crate::scan::json::field(line, b"type") == Some(&b"\"assistant\""[..])
+    {
+        s.models.insert(model.to_string());
+    }
+}
+
+/// A line [`interesting`] may hit other than by a model: glue, a model,
+/// and what its first match names (a title, a `continued-in`, a sidechain
+/// flag).
+fn read_line(
+    l: &Line<'_>,
+    base: u64,
+    numbered: bool,
+    s: &mut Summary,
+    inline: Option<&mut InlineLanes>,
+) {
+    let line = l.bytes;
+    let Some(hit) = interesting(inline.is_some()).find(line) else {
+        return;
+    };
+    let hit = hit.as_bytes();
+    // `}{"` also ends strings like "x }{" in code; only a parse can confirm glue.
+    if crate::scan::lit!(b"}{\"").find(line).is_some() {
+        if let Parsed::Malformed(bad) = parse_line(l) {
+            if bad.kind == MalformedKind::Glued {
+                s.malformed.push(Bad {
+                    line: numbered.then_some(l.no),
+                    offset: base + l.offset as u64,
+                    kind: MalformedKind::Glued,
+                });
+                return;
+            }
+        }
+    }
+    take_model(line, line, s);
+    if hit.ends_with(b"true") {
+        // A flag nested in an agent_progress record is not the line's own
+        // (the line's own leads its record: a skim of the first fields).
+        let own = || crate::scan::json::field(line, b"isSidechain") == Some(&b"true"[..]);
+        if let Some(lanes) = inline.filter(|_| own()) {
+            if let Parsed::Record(r) = parse_line(l) {
+                if r.is_sidechain() {
+                    lanes.place(r.uuid.as_deref(), r.parent_uuid.as_deref());
+                }
+            }
+        }
+        return;
+    }
+    if hit.ends_with(b"continued-in\"") {
+        // MISC-028: a fork's successor, named in its origin.
+        s.continued_in.extend(super::clones::continued_in(line));
+        return;
+    }
+    if hit.ends_with(b"title\"") || hit.ends_with(b"summary\"") {
+        if let Parsed::Record(r) = parse_line(l) {
+            take_titles(&r, s);
         }
     }
 }
@@ -189,6 +328,99 @@ mod tests {
             }
             let flag = br#""isSidechain":true"#;
             assert_eq!(re.is_match(flag), sidechains);
+        }
+    }
+
+    /// Every line read as [`interesting`]'s hit lines were before the
+    /// literal set: [`read_line`] on each line.
+    fn every_line(buf: &[u8], inline: bool) -> (Summary, usize) {
+        let mut s = Summary::default();
+        let mut lanes = inline.then(InlineLanes::default);
+        for l in crate::scan::Lines::new(buf) {
+            read_line(&l, 0, true, &mut s, lanes.as_mut());
+        }
+        (s, lanes.map_or(0, |l| l.len()))
+    }
+
+    fn facts(buf: &[u8], inline: bool) -> (Summary, usize) {
+        let mut s = Summary::default();
+        let mut lanes = inline.then(InlineLanes::default);
+        literal_pass(buf, 0, true, &mut s, lanes.as_mut());
+        (s, lanes.map_or(0, |l| l.len()))
+    }
+
+    fn same(buf: &[u8], what: &str) {
+        for inline in [false, true] {
+            let (a, la) = facts(buf, inline);
+            let (b, lb) = every_line(buf, inline);
+            let key = |s: &Summary, l: usize| {
+                let bad: Vec<_> = s.malformed.iter().map(|b| (b.line, b.offset)).collect();
+                format!(
+                    "{:?} {:?} {:?} {:?} {:?} {:?} {bad:?} {l}",
+                    s.models,
+                    s.custom_title,
+                    s.ai_title,
+                    s.summaries,
+                    s.continued_in,
+                    s.first_prompt
+                )
+            };
+            assert_eq!(key(&a, la), key(&b, lb), "{what} (inline {inline})");
+        }
+    }
+
+    /// The literal set reads a line only for its model when its first match
+    /// of [`interesting`] can be no other: the same facts as reading every
+    /// line, on lines built to trip it (a title after a model, literals
+    /// hiding one another, glue, nested and spaced keys, REC-038) and on the
+    /// public transcripts.
+    #[test]
+    fn the_literal_set_reads_what_every_line_would() {
+        let lines: &[&str] = &[
+            r#"{"type":"assistant","message":{"model":"m-1","content":[]}}"#,
+            r#"{"type":"summary","summary":"S1","leafUuid":"u1"}"#,
+            r#"{"type": "summary", "summary": "S2", "leafUuid": "u2"}"#,
+            r#"{"type":"assistant","message":{"model":"m-2"},"x":{"type":"ai-title","aiTitle":"hidden"}}"#,
+            r#"{"type":"ai-title","aiTitle":"T1","model":"m-3"}"#,
+            r#"{"type":"custom-title","customTitle":"C1"}"#,
+            r#"{"type":"user","message":{"content":"see summary"},"model":"m-4"}"#,
+            r#"{"type":"assistant","message":{"model":"m-5"}}{"type":"assistant","message":{"model":"m-6"}}"#,
+            r#"{"type":"assistant"}{"model":"m-7","type":"assistant"}"#,
+            r#"{"type":"assistant","message":{"model":"summary"summary","x":1}}"#,
+            r#"{"type":"assistant","message":{"model"model":"m-8"}}"#,
+            r#"{"type":"assistant","message":{"model":"m-9"isSidechain":true}}"#,
+            r#"{"isSidechain":true,"type":"assistant","uuid":"a","parentUuid":null,"message":{"model":"m-10"}}"#,
+            r#"{"isSidechain": true,"type":"user","uuid":"b","parentUuid":"a","message":{"content":"x"}}"#,
+            r#"{"isSidechain":false,"type":"assistant","message":{"model":"m-11"}}"#,
+            r#"{"type":"continued-in","continuedInSessionId":"s2"}"#,
+            r#"{"type":"assistant","message":{"model": "m-12","content":[{"type":"text","text":"x }{\"a"}]}}"#,
+            r#"{"type":"assistant","message":{"model":null,"content":[]}}"#,
+            r#"{"type":"assistant","message":{"model":"m\u002d13"}}"#,
+            r#"{"type":"assistant","message":{"model"#,
+        ];
+        let all = lines.join("\n");
+        same(all.as_bytes(), "built lines");
+        same(format!("{all}\n").as_bytes(), "built lines, terminated");
+        same(all.replace('\n', "\r\n").as_bytes(), "CRLF");
+        for (i, l) in lines.iter().enumerate() {
+            same(l.as_bytes(), &format!("line {i}"));
+        }
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        for home in ["sample/claude-home", "../shared/corpus/claude-home"] {
+            let mut dirs = vec![root.join(home).join("projects")];
+            while let Some(d) = dirs.pop() {
+                let Ok(rd) = std::fs::read_dir(&d) else {
+                    continue;
+                };
+                for e in rd.flatten() {
+                    let p = e.path();
+                    if p.is_dir() {
+                        dirs.push(p);
+                    } else if p.extension().is_some_and(|x| x == "jsonl") {
+                        same(&std::fs::read(&p).unwrap(), &p.display().to_string());
+                    }
+                }
+            }
         }
     }
 }
