@@ -236,14 +236,16 @@ previous = os.environ.get("BENCH_PREVIOUS")
 notes_text = open(notes).read().rstrip() if notes and os.path.exists(notes) else ""
 if previous and os.path.exists(previous):
     made = {l for l in "\n".join(out + [notes_text]).splitlines() if l.startswith("## ")}
+    mark = "(Kept from the previous report: this run did not write this section; its figures are from an earlier measurement.)"
     kept, cur = [], None
     for line in open(previous).read().splitlines():
         if line.startswith("## "):
-            cur = None if line in made else [line, "", "(Kept from the previous report: this run did not write this section; its figures are from an earlier measurement.)"]
+            cur = None if line in made else [line, "", mark]
             if cur is not None:
                 kept.append(cur)
             continue
-        if cur is not None:
+        # A section kept before already carries the mark: say it once.
+        if cur is not None and line != mark and not (line == "" and cur[-1] == ""):
             cur.append(line)
     for sec in kept:
         out.append("")
