@@ -58,23 +58,12 @@ mod tests {
     use crate::record::{parse_line, Parsed};
     use crate::scan::{Lines, Source};
 
-    /// Every transcript of a Claude home, found by the crate's own discovery.
-    fn transcripts(home: &std::path::Path) -> Vec<crate::discovery::Transcript> {
-        let home = crate::discovery::home::from_env(Some(home.to_path_buf())).unwrap();
-        crate::discovery::target::resolve(&home, &[], true)
-            .unwrap()
-            .transcripts
-    }
-
     /// The needle table is a claim about the classifier: on every real and
     /// sample transcript, each unit of a needled label (primary or secondary)
     /// sits on a line holding one of its needles (REC-038: bare values only).
     #[test]
     fn every_unit_of_a_needled_label_sits_on_a_line_with_its_needle_rec_038() {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-        let mut files = transcripts(&root.join("sample/claude-home"));
-        files.extend(transcripts(&root.join("../shared/corpus/claude-home")));
-        assert!(files.len() > 10, "no transcripts found under {root:?}");
+        let files = crate::discovery::sample_and_public();
         let mut checked = [0usize; 3];
         for t in &files {
             let f = &t.path;

@@ -189,3 +189,18 @@ pub(crate) struct WalkIssue {
     pub(crate) path: PathBuf,
     pub(crate) message: String,
 }
+
+/// Every transcript of the bundled sample home and the public corpus, lanes
+/// included, as the walk finds them: the real bytes the tests that compare a
+/// fast path with the read it replaces run over.
+#[cfg(test)]
+pub(crate) fn sample_and_public() -> Vec<Transcript> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    for h in ["sample/claude-home", "../shared/corpus/claude-home"] {
+        let home = home::from_env(Some(root.join(h))).unwrap();
+        files.extend(target::resolve(&home, &[], true).unwrap().transcripts);
+    }
+    assert!(files.len() > 10, "no transcripts under {root:?}");
+    files
+}

@@ -121,16 +121,7 @@ fn raw_prefix_decision_agrees_with_the_decode() {
 #[test]
 fn raw_prefix_decision_agrees_on_the_homes() {
     use crate::classify::markers as mk;
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut files = Vec::new();
-    for h in ["sample/claude-home", "../shared/corpus/claude-home"] {
-        let home = crate::discovery::home::from_env(Some(root.join(h))).unwrap();
-        files.extend(
-            crate::discovery::target::resolve(&home, &[], true)
-                .unwrap()
-                .transcripts,
-        );
-    }
+    let files = crate::discovery::sample_and_public();
     let sets: [&[&str]; 5] = [
         &mk::AUQ_MARKERS,
         &[mk::REJ_MARKER],

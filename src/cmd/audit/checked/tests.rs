@@ -52,17 +52,7 @@ fn same_as_second_parses(c: &Checked<'_>) -> bool {
 /// serde declines, so the caller's skim still classifies it.
 #[test]
 fn checked_reads_what_the_skim_reads() {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut files = Vec::new();
-    for h in ["sample/claude-home", "../shared/corpus/claude-home"] {
-        let home = crate::discovery::home::from_env(Some(root.join(h))).unwrap();
-        files.extend(
-            crate::discovery::target::resolve(&home, &[], true)
-                .unwrap()
-                .transcripts,
-        );
-    }
-    assert!(files.len() > 10, "no transcripts under {root:?}");
+    let files = crate::discovery::sample_and_public();
     let (mut same, mut fused) = (0, 0);
     for t in &files {
         let src = crate::scan::Source::open(&t.path).unwrap();

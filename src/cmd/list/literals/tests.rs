@@ -84,21 +84,10 @@ fn the_literal_set_reads_what_every_line_would() {
     for (i, l) in lines.iter().enumerate() {
         same(l.as_bytes(), &format!("line {i}"));
     }
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    for home in ["sample/claude-home", "../shared/corpus/claude-home"] {
-        let mut dirs = vec![root.join(home).join("projects")];
-        while let Some(d) = dirs.pop() {
-            let Ok(rd) = std::fs::read_dir(&d) else {
-                continue;
-            };
-            for e in rd.flatten() {
-                let p = e.path();
-                if p.is_dir() {
-                    dirs.push(p);
-                } else if p.extension().is_some_and(|x| x == "jsonl") {
-                    same(&std::fs::read(&p).unwrap(), &p.display().to_string());
-                }
-            }
-        }
+    for t in crate::discovery::sample_and_public() {
+        same(
+            &std::fs::read(&t.path).unwrap(),
+            &t.path.display().to_string(),
+        );
     }
 }
