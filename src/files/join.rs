@@ -9,6 +9,7 @@ use serde_json::value::RawValue;
 
 use super::calls::{place, Call, Intake, Outcome, Target};
 use super::echo::{self, Echo, Evidence, Facts, Step};
+use super::place::{self, Kept, Place, What};
 use super::shell::Act;
 use super::{Class, Kind, Touch};
 
@@ -16,8 +17,9 @@ use super::{Class, Kind, Touch};
 pub(crate) type Want<'w> = Option<&'w (dyn Fn(&str) -> bool + Sync)>;
 
 impl Intake<'_> {
-    /// Every touch of the file, in call order, with evidence for `want`ed paths.
-    pub(crate) fn finish(mut self, want: Want<'_>) -> Vec<Touch> {
+    /// Every touch of the file, in call order, with evidence for `want`ed
+    /// paths, kept as places in `base` (the file's bytes) where it can be.
+    pub(crate) fn finish(mut self, want: Want<'_>, base: &[u8]) -> Vec<Touch> {
         let mut out = Vec::with_capacity(self.calls.len() + self.direct.len());
         let calls = std::mem::take(&mut self.calls);
         for call in &calls {
@@ -34,12 +36,13 @@ impl Intake<'_> {
             };
             match &call.target {
                 Target::File { path, class, input } => {
-                    for t in structured(call, path, *class, input, outcome, truncated, want) {
+                    let ctx = (base, want);
+                    for t in structured(call, path, *class, input, outcome, truncated, ctx) {
                         push(t);
                     }
                 }
                 Target::Bash(a) => {
-                    for t in bash(call, a, outcome, want) {
+                    for t in bash(call, a, outcome, (base, want)) {
                         push(t);
                     }
                 }
@@ -58,9 +61,9 @@ impl Intake<'_> {
                 if let Some(t) = direct.get_mut(*i) {
                     if want.is_some_and(|w| w(&t.path)) {
                         let text = echo::string(Some(raw)).unwrap_or_default();
-                        t.evidence = Some(Box::new(Evidence::Snippet {
+                        t.evidence = Some(Box::new(Kept::Now(Evidence::Snippet {
                             lines: echo::gutter_lines(&text),
-                        }));
+                        })));
                     }
                 }
             }
@@ -101,7 +104,7 @@ fn structured(
     input: &RawValue,
     outcome: Option<&Outcome<'_>>,
     truncated: bool,
-    want: Want<'_>,
+    (base, want): (&[u8], Want<'_>),
 ) -> Vec<Touch> {
     if outcome.is_some_and(|o| o.error) {
         return vec![touch(call, path, class, Kind::Failed, outcome)];
@@ -121,7 +124,15 @@ fn structured(
     };
     let mut t = touch(call, path, class, kind, outcome);
     if want.is_some_and(|w| w(path)) {
-        t.evidence = evidence(call.tool, kind, echo.as_ref(), input).map(Box::new);
+        t.evidence = kept(
+            call.tool,
+            kind,
+            outcome.and_then(|o| o.echo),
+            echo.as_ref(),
+            input,
+            base,
+        )
+        .map(Box::new);
     }
     let stale = facts.as_ref().is_some_and(|f| f.stale);
     let mut out = vec![t];
@@ -130,6 +141,41 @@ fn structured(
         out.push(touch(call, path, class, Kind::StaleRecovered, outcome));
     }
     out
+}
+
+/// A structured call's evidence as a place in `base` (read again and decoded
+/// by [`decode`] at the replay), or decoded now when its bytes are not the
+/// file's own; `None` where [`evidence`] has none whatever the echo holds.
+fn kept(
+    tool: &'static str,
+    kind: Kind,
+    raw_echo: Option<&RawValue>,
+    echo: Option<&Echo<'_>>,
+    input: &RawValue,
+    base: &[u8],
+) -> Option<Kept> {
+    if tool == "Read" && (echo.is_none() || matches!(kind, Kind::ReadUnchanged | Kind::ReadOther)) {
+        return None;
+    }
+    let what = What::Structured { tool, kind };
+    match place::place(base, what, raw_echo, Some(input)) {
+        Some(p) => Some(Kept::At(p)),
+        None => evidence(tool, kind, echo, input).map(Kept::Now),
+    }
+}
+
+/// The evidence at `p`, from its echo's and input's bytes read again: what
+/// the pass would have decoded from the same bytes.
+pub(crate) fn decode(
+    p: &Place,
+    raw_echo: Option<&RawValue>,
+    input: Option<&RawValue>,
+) -> Option<Evidence> {
+    let echo = raw_echo.and_then(Echo::parse);
+    match p.what {
+        What::Structured { tool, kind } => evidence(tool, kind, echo.as_ref(), input?),
+        What::Cat => cat(echo.as_ref()),
+    }
 }
 
 /// An outcome's echo facts: skimmed already, or read from the parsed echo.
@@ -265,7 +311,7 @@ fn bash(
     call: &Call<'_>,
     a: &super::shell::Analysis,
     outcome: Option<&Outcome<'_>>,
-    want: Want<'_>,
+    (base, want): (&[u8], Want<'_>),
 ) -> Vec<Touch> {
     let mut out = Vec::new();
     let echo = outcome.and_then(|o| o.echo).and_then(Echo::parse);
@@ -282,7 +328,7 @@ fn bash(
         };
         let mut t = touch(call, &op.path, op.class, kind, outcome);
         if want.is_some_and(|w| w(&op.path)) {
-            t.evidence = bash_evidence(a, i, op, outcome, echo.as_ref()).map(Box::new);
+            t.evidence = bash_evidence(a, i, op, outcome, echo.as_ref(), base).map(Box::new);
         }
         out.push(t);
     }
@@ -313,20 +359,30 @@ fn bash_evidence(
     op: &super::shell::ShellOp,
     outcome: Option<&Outcome<'_>>,
     echo: Option<&Echo<'_>>,
-) -> Option<Evidence> {
+    base: &[u8],
+) -> Option<Kept> {
     if let Some(c) = &op.content {
         // A write whose command failed may not have happened as written.
         if outcome.is_some_and(|o| o.error) {
             return None;
         }
-        return Some(match op.act {
+        return Some(Kept::Now(match op.act {
             Act::Append => Evidence::Append { content: c.clone() },
             _ => Evidence::Write { content: c.clone() },
-        });
+        }));
     }
     if a.cat != Some(i) || outcome.is_none_or(|o| o.error) {
         return None;
     }
+    echo?;
+    match place::place(base, What::Cat, outcome.and_then(|o| o.echo), None) {
+        Some(p) => Some(Kept::At(p)),
+        None => cat(echo).map(Kept::Now),
+    }
+}
+
+/// A `cat` result's stdout, when the result is positively clean.
+fn cat(echo: Option<&Echo<'_>>) -> Option<Evidence> {
     let e = echo?;
     let clean = echo::string(e.stderr).is_some_and(|s| s.is_empty())
         && !echo::is_true(e.interrupted)

@@ -20,6 +20,7 @@ pub(crate) mod join;
 pub(crate) mod needles;
 pub(crate) mod pass;
 pub(crate) mod path;
+pub(crate) mod place;
 pub(crate) mod shell;
 pub(crate) mod skim;
 
@@ -198,8 +199,9 @@ pub(crate) struct Touch {
     pub(crate) ts: Option<String>,
     /// When the result landed (the tool_result record's time), for ordering.
     pub(crate) landed: Option<String>,
-    /// Content evidence, gathered only when asked for (recover).
-    pub(crate) evidence: Option<Box<echo::Evidence>>,
+    /// Content evidence, gathered only when asked for (recover): decoded, or
+    /// where in the transcript to read it again ([`place`]).
+    pub(crate) evidence: Option<Box<place::Kept>>,
 }
 
 /// What the pass found in one transcript.
@@ -210,6 +212,8 @@ pub(crate) struct FileTouches {
     pub(crate) sightings: Vec<history::Sighting>,
     pub(crate) malformed: usize,
     pub(crate) error: Option<String>,
+    /// The file as scanned, when its evidence is kept as places in it.
+    pub(crate) seen: Option<crate::scan::source::Seen>,
 }
 
 pub(crate) use pass::Options;

@@ -32,6 +32,13 @@ pub(crate) struct Options<'w> {
 /// Scan transcript `t` (index `file` in the caller's list).
 pub(crate) fn scan(t: &Transcript, opts: &Options<'_>) -> FileTouches {
     let re = needles::finder(opts.recover);
+    // Evidence is kept as places in the file: its identity before it is
+    // opened, so a replacement at any point is refused at the reread.
+    // (A file that cannot be stat'ed fails to open below, or is refused then.)
+    let seen = opts
+        .want
+        .and_then(|_| std::fs::metadata(&t.path).ok())
+        .map(|m| crate::scan::source::Seen::of(&m));
     let (first, held) = match stream::prefilter(&t.path, re, t.size) {
         Ok(Prefiltered::Miss(_)) => return FileTouches::default(),
         Ok(Prefiltered::Hit { first, held }) => (first, held),
@@ -91,7 +98,9 @@ pub(crate) fn scan(t: &Transcript, opts: &Options<'_>) -> FileTouches {
         let cwd = intake.first_cwd.clone().or_else(|| first_cwd(buf));
         history::resolve_pending(&mut out.sightings, cwd.as_deref());
     }
-    out.touches = intake.finish(opts.want);
+    history::squeeze(&mut out.sightings);
+    out.touches = intake.finish(opts.want, buf);
+    out.seen = seen;
     out
 }
 

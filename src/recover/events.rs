@@ -7,13 +7,18 @@
 //! along its file, and the streams merge on it. A backup stands at its
 //! `backupTime`, when the bytes were copied (FH-019).
 
-use std::collections::{BTreeMap, HashMap};
+use std::cell::RefCell;
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::path::{Path, PathBuf};
 
 use jiff::Timestamp;
 
+use crate::discovery::Transcript;
 use crate::files::echo::Evidence;
 use crate::files::history::{self, Sighting};
+use crate::files::place::{self, Kept, Place, Span};
 use crate::files::{Class, FileTouches, Kind, Touch};
+use crate::scan::source::Seen;
 
 /// What a step does to the reconstruction.
 #[derive(Debug, Clone)]
@@ -69,16 +74,13 @@ pub(crate) struct Event {
     pub(crate) backup: Option<String>,
 }
 
-fn action(t: &Touch) -> Action {
-    let ev = t.evidence.as_deref();
+fn action(t: &Touch, ev: Option<Evidence>) -> Action {
     match (t.kind, ev) {
         (
             Kind::Create | Kind::Update | Kind::Write | Kind::BashWrite,
             Some(Evidence::Write { content }),
-        ) => Action::Full(content.clone()),
-        (Kind::NotebookEdit, Some(Evidence::Notebook { updated: Some(u) })) => {
-            Action::Full(u.clone())
-        }
+        ) => Action::Full(content),
+        (Kind::NotebookEdit, Some(Evidence::Notebook { updated: Some(u) })) => Action::Full(u),
         (
             Kind::Edit | Kind::MultiEdit,
             Some(Evidence::Edit {
@@ -87,9 +89,9 @@ fn action(t: &Touch) -> Action {
                 hunks,
             }),
         ) => Action::Edit {
-            steps: steps.clone(),
-            original: original.clone(),
-            hunks: hunks.clone(),
+            steps,
+            original,
+            hunks,
         },
         (
             Kind::ReadFull | Kind::ReadPartial | Kind::ReadTruncated,
@@ -101,15 +103,15 @@ fn action(t: &Touch) -> Action {
                 truncated,
             }),
         ) => Action::Read {
-            start: *start,
-            num: *num,
-            total: *total,
-            content: content.clone(),
-            truncated: *truncated,
+            start,
+            num,
+            total,
+            content,
+            truncated,
         },
-        (Kind::BashRead, Some(Evidence::Cat { stdout })) => Action::Cat(stdout.clone()),
-        (Kind::BashAppend, Some(Evidence::Append { content })) => Action::Append(content.clone()),
-        (Kind::EditedTextFile, Some(Evidence::Snippet { lines })) => Action::Snippet(lines.clone()),
+        (Kind::BashRead, Some(Evidence::Cat { stdout })) => Action::Cat(stdout),
+        (Kind::BashAppend, Some(Evidence::Append { content })) => Action::Append(content),
+        (Kind::EditedTextFile, Some(Evidence::Snippet { lines })) => Action::Snippet(lines),
         (Kind::EditedTextFile, None) => Action::Snippet(Vec::new()),
         (Kind::BashDelete | Kind::BashMoveFrom, _) => Action::Delete,
         (Kind::StaleRecovered, _) => Action::StaleRecovered,
@@ -140,12 +142,21 @@ pub(crate) struct Index<'a> {
     sightings: HashMap<&'a str, Vec<(usize, &'a Sighting)>>,
     /// Each transcript's session id.
     sessions: Vec<&'a str>,
+    /// Each transcript's path and identity as scanned: evidence kept as a
+    /// place ([`crate::files::place`]) is read there again.
+    files: Vec<(&'a Path, Option<Seen>)>,
+    reader: RefCell<Reader>,
 }
 
 impl<'a> Index<'a> {
-    pub(crate) fn new(all: &'a [FileTouches], session_of: Vec<&'a str>) -> Index<'a> {
+    pub(crate) fn new(all: &'a [FileTouches], transcripts: &'a [Transcript]) -> Index<'a> {
         let mut idx = Index {
-            sessions: session_of,
+            sessions: transcripts.iter().map(|t| t.session_id.as_str()).collect(),
+            files: transcripts
+                .iter()
+                .zip(all)
+                .map(|(t, ft)| (t.path.as_path(), ft.seen))
+                .collect(),
             ..Index::default()
         };
         for (f, ft) in all.iter().enumerate() {
@@ -174,6 +185,101 @@ impl<'a> Index<'a> {
     pub(crate) fn session(&self, f: usize) -> Option<&'a str> {
         self.sessions.get(f).copied()
     }
+
+    /// The evidence of touch `t` of transcript `f`: decoded in the pass, or
+    /// read again from its place. A transcript that cannot be read again as
+    /// scanned gives none, and a problem ([`Index::problems`]).
+    fn evidence(&self, f: usize, t: &Touch) -> Option<Evidence> {
+        match t.evidence.as_deref()? {
+            Kept::Now(e) => Some(e.clone()),
+            Kept::At(p) => self.read(f, p),
+        }
+    }
+
+    fn read(&self, f: usize, p: &Place) -> Option<Evidence> {
+        let mut r = self.reader.borrow_mut();
+        let (path, seen) = *self.files.get(f)?;
+        let echo = match p.echo {
+            Some(s) => Some(r.bytes(f, path, seen, s)?),
+            None => None,
+        };
+        let input = match p.input {
+            Some(s) => Some(r.bytes(f, path, seen, s)?),
+            None => None,
+        };
+        match (
+            echo.as_deref().map(place::raw),
+            input.as_deref().map(place::raw),
+        ) {
+            (Some(None), _) | (_, Some(None)) => {
+                r.fail(
+                    f,
+                    path,
+                    "its bytes changed in place since csift read it".into(),
+                );
+                None
+            }
+            (e, i) => crate::files::join::decode(p, e.flatten(), i.flatten()),
+        }
+    }
+
+    /// The transcripts whose evidence could not be read again since the
+    /// last call, each with why (once per transcript).
+    pub(crate) fn problems(&self) -> Vec<(PathBuf, String)> {
+        std::mem::take(&mut self.reader.borrow_mut().problems)
+    }
+}
+
+/// Reads places again, keeping the last transcript open (a path's touches
+/// sit mostly in a few transcripts, in file order).
+#[derive(Default)]
+struct Reader {
+    open: Option<(usize, std::fs::File)>,
+    failed: HashSet<usize>,
+    problems: Vec<(PathBuf, String)>,
+}
+
+impl Reader {
+    fn bytes(&mut self, f: usize, path: &Path, seen: Option<Seen>, s: Span) -> Option<Vec<u8>> {
+        if self.failed.contains(&f) {
+            return None;
+        }
+        match self.try_bytes(f, path, seen, s) {
+            Ok(b) => Some(b),
+            Err(e) => {
+                self.fail(f, path, e);
+                None
+            }
+        }
+    }
+
+    fn fail(&mut self, f: usize, path: &Path, why: String) {
+        self.failed.insert(f);
+        self.open = None;
+        self.problems.push((path.to_path_buf(), why));
+    }
+
+    fn try_bytes(
+        &mut self,
+        f: usize,
+        path: &Path,
+        seen: Option<Seen>,
+        s: Span,
+    ) -> Result<Vec<u8>, String> {
+        if self.open.as_ref().is_none_or(|(g, _)| *g != f) {
+            let opened = crate::scan::source::open(path).map_err(|e| e.to_string())?;
+            let seen = seen.ok_or("the transcript could not be identified when it was read")?;
+            seen.still(&Seen::of(&opened.meta))?;
+            self.open = Some((f, opened.file));
+        }
+        let Some((_, file)) = &self.open else {
+            return Err("the transcript is not open".into());
+        };
+        let mut buf = vec![0; s.len as usize];
+        crate::scan::source::read_exact_at(file, &mut buf, s.at)
+            .map_err(|e| format!("reading its evidence again: {e}"))?;
+        Ok(buf)
+    }
 }
 
 /// The ordered timeline of `path`, plus `backups`.
@@ -184,7 +290,7 @@ pub(crate) fn timeline(path: &str, idx: &Index<'_>, backups: Vec<Backup>) -> Vec
             continue;
         }
         by_file.entry(f).or_default().push(Event {
-            action: action(t),
+            action: action(t, idx.evidence(f, t)),
             file: f,
             line: t.line,
             sub: t.sub,
