@@ -144,13 +144,18 @@ pub(crate) fn resolve_pending(sightings: &mut [Sighting], cwd: Option<&str>) {
 /// interval [`in_interval`] reads), and a backup's verdict takes the first
 /// sighting naming its time. Call it once the paths are resolved.
 pub(crate) fn squeeze(sightings: &mut Vec<Sighting>) {
-    let key = |s: &Sighting| (s.version, s.backup.clone(), s.backup_time.clone(), s.class);
+    let same = |a: &Sighting, b: &Sighting| {
+        a.version == b.version
+            && a.class == b.class
+            && a.backup == b.backup
+            && a.backup_time == b.backup_time
+    };
     // Per path: (first of its current run, last of it).
     let mut runs: HashMap<&str, (usize, usize)> = HashMap::new();
     let mut drop = vec![false; sightings.len()];
     for (i, s) in sightings.iter().enumerate() {
         match runs.get_mut(s.path.as_str()) {
-            Some((first, last)) if key(&sightings[*last]) == key(s) => {
+            Some((first, last)) if same(&sightings[*last], s) => {
                 if *last != *first {
                     drop[*last] = true;
                 }
@@ -295,10 +300,21 @@ mod tests {
         let mut squeezed = all.clone();
         squeeze(&mut squeezed);
         assert_eq!(pairs(&squeezed), pairs(&all));
-        let lines: Vec<(&str, usize)> = squeezed.iter().map(|s| (s.path.as_str(), s.line)).collect();
+        let lines: Vec<(&str, usize)> =
+            squeezed.iter().map(|s| (s.path.as_str(), s.line)).collect();
         assert_eq!(
             lines,
-            [("/a", 1), ("/b", 1), ("/b", 2), ("/b", 3), ("/a", 4), ("/a", 5), ("/a", 6), ("/a", 7), ("/a", 8)]
+            [
+                ("/a", 1),
+                ("/b", 1),
+                ("/b", 2),
+                ("/b", 3),
+                ("/a", 4),
+                ("/a", 5),
+                ("/a", 6),
+                ("/a", 7),
+                ("/a", 8)
+            ]
         );
     }
 

@@ -7,11 +7,12 @@
 
 use serde_json::value::RawValue;
 
+use super::calls::Names;
 use super::calls::{place, Call, Intake, Outcome, Target};
 use super::echo::{self, Echo, Evidence, Facts, Step};
 use super::place::{self, Kept, Place, What};
 use super::shell::Act;
-use super::{Class, Kind, Touch};
+use super::{Class, Kind, Shared, Touch};
 
 /// Which paths get content evidence (recover), if any.
 pub(crate) type Want<'w> = Option<&'w (dyn Fn(&str) -> bool + Sync)>;
@@ -22,6 +23,7 @@ impl Intake<'_> {
     pub(crate) fn finish(mut self, want: Want<'_>, base: &[u8]) -> Vec<Touch> {
         let mut out = Vec::with_capacity(self.calls.len() + self.direct.len());
         let calls = std::mem::take(&mut self.calls);
+        let mut names = std::mem::take(&mut self.names);
         for call in &calls {
             let outcome = call.id.as_deref().and_then(|id| self.outcomes.get(id));
             let truncated = call
@@ -42,13 +44,13 @@ impl Intake<'_> {
                     }
                 }
                 Target::Bash(a) => {
-                    for t in bash(call, a, outcome, (base, want)) {
+                    for t in bash(call, a, outcome, (base, want), &mut names) {
                         push(t);
                     }
                 }
                 Target::PowerShell => push(touch(
                     call,
-                    "powershell",
+                    names.intern("powershell"),
                     Class::Marker,
                     Kind::Opaque,
                     outcome,
@@ -75,13 +77,13 @@ impl Intake<'_> {
 
 fn touch(
     call: &Call<'_>,
-    path: &str,
+    path: Shared,
     class: Class,
     kind: Kind,
     outcome: Option<&Outcome<'_>>,
 ) -> Touch {
     Touch {
-        path: path.to_string(),
+        path,
         class,
         kind,
         tool: call.tool,
@@ -99,7 +101,7 @@ fn touch(
 
 fn structured(
     call: &Call<'_>,
-    path: &str,
+    path: &Shared,
     class: Class,
     input: &RawValue,
     outcome: Option<&Outcome<'_>>,
@@ -107,7 +109,7 @@ fn structured(
     (base, want): (&[u8], Want<'_>),
 ) -> Vec<Touch> {
     if outcome.is_some_and(|o| o.error) {
-        return vec![touch(call, path, class, Kind::Failed, outcome)];
+        return vec![touch(call, path.clone(), class, Kind::Failed, outcome)];
     }
     let echo = outcome.and_then(|o| o.echo).and_then(Echo::parse);
     let facts = facts(outcome, echo.as_ref());
@@ -122,7 +124,7 @@ fn structured(
         "MultiEdit" => Kind::MultiEdit,
         _ => Kind::NotebookEdit,
     };
-    let mut t = touch(call, path, class, kind, outcome);
+    let mut t = touch(call, path.clone(), class, kind, outcome);
     if want.is_some_and(|w| w(path)) {
         t.evidence = kept(
             call.tool,
@@ -138,7 +140,13 @@ fn structured(
     let mut out = vec![t];
     if stale {
         // FH-006, FH-035: the edit applied to a file that had drifted on disk.
-        out.push(touch(call, path, class, Kind::StaleRecovered, outcome));
+        out.push(touch(
+            call,
+            path.clone(),
+            class,
+            Kind::StaleRecovered,
+            outcome,
+        ));
     }
     out
 }
@@ -312,6 +320,7 @@ fn bash(
     a: &super::shell::Analysis,
     outcome: Option<&Outcome<'_>>,
     (base, want): (&[u8], Want<'_>),
+    names: &mut Names,
 ) -> Vec<Touch> {
     let mut out = Vec::new();
     let echo = outcome.and_then(|o| o.echo).and_then(Echo::parse);
@@ -326,20 +335,32 @@ fn bash(
             Act::CopyTo => Kind::BashCopyTo,
             Act::Touch => Kind::BashTouch,
         };
-        let mut t = touch(call, &op.path, op.class, kind, outcome);
+        let mut t = touch(call, names.intern(&op.path), op.class, kind, outcome);
         if want.is_some_and(|w| w(&op.path)) {
             t.evidence = bash_evidence(a, i, op, outcome, echo.as_ref(), base).map(Box::new);
         }
         out.push(t);
     }
     for m in &a.markers {
-        out.push(touch(call, m, Class::Marker, Kind::Opaque, outcome));
+        out.push(touch(
+            call,
+            names.intern(m),
+            Class::Marker,
+            Kind::Opaque,
+            outcome,
+        ));
     }
     if let (Some(o), Some(f)) = (outcome, facts(outcome, echo.as_ref())) {
         if let Some(hint) = f.hint {
             for p in echo::hint_paths(&hint) {
                 let (path, class) = place(&p, o.cwd.as_deref());
-                let mut t = touch(call, &path, class, Kind::HintModified, outcome);
+                let mut t = touch(
+                    call,
+                    names.intern(&path),
+                    class,
+                    Kind::HintModified,
+                    outcome,
+                );
                 t.line = o.line;
                 t.turn = o.turn;
                 t.ts = o.ts.clone();

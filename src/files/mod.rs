@@ -181,24 +181,29 @@ impl Kind {
     }
 }
 
+/// A string many touches share (a path, a time, an agent id), counted
+/// instead of copied: a home's touches held until the end are mostly these.
+pub(crate) type Shared = std::sync::Arc<str>;
+
 /// One touch of one path.
 #[derive(Debug, Clone)]
 pub(crate) struct Touch {
-    pub(crate) path: String,
+    /// Interned per transcript ([`calls::Intake::intern`]).
+    pub(crate) path: Shared,
     pub(crate) class: Class,
     pub(crate) kind: Kind,
     /// `Read`, `Write`, `Edit`, `MultiEdit`, `NotebookEdit`, `Bash`,
     /// `PowerShell`, `attachment` or `file-history`.
     pub(crate) tool: &'static str,
     /// The subagent whose work this is: the lane's, or the nested record's.
-    pub(crate) agent_id: Option<String>,
+    pub(crate) agent_id: Option<Shared>,
     pub(crate) line: usize,
     /// Order among touches of one line (the ops of one command).
     pub(crate) sub: u32,
     pub(crate) turn: Option<usize>,
-    pub(crate) ts: Option<String>,
+    pub(crate) ts: Option<Shared>,
     /// When the result landed (the tool_result record's time), for ordering.
-    pub(crate) landed: Option<String>,
+    pub(crate) landed: Option<Shared>,
     /// Content evidence, gathered only when asked for (recover): decoded, or
     /// where in the transcript to read it again ([`place`]).
     pub(crate) evidence: Option<Box<place::Kept>>,

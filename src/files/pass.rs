@@ -187,7 +187,7 @@ pub(crate) fn external_writes(all: &mut [FileTouches], session_of: &[&str]) {
             let explained = all.iter().enumerate().any(|(j, other)| {
                 session_of.get(j) == session_of.get(i)
                     && other.touches.iter().any(|t| {
-                        t.path == cur.path
+                        *t.path == *cur.path
                             && (t.kind.is_structured_write() || t.kind.is_bash_write())
                             && within(t, i == j, prev, cur)
                     })
@@ -211,7 +211,7 @@ fn within(t: &Touch, same_file: bool, prev: &Sighting, cur: &Sighting) -> bool {
 
 fn external(cur: &Sighting) -> Touch {
     Touch {
-        path: cur.path.clone(),
+        path: cur.path.as_str().into(),
         class: cur.class,
         kind: Kind::ExternalWrite,
         tool: "file-history",
@@ -219,8 +219,8 @@ fn external(cur: &Sighting) -> Touch {
         line: cur.line,
         sub: 0,
         turn: cur.turn,
-        ts: cur.ts.clone(),
-        landed: cur.ts.clone(),
+        ts: cur.ts.as_deref().map(Into::into),
+        landed: cur.ts.as_deref().map(Into::into),
         evidence: None,
     }
 }

@@ -161,7 +161,7 @@ impl<'a> Index<'a> {
         };
         for (f, ft) in all.iter().enumerate() {
             for t in &ft.touches {
-                idx.touches.entry(t.path.as_str()).or_default().push((f, t));
+                idx.touches.entry(&*t.path).or_default().push((f, t));
             }
             for s in &ft.sightings {
                 idx.sightings
@@ -302,7 +302,7 @@ pub(crate) fn timeline(path: &str, idx: &Index<'_>, backups: Vec<Backup>) -> Vec
             order: None,
             tool: t.tool,
             kind: t.kind.name(),
-            agent: t.agent_id.clone(),
+            agent: t.agent_id.as_deref().map(str::to_string),
             backup: None,
         });
     }

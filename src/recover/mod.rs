@@ -170,7 +170,7 @@ pub(crate) fn opaque_after(
         .and_then(|&i| timeline[i].order);
     let mut sessions: Vec<&str> = Vec::new();
     for (t, ft) in transcripts.iter().zip(all) {
-        if ft.touches.iter().any(|x| x.path == path) {
+        if ft.touches.iter().any(|x| *x.path == *path) {
             sessions.push(&t.session_id);
         }
     }
@@ -209,7 +209,7 @@ pub(crate) fn opaque_after(
             };
             if after && cut.includes(&probe) {
                 let key = if x.class == Class::Marker {
-                    x.path.clone()
+                    x.path.to_string()
                 } else {
                     "unresolved bash write".to_string()
                 };

@@ -121,7 +121,7 @@ fn touched(all: &[FileTouches]) -> Vec<&str> {
             if !matches!(t.class, Class::Unresolved | Class::Marker)
                 && files::path::is_absolute(&t.path)
             {
-                set.insert(t.path.as_str());
+                set.insert(&*t.path);
             }
         }
     }
