@@ -199,34 +199,45 @@ impl<'a> Index<'a> {
     fn read(&self, f: usize, p: &Place) -> Option<Evidence> {
         let mut r = self.reader.borrow_mut();
         let (path, seen) = *self.files.get(f)?;
-        let echo = match p.echo {
-            Some(s) => Some(r.bytes(f, path, seen, s)?),
-            None => None,
-        };
-        let input = match p.input {
-            Some(s) => Some(r.bytes(f, path, seen, s)?),
-            None => None,
-        };
-        match (
-            echo.as_deref().map(place::raw),
-            input.as_deref().map(place::raw),
-        ) {
-            (Some(None), _) | (_, Some(None)) => {
-                r.fail(
-                    f,
-                    path,
-                    "its bytes changed in place since csift read it".into(),
-                );
-                None
-            }
-            (e, i) => crate::files::join::decode(p, e.flatten(), i.flatten()),
-        }
+        // The buffers are reused from place to place: a fresh one per read
+        // (echoes of whole files, often over the allocator's map threshold)
+        // cost a page fault per 4 KB.
+        let mut bufs = std::mem::take(&mut r.bufs);
+        let got = read_into(&mut r, (f, path, seen), p, &mut bufs);
+        r.bufs = bufs;
+        got
     }
 
     /// The transcripts whose evidence could not be read again since the
     /// last call, each with why (once per transcript).
     pub(crate) fn problems(&self) -> Vec<(PathBuf, String)> {
         std::mem::take(&mut self.reader.borrow_mut().problems)
+    }
+}
+
+/// Place `p` of transcript `f` read into `bufs` (echo, input) and decoded.
+fn read_into(
+    r: &mut Reader,
+    (f, path, seen): (usize, &Path, Option<Seen>),
+    p: &Place,
+    bufs: &mut (Vec<u8>, Vec<u8>),
+) -> Option<Evidence> {
+    let (eb, ib) = bufs;
+    if let Some(s) = p.echo {
+        r.bytes(f, path, seen, s, eb)?;
+    }
+    if let Some(s) = p.input {
+        r.bytes(f, path, seen, s, ib)?;
+    }
+    let echo = p.echo.map(|_| place::raw(eb));
+    let input = p.input.map(|_| place::raw(ib));
+    match (echo, input) {
+        (Some(None), _) | (_, Some(None)) => {
+            let why = "its bytes changed in place since csift read it";
+            r.fail(f, path, why.into());
+            None
+        }
+        (e, i) => crate::files::join::decode(p, e.flatten(), i.flatten()),
     }
 }
 
@@ -237,15 +248,23 @@ struct Reader {
     open: Option<(usize, std::fs::File)>,
     failed: HashSet<usize>,
     problems: Vec<(PathBuf, String)>,
+    bufs: (Vec<u8>, Vec<u8>),
 }
 
 impl Reader {
-    fn bytes(&mut self, f: usize, path: &Path, seen: Option<Seen>, s: Span) -> Option<Vec<u8>> {
+    fn bytes(
+        &mut self,
+        f: usize,
+        path: &Path,
+        seen: Option<Seen>,
+        s: Span,
+        buf: &mut Vec<u8>,
+    ) -> Option<()> {
         if self.failed.contains(&f) {
             return None;
         }
-        match self.try_bytes(f, path, seen, s) {
-            Ok(b) => Some(b),
+        match self.try_bytes(f, path, seen, s, buf) {
+            Ok(()) => Some(()),
             Err(e) => {
                 self.fail(f, path, e);
                 None
@@ -265,7 +284,8 @@ impl Reader {
         path: &Path,
         seen: Option<Seen>,
         s: Span,
-    ) -> Result<Vec<u8>, String> {
+        buf: &mut Vec<u8>,
+    ) -> Result<(), String> {
         if self.open.as_ref().is_none_or(|(g, _)| *g != f) {
             let opened = crate::scan::source::open(path).map_err(|e| e.to_string())?;
             let seen = seen.ok_or("the transcript could not be identified when it was read")?;
@@ -275,10 +295,10 @@ impl Reader {
         let Some((_, file)) = &self.open else {
             return Err("the transcript is not open".into());
         };
-        let mut buf = vec![0; s.len as usize];
-        crate::scan::source::read_exact_at(file, &mut buf, s.at)
-            .map_err(|e| format!("reading its evidence again: {e}"))?;
-        Ok(buf)
+        buf.clear();
+        buf.resize(s.len as usize, 0);
+        crate::scan::source::read_exact_at(file, buf, s.at)
+            .map_err(|e| format!("reading its evidence again: {e}"))
     }
 }
 
