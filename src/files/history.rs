@@ -135,6 +135,27 @@ pub(crate) fn resolve_pending(sightings: &mut [Sighting], cwd: Option<&str>) {
     }
 }
 
+/// Whether a sighting may be of the settings family
+/// ([`super::path::is_settings_family`], FH-021): exactly for a resolved path;
+/// for one waiting for the session's directory, by its last component, which
+/// joining it onto a directory keeps (unless it is `.` or `..`).
+pub(crate) fn may_be_settings(s: &Sighting) -> bool {
+    if !s.pending {
+        return super::path::is_settings_family(&s.path);
+    }
+    let base = s.path.rsplit(['/', '\\']).next().unwrap_or_default();
+    matches!(
+        base,
+        "settings.json"
+            | "settings.local.json"
+            | "managed-settings.json"
+            | ".claude.json"
+            | "."
+            | ".."
+            | ""
+    )
+}
+
 /// Drop the sightings no reader can tell apart from their neighbours: a
 /// snapshot lists every tracked path again on each turn (FH-002), so a path
 /// kept at one version is seen on line after line with the same backup. Of
@@ -316,6 +337,29 @@ mod tests {
                 ("/a", 8)
             ]
         );
+    }
+
+    /// FH-021: `files` keeps the sightings of the settings family only; a
+    /// relative one waiting for its directory is judged by its last part.
+    #[test]
+    fn settings_family_candidates_fh_021() {
+        let mk = |p: &str, pending| Sighting {
+            path: p.into(),
+            class: Class::Absolute,
+            version: 1,
+            backup: None,
+            backup_time: None,
+            line: 1,
+            turn: None,
+            ts: None,
+            pending,
+        };
+        assert!(may_be_settings(&mk("/p/.claude/settings.json", false)));
+        assert!(!may_be_settings(&mk("/p/settings.json", false)));
+        assert!(!may_be_settings(&mk("/p/src/a.rs", false)));
+        assert!(may_be_settings(&mk("settings.json", true)));
+        assert!(may_be_settings(&mk("a/..", true)));
+        assert!(!may_be_settings(&mk("src/a.rs", true)));
     }
 
     /// FH-019: a first backup is copied just before the edit that follows

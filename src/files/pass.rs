@@ -98,6 +98,10 @@ pub(crate) fn scan(t: &Transcript, opts: &Options<'_>) -> FileTouches {
         let cwd = intake.first_cwd.clone().or_else(|| first_cwd(buf));
         history::resolve_pending(&mut out.sightings, cwd.as_deref());
     }
+    if opts.want.is_none() {
+        out.sightings
+            .retain(|s| super::path::is_settings_family(&s.path));
+    }
     history::squeeze(&mut out.sightings);
     out.touches = intake.finish(opts.want, buf);
     out.seen = seen;
@@ -123,10 +127,17 @@ fn take<'a>(
     let kind = r.kind();
     if kind == "file-history-snapshot" || kind == "file-history-delta" {
         match history::sightings(line.bytes, line.no) {
-            Some(s) => out.sightings.extend(s.into_iter().map(|mut s| {
-                s.turn = idx.turn(line.no);
-                s
-            })),
+            // Without evidence wanted (`files`, `agents`), a sighting serves
+            // only the settings family's external writes: the others are
+            // not kept (a snapshot re-lists every tracked path each turn).
+            Some(s) => out.sightings.extend(
+                s.into_iter()
+                    .filter(|s| opts.want.is_some() || history::may_be_settings(s))
+                    .map(|mut s| {
+                        s.turn = idx.turn(line.no);
+                        s
+                    }),
+            ),
             None => out.malformed += 1,
         }
         return;
