@@ -8,7 +8,7 @@
 //! `backupTime`, when the bytes were copied (FH-019).
 
 use std::cell::RefCell;
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
 use jiff::Timestamp;
@@ -16,7 +16,7 @@ use jiff::Timestamp;
 use crate::discovery::Transcript;
 use crate::files::echo::Evidence;
 use crate::files::history::{self, Sighting};
-use crate::files::place::{self, Kept, Place, Span};
+use crate::files::place::{Kept, Place};
 use crate::files::{Class, FileTouches, Kind, Touch};
 use crate::scan::source::Seen;
 
@@ -145,7 +145,7 @@ pub(crate) struct Index<'a> {
     /// Each transcript's path and identity as scanned: evidence kept as a
     /// place ([`crate::files::place`]) is read there again.
     files: Vec<(&'a Path, Option<Seen>)>,
-    reader: RefCell<Reader>,
+    reader: RefCell<super::reread::Reader>,
 }
 
 impl<'a> Index<'a> {
@@ -197,108 +197,14 @@ impl<'a> Index<'a> {
     }
 
     fn read(&self, f: usize, p: &Place) -> Option<Evidence> {
-        let mut r = self.reader.borrow_mut();
         let (path, seen) = *self.files.get(f)?;
-        // The buffers are reused from place to place: a fresh one per read
-        // (echoes of whole files, often over the allocator's map threshold)
-        // cost a page fault per 4 KB.
-        let mut bufs = std::mem::take(&mut r.bufs);
-        let got = read_into(&mut r, (f, path, seen), p, &mut bufs);
-        r.bufs = bufs;
-        got
+        self.reader.borrow_mut().read((f, path, seen), p)
     }
 
     /// The transcripts whose evidence could not be read again since the
     /// last call, each with why (once per transcript).
     pub(crate) fn problems(&self) -> Vec<(PathBuf, String)> {
         std::mem::take(&mut self.reader.borrow_mut().problems)
-    }
-}
-
-/// Place `p` of transcript `f` read into `bufs` (echo, input) and decoded.
-fn read_into(
-    r: &mut Reader,
-    (f, path, seen): (usize, &Path, Option<Seen>),
-    p: &Place,
-    bufs: &mut (Vec<u8>, Vec<u8>),
-) -> Option<Evidence> {
-    let (eb, ib) = bufs;
-    if let Some(s) = p.echo {
-        r.bytes(f, path, seen, s, eb)?;
-    }
-    if let Some(s) = p.input {
-        r.bytes(f, path, seen, s, ib)?;
-    }
-    let echo = p.echo.map(|_| place::raw(eb));
-    let input = p.input.map(|_| place::raw(ib));
-    match (echo, input) {
-        (Some(None), _) | (_, Some(None)) => {
-            let why = "its bytes changed in place since csift read it";
-            r.fail(f, path, why.into());
-            None
-        }
-        (e, i) => crate::files::join::decode(p, e.flatten(), i.flatten()),
-    }
-}
-
-/// Reads places again, keeping the last transcript open (a path's touches
-/// sit mostly in a few transcripts, in file order).
-#[derive(Default)]
-struct Reader {
-    open: Option<(usize, std::fs::File)>,
-    failed: HashSet<usize>,
-    problems: Vec<(PathBuf, String)>,
-    bufs: (Vec<u8>, Vec<u8>),
-}
-
-impl Reader {
-    fn bytes(
-        &mut self,
-        f: usize,
-        path: &Path,
-        seen: Option<Seen>,
-        s: Span,
-        buf: &mut Vec<u8>,
-    ) -> Option<()> {
-        if self.failed.contains(&f) {
-            return None;
-        }
-        match self.try_bytes(f, path, seen, s, buf) {
-            Ok(()) => Some(()),
-            Err(e) => {
-                self.fail(f, path, e);
-                None
-            }
-        }
-    }
-
-    fn fail(&mut self, f: usize, path: &Path, why: String) {
-        self.failed.insert(f);
-        self.open = None;
-        self.problems.push((path.to_path_buf(), why));
-    }
-
-    fn try_bytes(
-        &mut self,
-        f: usize,
-        path: &Path,
-        seen: Option<Seen>,
-        s: Span,
-        buf: &mut Vec<u8>,
-    ) -> Result<(), String> {
-        if self.open.as_ref().is_none_or(|(g, _)| *g != f) {
-            let opened = crate::scan::source::open(path).map_err(|e| e.to_string())?;
-            let seen = seen.ok_or("the transcript could not be identified when it was read")?;
-            seen.still(&Seen::of(&opened.meta))?;
-            self.open = Some((f, opened.file));
-        }
-        let Some((_, file)) = &self.open else {
-            return Err("the transcript is not open".into());
-        };
-        buf.clear();
-        buf.resize(s.len as usize, 0);
-        crate::scan::source::read_exact_at(file, buf, s.at)
-            .map_err(|e| format!("reading its evidence again: {e}"))
     }
 }
 

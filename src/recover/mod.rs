@@ -17,6 +17,7 @@ mod edit_tests;
 pub(crate) mod events;
 pub(crate) mod point;
 pub(crate) mod replay;
+pub(crate) mod reread;
 pub(crate) mod sha256;
 pub(crate) mod store;
 
