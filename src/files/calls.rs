@@ -10,7 +10,7 @@ use serde_json::value::RawValue;
 
 use super::path::{is_absolute, join, normalize};
 use super::shell::{self, Analysis};
-use super::{Class, Kind, Touch};
+use super::{Class, Kind, Shared, Touch};
 use crate::record::{opt_str, Raw, Record, Str};
 
 /// Where and when a record sits.
@@ -31,7 +31,7 @@ pub(crate) enum Target<'a> {
     /// A structured file tool (FH-037): its one path, and its input for the
     /// content fallback of a result without an echo (SUB-026, REC-080…083).
     File {
-        path: String,
+        path: Shared,
         class: Class,
         input: &'a RawValue,
     },
@@ -46,8 +46,8 @@ pub(crate) struct Call<'a> {
     pub(crate) tool: &'static str,
     pub(crate) line: usize,
     pub(crate) turn: Option<usize>,
-    pub(crate) ts: Option<String>,
-    pub(crate) agent: Option<String>,
+    pub(crate) ts: Option<Shared>,
+    pub(crate) agent: Option<Shared>,
     pub(crate) target: Target<'a>,
 }
 
@@ -57,7 +57,7 @@ pub(crate) struct Outcome<'a> {
     /// `is_error: true` on the result block (REC-074).
     pub(crate) error: bool,
     pub(crate) line: usize,
-    pub(crate) ts: Option<String>,
+    pub(crate) ts: Option<Shared>,
     /// The result record's cwd: a stale hint's paths are relative to it (FH-005).
     pub(crate) cwd: Option<String>,
     /// The record's `toolUseResult`, undecoded (parsed records).
@@ -80,6 +80,23 @@ pub(crate) struct Intake<'a> {
     pub(crate) snippets: Vec<(usize, &'a RawValue)>,
     /// The first `cwd` seen: the session directory relative tracked paths use.
     pub(crate) first_cwd: Option<String>,
+    pub(crate) names: Names,
+}
+
+/// The paths and agent ids of one transcript, each held once however many
+/// touches name it.
+#[derive(Debug, Default)]
+pub(crate) struct Names(HashSet<Shared>);
+
+impl Names {
+    pub(crate) fn intern(&mut self, s: &str) -> Shared {
+        if let Some(n) = self.0.get(s) {
+            return n.clone();
+        }
+        let n = Shared::from(s);
+        self.0.insert(n.clone());
+        n
+    }
 }
 
 #[derive(Deserialize)]
@@ -122,7 +139,7 @@ impl<'a> Intake<'a> {
         if self.first_cwd.is_none() {
             self.first_cwd = cwd.filter(|c| is_absolute(c)).map(str::to_string);
         }
-        let ts = r.timestamp.as_deref().or(at.ts).map(str::to_string);
+        let ts = r.timestamp.as_deref().or(at.ts).map(Shared::from);
         if r.kind() == "attachment" {
             self.attachment(r, at, cwd, ts);
             return;
@@ -136,14 +153,14 @@ impl<'a> Intake<'a> {
             match b.kind() {
                 "tool_use" => {
                     let name = b.name.as_deref().unwrap_or("");
-                    if let Some(target) = target(name, b.input, cwd) {
+                    if let Some(target) = target(name, b.input, cwd, &mut self.names) {
                         self.calls.push(Call {
                             id: b.id.as_deref().map(str::to_string),
                             tool: tool_name(name),
                             line: at.line,
                             turn: at.turn,
                             ts: ts.clone(),
-                            agent: at.agent.map(str::to_string),
+                            agent: at.agent.map(|a| self.names.intern(a)),
                             target,
                         });
                     }
@@ -189,7 +206,7 @@ impl<'a> Intake<'a> {
                 Outcome {
                     error,
                     line: at.line,
-                    ts: c.ts.as_deref().or(at.ts).map(str::to_string),
+                    ts: c.ts.as_deref().or(at.ts).map(Shared::from),
                     cwd: cwd.map(str::to_string),
                     echo: None,
                     facts: if one { c.facts.clone() } else { None },
@@ -199,7 +216,7 @@ impl<'a> Intake<'a> {
         }
     }
 
-    fn attachment(&mut self, r: &Record<'a>, at: At<'_>, cwd: Option<&str>, ts: Option<String>) {
+    fn attachment(&mut self, r: &Record<'a>, at: At<'_>, cwd: Option<&str>, ts: Option<Shared>) {
         #[derive(Deserialize)]
         #[serde(rename_all = "camelCase")]
         struct Att<'a> {
@@ -239,11 +256,11 @@ impl<'a> Intake<'a> {
                     self.snippets.push((self.direct.len(), s));
                 }
                 self.direct.push(Touch {
-                    path,
+                    path: self.names.intern(&path),
                     class,
                     kind: Kind::EditedTextFile,
                     tool: "attachment",
-                    agent_id: at.agent.map(str::to_string),
+                    agent_id: at.agent.map(|a| self.names.intern(a)),
                     line: at.line,
                     sub: 0,
                     turn: at.turn,
@@ -263,7 +280,12 @@ fn tool_name(name: &str) -> &'static str {
 
 /// The target of a `name` call with `input`, or `None` for a tool that
 /// touches no file csift follows.
-fn target<'a>(name: &str, input: Raw<'a>, cwd: Option<&str>) -> Option<Target<'a>> {
+fn target<'a>(
+    name: &str,
+    input: Raw<'a>,
+    cwd: Option<&str>,
+    names: &mut Names,
+) -> Option<Target<'a>> {
     let input = input?;
     if name != "Bash" && name != "PowerShell" && file_tool(name).is_none() {
         return None;
@@ -282,7 +304,11 @@ fn target<'a>(name: &str, input: Raw<'a>, cwd: Option<&str>) -> Option<Target<'a
                 return None;
             }
             let (path, class) = place(&raw, cwd);
-            Some(Target::File { path, class, input })
+            Some(Target::File {
+                path: names.intern(&path),
+                class,
+                input,
+            })
         }
     }
 }

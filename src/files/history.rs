@@ -135,6 +135,70 @@ pub(crate) fn resolve_pending(sightings: &mut [Sighting], cwd: Option<&str>) {
     }
 }
 
+/// Whether a sighting may be of the settings family
+/// ([`super::path::is_settings_family`], FH-021): exactly for a resolved path;
+/// for one waiting for the session's directory, by its last component, which
+/// joining it onto a directory keeps (unless it is `.` or `..`).
+pub(crate) fn may_be_settings(s: &Sighting) -> bool {
+    if !s.pending {
+        return super::path::is_settings_family(&s.path);
+    }
+    let base = s.path.rsplit(['/', '\\']).next().unwrap_or_default();
+    matches!(
+        base,
+        "settings.json"
+            | "settings.local.json"
+            | "managed-settings.json"
+            | ".claude.json"
+            | "."
+            | ".."
+            | ""
+    )
+}
+
+/// Drop the sightings no reader can tell apart from their neighbours: a
+/// snapshot lists every tracked path again on each turn (FH-002), so a path
+/// kept at one version is seen on line after line with the same backup. Of
+/// each run of a path's consecutive sightings that agree on version, backup,
+/// backup time and class, the first and the last are kept: a jump pairs the
+/// last sighting before it with the first after it ([`jumps`], whose
+/// interval [`in_interval`] reads), and a backup's verdict takes the first
+/// sighting naming its time. Call it once the paths are resolved.
+pub(crate) fn squeeze(sightings: &mut Vec<Sighting>) {
+    let same = |a: &Sighting, b: &Sighting| {
+        a.version == b.version
+            && a.class == b.class
+            && a.backup == b.backup
+            && a.backup_time == b.backup_time
+    };
+    // Per path: (first of its current run, last of it).
+    let mut runs: HashMap<&str, (usize, usize)> = HashMap::new();
+    let mut drop = vec![false; sightings.len()];
+    for (i, s) in sightings.iter().enumerate() {
+        match runs.get_mut(s.path.as_str()) {
+            Some((first, last)) if same(&sightings[*last], s) => {
+                if *last != *first {
+                    drop[*last] = true;
+                }
+                *last = i;
+            }
+            Some(run) => *run = (i, i),
+            None => {
+                runs.insert(&s.path, (i, i));
+            }
+        }
+    }
+    if !drop.contains(&true) {
+        return;
+    }
+    let mut i = 0;
+    sightings.retain(|_| {
+        i += 1;
+        !drop[i - 1]
+    });
+    sightings.shrink_to_fit();
+}
+
 /// A version jump of one path: `(earlier sighting, this sighting)`, within
 /// one generation (FH-016), in line order.
 pub(crate) fn jumps(sightings: &[Sighting]) -> Vec<(&Sighting, &Sighting)> {
@@ -218,6 +282,84 @@ mod tests {
         let s = vec![mk(1, 1), mk(1, 2), mk(2, 3), mk(1, 4), mk(3, 5)];
         let j: Vec<(usize, usize)> = jumps(&s).iter().map(|(a, b)| (a.line, b.line)).collect();
         assert_eq!(j, vec![(2, 3), (4, 5)]);
+    }
+
+    /// FH-002: a path listed again on every snapshot at one version keeps
+    /// the first and last sighting of each run; the jumps are the same.
+    #[test]
+    fn squeezed_runs_keep_their_jumps() {
+        let mk = |p: &str, v, line| Sighting {
+            path: p.into(),
+            class: Class::Absolute,
+            version: v,
+            backup: Some(format!("h@v{v}")),
+            backup_time: Some(format!("2026-01-01T00:00:0{v}.000Z")),
+            line,
+            turn: None,
+            ts: Some(format!("2026-01-01T00:01:{line:02}.000Z")),
+            pending: false,
+        };
+        let all = vec![
+            mk("/a", 1, 1),
+            mk("/b", 1, 1),
+            mk("/a", 1, 2),
+            mk("/b", 1, 2),
+            mk("/a", 1, 3),
+            mk("/b", 2, 3),
+            mk("/a", 1, 4),
+            mk("/a", 2, 5),
+            mk("/a", 2, 6),
+            mk("/a", 1, 7),
+            mk("/a", 1, 8),
+        ];
+        let pairs = |s: &[Sighting]| -> Vec<(String, usize, usize)> {
+            jumps(s)
+                .iter()
+                .map(|(a, b)| (a.path.clone(), a.line, b.line))
+                .collect()
+        };
+        let mut squeezed = all.clone();
+        squeeze(&mut squeezed);
+        assert_eq!(pairs(&squeezed), pairs(&all));
+        let lines: Vec<(&str, usize)> =
+            squeezed.iter().map(|s| (s.path.as_str(), s.line)).collect();
+        assert_eq!(
+            lines,
+            [
+                ("/a", 1),
+                ("/b", 1),
+                ("/b", 2),
+                ("/b", 3),
+                ("/a", 4),
+                ("/a", 5),
+                ("/a", 6),
+                ("/a", 7),
+                ("/a", 8)
+            ]
+        );
+    }
+
+    /// FH-021: `files` keeps the sightings of the settings family only; a
+    /// relative one waiting for its directory is judged by its last part.
+    #[test]
+    fn settings_family_candidates_fh_021() {
+        let mk = |p: &str, pending| Sighting {
+            path: p.into(),
+            class: Class::Absolute,
+            version: 1,
+            backup: None,
+            backup_time: None,
+            line: 1,
+            turn: None,
+            ts: None,
+            pending,
+        };
+        assert!(may_be_settings(&mk("/p/.claude/settings.json", false)));
+        assert!(!may_be_settings(&mk("/p/settings.json", false)));
+        assert!(!may_be_settings(&mk("/p/src/a.rs", false)));
+        assert!(may_be_settings(&mk("settings.json", true)));
+        assert!(may_be_settings(&mk("a/..", true)));
+        assert!(!may_be_settings(&mk("src/a.rs", true)));
     }
 
     /// FH-019: a first backup is copied just before the edit that follows

@@ -7,19 +7,23 @@
 
 use serde_json::value::RawValue;
 
+use super::calls::Names;
 use super::calls::{place, Call, Intake, Outcome, Target};
 use super::echo::{self, Echo, Evidence, Facts, Step};
+use super::place::{self, Kept, Place, What};
 use super::shell::Act;
-use super::{Class, Kind, Touch};
+use super::{Class, Kind, Shared, Touch};
 
 /// Which paths get content evidence (recover), if any.
 pub(crate) type Want<'w> = Option<&'w (dyn Fn(&str) -> bool + Sync)>;
 
 impl Intake<'_> {
-    /// Every touch of the file, in call order, with evidence for `want`ed paths.
-    pub(crate) fn finish(mut self, want: Want<'_>) -> Vec<Touch> {
+    /// Every touch of the file, in call order, with evidence for `want`ed
+    /// paths, kept as places in `base` (the file's bytes) where it can be.
+    pub(crate) fn finish(mut self, want: Want<'_>, base: &[u8]) -> Vec<Touch> {
         let mut out = Vec::with_capacity(self.calls.len() + self.direct.len());
         let calls = std::mem::take(&mut self.calls);
+        let mut names = std::mem::take(&mut self.names);
         for call in &calls {
             let outcome = call.id.as_deref().and_then(|id| self.outcomes.get(id));
             let truncated = call
@@ -34,18 +38,19 @@ impl Intake<'_> {
             };
             match &call.target {
                 Target::File { path, class, input } => {
-                    for t in structured(call, path, *class, input, outcome, truncated, want) {
+                    let ctx = (base, want);
+                    for t in structured(call, path, *class, input, outcome, truncated, ctx) {
                         push(t);
                     }
                 }
                 Target::Bash(a) => {
-                    for t in bash(call, a, outcome, want) {
+                    for t in bash(call, a, outcome, (base, want), &mut names) {
                         push(t);
                     }
                 }
                 Target::PowerShell => push(touch(
                     call,
-                    "powershell",
+                    names.intern("powershell"),
                     Class::Marker,
                     Kind::Opaque,
                     outcome,
@@ -58,9 +63,9 @@ impl Intake<'_> {
                 if let Some(t) = direct.get_mut(*i) {
                     if want.is_some_and(|w| w(&t.path)) {
                         let text = echo::string(Some(raw)).unwrap_or_default();
-                        t.evidence = Some(Box::new(Evidence::Snippet {
+                        t.evidence = Some(Box::new(Kept::Now(Evidence::Snippet {
                             lines: echo::gutter_lines(&text),
-                        }));
+                        })));
                     }
                 }
             }
@@ -72,13 +77,13 @@ impl Intake<'_> {
 
 fn touch(
     call: &Call<'_>,
-    path: &str,
+    path: Shared,
     class: Class,
     kind: Kind,
     outcome: Option<&Outcome<'_>>,
 ) -> Touch {
     Touch {
-        path: path.to_string(),
+        path,
         class,
         kind,
         tool: call.tool,
@@ -96,15 +101,15 @@ fn touch(
 
 fn structured(
     call: &Call<'_>,
-    path: &str,
+    path: &Shared,
     class: Class,
     input: &RawValue,
     outcome: Option<&Outcome<'_>>,
     truncated: bool,
-    want: Want<'_>,
+    (base, want): (&[u8], Want<'_>),
 ) -> Vec<Touch> {
     if outcome.is_some_and(|o| o.error) {
-        return vec![touch(call, path, class, Kind::Failed, outcome)];
+        return vec![touch(call, path.clone(), class, Kind::Failed, outcome)];
     }
     let echo = outcome.and_then(|o| o.echo).and_then(Echo::parse);
     let facts = facts(outcome, echo.as_ref());
@@ -119,17 +124,66 @@ fn structured(
         "MultiEdit" => Kind::MultiEdit,
         _ => Kind::NotebookEdit,
     };
-    let mut t = touch(call, path, class, kind, outcome);
+    let mut t = touch(call, path.clone(), class, kind, outcome);
     if want.is_some_and(|w| w(path)) {
-        t.evidence = evidence(call.tool, kind, echo.as_ref(), input).map(Box::new);
+        t.evidence = kept(
+            call.tool,
+            kind,
+            outcome.and_then(|o| o.echo),
+            echo.as_ref(),
+            input,
+            base,
+        )
+        .map(Box::new);
     }
     let stale = facts.as_ref().is_some_and(|f| f.stale);
     let mut out = vec![t];
     if stale {
         // FH-006, FH-035: the edit applied to a file that had drifted on disk.
-        out.push(touch(call, path, class, Kind::StaleRecovered, outcome));
+        out.push(touch(
+            call,
+            path.clone(),
+            class,
+            Kind::StaleRecovered,
+            outcome,
+        ));
     }
     out
+}
+
+/// A structured call's evidence as a place in `base` (read again and decoded
+/// by [`decode`] at the replay), or decoded now when its bytes are not the
+/// file's own; `None` where [`evidence`] has none whatever the echo holds.
+fn kept(
+    tool: &'static str,
+    kind: Kind,
+    raw_echo: Option<&RawValue>,
+    echo: Option<&Echo<'_>>,
+    input: &RawValue,
+    base: &[u8],
+) -> Option<Kept> {
+    if tool == "Read" && (echo.is_none() || matches!(kind, Kind::ReadUnchanged | Kind::ReadOther)) {
+        return None;
+    }
+    let what = What::Structured { tool, kind };
+    match place::place(base, what, raw_echo, Some(input)) {
+        Some(p) => Some(Kept::At(p)),
+        None => evidence(tool, kind, echo, input).map(Kept::Now),
+    }
+}
+
+/// The evidence at `p`, from its echo's and input's bytes read again: what
+/// the pass would have decoded from the same bytes.
+pub(crate) fn decode(
+    p: &Place,
+    raw_echo: Option<&RawValue>,
+    input: Option<&RawValue>,
+) -> Option<Evidence> {
+    let echo = raw_echo.and_then(Echo::parse);
+    match p.what {
+        What::Structured { tool, kind } => evidence(tool, kind, echo.as_ref(), input?),
+        What::Cat => cat(echo.as_ref()),
+    }
 }
 
 /// An outcome's echo facts: skimmed already, or read from the parsed echo.
@@ -265,7 +319,8 @@ fn bash(
     call: &Call<'_>,
     a: &super::shell::Analysis,
     outcome: Option<&Outcome<'_>>,
-    want: Want<'_>,
+    (base, want): (&[u8], Want<'_>),
+    names: &mut Names,
 ) -> Vec<Touch> {
     let mut out = Vec::new();
     let echo = outcome.and_then(|o| o.echo).and_then(Echo::parse);
@@ -280,20 +335,32 @@ fn bash(
             Act::CopyTo => Kind::BashCopyTo,
             Act::Touch => Kind::BashTouch,
         };
-        let mut t = touch(call, &op.path, op.class, kind, outcome);
+        let mut t = touch(call, names.intern(&op.path), op.class, kind, outcome);
         if want.is_some_and(|w| w(&op.path)) {
-            t.evidence = bash_evidence(a, i, op, outcome, echo.as_ref()).map(Box::new);
+            t.evidence = bash_evidence(a, i, op, outcome, echo.as_ref(), base).map(Box::new);
         }
         out.push(t);
     }
     for m in &a.markers {
-        out.push(touch(call, m, Class::Marker, Kind::Opaque, outcome));
+        out.push(touch(
+            call,
+            names.intern(m),
+            Class::Marker,
+            Kind::Opaque,
+            outcome,
+        ));
     }
     if let (Some(o), Some(f)) = (outcome, facts(outcome, echo.as_ref())) {
         if let Some(hint) = f.hint {
             for p in echo::hint_paths(&hint) {
                 let (path, class) = place(&p, o.cwd.as_deref());
-                let mut t = touch(call, &path, class, Kind::HintModified, outcome);
+                let mut t = touch(
+                    call,
+                    names.intern(&path),
+                    class,
+                    Kind::HintModified,
+                    outcome,
+                );
                 t.line = o.line;
                 t.turn = o.turn;
                 t.ts = o.ts.clone();
@@ -313,20 +380,30 @@ fn bash_evidence(
     op: &super::shell::ShellOp,
     outcome: Option<&Outcome<'_>>,
     echo: Option<&Echo<'_>>,
-) -> Option<Evidence> {
+    base: &[u8],
+) -> Option<Kept> {
     if let Some(c) = &op.content {
         // A write whose command failed may not have happened as written.
         if outcome.is_some_and(|o| o.error) {
             return None;
         }
-        return Some(match op.act {
+        return Some(Kept::Now(match op.act {
             Act::Append => Evidence::Append { content: c.clone() },
             _ => Evidence::Write { content: c.clone() },
-        });
+        }));
     }
     if a.cat != Some(i) || outcome.is_none_or(|o| o.error) {
         return None;
     }
+    echo?;
+    match place::place(base, What::Cat, outcome.and_then(|o| o.echo), None) {
+        Some(p) => Some(Kept::At(p)),
+        None => cat(echo).map(Kept::Now),
+    }
+}
+
+/// A `cat` result's stdout, when the result is positively clean.
+fn cat(echo: Option<&Echo<'_>>) -> Option<Evidence> {
     let e = echo?;
     let clean = echo::string(e.stderr).is_some_and(|s| s.is_empty())
         && !echo::is_true(e.interrupted)

@@ -20,6 +20,7 @@ pub(crate) mod join;
 pub(crate) mod needles;
 pub(crate) mod pass;
 pub(crate) mod path;
+pub(crate) mod place;
 pub(crate) mod shell;
 pub(crate) mod skim;
 
@@ -180,26 +181,32 @@ impl Kind {
     }
 }
 
+/// A string many touches share (a path, a time, an agent id), counted
+/// instead of copied: a home's touches held until the end are mostly these.
+pub(crate) type Shared = std::sync::Arc<str>;
+
 /// One touch of one path.
 #[derive(Debug, Clone)]
 pub(crate) struct Touch {
-    pub(crate) path: String,
+    /// Interned per transcript ([`calls::Intake::intern`]).
+    pub(crate) path: Shared,
     pub(crate) class: Class,
     pub(crate) kind: Kind,
     /// `Read`, `Write`, `Edit`, `MultiEdit`, `NotebookEdit`, `Bash`,
     /// `PowerShell`, `attachment` or `file-history`.
     pub(crate) tool: &'static str,
     /// The subagent whose work this is: the lane's, or the nested record's.
-    pub(crate) agent_id: Option<String>,
+    pub(crate) agent_id: Option<Shared>,
     pub(crate) line: usize,
     /// Order among touches of one line (the ops of one command).
     pub(crate) sub: u32,
     pub(crate) turn: Option<usize>,
-    pub(crate) ts: Option<String>,
+    pub(crate) ts: Option<Shared>,
     /// When the result landed (the tool_result record's time), for ordering.
-    pub(crate) landed: Option<String>,
-    /// Content evidence, gathered only when asked for (recover).
-    pub(crate) evidence: Option<Box<echo::Evidence>>,
+    pub(crate) landed: Option<Shared>,
+    /// Content evidence, gathered only when asked for (recover): decoded, or
+    /// where in the transcript to read it again ([`place`]).
+    pub(crate) evidence: Option<Box<place::Kept>>,
 }
 
 /// What the pass found in one transcript.
@@ -210,6 +217,8 @@ pub(crate) struct FileTouches {
     pub(crate) sightings: Vec<history::Sighting>,
     pub(crate) malformed: usize,
     pub(crate) error: Option<String>,
+    /// The file as scanned, when its evidence is kept as places in it.
+    pub(crate) seen: Option<crate::scan::source::Seen>,
 }
 
 pub(crate) use pass::Options;

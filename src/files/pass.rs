@@ -32,6 +32,13 @@ pub(crate) struct Options<'w> {
 /// Scan transcript `t` (index `file` in the caller's list).
 pub(crate) fn scan(t: &Transcript, opts: &Options<'_>) -> FileTouches {
     let re = needles::finder(opts.recover);
+    // Evidence is kept as places in the file: its identity before it is
+    // opened, so a replacement at any point is refused at the reread.
+    // (A file that cannot be stat'ed fails to open below, or is refused then.)
+    let seen = opts
+        .want
+        .and_then(|_| std::fs::metadata(&t.path).ok())
+        .map(|m| crate::scan::source::Seen::of(&m));
     let (first, held) = match stream::prefilter(&t.path, re, t.size) {
         Ok(Prefiltered::Miss(_)) => return FileTouches::default(),
         Ok(Prefiltered::Hit { first, held }) => (first, held),
@@ -91,7 +98,13 @@ pub(crate) fn scan(t: &Transcript, opts: &Options<'_>) -> FileTouches {
         let cwd = intake.first_cwd.clone().or_else(|| first_cwd(buf));
         history::resolve_pending(&mut out.sightings, cwd.as_deref());
     }
-    out.touches = intake.finish(opts.want);
+    if opts.want.is_none() {
+        out.sightings
+            .retain(|s| super::path::is_settings_family(&s.path));
+    }
+    history::squeeze(&mut out.sightings);
+    out.touches = intake.finish(opts.want, buf);
+    out.seen = seen;
     out
 }
 
@@ -114,10 +127,17 @@ fn take<'a>(
     let kind = r.kind();
     if kind == "file-history-snapshot" || kind == "file-history-delta" {
         match history::sightings(line.bytes, line.no) {
-            Some(s) => out.sightings.extend(s.into_iter().map(|mut s| {
-                s.turn = idx.turn(line.no);
-                s
-            })),
+            // Without evidence wanted (`files`, `agents`), a sighting serves
+            // only the settings family's external writes: the others are
+            // not kept (a snapshot re-lists every tracked path each turn).
+            Some(s) => out.sightings.extend(
+                s.into_iter()
+                    .filter(|s| opts.want.is_some() || history::may_be_settings(s))
+                    .map(|mut s| {
+                        s.turn = idx.turn(line.no);
+                        s
+                    }),
+            ),
             None => out.malformed += 1,
         }
         return;
@@ -178,7 +198,7 @@ pub(crate) fn external_writes(all: &mut [FileTouches], session_of: &[&str]) {
             let explained = all.iter().enumerate().any(|(j, other)| {
                 session_of.get(j) == session_of.get(i)
                     && other.touches.iter().any(|t| {
-                        t.path == cur.path
+                        *t.path == *cur.path
                             && (t.kind.is_structured_write() || t.kind.is_bash_write())
                             && within(t, i == j, prev, cur)
                     })
@@ -202,7 +222,7 @@ fn within(t: &Touch, same_file: bool, prev: &Sighting, cur: &Sighting) -> bool {
 
 fn external(cur: &Sighting) -> Touch {
     Touch {
-        path: cur.path.clone(),
+        path: cur.path.as_str().into(),
         class: cur.class,
         kind: Kind::ExternalWrite,
         tool: "file-history",
@@ -210,8 +230,8 @@ fn external(cur: &Sighting) -> Touch {
         line: cur.line,
         sub: 0,
         turn: cur.turn,
-        ts: cur.ts.clone(),
-        landed: cur.ts.clone(),
+        ts: cur.ts.as_deref().map(Into::into),
+        landed: cur.ts.as_deref().map(Into::into),
         evidence: None,
     }
 }

@@ -7,13 +7,18 @@
 //! along its file, and the streams merge on it. A backup stands at its
 //! `backupTime`, when the bytes were copied (FH-019).
 
+use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
 
 use jiff::Timestamp;
 
+use crate::discovery::Transcript;
 use crate::files::echo::Evidence;
 use crate::files::history::{self, Sighting};
+use crate::files::place::{Kept, Place};
 use crate::files::{Class, FileTouches, Kind, Touch};
+use crate::scan::source::Seen;
 
 /// What a step does to the reconstruction.
 #[derive(Debug, Clone)]
@@ -69,16 +74,13 @@ pub(crate) struct Event {
     pub(crate) backup: Option<String>,
 }
 
-fn action(t: &Touch) -> Action {
-    let ev = t.evidence.as_deref();
+fn action(t: &Touch, ev: Option<Evidence>) -> Action {
     match (t.kind, ev) {
         (
             Kind::Create | Kind::Update | Kind::Write | Kind::BashWrite,
             Some(Evidence::Write { content }),
-        ) => Action::Full(content.clone()),
-        (Kind::NotebookEdit, Some(Evidence::Notebook { updated: Some(u) })) => {
-            Action::Full(u.clone())
-        }
+        ) => Action::Full(content),
+        (Kind::NotebookEdit, Some(Evidence::Notebook { updated: Some(u) })) => Action::Full(u),
         (
             Kind::Edit | Kind::MultiEdit,
             Some(Evidence::Edit {
@@ -87,9 +89,9 @@ fn action(t: &Touch) -> Action {
                 hunks,
             }),
         ) => Action::Edit {
-            steps: steps.clone(),
-            original: original.clone(),
-            hunks: hunks.clone(),
+            steps,
+            original,
+            hunks,
         },
         (
             Kind::ReadFull | Kind::ReadPartial | Kind::ReadTruncated,
@@ -101,15 +103,15 @@ fn action(t: &Touch) -> Action {
                 truncated,
             }),
         ) => Action::Read {
-            start: *start,
-            num: *num,
-            total: *total,
-            content: content.clone(),
-            truncated: *truncated,
+            start,
+            num,
+            total,
+            content,
+            truncated,
         },
-        (Kind::BashRead, Some(Evidence::Cat { stdout })) => Action::Cat(stdout.clone()),
-        (Kind::BashAppend, Some(Evidence::Append { content })) => Action::Append(content.clone()),
-        (Kind::EditedTextFile, Some(Evidence::Snippet { lines })) => Action::Snippet(lines.clone()),
+        (Kind::BashRead, Some(Evidence::Cat { stdout })) => Action::Cat(stdout),
+        (Kind::BashAppend, Some(Evidence::Append { content })) => Action::Append(content),
+        (Kind::EditedTextFile, Some(Evidence::Snippet { lines })) => Action::Snippet(lines),
         (Kind::EditedTextFile, None) => Action::Snippet(Vec::new()),
         (Kind::BashDelete | Kind::BashMoveFrom, _) => Action::Delete,
         (Kind::StaleRecovered, _) => Action::StaleRecovered,
@@ -140,17 +142,26 @@ pub(crate) struct Index<'a> {
     sightings: HashMap<&'a str, Vec<(usize, &'a Sighting)>>,
     /// Each transcript's session id.
     sessions: Vec<&'a str>,
+    /// Each transcript's path and identity as scanned: evidence kept as a
+    /// place ([`crate::files::place`]) is read there again.
+    files: Vec<(&'a Path, Option<Seen>)>,
+    reader: RefCell<super::reread::Reader>,
 }
 
 impl<'a> Index<'a> {
-    pub(crate) fn new(all: &'a [FileTouches], session_of: Vec<&'a str>) -> Index<'a> {
+    pub(crate) fn new(all: &'a [FileTouches], transcripts: &'a [Transcript]) -> Index<'a> {
         let mut idx = Index {
-            sessions: session_of,
+            sessions: transcripts.iter().map(|t| t.session_id.as_str()).collect(),
+            files: transcripts
+                .iter()
+                .zip(all)
+                .map(|(t, ft)| (t.path.as_path(), ft.seen))
+                .collect(),
             ..Index::default()
         };
         for (f, ft) in all.iter().enumerate() {
             for t in &ft.touches {
-                idx.touches.entry(t.path.as_str()).or_default().push((f, t));
+                idx.touches.entry(&*t.path).or_default().push((f, t));
             }
             for s in &ft.sightings {
                 idx.sightings
@@ -174,6 +185,27 @@ impl<'a> Index<'a> {
     pub(crate) fn session(&self, f: usize) -> Option<&'a str> {
         self.sessions.get(f).copied()
     }
+
+    /// The evidence of touch `t` of transcript `f`: decoded in the pass, or
+    /// read again from its place. A transcript that cannot be read again as
+    /// scanned gives none, and a problem ([`Index::problems`]).
+    fn evidence(&self, f: usize, t: &Touch) -> Option<Evidence> {
+        match t.evidence.as_deref()? {
+            Kept::Now(e) => Some(e.clone()),
+            Kept::At(p) => self.read(f, p),
+        }
+    }
+
+    fn read(&self, f: usize, p: &Place) -> Option<Evidence> {
+        let (path, seen) = *self.files.get(f)?;
+        self.reader.borrow_mut().read((f, path, seen), p)
+    }
+
+    /// The transcripts whose evidence could not be read again since the
+    /// last call, each with why (once per transcript).
+    pub(crate) fn problems(&self) -> Vec<(PathBuf, String)> {
+        std::mem::take(&mut self.reader.borrow_mut().problems)
+    }
 }
 
 /// The ordered timeline of `path`, plus `backups`.
@@ -184,7 +216,7 @@ pub(crate) fn timeline(path: &str, idx: &Index<'_>, backups: Vec<Backup>) -> Vec
             continue;
         }
         by_file.entry(f).or_default().push(Event {
-            action: action(t),
+            action: action(t, idx.evidence(f, t)),
             file: f,
             line: t.line,
             sub: t.sub,
@@ -196,7 +228,7 @@ pub(crate) fn timeline(path: &str, idx: &Index<'_>, backups: Vec<Backup>) -> Vec
             order: None,
             tool: t.tool,
             kind: t.kind.name(),
-            agent: t.agent_id.clone(),
+            agent: t.agent_id.as_deref().map(str::to_string),
             backup: None,
         });
     }

@@ -17,6 +17,7 @@ mod edit_tests;
 pub(crate) mod events;
 pub(crate) mod point;
 pub(crate) mod replay;
+pub(crate) mod reread;
 pub(crate) mod sha256;
 pub(crate) mod store;
 
@@ -170,7 +171,7 @@ pub(crate) fn opaque_after(
         .and_then(|&i| timeline[i].order);
     let mut sessions: Vec<&str> = Vec::new();
     for (t, ft) in transcripts.iter().zip(all) {
-        if ft.touches.iter().any(|x| x.path == path) {
+        if ft.touches.iter().any(|x| *x.path == *path) {
             sessions.push(&t.session_id);
         }
     }
@@ -209,7 +210,7 @@ pub(crate) fn opaque_after(
             };
             if after && cut.includes(&probe) {
                 let key = if x.class == Class::Marker {
-                    x.path.clone()
+                    x.path.to_string()
                 } else {
                     "unresolved bash write".to_string()
                 };

@@ -56,7 +56,7 @@ impl Asked {
                 .touches
                 .iter()
                 .filter(|t| !matches!(t.class, Class::Unresolved | Class::Marker))
-                .map(|t| t.path.as_str());
+                .map(|t| &*t.path);
             let tracked = ft.sightings.iter().map(|s| s.path.as_str());
             for p in touched.chain(tracked) {
                 if self.matches(p) && !found.contains(&p) {

@@ -203,6 +203,40 @@ pub(crate) fn file_id(m: &std::fs::Metadata) -> Option<(u64, u64)> {
     }
 }
 
+/// A file as it was scanned: its (device, inode) and length. A later read of
+/// bytes a scan found (a payload, a tool echo) goes again to the file only
+/// while it is the same one, grown or not: Claude Code only appends
+/// (REC-087) and replaces by rename (MISC-017).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Seen {
+    pub(crate) id: Option<(u64, u64)>,
+    pub(crate) len: u64,
+}
+
+impl Seen {
+    pub(crate) fn of(meta: &std::fs::Metadata) -> Seen {
+        Seen {
+            id: file_id(meta),
+            len: meta.len(),
+        }
+    }
+
+    /// Whether `now` (the file opened again) still holds the bytes seen:
+    /// the same file, not shorter.
+    pub(crate) fn still(&self, now: &Seen) -> std::result::Result<(), String> {
+        if now.id != self.id {
+            return Err("the transcript was replaced since csift read it".into());
+        }
+        if now.len < self.len {
+            return Err(format!(
+                "the transcript was cut from {} to {} bytes since csift read it",
+                self.len, now.len
+            ));
+        }
+        Ok(())
+    }
+}
+
 /// Fill `buf` from `file` at `offset` (a positional read where the platform
 /// has one: the handle's cursor is not moved, so threads may share it).
 #[cfg(unix)]

@@ -49,12 +49,15 @@ impl Lane {
         if !is_write(t.kind) {
             return;
         }
-        let w = self.paths.entry(t.path.clone()).or_insert_with(|| Written {
-            path: t.path.clone(),
-            class: t.class.name(),
-            kinds: Vec::new(),
-            touches: 0,
-        });
+        let w = self
+            .paths
+            .entry(t.path.to_string())
+            .or_insert_with(|| Written {
+                path: t.path.to_string(),
+                class: t.class.name(),
+                kinds: Vec::new(),
+                touches: 0,
+            });
         w.touches += 1;
         if !w.kinds.contains(&t.kind.name()) {
             w.kinds.push(t.kind.name());
@@ -86,7 +89,7 @@ pub(crate) fn attach(tree: &mut Tree, s: &SessionFiles) {
         }
         for touch in &ft.touches {
             if let Some(a) = &touch.agent_id {
-                lanes.entry(a.clone()).or_default().take(touch);
+                lanes.entry(a.to_string()).or_default().take(touch);
             }
         }
     }

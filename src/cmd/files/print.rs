@@ -54,7 +54,7 @@ struct SummaryJson<'a> {
 fn grouped<'e, 'a>(events: &'e [Event<'a>]) -> Vec<(&'a str, Vec<&'e Event<'a>>)> {
     let mut map: BTreeMap<(bool, &'a str), Vec<&'e Event<'a>>> = BTreeMap::new();
     for e in events {
-        map.entry((e.t.class == Class::Marker, e.t.path.as_str()))
+        map.entry((e.t.class == Class::Marker, &*e.t.path))
             .or_default()
             .push(e);
     }

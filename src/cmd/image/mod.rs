@@ -30,21 +30,7 @@ pub(crate) struct Scanned {
     pub(crate) groups: Vec<Distinct>,
 }
 
-/// The file as it was scanned: its (device, inode) and length.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Seen {
-    pub(crate) id: Option<(u64, u64)>,
-    pub(crate) len: u64,
-}
-
-impl Seen {
-    pub(crate) fn of(meta: &std::fs::Metadata) -> Seen {
-        Seen {
-            id: crate::scan::source::file_id(meta),
-            len: meta.len(),
-        }
-    }
-}
+pub(crate) use crate::scan::source::Seen;
 
 pub(crate) fn run(
     args: &ImageArgs,

@@ -117,16 +117,7 @@ pub(crate) fn write(
 /// scanned bytes where they were.
 fn reread(path: &Path, seen: Seen, a: usize, b: usize) -> std::result::Result<Vec<u8>, String> {
     let opened = crate::scan::source::open(path).map_err(|e| e.to_string())?;
-    let now = Seen::of(&opened.meta);
-    if now.id != seen.id {
-        return Err("the transcript was replaced since csift read it".into());
-    }
-    if now.len < seen.len {
-        return Err(format!(
-            "the transcript was cut from {} to {} bytes since csift read it",
-            seen.len, now.len
-        ));
-    }
+    seen.still(&Seen::of(&opened.meta))?;
     let mut buf = vec![0; b.saturating_sub(a)];
     crate::scan::source::read_exact_at(&opened.file, &mut buf, a as u64)
         .map_err(|e| format!("reading the payload again: {e}"))?;

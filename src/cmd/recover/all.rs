@@ -88,8 +88,7 @@ pub(crate) fn run(
             list.join("\n")
         )));
     }
-    let sessions = transcripts.iter().map(|t| t.session_id.as_str()).collect();
-    let idx = recover::events::Index::new(&all, sessions);
+    let idx = recover::events::Index::new(&all, transcripts);
     let store = recover::store::Store::read(&cfg.home);
     let ctx = Ctx {
         cfg,
@@ -122,7 +121,7 @@ fn touched(all: &[FileTouches]) -> Vec<&str> {
             if !matches!(t.class, Class::Unresolved | Class::Marker)
                 && files::path::is_absolute(&t.path)
             {
-                set.insert(t.path.as_str());
+                set.insert(&*t.path);
             }
         }
     }
@@ -157,6 +156,9 @@ fn one<'p>(
     let (cfg, dir, problems) = (ctx.cfg, ctx.dir, ctx.problems);
     let (trusted, _) = recover::backups(ctx.store, path, ctx.idx);
     let (_, rebuilt) = recover::rebuild(path, ctx.idx, trusted, ctx.cut);
+    for (p, e) in ctx.idx.problems() {
+        problems.report(&p, e);
+    }
     let map = recover::ranges(&rebuilt.doc);
     let mut row = Row {
         tag: "recovered",

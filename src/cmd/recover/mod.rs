@@ -84,8 +84,7 @@ pub(crate) fn run(
         }
     }
     let path = asked.resolve(&all)?;
-    let sessions = transcripts.iter().map(|t| t.session_id.as_str()).collect();
-    let idx = crate::recover::events::Index::new(&all, sessions);
+    let idx = crate::recover::events::Index::new(&all, &transcripts);
     let store = crate::recover::store::Store::read(&cfg.home);
     if args.list_backups {
         let path = path.unwrap_or_else(|| asked.abs.clone());
@@ -104,6 +103,9 @@ pub(crate) fn run(
     let cut = point::cut(cfg.at.as_deref(), &transcripts)?;
     let (trusted, _) = crate::recover::backups(&store, &path, &idx);
     let (timeline, rebuilt) = crate::recover::rebuild(&path, &idx, trusted, cut);
+    for (p, e) in idx.problems() {
+        problems.report(&p, e);
+    }
     let opaque = crate::recover::opaque_after(&path, &timeline, &rebuilt, &all, &transcripts, cut);
     let report = print::Report {
         path: &path,
