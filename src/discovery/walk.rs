@@ -61,11 +61,18 @@ pub(crate) fn walk_projects(projects: &Path, walk: &mut Walk) {
     // Real directories first, so a linked-in copy is the one skipped.
     dirs.sort();
     let mut seen = std::collections::HashSet::new();
-    for (_, dir, id) in dirs {
-        if id.is_some_and(|id| !seen.insert(id)) {
-            continue;
-        }
-        walk_project(&dir, walk);
+    dirs.retain(|(_, _, id)| id.is_none_or(|id| seen.insert(id)));
+    // Projects are walked in parallel, each into its own walk, and joined in
+    // the order a serial walk visits them: the same transcripts and issues,
+    // in the same order.
+    let walks = crate::scan::par_map(&dirs, |(_, dir, _)| {
+        let mut w = Walk::default();
+        walk_project(dir, &mut w);
+        w
+    });
+    for w in walks {
+        walk.transcripts.extend(w.transcripts);
+        walk.issues.extend(w.issues);
     }
 }
 
