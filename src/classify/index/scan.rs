@@ -250,7 +250,11 @@ impl Piece {
                     } else {
                         continue;
                     };
-                    let key = if numbered { line.no } else { start + line.offset };
+                    let key = if numbered {
+                        line.no
+                    } else {
+                        start + line.offset
+                    };
                     list.push((
                         key,
                         r.uuid.as_deref().map(str::to_string),
