@@ -70,10 +70,13 @@ impl FileIndex {
 
     /// The number of turns in `buf` ([`FileIndex::turns`] of its
     /// [`FileIndex::build`]), without the pass that notes spawn and wakeup
-    /// calls, which number no turn.
+    /// calls, which number no turn, and without numbering lines: openers are
+    /// keyed by their lines' offsets, which order and tell them apart as
+    /// their numbers do, so the count is the same.
     pub(crate) fn count_turns(buf: &[u8], lane: bool) -> usize {
         let sizes = Sizes {
             tools: false,
+            numbered: false,
             ..Sizes::of(buf)
         };
         let none = None::<&Also<'_, regex::bytes::Regex>>;
@@ -101,8 +104,12 @@ impl FileIndex {
     ) -> (FileIndex, Vec<Line<'a>>) {
         let spaced = has_spaced_end(buf);
         let cuts = crate::scan::cuts(buf, sizes.piece);
-        let pieces =
-            crate::scan::par_map(&cuts, |&c| Piece::scan(buf, c, lane, spaced, also, sizes));
+        let scan = |&c: &(usize, usize)| Piece::scan(buf, c, lane, spaced, also, sizes);
+        // Most files are one piece: no parallel collect for it.
+        let pieces = match cuts.as_slice() {
+            [one] => vec![scan(one)],
+            _ => crate::scan::par_map(&cuts, scan),
+        };
         let mut all = Piece::new(lane);
         let mut found = Vec::new();
         let mut before = 0;

@@ -44,8 +44,13 @@ pub(crate) fn walk_projects(projects: &Path, walk: &mut Walk) {
     // (is a symlink, path, the directory's identity)
     let mut dirs: Vec<(bool, PathBuf, Option<DirId>)> = Vec::new();
     for entry in entries.flatten() {
+        let kind = entry.file_type();
+        // A regular file here is no project: the listing says so, no stat.
+        if kind.as_ref().is_ok_and(fs::FileType::is_file) {
+            continue;
+        }
+        let linked = kind.is_ok_and(|t| t.is_symlink());
         let path = entry.path();
-        let linked = entry.file_type().is_ok_and(|t| t.is_symlink());
         // Follow a symlink at this level only (a project dir may be linked in).
         match fs::metadata(&path) {
             Ok(m) if m.is_dir() => dirs.push((linked, path, identity(&m))),
@@ -56,11 +61,18 @@ pub(crate) fn walk_projects(projects: &Path, walk: &mut Walk) {
     // Real directories first, so a linked-in copy is the one skipped.
     dirs.sort();
     let mut seen = std::collections::HashSet::new();
-    for (_, dir, id) in dirs {
-        if id.is_some_and(|id| !seen.insert(id)) {
-            continue;
-        }
-        walk_project(&dir, walk);
+    dirs.retain(|(_, _, id)| id.is_none_or(|id| seen.insert(id)));
+    // Projects are walked in parallel, each into its own walk, and joined in
+    // the order a serial walk visits them: the same transcripts and issues,
+    // in the same order.
+    let walks = crate::scan::par_map(&dirs, |(_, dir, _)| {
+        let mut w = Walk::default();
+        walk_project(dir, &mut w);
+        w
+    });
+    for w in walks {
+        walk.transcripts.extend(w.transcripts);
+        walk.issues.extend(w.issues);
     }
 }
 
@@ -81,23 +93,23 @@ const NOT_A_FILE: &str =
 /// One `projects/<encoded>` directory: its session files, their lane folders, and
 /// old flat `agent-*.jsonl` lanes. A directory holding no transcript is fine (PATH-010).
 pub(crate) fn walk_project(dir: &Path, walk: &mut Walk) {
-    for (path, meta) in entries(dir, walk) {
-        let name = super::file_name(&path);
-        if meta.is_dir() {
-            if name.ends_with(".jsonl") {
-                walk.issue(&path, "named like a transcript but is a directory; skipped");
-            } else if !is_symlink(&path) {
-                walk_session_dir(dir, &path, &name, walk);
+    for Entry { path, name, kind } in entries(dir, walk) {
+        let meta = match kind {
+            Kind::Dir { linked } => {
+                if name.ends_with(".jsonl") {
+                    walk.issue(&path, "named like a transcript but is a directory; skipped");
+                } else if !linked {
+                    walk_session_dir(dir, &path, &name, walk);
+                }
+                continue;
             }
-            continue;
-        }
-        let Some(stem) = name.strip_suffix(".jsonl") else {
-            continue;
+            Kind::Other => {
+                walk.issue(&path, NOT_A_FILE);
+                continue;
+            }
+            Kind::File(meta) => meta,
         };
-        if !meta.is_file() {
-            walk.issue(&path, NOT_A_FILE);
-            continue;
-        }
+        let stem = name.strip_suffix(".jsonl").unwrap_or(&name);
         let (shape, agent_id, session_id) = match stem.strip_prefix("agent-") {
             Some(id) => (Shape::Flat, Some(id.to_string()), flat_lane_session(&path)),
             None => (Shape::Main, None, stem.to_string()),
@@ -114,9 +126,35 @@ pub(crate) fn walk_project(dir: &Path, walk: &mut Walk) {
     }
 }
 
-/// A directory's entries, sorted, each with its (followed) metadata; entries that
-/// cannot be listed or stat'ed are recorded as issues and skipped.
-fn entries(dir: &Path, walk: &mut Walk) -> Vec<(PathBuf, fs::Metadata)> {
+/// One directory entry the walk acts on.
+struct Entry {
+    path: PathBuf,
+    name: String,
+    kind: Kind,
+}
+
+/// What an entry is, symlinks followed.
+enum Kind {
+    /// A directory; `linked` when reached through a symlink, which is never
+    /// descended below the project level (a loop cannot trap the walk).
+    Dir { linked: bool },
+    /// A regular file named `*.jsonl`, with its metadata.
+    File(fs::Metadata),
+    /// Anything else named `*.jsonl`: a FIFO, socket or device ([`NOT_A_FILE`]).
+    Other,
+}
+
+const CANNOT_STAT: &str = "cannot stat (dangling symlink or loop?)";
+
+/// A directory's entries the walk acts on, sorted by name: directories, and
+/// whatever is named `*.jsonl`. What an entry is comes from the listing itself
+/// (the directory entry's type, no stat) where it can: a directory costs no
+/// syscall, a regular file one stat relative to the open directory, and only
+/// a file named `*.jsonl` is stat'ed (for its size and time). A symlink, or an
+/// entry of a type the listing does not give, is stat'ed by path, followed,
+/// whatever its name, as before: one that cannot be (dangling, a loop) is
+/// recorded as an issue and skipped, as is an entry that cannot be listed.
+fn entries(dir: &Path, walk: &mut Walk) -> Vec<Entry> {
     let rd = match fs::read_dir(dir) {
         Ok(e) => e,
         Err(e) => {
@@ -124,32 +162,56 @@ fn entries(dir: &Path, walk: &mut Walk) -> Vec<(PathBuf, fs::Metadata)> {
             return Vec::new();
         }
     };
-    let mut paths: Vec<PathBuf> = rd.flatten().map(|e| e.path()).collect();
-    paths.sort();
-    let mut out = Vec::with_capacity(paths.len());
-    for path in paths {
-        match fs::metadata(&path) {
-            Ok(m) => out.push((path, m)),
-            Err(e) => walk.issue(
-                &path,
-                format!("cannot stat (dangling symlink or loop?): {e}"),
-            ),
-        }
+    // Sorted by name: the same order as by path, all of one parent.
+    let mut listed: Vec<(std::ffi::OsString, fs::DirEntry)> =
+        rd.flatten().map(|e| (e.file_name(), e)).collect();
+    listed.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut out = Vec::with_capacity(listed.len());
+    for (name, entry) in listed {
+        let name = name.to_string_lossy().into_owned();
+        let jsonl = name.ends_with(".jsonl");
+        let kind = match entry.file_type() {
+            Ok(t) if t.is_dir() => Kind::Dir { linked: false },
+            Ok(t) if t.is_file() && !jsonl => continue,
+            Ok(t) if t.is_file() => match entry.metadata() {
+                Ok(m) => Kind::File(m),
+                Err(e) => {
+                    walk.issue(&entry.path(), format!("{CANNOT_STAT}: {e}"));
+                    continue;
+                }
+            },
+            // A symlink (followed), another type, or no type known.
+            t => {
+                let path = entry.path();
+                match fs::metadata(&path) {
+                    Ok(m) if m.is_dir() => Kind::Dir {
+                        linked: t.map_or_else(|_| path.is_symlink(), |t| t.is_symlink()),
+                    },
+                    Ok(_) if !jsonl => continue,
+                    Ok(m) if m.is_file() => Kind::File(m),
+                    Ok(_) => Kind::Other,
+                    Err(e) => {
+                        walk.issue(&path, format!("{CANNOT_STAT}: {e}"));
+                        continue;
+                    }
+                }
+            }
+        };
+        out.push(Entry {
+            path: entry.path(),
+            name,
+            kind,
+        });
     }
     out
-}
-
-fn is_symlink(p: &Path) -> bool {
-    fs::symlink_metadata(p)
-        .map(|m| m.file_type().is_symlink())
-        .unwrap_or(false)
 }
 
 /// `<project>/<session>/`: lanes live under `subagents/`; `tool-results/` and other
 /// sidecars are not transcripts.
 pub(crate) fn walk_session_dir(project: &Path, dir: &Path, session: &str, walk: &mut Walk) {
     let sub = dir.join("subagents");
-    if sub.is_dir() && !is_symlink(&sub) {
+    // One lstat: a real directory, not one reached through a symlink.
+    if fs::symlink_metadata(&sub).is_ok_and(|m| m.is_dir()) {
         walk_lanes(project, &sub, session, 0, walk);
     }
 }
@@ -162,23 +224,23 @@ fn walk_lanes(project: &Path, dir: &Path, session: &str, depth: usize, walk: &mu
         );
         return;
     }
-    for (path, meta) in entries(dir, walk) {
-        let name = super::file_name(&path);
-        if meta.is_dir() {
-            if name.ends_with(".jsonl") {
-                walk.issue(&path, "named like a transcript but is a directory; skipped");
-            } else if !is_symlink(&path) {
-                walk_lanes(project, &path, session, depth + 1, walk);
+    for Entry { path, name, kind } in entries(dir, walk) {
+        let meta = match kind {
+            Kind::Dir { linked } => {
+                if name.ends_with(".jsonl") {
+                    walk.issue(&path, "named like a transcript but is a directory; skipped");
+                } else if !linked {
+                    walk_lanes(project, &path, session, depth + 1, walk);
+                }
+                continue;
             }
-            continue;
-        }
-        let Some(stem) = name.strip_suffix(".jsonl") else {
-            continue;
+            Kind::Other => {
+                walk.issue(&path, NOT_A_FILE);
+                continue;
+            }
+            Kind::File(meta) => meta,
         };
-        if !meta.is_file() {
-            walk.issue(&path, NOT_A_FILE);
-            continue;
-        }
+        let stem = name.strip_suffix(".jsonl").unwrap_or(&name);
         let id = stem.strip_prefix("agent-").unwrap_or(stem).to_string();
         walk.transcripts.push(Transcript {
             shape: lane_shape(&path, &id),

@@ -70,6 +70,9 @@ pub(crate) struct HitLines<'a, 'r, F: Find = regex::bytes::Regex> {
     pos: usize,
     /// Number of the line starting at `pos`.
     no: usize,
+    /// Whether lines are numbered; when not ([`HitLines::unnumbered`]),
+    /// every line's `no` is 0 and no newline is counted.
+    numbered: bool,
 }
 
 impl<'a, 'r, F: Find> HitLines<'a, 'r, F> {
@@ -85,6 +88,18 @@ impl<'a, 'r, F: Find> HitLines<'a, 'r, F> {
             re,
             pos: offset.min(buf.len()),
             no: no.max(1),
+            numbered: true,
+        }
+    }
+
+    /// As [`HitLines::from`] with no line numbers (each `no` is 0): for a
+    /// caller that keys lines by their offsets, spared a count of every
+    /// newline.
+    pub(crate) fn unnumbered(buf: &'a [u8], re: &'r F, offset: usize) -> Self {
+        HitLines {
+            numbered: false,
+            no: 0,
+            ..HitLines::from(buf, re, offset, 1)
         }
     }
 }
@@ -99,7 +114,7 @@ impl<'a, F: Find> Iterator for HitLines<'a, '_, F> {
         let (m_start, m_end) = self.re.find_at(self.buf, self.pos)?;
         let (start, end, terminated) = around(self.buf, self.pos, m_start);
         // The lines skipped since the last hit: counted in one SIMD pass.
-        if start > self.pos {
+        if start > self.pos && self.numbered {
             self.no += memchr::memchr_iter(b'\n', &self.buf[self.pos..start]).count();
         }
         let line = Line {
@@ -109,7 +124,7 @@ impl<'a, F: Find> Iterator for HitLines<'a, '_, F> {
             terminated,
         };
         self.pos = end + 1;
-        self.no += 1;
+        self.no += usize::from(self.numbered);
         Some((line, &self.buf[m_start..m_end]))
     }
 }

@@ -79,6 +79,9 @@ pub(super) struct Sizes {
     pub(super) block: usize,
     /// Note spawn and wakeup calls (the `"name"` pass); not for a turn count.
     pub(super) tools: bool,
+    /// Number lines; a turn count keys each opener by its line's offset
+    /// instead (as unique, in the same order), with no newline counted.
+    pub(super) numbered: bool,
 }
 
 impl Sizes {
@@ -94,6 +97,7 @@ impl Sizes {
             },
             block: BLOCK,
             tools: true,
+            numbered: true,
         }
     }
 }
@@ -195,7 +199,8 @@ impl Piece {
                 let hits = HitLines::from(part, also.re, block.0, newlines + 1);
                 found.extend(hits.map(|(l, _)| l).filter(|l| l.offset >= also.from));
             }
-            newlines += p.scan_openers(&buf[block.0..block.1], block.0, newlines, lane, spaced);
+            let part = &buf[block.0..block.1];
+            newlines += p.scan_openers(part, block.0, newlines, lane, spaced, sizes.numbered);
             if sizes.tools {
                 p.scan_spawns(&buf[block.0..block.1], block.0);
             }
@@ -204,7 +209,9 @@ impl Piece {
     }
 
     /// The block's turn openers and answered-only openers (in line order, one
-    /// per line); returns the block's newline count.
+    /// per line); returns the block's newline count. Unless `numbered`, each
+    /// opener is keyed by its line's offset in the file, not its number, and
+    /// the count is 0.
     #[inline]
     fn scan_openers(
         &mut self,
@@ -213,6 +220,7 @@ impl Piece {
         before: usize,
         lane: bool,
         spaced: bool,
+        numbered: bool,
     ) -> usize {
         let mut newlines = 0;
         // REC-038: a line re-serialised with `": "` spacing is the same record.
@@ -221,7 +229,10 @@ impl Piece {
         let mut openers = Vec::new();
         let mut pending = Vec::new();
         for (key, re) in (0..1 + usize::from(spaced)).map(|k| (k, literal(k))) {
-            let mut hits = HitLines::from(part, re, 0, before + 1);
+            let mut hits = match numbered {
+                true => HitLines::from(part, re, 0, before + 1),
+                false => HitLines::unnumbered(part, re, 0),
+            };
             for (line, hit) in hits.by_ref() {
                 if !may_matter(hit, line.bytes) {
                     continue;
@@ -239,15 +250,20 @@ impl Piece {
                     } else {
                         continue;
                     };
+                    let key = if numbered {
+                        line.no
+                    } else {
+                        start + line.offset
+                    };
                     list.push((
-                        line.no,
+                        key,
                         r.uuid.as_deref().map(str::to_string),
                         r.parent_uuid.as_deref().map(str::to_string),
                         start + line.offset,
                     ));
                 }
             }
-            if key == 0 {
+            if key == 0 && numbered {
                 newlines = hits.newlines() - before;
             }
         }

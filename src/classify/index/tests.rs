@@ -71,6 +71,7 @@ fn blocks_and_pieces_index_and_find_as_one_pass_turn_022_cls_010_cls_015() {
         piece: usize::MAX,
         block: usize::MAX,
         tools: true,
+        numbered: true,
     };
     for lane in [false, true] {
         for from_line in [1, 3, 8] {
@@ -96,6 +97,7 @@ fn blocks_and_pieces_index_and_find_as_one_pass_turn_022_cls_010_cls_015() {
                         piece,
                         block,
                         tools: true,
+                        numbered: true,
                     };
                     let also = Also { re: &re, from };
                     let (idx, got) = FileIndex::build_inner(buf, lane, Some(&also), sizes);
@@ -144,6 +146,7 @@ fn a_bare_command_or_image_opens_a_turn_only_when_answered_turn_007_img_001() {
         piece: usize::MAX,
         block: usize::MAX,
         tools: true,
+        numbered: true,
     };
     let (idx, _) = FileIndex::build_inner(buf, false, None::<&Also<'_, Regex>>, whole);
     assert_eq!(idx.turns(), 3, "the prompt, the image and the answered /go");
@@ -165,6 +168,7 @@ fn a_bare_command_or_image_opens_a_turn_only_when_answered_turn_007_img_001() {
                 piece,
                 block,
                 tools: true,
+                numbered: true,
             };
             let (idx, _) = FileIndex::build_inner(buf, false, None::<&Also<'_, Regex>>, sizes);
             assert_eq!(
@@ -232,4 +236,36 @@ fn a_replayed_draft_leaves_the_kept_prompt_a_turn_turn_022_rec_091() {
     let third = buf.match_indices('\n').nth(2).map(|(i, _)| i + 1);
     assert_eq!(idx.turn_end(1), third);
     assert!(idx.is_opener(4) && !idx.is_opener(3));
+}
+
+/// A turn count keys openers by their lines' offsets instead of numbering
+/// lines: the same count as the whole index's on every real transcript,
+/// lanes included, and on built files with drafts (TURN-022), replayed
+/// openers (REC-091), answered-only openers (TURN-007) and both spacings
+/// (REC-038).
+#[test]
+fn a_turn_count_without_line_numbers_is_the_index_count_turn_022_rec_091() {
+    let mut files: Vec<(Vec<u8>, bool)> = crate::discovery::sample_and_public()
+        .iter()
+        .map(|t| (std::fs::read(&t.path).unwrap(), t.is_lane()))
+        .collect();
+    let built = [
+        user("a", "", "first"),
+        user("d", "a", "a draft"),
+        user("k", "a", "the kept one"),
+        user("a", "", "first"),
+        user("g", "k", "<command-name>/go</command-name>"),
+        r#"{"type":"assistant","uuid":"r","message":{"role":"assistant","content":[]}}"#.into(),
+        user("s", "r", "spaced").replace("\":\"", "\": \""),
+    ]
+    .join("\n");
+    files.push((built.clone().into_bytes(), false));
+    files.push((built.into_bytes(), true));
+    let mut turns = 0;
+    for (buf, lane) in &files {
+        let want = FileIndex::build(buf, *lane).turns();
+        assert_eq!(FileIndex::count_turns(buf, *lane), want);
+        turns += want;
+    }
+    assert!(turns > 100, "{turns}");
 }

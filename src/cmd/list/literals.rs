@@ -61,7 +61,7 @@ pub(super) fn literal_pass(
     // main file with a true one (1.0.x) is read line by line as before.
     if inline.is_some() && has_true_flag(buf) {
         for (l, _) in crate::scan::lines::HitLines::new(buf, interesting(true)) {
-            read_line(&l, base, numbered, s, inline.as_deref_mut());
+            read_line(&l, || l.no, base, numbered, s, inline.as_deref_mut());
         }
         return;
     }
@@ -136,17 +136,22 @@ impl Hits {
             }
             return;
         }
-        // Numbered from the last line numbered: each byte is counted once.
-        let (at, no) = *numbers;
-        let no = no + memchr::memchr_iter(b'\n', &buf[at..self.start]).count();
-        *numbers = (self.start, no);
+        // Numbered only when a glue check needs the number (a title or a
+        // successor does not), from the last line numbered: each byte is
+        // counted once.
+        let number = || {
+            let (at, no) = *numbers;
+            let no = no + memchr::memchr_iter(b'\n', &buf[at..self.start]).count();
+            *numbers = (self.start, no);
+            no
+        };
         let l = Line {
-            no,
+            no: 0,
             offset: self.start,
             bytes,
             terminated,
         };
-        read_line(&l, base, numbered, s, inline);
+        read_line(&l, number, base, numbered, s, inline);
     }
 }
 
@@ -184,9 +189,11 @@ fn take_model(line: &[u8], from: &[u8], s: &mut Summary) {
 
 /// A line [`interesting`] may hit other than by a model: glue, a model,
 /// and what its first match names (a title, a `continued-in`, a sidechain
-/// flag).
+/// flag). `number` gives the line's number (`l.no` is not read), asked only
+/// for a glue check.
 fn read_line(
     l: &Line<'_>,
+    number: impl FnOnce() -> usize,
     base: u64,
     numbered: bool,
     s: &mut Summary,
@@ -199,6 +206,7 @@ fn read_line(
     let hit = hit.as_bytes();
     // `}{"` also ends strings like "x }{" in code; only a parse can confirm glue.
     if crate::scan::lit!(b"}{\"").find(line).is_some() {
+        let l = &Line { no: number(), ..*l };
         if let Parsed::Malformed(bad) = parse_line(l) {
             if bad.kind == MalformedKind::Glued {
                 s.malformed.push(Bad {

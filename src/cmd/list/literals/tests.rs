@@ -21,7 +21,7 @@ fn every_line(buf: &[u8], inline: bool) -> (Summary, usize) {
     let mut s = Summary::default();
     let mut lanes = inline.then(InlineLanes::default);
     for l in crate::scan::Lines::new(buf) {
-        read_line(&l, 0, true, &mut s, lanes.as_mut());
+        read_line(&l, || l.no, 0, true, &mut s, lanes.as_mut());
     }
     (s, lanes.map_or(0, |l| l.len()))
 }
