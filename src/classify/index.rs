@@ -72,12 +72,19 @@ impl FileIndex {
     /// [`FileIndex::build`]), without the pass that notes spawn and wakeup
     /// calls, which number no turn.
     pub(crate) fn count_turns(buf: &[u8], lane: bool) -> usize {
+        Self::build_turns(buf, lane).turns()
+    }
+
+    /// [`FileIndex::build`] for the turns only ([`FileIndex::turn`],
+    /// [`FileIndex::turns`], drafts, openers): without the pass that notes
+    /// spawn and wakeup calls and tool names, whose maps stay empty.
+    pub(crate) fn build_turns(buf: &[u8], lane: bool) -> FileIndex {
         let sizes = Sizes {
             tools: false,
             ..Sizes::of(buf)
         };
         let none = None::<&Also<'_, regex::bytes::Regex>>;
-        Self::build_inner(buf, lane, none, sizes).0.turns()
+        Self::build_inner(buf, lane, none, sizes).0
     }
 
     /// [`FileIndex::build`], also finding the lines at or after byte `from`

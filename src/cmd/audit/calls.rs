@@ -217,10 +217,11 @@ impl Calls {
             .iter()
             .filter(|c| !self.answered.contains(&c.id))
             .collect();
-        if open.is_empty() {
-            return;
-        }
-        let idx = FileIndex::build(buf, ctx.is_lane);
+        // Only a call that is no background launch asks for the file's turns.
+        let idx = match open.iter().any(|c| !c.background) {
+            true => FileIndex::build_turns(buf, ctx.is_lane),
+            false => FileIndex::empty(ctx.is_lane),
+        };
         for c in open {
             // TAIL-011: a background launch is answered at once; REC-075:
             // a call a later turn passed is an orphan.
