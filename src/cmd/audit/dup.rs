@@ -55,7 +55,6 @@ pub(crate) use crate::scan::hash::key as id_key;
 /// A map or set keyed by ids read from a transcript ([`Fx`]: SipHash took 2%
 /// of a full audit).
 pub(crate) type IdMap<K, V> = crate::scan::hash::FxMap<K, V>;
-pub(crate) type IdSet<K> = std::collections::HashSet<K, BuildHasherDefault<Fx>>;
 
 #[derive(Debug, Default)]
 pub(crate) struct Dups {
