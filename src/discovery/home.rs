@@ -6,7 +6,7 @@
 //! This module only decides *which* directory; it never reads or writes inside it.
 
 use std::ffi::OsString;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use unicode_normalization::UnicodeNormalization;
 
@@ -85,6 +85,15 @@ pub(crate) fn resolve(
     }
 }
 
+/// The Claude home a transcript sits in: the parent of its `projects` ancestor.
+pub(crate) fn home_of(transcript: &Path) -> Option<PathBuf> {
+    transcript
+        .ancestors()
+        .find(|a| a.file_name().is_some_and(|n| n == "projects"))
+        .and_then(Path::parent)
+        .map(Path::to_path_buf)
+}
+
 /// A path a hook payload names, `~/…` read against the user home (guard and
 /// `verbatim --hook-json` read payloads alike); else as given.
 pub(crate) fn expand_tilde(p: &str) -> PathBuf {
@@ -136,6 +145,20 @@ fn nfc(p: PathBuf) -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_transcripts_home_is_the_parent_of_its_nearest_projects_folder() {
+        let h = |p: &str| home_of(Path::new(p)).map(|p| p.display().to_string());
+        assert_eq!(
+            h("/u/.claude/projects/-w/s.jsonl").as_deref(),
+            Some("/u/.claude")
+        );
+        assert_eq!(
+            h("/u/.claude/projects/-w/s/subagents/agent-a1.jsonl").as_deref(),
+            Some("/u/.claude")
+        );
+        assert_eq!(h("/tmp/s.jsonl"), None);
+    }
 
     #[test]
     fn flag_wins_over_env_path_006() {

@@ -124,7 +124,7 @@ pub(crate) fn fire(
     if let Some(h) = v
         .get("transcript_path")
         .and_then(Value::as_str)
-        .and_then(|t| home_of(Path::new(t)))
+        .and_then(|t| crate::discovery::home::home_of(Path::new(t)))
     {
         homes.push(h);
     }
@@ -155,15 +155,6 @@ pub(crate) fn fire(
         error: e,
     })?;
     Ok(Some(path))
-}
-
-/// The Claude home a transcript sits in: the parent of its `projects` ancestor.
-fn home_of(transcript: &Path) -> Option<PathBuf> {
-    transcript
-        .ancestors()
-        .find(|a| a.file_name().is_some_and(|n| n == "projects"))
-        .and_then(Path::parent)
-        .map(Path::to_path_buf)
 }
 
 fn outside(dir: &Path, homes: &[PathBuf]) -> Result<(), Failure> {

@@ -11,7 +11,7 @@ use base64::Engine as _;
 use regex::Regex;
 use sha2::{Digest, Sha256};
 
-use super::sink::{anchor, when, At, Foot, Head, Kind, Sink};
+use super::sink::{anchor, when, At, Foot, Head, Hit, Hits, Kind, Sink};
 use crate::output::html::{escape, escaped};
 
 const CSS: &str = include_str!("page.css");
@@ -19,14 +19,10 @@ const JS: &str = include_str!("page.js");
 
 /// A result or input longer than this many lines (or 2,000 bytes) starts closed.
 const OPEN_LINES: usize = 12;
-/// Jump-index entries kept; the marks themselves are all written.
-const INDEX_MAX: usize = 5000;
 
 pub(crate) struct Html<W: Write> {
     w: W,
-    hl: Option<Regex>,
-    hits: usize,
-    index: Vec<(usize, String, String)>,
+    hits: Hits,
     /// Per open scope (main, then each lane inside it): its anchor prefix and
     /// whether a turn section is open; the current turn's anchor.
     scopes: Vec<(String, bool)>,
@@ -45,9 +41,7 @@ impl<W: Write> Html<W> {
     pub(crate) fn new(w: W, hl: Option<Regex>) -> Self {
         Html {
             w,
-            hl,
-            hits: 0,
-            index: Vec::new(),
+            hits: Hits::new(hl),
             scopes: vec![(String::new(), false)],
             turn: String::new(),
         }
@@ -59,28 +53,20 @@ impl<W: Write> Html<W> {
 
     /// Body text, escaped, with highlight marks.
     fn body(&mut self, s: &str) -> io::Result<()> {
-        let Some(re) = &self.hl else {
-            return escape(&mut self.w, s);
-        };
+        // The page's marks need no record line: each is its own anchor.
         let mut last = 0;
-        for m in re.find_iter(s).filter(|m| !m.is_empty()) {
-            escape(&mut self.w, &s[last..m.start()])?;
-            self.hits += 1;
-            write!(self.w, "<mark id=\"h{}\">", self.hits)?;
-            escape(&mut self.w, m.as_str())?;
+        for (m, n) in self.hits.find(s, &self.turn, 0) {
+            escape(&mut self.w, &s[last..m.start])?;
+            write!(self.w, "<mark id=\"h{n}\">")?;
+            escape(&mut self.w, &s[m.clone()])?;
             self.w.write_all(b"</mark>")?;
-            if self.index.len() < INDEX_MAX {
-                let snippet =
-                    crate::render::cut_chars(&crate::output::sanitize::one_line(m.as_str()), 80);
-                self.index.push((self.hits, self.turn.clone(), snippet));
-            }
-            last = m.end();
+            last = m.end;
         }
         escape(&mut self.w, &s[last..])
     }
 
     fn hit(&self, s: &str) -> bool {
-        self.hl.as_ref().is_some_and(|re| re.is_match(s))
+        self.hits.any(s)
     }
 
     fn meta(&mut self, at: &At<'_>) -> io::Result<()> {
@@ -343,13 +329,16 @@ impl<W: Write> Sink for Html<W> {
             rows.push(("read errors", f.problems.to_string()));
         }
         self.facts(&rows)?;
-        if self.hl.is_some() {
+        if self.hits.re().is_some() {
             write!(
                 self.w,
                 "<nav id=\"hits\"><h2>{} matches</h2><ol>",
-                self.hits
+                self.hits.count()
             )?;
-            for (n, turn, snippet) in std::mem::take(&mut self.index) {
+            for Hit {
+                n, turn, snippet, ..
+            } in self.hits.take()
+            {
                 write!(
                     self.w,
                     "<li><a href=\"#h{n}\">{}</a> <code>{}</code></li>",
@@ -362,11 +351,11 @@ impl<W: Write> Sink for Html<W> {
                 )?;
             }
             self.w.write_all(b"</ol>")?;
-            if self.hits > INDEX_MAX {
+            if self.hits.unlisted() > 0 {
                 write!(
                     self.w,
                     "<p>{} more matches are marked in the page but not listed here.</p>",
-                    self.hits - INDEX_MAX
+                    self.hits.unlisted()
                 )?;
             }
             self.w.write_all(b"</nav>\n")?;

@@ -9,16 +9,12 @@ use std::io::{self, Write};
 
 use regex::Regex;
 
-use super::sink::{when, At, Foot, Head, Kind, Sink};
+use super::sink::{when, At, Foot, Head, Hit, Hits, Kind, Sink};
 use crate::output::html::{escape_md as escape, fence, pictured};
-
-const INDEX_MAX: usize = 5000;
 
 pub(crate) struct Md<W: Write> {
     w: W,
-    hl: Option<Regex>,
-    hits: usize,
-    index: Vec<(String, usize, String)>,
+    hits: Hits,
     /// Heading depth of the current scope (main 0, each lane one more).
     depth: usize,
     turn: String,
@@ -28,9 +24,7 @@ impl<W: Write> Md<W> {
     pub(crate) fn new(w: W, hl: Option<Regex>) -> Self {
         Md {
             w,
-            hl,
-            hits: 0,
-            index: Vec::new(),
+            hits: Hits::new(hl),
             depth: 0,
             turn: String::new(),
         }
@@ -45,15 +39,7 @@ impl<W: Write> Md<W> {
     }
 
     fn note_hits(&mut self, at: &At<'_>, s: &str) {
-        let Some(re) = &self.hl else { return };
-        for m in re.find_iter(s).filter(|m| !m.is_empty()) {
-            self.hits += 1;
-            if self.index.len() < INDEX_MAX {
-                let snip =
-                    crate::render::cut_chars(&crate::output::sanitize::one_line(m.as_str()), 80);
-                self.index.push((self.turn.clone(), at.line, snip));
-            }
-        }
+        self.hits.find(s, &self.turn, at.line);
     }
 
     fn meta(&mut self, what: &str, at: &At<'_>) -> io::Result<()> {
@@ -232,18 +218,24 @@ impl<W: Write> Sink for Md<W> {
             write!(self.w, ", {n} {k}")?;
         }
         self.w.write_all(b".\n")?;
-        if self.hl.is_some() {
-            write!(self.w, "\n## Matches ({})\n\n", self.hits)?;
-            for (turn, line, snip) in std::mem::take(&mut self.index) {
+        if self.hits.re().is_some() {
+            write!(self.w, "\n## Matches ({})\n\n", self.hits.count())?;
+            for Hit {
+                turn,
+                line,
+                snippet,
+                ..
+            } in self.hits.take()
+            {
                 write!(self.w, "- {turn}, L{line}: ")?;
-                escape(&mut self.w, &snip)?;
+                escape(&mut self.w, &snippet)?;
                 self.w.write_all(b"\n")?;
             }
-            if self.hits > INDEX_MAX {
+            if self.hits.unlisted() > 0 {
                 writeln!(
                     self.w,
                     "\n{} more matches not listed.",
-                    self.hits - INDEX_MAX
+                    self.hits.unlisted()
                 )?;
             }
         }

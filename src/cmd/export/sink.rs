@@ -5,6 +5,7 @@
 //! stays flat whatever the length of the session.
 
 use std::io;
+use std::ops::Range;
 
 /// The page header: what `list` would say of the session, and more.
 #[derive(Debug, Default)]
@@ -156,6 +157,85 @@ pub(crate) fn anchor(s: &str) -> String {
     s.chars()
         .filter(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_')
         .collect()
+}
+
+/// Jump-index entries kept; the marks themselves are all written.
+const INDEX_MAX: usize = 5000;
+
+/// One `--highlight` match kept for the jump index: its number in the page,
+/// the turn it falls in, the line of the record, and the match on one line.
+pub(crate) struct Hit {
+    pub(crate) n: usize,
+    pub(crate) turn: String,
+    pub(crate) line: usize,
+    pub(crate) snippet: String,
+}
+
+/// A page's `--highlight` matches: every one counted, the first
+/// [`INDEX_MAX`] kept for the jump index and the rest said as a number.
+pub(crate) struct Hits {
+    re: Option<regex::Regex>,
+    count: usize,
+    index: Vec<Hit>,
+}
+
+impl Hits {
+    pub(crate) fn new(re: Option<regex::Regex>) -> Hits {
+        Hits {
+            re,
+            count: 0,
+            index: Vec::new(),
+        }
+    }
+
+    /// The pattern, when the page highlights.
+    pub(crate) fn re(&self) -> Option<&regex::Regex> {
+        self.re.as_ref()
+    }
+
+    /// Whether `s` holds a match.
+    pub(crate) fn any(&self, s: &str) -> bool {
+        self.re.as_ref().is_some_and(|re| re.is_match(s))
+    }
+
+    /// Count the (non-empty) matches in `s`, text of record line `line` in
+    /// `turn`: each one's byte range in `s` and its number in the page.
+    pub(crate) fn find(&mut self, s: &str, turn: &str, line: usize) -> Vec<(Range<usize>, usize)> {
+        let Some(re) = &self.re else {
+            return Vec::new();
+        };
+        let mut found = Vec::new();
+        for m in re.find_iter(s).filter(|m| !m.is_empty()) {
+            self.count += 1;
+            if self.index.len() < INDEX_MAX {
+                self.index.push(Hit {
+                    n: self.count,
+                    turn: turn.to_string(),
+                    line,
+                    snippet: crate::render::cut_chars(
+                        &crate::output::sanitize::one_line(m.as_str()),
+                        80,
+                    ),
+                });
+            }
+            found.push((m.range(), self.count));
+        }
+        found
+    }
+
+    pub(crate) fn count(&self) -> usize {
+        self.count
+    }
+
+    /// The kept entries, in page order (taken: the index is written once).
+    pub(crate) fn take(&mut self) -> Vec<Hit> {
+        std::mem::take(&mut self.index)
+    }
+
+    /// Matches counted but not kept for the index.
+    pub(crate) fn unlisted(&self) -> usize {
+        self.count.saturating_sub(INDEX_MAX)
+    }
 }
 
 #[cfg(test)]

@@ -115,15 +115,6 @@ fn truthy(v: Option<&Value>) -> bool {
     }
 }
 
-/// The Claude home a transcript sits in: the parent of its `projects` ancestor.
-fn home_of(transcript: &Path) -> Option<PathBuf> {
-    transcript
-        .ancestors()
-        .find(|a| a.file_name().is_some_and(|n| n == "projects"))
-        .and_then(Path::parent)
-        .map(Path::to_path_buf)
-}
-
 /// One fire. `Ok(code)`; early exits (bad payload, subagent fire, no
 /// transcript) are `Ok(0)` without touching state.
 fn fire(args: &GuardArgs) -> Result<u8, Failure> {
@@ -222,7 +213,9 @@ fn state_file(
     transcript: &Path,
     session: &str,
 ) -> Result<(PathBuf, PathBuf), Failure> {
-    let mut homes: Vec<PathBuf> = home_of(transcript).into_iter().collect();
+    let mut homes: Vec<PathBuf> = crate::discovery::home::home_of(transcript)
+        .into_iter()
+        .collect();
     if let Ok(h) = home::from_env(args.common.claude_home.clone()) {
         homes.push(h.root);
     }

@@ -5,9 +5,11 @@
 //! (REC-094, set membership, not file order: REC-075). A large file is cut into
 //! line-aligned chunks scanned in parallel and merged in order; every piece of
 //! state here merges that way (sums, min/max, set unions, MAX for tokens).
-//! What one parsed record adds to the counts is [`count`]'s.
+//! What one parsed record adds to the counts is [`count`]'s; what the merged
+//! scan becomes once the file is read, [`settle`]'s.
 
 mod count;
+mod settle;
 
 use count::kind_name;
 
@@ -19,7 +21,6 @@ pub(crate) use super::model::{bump, Census, Counts, MalformedOut, ToolRow, MALFO
 use super::model::{max_opt, min_opt};
 use super::revisit;
 use crate::classify::index::Piece;
-use crate::classify::markers::SPAWN_TOOLS;
 use crate::classify::FileIndex;
 use crate::discovery::Transcript;
 use crate::record::{parse_line, MalformedKind, Parsed, Record};
@@ -27,7 +28,6 @@ use crate::scan::hash::FxMap;
 use crate::scan::{Line, Lines, Source};
 use crate::timefmt::{parse_ts, Window};
 use crate::tokens::book::Book;
-use crate::tokens::SYNTHETIC;
 
 /// Files above this are scanned in parallel chunks of about this size.
 pub(super) const CHUNK: usize = 8 << 20;
@@ -136,26 +136,6 @@ pub(super) fn scan_chunked(
         s.merge(p);
     }
     s
-}
-
-impl Scan {
-    /// The census of the whole file `buf` this scan (with those merged into
-    /// it) was read from: its index built, its candidates revisited, its
-    /// calls joined.
-    pub(super) fn finalize(mut self, buf: &[u8]) -> (Census, Book) {
-        self.c.bytes = buf.len() as u64;
-        // Lanes inline in a 1.0.x main file, by the rule `agents` lists them by,
-        // placed in file order once the chunks are merged.
-        let mut inline = crate::classify::sidechain::InlineLanes::default();
-        for (uuid, parent) in std::mem::take(&mut self.sidechain) {
-            inline.place(uuid.as_deref(), parent.as_deref());
-        }
-        self.c.inline_lanes = inline.len() as u64;
-        let piece = std::mem::replace(&mut self.piece, Piece::new(self.lane));
-        let idx = piece.finish(buf);
-        revisit::apply(&mut self.c, buf, &idx, self.lane, &self.cands);
-        self.finish(&idx)
-    }
 }
 
 /// Agents whose nested records count (all but those with a lane file), or
@@ -352,72 +332,6 @@ impl Scan {
             }
             self.labels(&r, line.no, idx);
         }
-    }
-
-    pub(super) fn merge(&mut self, o: Scan) {
-        self.c.add(&o.c);
-        for (k, v) in o.agents {
-            self.agents.entry(k).or_insert(v);
-        }
-        self.piece.append(o.piece);
-        self.cands.extend(o.cands);
-        self.sidechain.extend(o.sidechain);
-        self.book.merge(o.book);
-        for (k, v) in o.calls {
-            match self.calls.get_mut(&k) {
-                Some(c) => c.admitted |= v.admitted,
-                None => {
-                    self.calls.insert(k, v);
-                }
-            }
-        }
-        for (k, v) in o.answers {
-            let a = self.answers.entry(k).or_default();
-            a.error |= v.error;
-            a.admitted |= v.admitted;
-        }
-    }
-
-    fn finish(mut self, idx: &FileIndex) -> (Census, Book) {
-        let last_turn = idx.turns();
-        for (id, call) in &self.calls {
-            if !call.admitted {
-                continue;
-            }
-            let row = self.c.tools.entry(call.name.clone()).or_default();
-            row.calls += 1;
-            self.c.spawns += u64::from(SPAWN_TOOLS.contains(&call.name.as_str()));
-            match self.answers.get(id) {
-                Some(a) => row.errors += u64::from(a.error),
-                None => {
-                    row.unanswered += 1;
-                    // TAIL-001: no turn opener after the call — in flight or died.
-                    if idx.turn(call.line) == Some(last_turn) {
-                        row.unanswered_at_tail += 1;
-                    }
-                }
-            }
-        }
-        self.c.orphan_results = self
-            .answers
-            .iter()
-            .filter(|(id, a)| a.admitted && !self.calls.contains_key(*id))
-            .count() as u64;
-        self.book.notes.ids_with_differing_copies = self.book.differing();
-        self.book.notes.progress_embedded_ids = {
-            self.book.progress_ids.sort();
-            self.book.progress_ids.dedup();
-            self.book.progress_ids.len() as u64
-        };
-        for (model, row) in self.book.rows() {
-            if model == SYNTHETIC {
-                self.c.tokens_apart.insert(model, row);
-            } else {
-                self.c.tokens.insert(model, row);
-            }
-        }
-        self.c.token_notes = self.book.notes;
-        (self.c, self.book)
     }
 }
 

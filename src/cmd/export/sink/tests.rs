@@ -1,6 +1,7 @@
-//! Unit tests of `sink`: the header's facts both formats print.
+//! Unit tests of `sink`: the header's facts both formats print, and the
+//! `--highlight` count and jump index.
 
-use super::Head;
+use super::{Head, Hits, INDEX_MAX};
 
 fn head() -> Head {
     Head {
@@ -50,4 +51,32 @@ fn a_version_is_one_value_unless_it_changed_and_a_span_always_has_both_ends() {
         keys,
         ["session", "versions", "span", "turns", "file", "highlight"]
     );
+}
+
+#[test]
+fn hits_count_every_match_and_keep_the_first_five_thousand() {
+    let mut h = Hits::new(Some(regex::Regex::new("ab|x*").unwrap()));
+    let s = "ab-".repeat(INDEX_MAX + 3);
+    let found = h.find(&s, "turn 4", 17);
+    // `x*` matches empty between the `ab`s: never counted or marked.
+    assert_eq!(found.len(), INDEX_MAX + 3);
+    assert_eq!(found[1], (3..5, 2));
+    assert_eq!(h.count(), INDEX_MAX + 3);
+    assert_eq!(h.unlisted(), 3);
+    let kept = h.take();
+    assert_eq!(kept.len(), INDEX_MAX);
+    assert_eq!(
+        (kept[9].n, kept[9].line, kept[9].turn.as_str()),
+        (10, 17, "turn 4")
+    );
+    assert_eq!(kept[9].snippet, "ab");
+    assert!(h.take().is_empty(), "the index is written once");
+}
+
+#[test]
+fn no_pattern_finds_nothing() {
+    let mut h = Hits::new(None);
+    assert!(h.find("anything", "turn 1", 1).is_empty());
+    assert!(!h.any("anything"));
+    assert_eq!((h.count(), h.unlisted()), (0, 0));
 }
