@@ -83,6 +83,18 @@ impl FileIndex {
         Self::build_inner(buf, lane, none, sizes).0.turns()
     }
 
+    /// [`FileIndex::build`] for the turns only ([`FileIndex::turn`],
+    /// [`FileIndex::turns`], drafts, openers): without the pass that notes
+    /// spawn and wakeup calls and tool names, whose maps stay empty.
+    pub(crate) fn build_turns(buf: &[u8], lane: bool) -> FileIndex {
+        let sizes = Sizes {
+            tools: false,
+            ..Sizes::of(buf)
+        };
+        let none = None::<&Also<'_, regex::bytes::Regex>>;
+        Self::build_inner(buf, lane, none, sizes).0
+    }
+
     /// [`FileIndex::build`], also finding the lines at or after byte `from`
     /// (a line start) that `re` matches, in file order: search's candidate
     /// lines, found in the same pass, while each block is in cache, instead of

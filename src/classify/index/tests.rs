@@ -269,3 +269,23 @@ fn a_turn_count_without_line_numbers_is_the_index_count_turn_022_rec_091() {
     }
     assert!(turns > 100, "{turns}");
 }
+
+/// `build_turns` (audit's unanswered-call check) leaves out the tool pass
+/// only: every turn fact is `build`'s, on every transcript of the sample
+/// and public homes, read as a main file and as a lane.
+#[test]
+fn build_turns_gives_builds_turns() {
+    for t in crate::discovery::sample_and_public() {
+        let buf = std::fs::read(&t.path).unwrap();
+        let lines = buf.iter().filter(|&&b| b == b'\n').count();
+        for lane in [false, true] {
+            let (whole, turns) = (
+                FileIndex::build(&buf, lane),
+                FileIndex::build_turns(&buf, lane),
+            );
+            let at = format!("{} lane {lane}", t.path.display());
+            assert_eq!(facts(&turns, lines), facts(&whole, lines), "{at}");
+            assert_eq!(turns.turns(), whole.turns(), "{at}");
+        }
+    }
+}

@@ -17,12 +17,15 @@
 //! measured no cross-turn results). A background Bash launch is answered at
 //! launch (TAIL-011), so an unanswered one is reported as an anomaly.
 
-use super::dup::{id_key, IdMap, IdSet};
+use super::dup::{id_key, IdMap};
 use super::finding::{At, FileCtx, Finding};
 use crate::cache::{Dec, Enc};
 use crate::classify::FileIndex;
 use crate::cli::audit::Kind;
 use crate::loss::lite::{raw_str, LiteBlock, LiteMessage};
+use answered::Answered;
+
+mod answered;
 
 /// Which results must carry the echo object in this file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -62,7 +65,7 @@ pub(crate) struct Calls {
     names: IdMap<u64, usize>,
     /// Ids whose hash another id had first (practically never).
     collided: std::collections::HashMap<String, usize>,
-    answered: IdSet<String>,
+    answered: Answered,
     /// Results whose carrier has no object echo: (tool_use_id, where).
     bare: Vec<(String, At)>,
 }
@@ -163,8 +166,7 @@ impl Calls {
             }
             let body = &rest[start + 1..];
             if let Some(end) = memchr::memchr(b'"', body) {
-                self.answered
-                    .insert(String::from_utf8_lossy(&body[..end]).into_owned());
+                self.answered.insert(&String::from_utf8_lossy(&body[..end]));
             }
         }
     }
@@ -217,10 +219,11 @@ impl Calls {
             .iter()
             .filter(|c| !self.answered.contains(&c.id))
             .collect();
-        if open.is_empty() {
-            return;
-        }
-        let idx = FileIndex::build(buf, ctx.is_lane);
+        // Only a call that is no background launch asks for the file's turns.
+        let idx = match open.iter().any(|c| !c.background) {
+            true => FileIndex::build_turns(buf, ctx.is_lane),
+            false => FileIndex::empty(ctx.is_lane),
+        };
         for c in open {
             // TAIL-011: a background launch is answered at once; REC-075:
             // a call a later turn passed is an orphan.
@@ -272,7 +275,7 @@ impl Calls {
             e.str(&self.uses[i].name);
         }
         e.u64(self.answered.len() as u64);
-        for id in &self.answered {
+        for id in self.answered.iter() {
             e.str(id);
         }
         e.u64(self.bare.len() as u64);
@@ -302,7 +305,7 @@ impl Calls {
             }
         }
         for _ in 0..d.len(8)? {
-            c.answered.insert(d.str()?.to_string());
+            c.answered.insert(d.str()?);
         }
         for _ in 0..d.len(19)? {
             let id = d.str()?.to_string();

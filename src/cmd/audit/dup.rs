@@ -15,7 +15,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 use super::finding::{At, FileCtx, Finding};
 use crate::cache::{Dec, Enc};
 use crate::cli::audit::Kind;
-use crate::scan::hash::{key, Fx};
+use crate::scan::hash::key;
 use crate::scan::pair;
 
 #[derive(Debug, Clone, Copy)]
@@ -52,10 +52,9 @@ type Map<V> = HashMap<u64, V, BuildHasherDefault<PassThrough>>;
 /// duplicate-uuid rule's time); a match is confirmed on the bytes.
 pub(crate) use crate::scan::hash::key as id_key;
 
-/// A map or set keyed by ids read from a transcript ([`Fx`]: SipHash took 2%
+/// A map keyed by ids read from a transcript ([`crate::scan::hash::Fx`]: SipHash took 2%
 /// of a full audit).
 pub(crate) type IdMap<K, V> = crate::scan::hash::FxMap<K, V>;
-pub(crate) type IdSet<K> = std::collections::HashSet<K, BuildHasherDefault<Fx>>;
 
 #[derive(Debug, Default)]
 pub(crate) struct Dups {

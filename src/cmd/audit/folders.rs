@@ -83,11 +83,8 @@ pub(crate) fn check(dir: &Path, out: &mut Vec<Finding>) {
         ..At::default()
     };
     if !lanes.is_empty() && !main.exists() {
-        let main_at = At {
-            sidechain: false,
-            timestamp: lanes.iter().filter_map(|l| first_ts(l)).min(),
-            ..At::default()
-        };
+        let first = lanes.iter().filter_map(|l| first_ts(l)).min();
+        let main_at = At::with(0, false, first.as_deref(), None);
         let main_ctx = FileCtx {
             is_lane: false,
             ..ctx(dir)
