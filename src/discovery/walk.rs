@@ -94,20 +94,9 @@ const NOT_A_FILE: &str =
 /// old flat `agent-*.jsonl` lanes. A directory holding no transcript is fine (PATH-010).
 pub(crate) fn walk_project(dir: &Path, walk: &mut Walk) {
     for Entry { path, name, kind } in entries(dir, walk) {
-        let meta = match kind {
-            Kind::Dir { linked } => {
-                if name.ends_with(".jsonl") {
-                    walk.issue(&path, "named like a transcript but is a directory; skipped");
-                } else if !linked {
-                    walk_session_dir(dir, &path, &name, walk);
-                }
-                continue;
-            }
-            Kind::Other => {
-                walk.issue(&path, NOT_A_FILE);
-                continue;
-            }
-            Kind::File(meta) => meta,
+        let descend = |w: &mut Walk| walk_session_dir(dir, &path, &name, w);
+        let Some(meta) = file_or_descend(&path, &name, kind, walk, descend) else {
+            continue;
         };
         let stem = name.strip_suffix(".jsonl").unwrap_or(&name);
         let (shape, agent_id, session_id) = match stem.strip_prefix("agent-") {
@@ -142,6 +131,29 @@ enum Kind {
     File(fs::Metadata),
     /// Anything else named `*.jsonl`: a FIFO, socket or device ([`NOT_A_FILE`]).
     Other,
+}
+
+/// A transcript file's metadata, or `None` once the entry is dealt with: a
+/// directory is descended by `descend` (unless reached through a symlink, or
+/// named like a transcript, which is an issue), anything else named
+/// `*.jsonl` is an issue ([`NOT_A_FILE`]).
+fn file_or_descend(
+    path: &Path,
+    name: &str,
+    kind: Kind,
+    walk: &mut Walk,
+    descend: impl FnOnce(&mut Walk),
+) -> Option<fs::Metadata> {
+    match kind {
+        Kind::File(meta) => return Some(meta),
+        Kind::Dir { .. } if name.ends_with(".jsonl") => {
+            walk.issue(path, "named like a transcript but is a directory; skipped")
+        }
+        Kind::Dir { linked: false } => descend(walk),
+        Kind::Dir { linked: true } => {}
+        Kind::Other => walk.issue(path, NOT_A_FILE),
+    }
+    None
 }
 
 const CANNOT_STAT: &str = "cannot stat (dangling symlink or loop?)";
@@ -225,20 +237,9 @@ fn walk_lanes(project: &Path, dir: &Path, session: &str, depth: usize, walk: &mu
         return;
     }
     for Entry { path, name, kind } in entries(dir, walk) {
-        let meta = match kind {
-            Kind::Dir { linked } => {
-                if name.ends_with(".jsonl") {
-                    walk.issue(&path, "named like a transcript but is a directory; skipped");
-                } else if !linked {
-                    walk_lanes(project, &path, session, depth + 1, walk);
-                }
-                continue;
-            }
-            Kind::Other => {
-                walk.issue(&path, NOT_A_FILE);
-                continue;
-            }
-            Kind::File(meta) => meta,
+        let descend = |w: &mut Walk| walk_lanes(project, &path, session, depth + 1, w);
+        let Some(meta) = file_or_descend(&path, &name, kind, walk, descend) else {
+            continue;
         };
         let stem = name.strip_suffix(".jsonl").unwrap_or(&name);
         let id = stem.strip_prefix("agent-").unwrap_or(stem).to_string();
