@@ -83,6 +83,25 @@ impl FileIndex {
         Self::build_inner(buf, lane, none, sizes).0.turns()
     }
 
+    /// [`FileIndex::count_turns`] from the lines a caller's own pass found
+    /// holding the compact `"type":"user"` literal (`(start, end)` of each,
+    /// end its newline or the end of `buf`, in file order, each once): the
+    /// same count without the index's literal pass. `None` when the index
+    /// would search more than those lines (a file with a `": "` spaced end,
+    /// REC-038) or cut the file in pieces.
+    pub(crate) fn count_turns_of(
+        buf: &[u8],
+        lane: bool,
+        lines: &[(usize, usize)],
+    ) -> Option<usize> {
+        if buf.len() >= PARALLEL_MIN || has_spaced_end(buf) {
+            return None;
+        }
+        let mut p = Piece::new(lane);
+        p.take_user_lines(buf, lines);
+        Some(p.finish(buf).turns())
+    }
+
     /// [`FileIndex::build`] for the turns only ([`FileIndex::turn`],
     /// [`FileIndex::turns`], drafts, openers): without the pass that notes
     /// spawn and wakeup calls and tool names, whose maps stay empty.

@@ -234,34 +234,13 @@ impl Piece {
                 false => HitLines::unnumbered(part, re, 0),
             };
             for (line, hit) in hits.by_ref() {
-                if !may_matter(hit, line.bytes) {
-                    continue;
-                }
-                // Each record of a glued line too (a real write race): a
-                // prompt glued behind another record still opens its turn.
-                for (_, r) in line_records(&line) {
-                    if r.kind() != "user" {
-                        continue;
-                    }
-                    let list = if turns::opens_turn(&r, lane) {
-                        &mut openers
-                    } else if turns::opens_if_answered(&r, lane) {
-                        &mut pending
-                    } else {
-                        continue;
-                    };
-                    let key = if numbered {
-                        line.no
-                    } else {
-                        start + line.offset
-                    };
-                    list.push((
-                        key,
-                        r.uuid.as_deref().map(str::to_string),
-                        r.parent_uuid.as_deref().map(str::to_string),
-                        start + line.offset,
-                    ));
-                }
+                let key = if numbered {
+                    line.no
+                } else {
+                    start + line.offset
+                };
+                let lists = (&mut openers, &mut pending);
+                take_flagged(lists, &line, hit, lane, key, start + line.offset);
             }
             if key == 0 && numbered {
                 newlines = hits.newlines() - before;
@@ -276,6 +255,32 @@ impl Piece {
         self.openers.extend(openers);
         self.pending.extend(pending);
         newlines
+    }
+
+    /// The turn openers among lines a caller's own pass found holding the
+    /// compact `"type":"user"` literal (`(start, end)` of each in `buf`, end
+    /// its newline or the end of `buf`, in file order, each once): what
+    /// [`Piece::scan_openers`] lists for them, keyed by offset.
+    pub(super) fn take_user_lines(&mut self, buf: &[u8], lines: &[(usize, usize)]) {
+        let lane = self.tools.lane;
+        let (mut openers, mut pending) = (Vec::new(), Vec::new());
+        for &(start, end) in lines {
+            let line = Line {
+                no: 0,
+                offset: start,
+                bytes: crate::scan::lines::trim_cr(&buf[start..end]),
+                terminated: end < buf.len(),
+            };
+            let hit = &b"\"type\":\"user\""[..];
+            take_flagged((&mut openers, &mut pending), &line, hit, lane, start, start);
+        }
+        // As `scan_openers` does: one opener a line.
+        for list in [&mut openers, &mut pending] {
+            list.sort_by_key(|o| o.0);
+            list.dedup_by_key(|o| o.0);
+        }
+        self.openers.extend(openers);
+        self.pending.extend(pending);
     }
 
     /// The block's Task, Agent, Workflow and ScheduleWakeup calls, noted.
@@ -313,5 +318,41 @@ impl Piece {
             }
             pos = line_end;
         }
+    }
+}
+
+/// A line the user literal flagged (`hit` its first match), keyed `key`, at
+/// byte `offset` of the file: each of its user records that opens a turn
+/// goes to `lists.0`, each that opens one if answered to `lists.1`.
+fn take_flagged(
+    lists: (&mut Vec<Opener>, &mut Vec<Opener>),
+    line: &Line<'_>,
+    hit: &[u8],
+    lane: bool,
+    key: usize,
+    offset: usize,
+) {
+    if !may_matter(hit, line.bytes) {
+        return;
+    }
+    // Each record of a glued line too (a real write race): a prompt glued
+    // behind another record still opens its turn.
+    for (_, r) in line_records(line) {
+        if r.kind() != "user" {
+            continue;
+        }
+        let list = if turns::opens_turn(&r, lane) {
+            &mut *lists.0
+        } else if turns::opens_if_answered(&r, lane) {
+            &mut *lists.1
+        } else {
+            continue;
+        };
+        list.push((
+            key,
+            r.uuid.as_deref().map(str::to_string),
+            r.parent_uuid.as_deref().map(str::to_string),
+            offset,
+        ));
     }
 }

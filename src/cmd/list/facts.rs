@@ -47,11 +47,19 @@ pub(crate) fn summarize(t: &Transcript, whole: bool) -> crate::error::Result<Sum
     // cut a long last record and miss the last records before it (REC-089).
     let end = TailFacts::scan(buf, 0, buf.len() as u64, Some(buf));
     let mut inline = (!lane).then(InlineLanes::default);
-    literal_pass(buf, 0, true, &mut s, inline.as_mut());
+    // The turn count's user lines come from the literal pass when it looked
+    // for them.
+    let mut users = Vec::new();
+    let listed = literal_pass(buf, 0, true, &mut s, inline.as_mut(), Some(&mut users));
     s.inline_lanes = Some(inline.map_or(0, |l| l.len()));
     s.summary = titling_summary(&s, &[buf]).ok().flatten();
     end.merge(&mut s);
-    s.turns = Some(FileIndex::count_turns(buf, lane));
+    let turns = listed.then(|| FileIndex::count_turns_of(buf, lane, &users));
+    s.turns = Some(
+        turns
+            .flatten()
+            .unwrap_or_else(|| FileIndex::count_turns(buf, lane)),
+    );
     s.read = ReadMode::Whole;
     s.bytes = buf.len() as u64;
     bytes.check()?;
@@ -107,10 +115,10 @@ fn from_windows(
             return Ok(None);
         }
     };
-    literal_pass(complete_head(w.head()), 0, true, &mut s, None);
+    literal_pass(complete_head(w.head()), 0, true, &mut s, None, None);
     let (at, win) = w.tail();
     let skip = memchr::memchr(b'\n', win).map_or(win.len(), |i| i + 1);
-    literal_pass(&win[skip..], at + skip as u64, false, &mut s, None);
+    literal_pass(&win[skip..], at + skip as u64, false, &mut s, None, None);
     let titled = titling_summary(&s, &[w.head(), w.tail().1]);
     match titled {
         Ok(found) => s.summary = found,

@@ -135,11 +135,14 @@ fn may_tell(line: &[u8], s: &Summary) -> bool {
 pub(super) fn names_a_branch(line: &[u8]) -> bool {
     crate::scan::lit!(b"\"gitBranch\"")
         .find_iter(line)
-        .any(|at| {
-            let v = line[at + 11..].trim_ascii_start();
-            let v = v.strip_prefix(b":").unwrap_or(v).trim_ascii_start();
-            !v.starts_with(b"\"\"")
-        })
+        .any(|at| branch_at(line, at))
+}
+
+/// Whether the `"gitBranch"` key at `at` has a non-empty value.
+pub(super) fn branch_at(line: &[u8], at: usize) -> bool {
+    let v = line[at + 11..].trim_ascii_start();
+    let v = v.strip_prefix(b":").unwrap_or(v).trim_ascii_start();
+    !v.starts_with(b"\"\"")
 }
 
 /// Whether the line holds `"tool_result"` as a `type` value (either spacing).

@@ -33,8 +33,18 @@ fn interesting(sidechains: bool) -> &'static Regex {
 /// Teddy alone, where [`interesting`]'s `"type":` prefix (every content
 /// block has one) made a candidate, and a DFA run, of several places on
 /// every line.
-fn literals() -> &'static Regex {
-    crate::scan::re!(bytes r#"-title"|ued-in"|"summary"|"model"|\}\{""#)
+///
+/// With `users`, also `:"user"`, which every compact `"type":"user"` holds
+/// (the literal the turn count's lines hold, [`FileIndex::count_turns_of`]):
+/// no literal of the set holds a `:`, so none can hide one, and the lines
+/// it flags come from this pass instead of a pass of their own.
+///
+/// [`FileIndex::count_turns_of`]: crate::classify::FileIndex::count_turns_of
+fn literals(users: bool) -> &'static Regex {
+    match users {
+        false => crate::scan::re!(bytes r#"-title"|ued-in"|"summary"|"model"|\}\{""#),
+        true => crate::scan::re!(bytes r#"-title"|ued-in"|"summary"|"model"|\}\{"|:"user""#),
+    }
 }
 
 /// One pass over `buf` (whole lines at file offset `base`; numbered from 1 when
@@ -50,31 +60,43 @@ fn literals() -> &'static Regex {
 /// ends in a quote followed by `s`, `m` or `i` may hide another starting at
 /// that quote (the search does not overlap matches), so such a line is read
 /// by [`read_line`] too.
+///
+/// With `users`, the lines holding a compact `"type":"user"` are listed
+/// there (`(start, end)`, end the newline or the end of `buf`, in file
+/// order, each once), and the pass returns true; false when it did not
+/// look for them (a main file with inline lanes).
 pub(super) fn literal_pass(
     buf: &[u8],
     base: u64,
     numbered: bool,
     s: &mut Summary,
     mut inline: Option<&mut InlineLanes>,
-) {
+    mut users: Option<&mut Vec<(usize, usize)>>,
+) -> bool {
     // Every record line has an `"isSidechain"` flag, nearly always false: a
     // main file with a true one (1.0.x) is read line by line as before.
     if inline.is_some() && has_true_flag(buf) {
         for (l, _) in crate::scan::lines::HitLines::new(buf, interesting(true)) {
             read_line(&l, || l.no, base, numbered, s, inline.as_deref_mut());
         }
-        return;
+        return false;
     }
-    let set = literals();
+    let set = literals(users.is_some());
     let mut numbers = (0, 1); // (offset, number of the line starting there)
     let mut line: Option<Hits> = None;
+    let mut done = |l: Hits, inline: Option<&mut InlineLanes>| {
+        if let Some(u) = users.as_deref_mut().filter(|_| l.user) {
+            u.push((l.start, l.end));
+        }
+        l.read(buf, base, numbered, &mut numbers, s, inline);
+    };
     for m in set.find_iter(buf) {
         if let Some(l) = line.as_mut().filter(|l| m.start() < l.end) {
             l.take(buf, m.start(), m.as_bytes());
             continue;
         }
         if let Some(l) = line.take() {
-            l.read(buf, base, numbered, &mut numbers, s, inline.as_deref_mut());
+            done(l, inline.as_deref_mut());
         }
         let start = crate::scan::lines::line_start(buf, m.start());
         let end = memchr::memchr(b'\n', &buf[m.start()..]).map_or(buf.len(), |i| m.start() + i);
@@ -83,13 +105,15 @@ pub(super) fn literal_pass(
             end,
             model: None,
             other: false,
+            user: false,
         };
         l.take(buf, m.start(), m.as_bytes());
         line = Some(l);
     }
     if let Some(l) = line {
-        l.read(buf, base, numbered, &mut numbers, s, inline);
+        done(l, inline);
     }
+    true
 }
 
 /// The literals [`literal_pass`] found on one line.
@@ -102,6 +126,8 @@ struct Hits {
     /// Whether it holds a literal other than `"model"`, or one that may
     /// hide another.
     other: bool,
+    /// Whether it holds a compact `"type":"user"`.
+    user: bool,
 }
 
 impl Hits {
@@ -110,6 +136,11 @@ impl Hits {
         match lit {
             b"\"model\"" => {
                 self.model.get_or_insert(at);
+                self.other |= matches!(next, Some(b's' | b'm' | b'i'));
+            }
+            // Nothing this pass reads but what it may hide at its last quote.
+            b":\"user\"" => {
+                self.user |= buf[..at].ends_with(b"\"type\"");
                 self.other |= matches!(next, Some(b's' | b'm' | b'i'));
             }
             _ => self.other = true,

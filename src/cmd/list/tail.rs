@@ -149,14 +149,12 @@ pub(super) enum Keep {
 /// with a `\u` escape is one a byte search cannot see, so a line holding
 /// `\u` is parsed; a value that is not a plain string (escaped, or of another
 /// type) is parsed. A line a parse would reject adds nothing either way.
+///
+/// The keys are found by one pass over the line ([`keys`]: a literal set,
+/// where a memmem per key was a pass each). A match hides no other on a
+/// line that is JSON: each key's closing quote ends a string, which no
+/// quote follows, and no key holds the backslash or `u` of `\u`.
 pub(super) fn may_add(line: &[u8], time: Keep, versions: Option<&[String]>, branch: bool) -> bool {
-    use crate::scan::lit;
-    if lit!(b"\\u").find(line).is_some() {
-        return true;
-    }
-    if branch && super::head::names_a_branch(line) {
-        return true;
-    }
     let adds_time = |v: &[u8]| {
         let ts = std::str::from_utf8(v).ok().and_then(timefmt::parse_ts);
         match (time, ts) {
@@ -166,38 +164,165 @@ pub(super) fn may_add(line: &[u8], time: Keep, versions: Option<&[String]>, bran
             (Keep::Before(None) | Keep::After(None), Some(_)) => true,
         }
     };
-    if !matches!(time, Keep::Nothing)
-        && plain_values(line, lit!(b"\"timestamp\"")).any(|v| v.is_none_or(adds_time))
-    {
-        return true;
-    }
-    versions.is_some_and(|known| {
-        plain_values(line, lit!(b"\"version\""))
-            .any(|v| v.is_none_or(|v| !known.iter().any(|k| k.as_bytes() == v)))
-    })
+    let new_version = |v: &[u8]| versions.is_some_and(|k| !k.iter().any(|k| k.as_bytes() == v));
+    let timed = !matches!(time, Keep::Nothing);
+    let want = usize::from(timed) | usize::from(versions.is_some()) << 1 | usize::from(branch) << 2;
+    let Some(set) = keys(want) else {
+        return by_key(
+            line,
+            (timed, adds_time),
+            versions.map(|_| new_version),
+            branch,
+        );
+    };
+    set.find_iter(line)
+        .any(|m| match &line[m.start()..m.end()] {
+            b"\\u" => true,
+            b"\"gitBranch\"" => super::head::branch_at(line, m.start()),
+            k @ b"\"timestamp\"" => {
+                plain_value(line, m.start(), k).is_some_and(|v| v.is_none_or(adds_time))
+            }
+            k => plain_value(line, m.start(), k).is_some_and(|v| v.is_none_or(new_version)),
+        })
 }
 
-/// Each value of the key `key` finds in `line` (any depth, either spacing):
-/// `Some(body)` for a string holding no escape, `None` for any other value,
-/// which only a parse reads.
-fn plain_values<'a>(
-    line: &'a [u8],
-    key: &'a memchr::memmem::Finder<'static>,
-) -> impl Iterator<Item = Option<&'a [u8]>> + 'a {
-    let k = key.needle();
-    key.find_iter(line).filter_map(move |at| {
-        let v = crate::scan::pair::value_at(line, at, k)?;
-        let body = line[v..].strip_prefix(b"\"");
-        Some(body.and_then(|b| {
-            let end = memchr::memchr2(b'"', b'\\', b)?;
-            (b[end] == b'"').then(|| &b[..end])
-        }))
-    })
+/// The keys [`may_add`] may want, by bit of its `want`.
+const KEYS: [&[u8]; 3] = [b"\"timestamp\"", b"\"version\"", b"\"gitBranch\""];
+
+/// The literal set [`may_add`] searches for `want` (bit 0 the timestamp,
+/// 1 the version, 2 the branch): `\u` and the keys wanted, leftmost first;
+/// `None` on a CPU with no Teddy, where [`by_key`] searches instead.
+fn keys(want: usize) -> Option<&'static aho_corasick::packed::Searcher> {
+    use aho_corasick::packed::{Config, MatchKind, Searcher};
+    static SETS: std::sync::LazyLock<[Option<Searcher>; 8]> = std::sync::LazyLock::new(|| {
+        std::array::from_fn(|want| {
+            let mut b = Config::new().match_kind(MatchKind::LeftmostFirst).builder();
+            b.add(b"\\u");
+            for (bit, k) in KEYS.iter().enumerate() {
+                if want >> bit & 1 == 1 {
+                    b.add(k);
+                }
+            }
+            b.build()
+        })
+    });
+    SETS.get(want)?.as_ref()
+}
+
+/// [`may_add`] by a memmem per key: `time` whether a timestamp is wanted
+/// and whether a value adds one, `version` whether a value is new (`None`:
+/// versions are not wanted), `branch` whether a branch is.
+fn by_key(
+    line: &[u8],
+    (timed, adds_time): (bool, impl Fn(&[u8]) -> bool),
+    version: Option<impl Fn(&[u8]) -> bool>,
+    branch: bool,
+) -> bool {
+    use crate::scan::lit;
+    let values = |k: &'static memchr::memmem::Finder<'static>| {
+        k.find_iter(line)
+            .filter_map(move |at| plain_value(line, at, k.needle()))
+    };
+    lit!(b"\\u").find(line).is_some()
+        || (branch && super::head::names_a_branch(line))
+        || (timed && values(lit!(b"\"timestamp\"")).any(|v| v.is_none_or(&adds_time)))
+        || version.is_some_and(|new| values(lit!(b"\"version\"")).any(|v| v.is_none_or(&new)))
+}
+
+/// The value of the key `k` found at `at` (any depth, either spacing):
+/// `None` when no value follows it; `Some(Some(body))` for a string holding
+/// no escape, `Some(None)` for any other value, which only a parse reads.
+fn plain_value<'a>(line: &'a [u8], at: usize, k: &[u8]) -> Option<Option<&'a [u8]>> {
+    let v = crate::scan::pair::value_at(line, at, k)?;
+    let body = line[v..].strip_prefix(b"\"");
+    Some(body.and_then(|b| {
+        let end = memchr::memchr2(b'"', b'\\', b)?;
+        (b[end] == b'"').then(|| &b[..end])
+    }))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// [`may_add`] by a memmem per key ([`by_key`], as it was before the
+    /// literal set): the reference the literal set is pinned to.
+    fn may_add_by_key(line: &[u8], time: Keep, versions: Option<&[String]>, branch: bool) -> bool {
+        let adds_time = |v: &[u8]| {
+            let ts = std::str::from_utf8(v).ok().and_then(timefmt::parse_ts);
+            match (time, ts) {
+                (_, None) | (Keep::Nothing, _) => false,
+                (Keep::Before(Some(min)), Some(t)) => t < min,
+                (Keep::After(Some(max)), Some(t)) => t > max,
+                (Keep::Before(None) | Keep::After(None), Some(_)) => true,
+            }
+        };
+        let new = |v: &[u8]| versions.is_some_and(|k| !k.iter().any(|k| k.as_bytes() == v));
+        let timed = !matches!(time, Keep::Nothing);
+        by_key(line, (timed, adds_time), versions.map(|_| new), branch)
+    }
+
+    /// The one-pass [`may_add`] says what a memmem per key said, on every
+    /// line of the sample and public transcripts and the built lines of the
+    /// test below, for every kind of question the head and tail ask.
+    #[test]
+    fn may_add_in_one_pass_is_may_add_by_key() {
+        let mut lines: Vec<Vec<u8>> = BUILT.iter().map(|l| l.as_bytes().to_vec()).collect();
+        for t in crate::discovery::sample_and_public() {
+            let buf = std::fs::read(&t.path).unwrap();
+            lines.extend(crate::scan::Lines::new(&buf).map(|l| l.bytes.to_vec()));
+        }
+        let times: Vec<Option<Timestamp>> = [
+            "2025-01-01T00:00:00Z",
+            "2025-09-01T00:00:00Z",
+            "2026-01-15T12:00:00Z",
+            "2026-06-02T11:17:01.695Z",
+        ]
+        .iter()
+        .map(|t| ts(t))
+        .chain([None])
+        .collect();
+        let mut keeps = vec![Keep::Nothing];
+        for t in &times {
+            keeps.extend([Keep::Before(*t), Keep::After(*t)]);
+        }
+        let known = [
+            "2.1.0".to_string(),
+            "1.0.98".to_string(),
+            "2.0.5".to_string(),
+        ];
+        let sets: [Option<&[String]>; 4] = [None, Some(&[]), Some(&known[..1]), Some(&known)];
+        let mut yes = 0;
+        for l in &lines {
+            for &time in &keeps {
+                for versions in sets {
+                    for branch in [false, true] {
+                        let want = may_add_by_key(l, time, versions, branch);
+                        let at = String::from_utf8_lossy(l);
+                        assert_eq!(may_add(l, time, versions, branch), want, "{at}");
+                        yes += usize::from(want);
+                    }
+                }
+            }
+        }
+        assert!(lines.len() > 1000 && yes > 1000, "{} {yes}", lines.len());
+    }
+
+    const BUILT: &[&str] = &[
+        r#"{"type":"user","version":"2.1.0","gitBranch":"main","timestamp":"2026-06-02T11:17:01.695Z"}"#,
+        r#"{"type": "user", "version": "2.1.0", "gitBranch": "", "timestamp": "2026-06-02T12:00:00Z"}"#,
+        r#"{"snapshot":{"timestamp":"2026-06-02T12:00:00Z"},"timestamp":"2025-01-01T00:00:00Z"}"#,
+        r#"{"timestamp":"2026-06-02T\u0031\u0032:00:00Z"}"#,
+        r#"{"timestamp":"2026-06-02T12:00:00Z\n"}"#,
+        r#"{"timestamp":1780000000,"version":"2.1.0"}"#,
+        r#"{"version":["2.1.0"],"gitBranch":null}"#,
+        r#"{"time\u0073tamp":"2026-06-02T12:00:00Z"}"#,
+        r#"{"text":"\"timestamp\":\"2099-01-01T00:00:00Z\"","version":"2.1.0"}"#,
+        r#"{"text":"a \"gitBranch\":\"dev\"","gitBranch":"","x":{"gitBranch":"dev"}}"#,
+        r#"{"timestamp":"yesterday","version":"2.1.0","gitBranch" : "main"}"#,
+        r#"{"version""timestamp":"2026-06-02T12:00:00Z","gitBranch"}"#,
+        r#"{"version":"1.0.98","timestamp" :"2025-09-01T00:00:00Z","a":"\\u"}"#,
+    ];
 
     fn ts(s: &str) -> Option<Timestamp> {
         timefmt::parse_ts(s)

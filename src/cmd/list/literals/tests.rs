@@ -26,16 +26,24 @@ fn every_line(buf: &[u8], inline: bool) -> (Summary, usize) {
     (s, lanes.map_or(0, |l| l.len()))
 }
 
-fn facts(buf: &[u8], inline: bool) -> (Summary, usize) {
+fn facts(buf: &[u8], inline: bool, users: bool) -> (Summary, usize) {
     let mut s = Summary::default();
     let mut lanes = inline.then(InlineLanes::default);
-    literal_pass(buf, 0, true, &mut s, lanes.as_mut());
+    let mut lines = Vec::new();
+    literal_pass(
+        buf,
+        0,
+        true,
+        &mut s,
+        lanes.as_mut(),
+        users.then_some(&mut lines),
+    );
     (s, lanes.map_or(0, |l| l.len()))
 }
 
 fn same(buf: &[u8], what: &str) {
-    for inline in [false, true] {
-        let (a, la) = facts(buf, inline);
+    for (inline, users) in [(false, false), (true, false), (false, true), (true, true)] {
+        let (a, la) = facts(buf, inline, users);
         let (b, lb) = every_line(buf, inline);
         let key = |s: &Summary, l: usize| {
             let bad: Vec<_> = s.malformed.iter().map(|b| (b.line, b.offset)).collect();
@@ -44,7 +52,11 @@ fn same(buf: &[u8], what: &str) {
                 s.models, s.custom_title, s.ai_title, s.summaries, s.continued_in, s.first_prompt
             )
         };
-        assert_eq!(key(&a, la), key(&b, lb), "{what} (inline {inline})");
+        assert_eq!(
+            key(&a, la),
+            key(&b, lb),
+            "{what} (inline {inline}, users {users})"
+        );
     }
 }
 
@@ -76,6 +88,9 @@ fn the_literal_set_reads_what_every_line_would() {
         r#"{"type":"assistant","message":{"model":null,"content":[]}}"#,
         r#"{"type":"assistant","message":{"model":"m\u002d13"}}"#,
         r#"{"type":"assistant","message":{"model"#,
+        r#"{"type":"user","message":{"role":"user"summary":"x","content":"y"}}"#,
+        r#"{"type":"user"model":"m-14","message":{"role":"user","content":"y"}}"#,
+        r#"{"type":"assistant","message":{"role":"user"model":"m-15","content":[]}}"#,
     ];
     let all = lines.join("\n");
     same(all.as_bytes(), "built lines");
@@ -90,4 +105,83 @@ fn the_literal_set_reads_what_every_line_would() {
             &t.path.display().to_string(),
         );
     }
+}
+
+/// The lines the literal pass lists for the turn count are those the
+/// index's own `"type":"user"` pass flags, and the count from them is
+/// [`FileIndex::count_turns`]: on every sample and public transcript (as a
+/// main file and as a lane) and on built lines where another literal ends
+/// at a quote before one, a record is glued before one, a mention is
+/// escaped, the last line is torn, CRLF, and a `": "` spaced line in the
+/// middle (REC-038) or at an end (then no count from the lines).
+#[test]
+fn the_literal_pass_lists_the_turn_counts_lines_rec_038() {
+    use crate::classify::FileIndex;
+    let user = |u: &str, p: &str, text: &str| {
+        format!(
+            r#"{{"parentUuid":"{p}","type":"user","uuid":"{u}","message":{{"role":"user","content":"{text}"}}}}"#
+        )
+    };
+    let built = [
+        user("a", "", "first"),
+        r#"{"type":"assistant","uuid":"r","message":{"model":"m","content":[]}}"#.into(),
+        user("d", "a", "a draft"),
+        user("k", "a", "the kept one"),
+        format!(r#"{{"type":"ai-title","aiTitle":"T"}}{}"#, user("g", "k", "glued")),
+        format!(r#"{{"a":"x}}{{"}}{}"#, user("h", "g", "after glue")),
+        user("e", "h", r#"says \"type\":\"user\" here"#),
+        r#"{"type":"user","uuid":"s","parentUuid":"e","message":{"role":"user"summary":"x","content":"hi"}}"#.into(),
+        user("p", "s", "spaced").replace("\":\"", "\": \""),
+        user("c", "p", "<command-name>/go</command-name>"),
+        r#"{"type":"system","userType":"user","message":{"role":"user","content":"x"}}"#.into(),
+        r#"{"type":"assistant","uuid":"r2","message":{"model":"m","content":[]}}"#.into(),
+        user("t", "c", "torn"),
+    ];
+    let mut files: Vec<(Vec<u8>, String)> = Vec::new();
+    let all = built.join("\n");
+    let torn = &all[..all.len() - 8];
+    for (buf, what) in [
+        (all.clone(), "built"),
+        (format!("{all}\n"), "built, terminated"),
+        (all.replace('\n', "\r\n"), "CRLF"),
+        (torn.to_string(), "torn"),
+        (format!("{all}\n{}", built[8]), "spaced end"),
+    ] {
+        files.push((buf.into_bytes(), what.into()));
+    }
+    for t in crate::discovery::sample_and_public() {
+        files.push((
+            std::fs::read(&t.path).unwrap(),
+            t.path.display().to_string(),
+        ));
+    }
+    let flag = crate::scan::lit!(b"\"type\":\"user\"");
+    let (mut counted, mut turns) = (0, 0);
+    for (buf, what) in &files {
+        for lane in [false, true] {
+            let mut s = Summary::default();
+            let mut lines = Vec::new();
+            let mut inline = (!lane).then(InlineLanes::default);
+            if !literal_pass(buf, 0, true, &mut s, inline.as_mut(), Some(&mut lines)) {
+                continue;
+            }
+            let mut want = Vec::new();
+            for at in flag.find_iter(buf) {
+                let (start, end, _) = crate::scan::lines::around(buf, 0, at);
+                if want.last() != Some(&(start, end)) {
+                    want.push((start, end));
+                }
+            }
+            assert_eq!(lines, want, "{what} (lane {lane})");
+            let whole = FileIndex::count_turns(buf, lane);
+            if let Some(n) = FileIndex::count_turns_of(buf, lane, &lines) {
+                assert_eq!(n, whole, "{what} (lane {lane})");
+                counted += 1;
+                turns += n;
+            } else {
+                assert!(what == "spaced end" || buf.len() >= 16 << 20, "{what}");
+            }
+        }
+    }
+    assert!(counted > 100 && turns > 100, "{counted} {turns}");
 }
