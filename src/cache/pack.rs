@@ -18,7 +18,13 @@ use std::path::Path;
 use super::{Dec, Enc};
 use crate::scan::Source;
 
-const MAGIC: &[u8] = b"csift-pack-1\0";
+/// The pack format's version, first in every pack: a pack of another (the
+/// digests of `-1` were taken one 8-byte lane at a time) is not read, and is
+/// rewritten by the next run that writes its group.
+const MAGIC: &[u8] = b"csift-pack-2\0";
+/// Packs of the formats before [`MAGIC`]: never read, but their group is
+/// still named the same way, so the sweep can tell an orphan.
+const OLD_MAGICS: [&[u8]; 1] = [b"csift-pack-1\0"];
 
 /// A transcript's identity when its entry was made.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -115,10 +121,14 @@ impl Tag<'_> {
     }
 }
 
-/// The group key a pack's tag names, whatever build, kind or version wrote
-/// it; `None` when `head` (the pack's first bytes) does not start as a pack.
+/// The group key a pack's tag names, whatever build, kind, version or pack
+/// format wrote it; `None` when `head` (the pack's first bytes) does not
+/// start as a pack.
 pub(super) fn group_of(head: &[u8]) -> Option<&[u8]> {
-    let mut d = Dec::new(head.strip_prefix(MAGIC)?);
+    let rest = std::iter::once(MAGIC)
+        .chain(OLD_MAGICS)
+        .find_map(|m| head.strip_prefix(m))?;
+    let mut d = Dec::new(rest);
     d.str()?;
     d.str()?;
     d.u32()?;
