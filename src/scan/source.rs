@@ -127,6 +127,21 @@ impl Source {
         Source::read(&o.file, o.len, path)
     }
 
+    /// [`Source::open`], mapped from `min` bytes instead of [`MMAP_MIN`]
+    /// (read when it cannot be mapped): for a file read in part, of which only
+    /// the pages touched are faulted in, none copied (the census cache's
+    /// packs, whose resume states a hit never reads).
+    pub(crate) fn open_mapped(path: &Path, min: u64) -> Result<Source> {
+        let o = open(path)?;
+        #[cfg(unix)]
+        if o.len >= min.max(1) {
+            if let Some(s) = Source::map(&o, path) {
+                return Ok(s);
+            }
+        }
+        Source::read(&o.file, o.len, path)
+    }
+
     #[cfg(unix)]
     fn map(o: &Opened, path: &Path) -> Option<Source> {
         let len = usize::try_from(o.len).ok()?;

@@ -195,6 +195,21 @@ impl Ledger {
         self.slots.push(s);
     }
 
+    /// Fold in every message of `o` (another ledger of other files), as if
+    /// its files' copies had been admitted here: copies merge by the same
+    /// per-field MAX, file counts add.
+    pub(crate) fn absorb(&mut self, mut o: Ledger) {
+        o.settle();
+        let models: Vec<u32> = (0..o.models())
+            .map(|i| self.model(o.model_name(i)))
+            .collect();
+        for s in &o.slots[..o.sorted] {
+            let mut m = o.unpack(s);
+            m.model = models.get(s.model as usize).copied().unwrap_or(m.model);
+            self.admit(s.key, m);
+        }
+    }
+
     /// Merge every key's copies into one slot, sorted by key: the sorted
     /// prefix and the sorted new slots merge from the back in place (the
     /// only copy is of the new slots).
@@ -326,6 +341,13 @@ impl KeySet {
             }
         }
         self.keys.push(k);
+    }
+
+    /// Every key of `o` added.
+    pub(crate) fn absorb(&mut self, o: KeySet) {
+        for k in o.keys {
+            self.insert(k);
+        }
     }
 
     /// Sort and drop duplicates.

@@ -139,8 +139,15 @@ impl Census {
         self.bytes += o.bytes;
         self.malformed_lines += o.malformed_lines;
         self.repaired_surrogates += o.repaired_surrogates;
-        self.malformed.extend(o.malformed.iter().cloned());
-        self.malformed.truncate(MALFORMED_SHOWN);
+        if !o.malformed.is_empty() {
+            // The first lines by file and line, whatever order the files were
+            // folded in (workers fold into totals of their own, merged at the
+            // end): one file's lines keep their own order.
+            self.malformed.extend(o.malformed.iter().cloned());
+            self.malformed
+                .sort_by(|a, b| (&a.file, a.line).cmp(&(&b.file, b.line)));
+            self.malformed.truncate(MALFORMED_SHOWN);
+        }
         add_counts(&mut self.glued_records, &o.glued_records);
         self.outside_window += o.outside_window;
         add_counts(&mut self.record_types, &o.record_types);

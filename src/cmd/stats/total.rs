@@ -81,6 +81,23 @@ impl Acc {
         }
     }
 
+    /// Fold in another running total (of other transcripts): as if each of
+    /// its transcripts had been folded here.
+    pub(crate) fn absorb(&mut self, o: Acc) {
+        if o.transcripts == 0 {
+            return; // nothing folded (and `add` would give an empty total labels)
+        }
+        self.census.add(&o.census);
+        self.transcripts += o.transcripts;
+        self.lane_files += o.lane_files;
+        self.ledger.absorb(o.ledger);
+        self.ids.absorb(o.ids);
+        self.progress.absorb(o.progress);
+        for (m, r) in &o.idless {
+            self.idless.entry(m.clone()).or_default().add(r);
+        }
+    }
+
     pub(crate) fn finish(self) -> Finished {
         let mut census = self.census;
         let mut sum_of_rows = std::mem::take(&mut census.tokens);

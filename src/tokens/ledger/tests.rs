@@ -89,3 +89,69 @@ fn an_untimed_copy_never_owns_over_a_timed_one() {
     let b = Owner::new("2026-01-01T00:00:00Z".parse().ok(), 9);
     assert!(b < a);
 }
+
+/// Two ledgers of disjoint files, one absorbed into the other, hold what one
+/// ledger of all the files holds: models by name, copies merged, file counts
+/// added, wide values kept.
+#[test]
+fn an_absorbed_ledger_is_the_ledger_of_all_its_files() {
+    let t = |s: &str| s.parse::<Timestamp>().ok();
+    // (file, model, key, output, cache_read)
+    let copies: Vec<(u32, &str, u64, u64, u64)> = (0..3000u64)
+        .map(|i| {
+            // A key is a (model, message id) pair: one model per key.
+            let model = if (i % 1100) % 3 == 0 { "a" } else { "b" };
+            (
+                i as u32 % 7,
+                model,
+                i % 1100,
+                i,
+                u64::from(u32::MAX) + i % 2,
+            )
+        })
+        .collect();
+    let admit = |l: &mut Ledger, model: &str, key: u64, out: u64, read: u64| {
+        let m = l.model(model);
+        let at = t("2026-01-01T10:00:00Z");
+        l.admit(key, Msg::new(m, vals(out, read), at, TOP));
+    };
+    let mut one = Ledger::default();
+    let (mut even, mut odd) = (Ledger::default(), Ledger::default());
+    odd.model("z"); // another model order in each
+    for &(file, model, key, out, read) in &copies {
+        admit(&mut one, model, key, out, read);
+        let part = if file % 2 == 0 { &mut even } else { &mut odd };
+        admit(part, model, key, out, read);
+    }
+    even.absorb(odd);
+    for l in [&mut one, &mut even] {
+        l.settle();
+    }
+    let named = |l: &Ledger| -> Vec<(u64, String, Vals, u64, u32)> {
+        l.messages()
+            .map(|(k, m)| {
+                (
+                    k,
+                    l.model_name(m.model).to_string(),
+                    m.vals,
+                    m.records,
+                    m.files,
+                )
+            })
+            .collect()
+    };
+    assert_eq!(named(&one), named(&even));
+    assert_eq!(one.len(), 1100);
+}
+
+#[test]
+fn an_absorbed_key_set_is_the_union() {
+    let (mut a, mut b) = (KeySet::default(), KeySet::default());
+    for k in 0..5000u64 {
+        a.insert(k % 3000);
+        b.insert(2000 + k % 2500);
+    }
+    a.absorb(b);
+    a.settle();
+    assert_eq!(a.len(), 4500);
+}
