@@ -15,6 +15,7 @@
 
 pub(crate) mod calls;
 pub(crate) mod echo;
+pub(crate) mod evidence;
 pub(crate) mod history;
 pub(crate) mod join;
 pub(crate) mod needles;

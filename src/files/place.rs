@@ -6,7 +6,7 @@
 //! structured call or a `cat`, where its result echo and its input sit in the
 //! file ([`Place`]); the replay of one path reads those bytes again and
 //! decodes them with the same code the pass would have run
-//! ([`super::join::decode`]), so the evidence is the same. The file must be
+//! ([`super::evidence::decode`]), so the evidence is the same. The file must be
 //! the one scanned ([`crate::scan::source::Seen`]): grown is fine (REC-087),
 //! replaced or cut is refused. Evidence from bytes that are not the file's
 //! own (a value decoded out of an escaped string) is kept decoded.

@@ -34,7 +34,7 @@ fn read_into(
             r.fail(f, path, why.into());
             None
         }
-        (e, i) => crate::files::join::decode(p, e.flatten(), i.flatten()),
+        (e, i) => crate::files::evidence::decode(p, e.flatten(), i.flatten()),
     }
 }
 
