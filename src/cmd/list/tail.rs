@@ -134,6 +134,20 @@ pub(super) enum Keep {
     Nothing,
 }
 
+impl Keep {
+    /// Whether the timestamp text `v` (a string's raw content) is one this
+    /// keeps: unparsable text adds nothing.
+    fn adds(self, v: &[u8]) -> bool {
+        let ts = std::str::from_utf8(v).ok().and_then(timefmt::parse_ts);
+        match (self, ts) {
+            (_, None) | (Keep::Nothing, _) => false,
+            (Keep::Before(Some(min)), Some(t)) => t < min,
+            (Keep::After(Some(max)), Some(t)) => t > max,
+            (Keep::Before(None) | Keep::After(None), Some(_)) => true,
+        }
+    }
+}
+
 /// Whether a line's envelope (read by [`envelope`] or a record parse) could
 /// change what is known: a timestamp `time` keeps, a version not in
 /// `versions` (`None`: versions are not wanted), a non-empty branch while
@@ -155,15 +169,7 @@ pub(super) enum Keep {
 /// line that is JSON: each key's closing quote ends a string, which no
 /// quote follows, and no key holds the backslash or `u` of `\u`.
 pub(super) fn may_add(line: &[u8], time: Keep, versions: Option<&[String]>, branch: bool) -> bool {
-    let adds_time = |v: &[u8]| {
-        let ts = std::str::from_utf8(v).ok().and_then(timefmt::parse_ts);
-        match (time, ts) {
-            (_, None) | (Keep::Nothing, _) => false,
-            (Keep::Before(Some(min)), Some(t)) => t < min,
-            (Keep::After(Some(max)), Some(t)) => t > max,
-            (Keep::Before(None) | Keep::After(None), Some(_)) => true,
-        }
-    };
+    let adds_time = |v: &[u8]| time.adds(v);
     let new_version = |v: &[u8]| versions.is_some_and(|k| !k.iter().any(|k| k.as_bytes() == v));
     let timed = !matches!(time, Keep::Nothing);
     let want = usize::from(timed) | usize::from(versions.is_some()) << 1 | usize::from(branch) << 2;
@@ -248,15 +254,7 @@ mod tests {
     /// [`may_add`] by a memmem per key ([`by_key`], as it was before the
     /// literal set): the reference the literal set is pinned to.
     fn may_add_by_key(line: &[u8], time: Keep, versions: Option<&[String]>, branch: bool) -> bool {
-        let adds_time = |v: &[u8]| {
-            let ts = std::str::from_utf8(v).ok().and_then(timefmt::parse_ts);
-            match (time, ts) {
-                (_, None) | (Keep::Nothing, _) => false,
-                (Keep::Before(Some(min)), Some(t)) => t < min,
-                (Keep::After(Some(max)), Some(t)) => t > max,
-                (Keep::Before(None) | Keep::After(None), Some(_)) => true,
-            }
-        };
+        let adds_time = |v: &[u8]| time.adds(v);
         let new = |v: &[u8]| versions.is_some_and(|k| !k.iter().any(|k| k.as_bytes() == v));
         let timed = !matches!(time, Keep::Nothing);
         by_key(line, (timed, adds_time), versions.map(|_| new), branch)
