@@ -74,20 +74,18 @@ pub(crate) fn run(
     // The session folders are checked from directory listings while the
     // files are read (after them, the listings ran on one core alone: ~4 ms
     // at the end of the big home's run).
+    let projects = home
+        .as_ref()
+        .filter(|_| args.targets.is_empty() && want.lanes)
+        .map(|h| h.projects());
     let (results, folder_findings) = rayon::join(
         || largest_first(&transcripts, |t| t.size, |t| audit_file(t, &want, &cache)),
         || {
-            let mut found = Vec::new();
             if want.lanes {
-                let projects = home
-                    .as_ref()
-                    .filter(|_| args.targets.is_empty())
-                    .map(|h| h.projects());
-                for dir in folders::session_dirs(&transcripts, projects.as_deref()) {
-                    folders::check(&dir, &mut found);
-                }
+                folders::findings(&transcripts, projects.as_deref())
+            } else {
+                Vec::new()
             }
-            found
         },
     );
     cache.flush();
