@@ -157,7 +157,7 @@ pub(crate) fn scan(buf: &[u8], at: Pos, setup: &Setup) -> Scan {
                 Eaten::logging()
             },
             dups: if from_start {
-                Dups::default()
+                Dups::for_len(buf.len())
             } else {
                 Dups::logging()
             },

@@ -35,6 +35,16 @@ pub(crate) fn session_dirs(selected: &[Transcript], projects: Option<&Path>) -> 
     out
 }
 
+/// The findings of every session folder to check ([`session_dirs`], each
+/// by [`check`]), in the folders' order.
+pub(crate) fn findings(selected: &[Transcript], projects: Option<&Path>) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for dir in session_dirs(selected, projects) {
+        check(&dir, &mut out);
+    }
+    out
+}
+
 fn read_dirs(dir: &Path) -> Vec<PathBuf> {
     let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
         .map(|rd| {

@@ -17,8 +17,23 @@ fn slug_and_zero_usage_read_either_spacing_rec_038() {
 
 #[test]
 fn classifies_repeats_rec_091() {
+    classifies_repeats_in(Dups::default());
+}
+
+/// A table reserved from the file's length holds a line per 2 KB without
+/// growing, and finds the same repeats as one grown from empty.
+#[test]
+fn a_table_reserved_from_the_length_finds_the_same_repeats() {
+    let d = Dups::for_len(2048 * 1000);
+    assert!(d.seen.capacity() >= 1000, "{}", d.seen.capacity());
+    assert!(d.firsts.capacity() >= 1000, "{}", d.firsts.capacity());
+    assert!(d.log.is_none());
+    classifies_repeats_in(d);
+    classifies_repeats_in(Dups::for_len(0));
+}
+
+fn classifies_repeats_in(mut d: Dups) {
     let buf = b"{\"uuid\":\"u1\",\"a\":1}\n{\"uuid\":\"u2\"}\n{\"uuid\":\"u1\",\"a\":1}\n{\"uuid\":\"u1\",\"slug\":\"x-y\",\"a\":1}\n";
-    let mut d = Dups::default();
     let mut start = 0;
     for (i, l) in buf.split(|&b| b == b'\n').enumerate().take(4) {
         let u = &buf[start + 9..start + 11];
