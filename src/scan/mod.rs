@@ -7,12 +7,11 @@ pub(crate) mod hash;
 pub(crate) mod json;
 pub mod lines;
 pub(crate) mod pair;
+mod par;
 #[cfg(unix)]
 pub(crate) mod sigbus;
 pub(crate) mod source;
 pub(crate) mod stream;
-
-use rayon::prelude::*;
 
 /// A `memmem` finder for a literal needle, built once per call site: a bare
 /// `memchr::memmem::find` builds its searcher on every call, which on the short
@@ -50,19 +49,9 @@ macro_rules! re {
 pub(crate) use re;
 
 pub use lines::{Line, Lines};
+pub use par::par_map;
+pub(crate) use par::{largest_first, par_map_in};
 pub use source::Source;
-
-/// Map `f` over `items` in parallel; results come back in input order, so output
-/// is deterministic however the work was scheduled.
-///
-/// One job per item: rayon's default split ran each thread's share as long
-/// sequential pieces, and a piece holding a large file ended the run on one
-/// core while the other sat idle (`floors serde`, largest first, big home
-/// 374 -> 347 ms wall, real home 419 -> 381 ms; the commands on the small
-/// home unchanged).
-pub fn par_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync + Send) -> Vec<R> {
-    items.par_iter().with_max_len(1).map(f).collect()
-}
 
 /// A line-aligned piece of a buffer: bytes `start..end`, whose first line is
 /// line `first_no` (1-based) of the whole buffer.

@@ -20,8 +20,6 @@ pub(crate) mod refs;
 
 use std::time::Instant;
 
-use rayon::prelude::*;
-
 use crate::cache::{self, Cache};
 use crate::cli::audit::{AuditArgs, Kind};
 use crate::discovery::home;
@@ -79,7 +77,10 @@ pub(crate) fn run(
         .filter(|_| args.targets.is_empty() && want.lanes)
         .map(|h| h.projects());
     let (results, folder_findings) = rayon::join(
-        || largest_first(&transcripts, |t| t.size, |t| audit_file(t, &want, &cache)),
+        || {
+            let order = crate::scan::largest_first(&transcripts, |t| t.size);
+            crate::scan::par_map_in(&transcripts, &order, |t| audit_file(t, &want, &cache))
+        },
         || {
             if want.lanes {
                 folders::findings(&transcripts, projects.as_deref())
@@ -149,29 +150,6 @@ pub(crate) fn run(
     })
 }
 
-/// `f` over every transcript in parallel, the largest started first, results
-/// in input order. In path order a large file could start late and run alone
-/// at the end of the pool (the dense home's 67 MB transcript held one core for
-/// the last ~30 ms of a ~175 ms run while the other sat idle).
-fn largest_first<T: Sync, R: Send>(
-    ts: &[T],
-    size: impl Fn(&T) -> u64,
-    f: impl Fn(&T) -> R + Sync + Send,
-) -> Vec<R> {
-    let mut order: Vec<usize> = (0..ts.len()).collect();
-    order.sort_by_key(|&i| std::cmp::Reverse(size(&ts[i])));
-    // One job per file: rayon otherwise runs each thread's first quarter of
-    // the list as one sequential piece, and a quarter of the largest files is
-    // most of the bytes while the other thread runs out of work to steal.
-    let mut done: Vec<(usize, R)> = order
-        .par_iter()
-        .with_max_len(1)
-        .map(|&i| (i, f(&ts[i])))
-        .collect();
-    done.sort_unstable_by_key(|d| d.0);
-    done.into_iter().map(|d| d.1).collect()
-}
-
 /// One transcript's findings, through the census cache (read whole with it
 /// off): the file's own, then its pointers checked on disk.
 fn audit_file(
@@ -194,35 +172,5 @@ fn audit_file(
             error: Some(e.to_string()),
             ..file::FileAudit::default()
         },
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::largest_first;
-
-    #[test]
-    fn largest_first_starts_the_largest_and_keeps_input_order() {
-        let sizes = [3u64, 90, 7, 90, 1, 40];
-        let started = std::sync::Mutex::new(Vec::new());
-        let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build();
-        let Ok(pool) = pool else {
-            return;
-        };
-        let out = pool.install(|| {
-            largest_first(
-                &sizes,
-                |s| *s,
-                |s| {
-                    if let Ok(mut v) = started.lock() {
-                        v.push(*s);
-                    }
-                    s * 2
-                },
-            )
-        });
-        assert_eq!(out, vec![6, 180, 14, 180, 2, 80]);
-        let started = started.into_inner().unwrap_or_default();
-        assert_eq!(started, vec![90, 90, 40, 7, 3, 1]);
     }
 }
