@@ -13,6 +13,7 @@ pub(crate) mod known;
 pub(crate) mod model;
 pub(crate) mod print;
 pub(crate) mod revisit;
+mod schedule;
 pub(crate) mod total;
 
 use std::collections::{BTreeMap, HashMap};
@@ -225,9 +226,9 @@ impl<'a> Run<'a> {
                 self.cache.will_read(&t.project_dir, 1);
             }
         }
-        let results = in_order(first_large(transcripts), |i| {
-            self.one(shards.mine(), i, &transcripts[i])
-        });
+        let sizes: Vec<u64> = transcripts.iter().map(|t| t.size).collect();
+        let first = schedule::first_large(&sizes, census::CHUNK as u64);
+        let results = schedule::in_order(first, |i| self.one(shards.mine(), i, &transcripts[i]));
         self.cache.flush();
         let mut rows = Vec::new();
         let mut counted = 0;
@@ -302,35 +303,6 @@ impl<'a> Run<'a> {
         }
         Ok((c, book))
     }
-}
-
-/// The order files are censused in: those cut into parallel chunks first,
-/// largest first, then the rest in path order. A chunked file ends in a
-/// sequential merge and settle (about 60 ms for the generated home's 320 MB
-/// transcript); started last, it ran alone on one core at the end of the run
-/// while the other waited. The rest keep path order, so a cold cache still
-/// writes each project's pack as soon as its files are done.
-fn first_large(transcripts: &[Transcript]) -> Vec<usize> {
-    let large = |t: &Transcript| t.size > census::CHUNK as u64;
-    let mut order: Vec<usize> = (0..transcripts.len())
-        .filter(|&i| large(&transcripts[i]))
-        .collect();
-    order.sort_by_key(|&i| std::cmp::Reverse(transcripts[i].size));
-    order.extend((0..transcripts.len()).filter(|&i| !large(&transcripts[i])));
-    order
-}
-
-/// `f` of each index of `order` in parallel, in that order; the results by
-/// index (`order` holds each of `0..order.len()` once).
-fn in_order<R: Send>(order: Vec<usize>, f: impl Fn(usize) -> R + Sync + Send) -> Vec<R> {
-    let done = crate::scan::par_map(&order, |&i| f(i));
-    let mut slots: Vec<Option<R>> = (0..order.len()).map(|_| None).collect();
-    for (i, r) in order.into_iter().zip(done) {
-        if let Some(s) = slots.get_mut(i) {
-            *s = Some(r);
-        }
-    }
-    slots.into_iter().flatten().collect()
 }
 
 /// Fold a finished transcript into the total and its `--by` group(s): per
