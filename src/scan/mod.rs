@@ -53,15 +53,6 @@ pub use par::par_map;
 pub(crate) use par::{largest_first, par_map_in};
 pub use source::Source;
 
-/// A line-aligned piece of a buffer: bytes `start..end`, whose first line is
-/// line `first_no` (1-based) of the whole buffer.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Chunk {
-    pub(crate) start: usize,
-    pub(crate) end: usize,
-    pub(crate) first_no: usize,
-}
-
 /// Line-aligned `(start, end)` cuts of `buf` of about `size` bytes each (at least
 /// one, `(0, 0)` for an empty buffer), found with one short memchr per cut.
 pub(crate) fn cuts(buf: &[u8], size: usize) -> Vec<(usize, usize)> {
@@ -83,32 +74,6 @@ pub(crate) fn cuts(buf: &[u8], size: usize) -> Vec<(usize, usize)> {
     cuts
 }
 
-/// Cut `buf` into line-aligned chunks of about `size` bytes (at least one chunk,
-/// empty for an empty buffer). Boundaries cost one short memchr each; the
-/// newlines of each chunk are counted in parallel, so numbering a large file
-/// costs its share of one pass per core instead of a sequential pass.
-pub(crate) fn chunks(buf: &[u8], size: usize) -> Vec<Chunk> {
-    let cuts = cuts(buf, size);
-    // The last chunk's own count numbers nothing: a file of one chunk costs none.
-    let counted = &cuts[..cuts.len() - 1];
-    let counts = par_map(counted, |&(a, b)| {
-        memchr::memchr_iter(b'\n', &buf[a..b]).count()
-    });
-    let mut no = 1;
-    cuts.iter()
-        .zip(counts.into_iter().chain([0]))
-        .map(|(&(start, end), n)| {
-            let c = Chunk {
-                start,
-                end,
-                first_no: no,
-            };
-            no += n;
-            c
-        })
-        .collect()
-}
-
 /// The head of a buffer: whole lines within the first `max` bytes (at least one line).
 pub(crate) fn head(buf: &[u8], max: usize) -> &[u8] {
     if buf.len() <= max {
@@ -128,26 +93,18 @@ mod tests {
     use super::*;
 
     #[test]
-    fn chunks_are_line_aligned_and_numbered() {
+    fn cuts_are_line_aligned() {
         let buf = b"aa\nbbbb\ncc\nd\neeeee";
         for size in 1..buf.len() + 2 {
-            let c = chunks(buf, size);
-            assert_eq!(c[0].start, 0);
-            assert_eq!(c.last().map(|c| c.end), Some(buf.len()));
+            let c = cuts(buf, size);
+            assert_eq!(c[0].0, 0);
+            assert_eq!(c.last().map(|c| c.1), Some(buf.len()));
             for w in c.windows(2) {
-                assert_eq!(w[0].end, w[1].start);
-                assert_eq!(buf[w[1].start - 1], b'\n');
-                assert_eq!(w[1].first_no, lines::line_no_at(buf, w[1].start));
+                assert_eq!(w[0].1, w[1].0);
+                assert_eq!(buf[w[1].0 - 1], b'\n');
             }
         }
-        assert_eq!(
-            chunks(b"", 8),
-            vec![Chunk {
-                start: 0,
-                end: 0,
-                first_no: 1
-            }]
-        );
+        assert_eq!(cuts(b"", 8), vec![(0, 0)]);
     }
 
     #[test]

@@ -130,6 +130,14 @@ impl Piece {
         true
     }
 
+    /// Number this piece's lines `n` further on: a piece read with its own
+    /// line numbers (a later chunk of a file) before it is appended.
+    pub(crate) fn shift(&mut self, n: usize) {
+        for o in self.openers.iter_mut().chain(self.pending.iter_mut()) {
+            o.0 += n;
+        }
+    }
+
     /// Append the piece that follows this one in the file.
     pub(crate) fn append(&mut self, next: Piece) {
         self.openers.extend(next.openers);

@@ -285,6 +285,8 @@ pub(super) fn decode_scan(d: &mut Dec<'_>, book: Option<Book>) -> Option<Scan> {
             name: d.str()?.to_string(),
             line: d.usize()?,
             admitted: d.bool()?,
+            // Only a chunk not yet merged is renumbered; a cached scan never is.
+            idless: false,
         };
         calls.insert(id, c);
     }

@@ -13,6 +13,7 @@ pub(crate) mod known;
 pub(crate) mod model;
 pub(crate) mod print;
 pub(crate) mod revisit;
+mod schedule;
 pub(crate) mod total;
 
 use std::collections::{BTreeMap, HashMap};
@@ -225,7 +226,10 @@ impl<'a> Run<'a> {
                 self.cache.will_read(&t.project_dir, 1);
             }
         }
-        let results = crate::scan::par_map(&items, |&(i, t)| self.one(shards.mine(), i, t));
+        let sizes: Vec<u64> = transcripts.iter().map(|t| t.size).collect();
+        let first = schedule::first_large(&sizes, census::CHUNK as u64);
+        let results =
+            crate::scan::par_map_in(&items, &first, |&(i, t)| self.one(shards.mine(), i, t));
         self.cache.flush();
         let mut rows = Vec::new();
         let mut counted = 0;

@@ -48,14 +48,14 @@ impl Scan {
             match (r.kind(), b.kind()) {
                 ("assistant", "tool_use") => {
                     let name = b.name.as_deref().unwrap_or("(no name)");
-                    let id = b.id.as_deref().map_or_else(
-                        || format!("(no id) {line}:{}", self.calls.len()),
-                        str::to_string,
-                    );
+                    let id =
+                        b.id.as_deref()
+                            .map_or_else(|| idless_key(line, self.calls.len()), str::to_string);
                     self.calls.entry(id).or_insert_with(|| Call {
                         name: name.to_string(),
                         line,
                         admitted: false,
+                        idless: b.id.is_none(),
                     });
                 }
                 ("user", "tool_result") => {
@@ -214,6 +214,11 @@ pub(super) fn attachment_label(r: &Record<'_>) -> Option<Label> {
             Label::HarnessMetaAttachment
         },
     )
+}
+
+/// The key of a tool call without an id: its line and the calls before it.
+pub(super) fn idless_key(line: usize, n: usize) -> String {
+    format!("(no id) {line}:{n}")
 }
 
 pub(super) fn kind_name<'r>(r: &'r Record<'_>) -> &'r str {

@@ -32,6 +32,37 @@ impl Scan {
         self.finish(&idx)
     }
 
+    /// Number this scan's lines `n` further on: a later chunk, read with
+    /// its own numbering, before it is merged.
+    pub(in crate::cmd::stats) fn shift(&mut self, n: usize) {
+        if n == 0 {
+            return;
+        }
+        for m in &mut self.c.malformed {
+            m.line += n;
+        }
+        for c in &mut self.cands {
+            c.no += n;
+        }
+        self.piece.shift(n);
+        if self.calls.values().any(|c| c.idless) {
+            let calls = std::mem::take(&mut self.calls);
+            self.calls = calls
+                .into_iter()
+                .map(|(k, c)| match k.rsplit_once(':') {
+                    Some((_, before)) if c.idless => {
+                        let before = before.parse().unwrap_or(0);
+                        (super::count::idless_key(c.line + n, before), c)
+                    }
+                    _ => (k, c),
+                })
+                .collect();
+        }
+        for c in self.calls.values_mut() {
+            c.line += n;
+        }
+    }
+
     pub(in crate::cmd::stats) fn merge(&mut self, o: Scan) {
         self.c.add(&o.c);
         for (k, v) in o.agents {

@@ -123,12 +123,19 @@ fn chunked_scan_equals_one_pass() {
         r#"{"type":"assistant","message":{"id":"m2","model":"x","role":"assistant","content":[{"type":"tool_use","id":"t2","name":"Read","input":{}}],"usage":{"output_tokens":3}}}"#,
         r#"{"type":"system","subtype":"turn_duration","durationMs":1200,"timestamp":"2026-01-01T00:01:00Z"}"#,
         r#"{"type":"attachment","attachment":{"type":"hook_success"}}"#,
+        // Calls without an id are keyed by their line: a later chunk, numbered
+        // from 1 until it is merged, must not fold them into one call.
+        r#"{"type":"assistant","message":{"id":"m3","model":"x","role":"assistant","content":[{"type":"tool_use","name":"Edit","input":{}}]}}"#,
+        r#"{"type":"assistant","message":{"id":"m4","model":"x","role":"assistant","content":[{"type":"tool_use","name":"Edit","input":{}}]}}"#,
+        "{broken again",
     ];
     let buf = lines.join("\n") + "\n";
     let w = Window::default();
     let (one, book) = census_buf(buf.as_bytes(), false, &w, usize::MAX, None);
-    assert_eq!(one.lines, 8);
-    assert_eq!(one.malformed_lines, 1);
+    assert_eq!(one.lines, 11);
+    assert_eq!(one.malformed_lines, 2);
+    assert_eq!(one.malformed[1].line, 11);
+    assert_eq!(one.tools["Edit"].calls, 2);
     assert_eq!(one.tools["Bash"].errors, 1);
     assert_eq!(one.tools["Read"].unanswered, 1);
     assert_eq!(book.rows()["x"].vals.output, 53);
