@@ -50,7 +50,7 @@ pub(crate) use re;
 
 pub use lines::{Line, Lines};
 pub use par::par_map;
-pub(crate) use par::{largest_first, par_map_in};
+pub(crate) use par::par_map_larger_first;
 pub use source::Source;
 
 /// Line-aligned `(start, end)` cuts of `buf` of about `size` bytes each (at least

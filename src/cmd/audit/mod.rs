@@ -74,12 +74,16 @@ pub(crate) fn run(
     // at the end of the big home's run).
     let projects = home
         .as_ref()
-        .filter(|_| args.targets.is_empty() && want.lanes)
+        .filter(|_| args.targets.is_empty())
         .map(|h| h.projects());
     let (results, folder_findings) = rayon::join(
         || {
-            let order = crate::scan::largest_first(&transcripts, |t| t.size);
-            crate::scan::par_map_in(&transcripts, &order, |t| audit_file(t, &want, &cache))
+            crate::scan::par_map_larger_first(
+                &transcripts,
+                |t| t.size,
+                0,
+                |t| audit_file(t, &want, &cache),
+            )
         },
         || {
             if want.lanes {
