@@ -37,8 +37,9 @@ pub(super) struct Call {
     pub(super) name: String,
     pub(super) line: usize,
     pub(super) admitted: bool,
-    /// A call without an id, keyed by its line ([`Scan::shift`] renumbers it).
-    pub(super) idless: bool,
+    /// A call without an id: the count of calls before it, which with its
+    /// line makes its key ([`Scan::shift`] renumbers the key with the line).
+    pub(super) idless: Option<usize>,
 }
 
 #[derive(Debug, Default, Clone, Copy)]

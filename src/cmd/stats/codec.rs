@@ -286,7 +286,7 @@ pub(super) fn decode_scan(d: &mut Dec<'_>, book: Option<Book>) -> Option<Scan> {
             line: d.usize()?,
             admitted: d.bool()?,
             // Only a chunk not yet merged is renumbered; a cached scan never is.
-            idless: false,
+            idless: None,
         };
         calls.insert(id, c);
     }

@@ -48,14 +48,16 @@ impl Scan {
             match (r.kind(), b.kind()) {
                 ("assistant", "tool_use") => {
                     let name = b.name.as_deref().unwrap_or("(no name)");
-                    let id =
-                        b.id.as_deref()
-                            .map_or_else(|| idless_key(line, self.calls.len()), str::to_string);
+                    let n = self.calls.len();
+                    let (id, idless) = match b.id.as_deref() {
+                        Some(id) => (id.to_string(), None),
+                        None => (idless_key(line, n), Some(n)),
+                    };
                     self.calls.entry(id).or_insert_with(|| Call {
                         name: name.to_string(),
                         line,
                         admitted: false,
-                        idless: b.id.is_none(),
+                        idless,
                     });
                 }
                 ("user", "tool_result") => {

@@ -45,16 +45,13 @@ impl Scan {
             c.no += n;
         }
         self.piece.shift(n);
-        if self.calls.values().any(|c| c.idless) {
+        if self.calls.values().any(|c| c.idless.is_some()) {
             let calls = std::mem::take(&mut self.calls);
             self.calls = calls
                 .into_iter()
-                .map(|(k, c)| match k.rsplit_once(':') {
-                    Some((_, before)) if c.idless => {
-                        let before = before.parse().unwrap_or(0);
-                        (super::count::idless_key(c.line + n, before), c)
-                    }
-                    _ => (k, c),
+                .map(|(k, c)| match c.idless {
+                    Some(before) => (super::count::idless_key(c.line + n, before), c),
+                    None => (k, c),
                 })
                 .collect();
         }
