@@ -117,6 +117,12 @@ impl Cache {
         c
     }
 
+    /// Whether entries are read and written (not `--no-cache`, a state
+    /// directory outside the Claude home).
+    pub(crate) fn is_on(&self) -> bool {
+        self.root.is_some()
+    }
+
     /// The census of the transcript at `path`: from its entry where the file
     /// is unchanged, its entry plus the appended bytes where it grew, a whole
     /// scan otherwise. The entry is a pack of its own, written at once.

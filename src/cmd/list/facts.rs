@@ -37,7 +37,15 @@ pub(crate) fn summarize(t: &Transcript, whole: bool) -> crate::error::Result<Sum
             return Ok(s);
         }
     }
-    let buf = bytes.whole().unwrap_or_default();
+    let s = of_whole(bytes.whole().unwrap_or_default(), lane);
+    bytes.check()?;
+    Ok(s)
+}
+
+/// The summary of a transcript read whole (`buf`, every byte of it): what
+/// [`summarize`] computes for a file it read whole, and what the census cache
+/// keeps of one ([`cached`](super::cached)).
+pub(crate) fn of_whole(buf: &[u8], lane: bool) -> Summary {
     let mut s = Summary::default();
     let mut head = HeadScan::default();
     let head_lines = head_of(buf);
@@ -62,8 +70,7 @@ pub(crate) fn summarize(t: &Transcript, whole: bool) -> crate::error::Result<Sum
     );
     s.read = ReadMode::Whole;
     s.bytes = buf.len() as u64;
-    bytes.check()?;
-    Ok(s)
+    s
 }
 
 /// Summarise from windows, growing them while facts are missing; `None` when they

@@ -7,7 +7,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use jiff::Timestamp;
 
 use super::summary::Summary;
-use super::{clones, facts};
+use super::{cached, clones, facts, read};
+use crate::cache::Cache;
 use crate::cmd::Problems;
 use crate::discovery::Transcript;
 use crate::scan;
@@ -61,17 +62,28 @@ pub(crate) struct Listing {
 /// when every transcript belongs to one session (`list @<session>`), and for lanes
 /// whose session has no main transcript. Files are read whole under `full` or when
 /// the listing is one session (cheap, and exact); else as head and tail windows.
+/// A file read whole goes through `cache` ([`cached`]).
 pub(crate) fn listing(
     transcripts: &[Transcript],
     window: &timefmt::Window,
     max: Option<usize>,
     full: bool,
+    cache: &Cache,
     problems: &Problems,
 ) -> Listing {
     let sessions = Sessions::of(transcripts);
     let wanted: Vec<&Transcript> = transcripts.iter().filter(|t| sessions.wants(t)).collect();
     let whole = full || sessions.one;
-    let summaries = scan::par_map(&wanted, |t| facts::summarize(t, whole));
+    let through = |t: &Transcript| cache.is_on() && (whole || t.size <= read::WHOLE_MAX);
+    for t in wanted.iter().filter(|t| through(t)) {
+        cache.will_read(&t.project_dir, 1);
+    }
+    let summaries = scan::par_map(&wanted, |t| match through(t) {
+        true => cache
+            .census_grouped::<cached::Row>(&t.project_dir, &t.path, &t.is_lane())
+            .map(|(row, _)| row.0),
+        false => facts::summarize(t, whole),
+    });
     let mut rows = Vec::new();
     let mut untimed_left_out = 0;
     for (t, s) in wanted.into_iter().zip(summaries) {
