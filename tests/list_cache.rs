@@ -5,7 +5,7 @@
 //! whole again: a row does not fold), a torn and then completed tail, a
 //! truncation, a rename-replacement, an mtime change, corrupt and foreign
 //! packs; an unchanged home reads no transcript byte beyond its entries'
-//! edges; a file list reads as windows never enters the cache.
+//! edges; a row read from windows is kept apart from a whole file's.
 
 use crate::census_cache::{copy_home, hostile_home, largest, through_changes, Suite};
 use crate::common;
@@ -80,11 +80,13 @@ fn report(home: &Path, state: &Path, args: &[&str]) -> String {
         .to_owned()
 }
 
-/// Plain `list` caches the files it reads whole (up to 256 KB) and no
-/// other: the public corpus's larger transcripts are read as windows on
-/// every run, never whole for the cache's sake.
+/// Plain `list` keeps every row: a file it reads whole as a census of its
+/// bytes, a larger one from its head and tail windows (never read whole
+/// for the cache's sake: the bytes scanned are the small files'). The two
+/// are kept apart: `--full` reads the larger ones whole and never takes a
+/// windowed row for its own.
 #[test]
-fn plain_list_caches_only_what_it_reads_whole() {
+fn plain_list_keeps_windowed_rows_apart() {
     let Some(corpus) = common::corpus() else {
         return;
     };
@@ -107,27 +109,32 @@ fn plain_list_caches_only_what_it_reads_whole() {
         .filter(|v| v["type"] != "summary")
         .map(|v| v["bytes"].as_u64().unwrap())
         .collect();
+    let rows = sizes.len();
     let small = sizes.iter().filter(|n| **n <= 256 * 1024).count();
     let small_bytes: u64 = sizes.iter().filter(|n| **n <= 256 * 1024).sum();
-    assert!(
-        small > 0 && small < sizes.len(),
-        "{small} of {}",
-        sizes.len()
-    );
+    let large_bytes: u64 = sizes.iter().filter(|n| **n > 256 * 1024).sum();
+    assert!(small > 0 && small < rows, "{small} of {rows}");
     let state = tempfile::tempdir().unwrap();
     let first = report(&corpus, state.path(), &["list"]);
     assert!(
         first.contains(&format!(
-            "0 hit, 0 grew, {small} miss, 0 off; {small_bytes} bytes"
+            "0 hit, 0 grew, {rows} miss, 0 off; {small_bytes} bytes"
         )),
         "{first}"
     );
     let second = report(&corpus, state.path(), &["list"]);
     assert!(
-        second.contains(&format!("{small} hit, 0 grew, 0 miss, 0 off; 0 bytes")),
+        second.contains(&format!("{rows} hit, 0 grew, 0 miss, 0 off; 0 bytes")),
         "{second}"
     );
-    // Nothing was written under the corpus, and --no-cache reads around it.
+    let full = report(&corpus, state.path(), &["list", "--full"]);
+    let large = rows - small;
+    assert!(
+        full.contains(&format!(
+            "{small} hit, 0 grew, {large} miss, 0 off; {large_bytes} bytes"
+        )),
+        "{full}"
+    );
     let off = report(&corpus, state.path(), &["list", "--no-cache"]);
     assert!(off.contains("0 hit, 0 grew, 0 miss, 0 off"), "{off}");
 }

@@ -44,7 +44,7 @@ mod store;
 mod sweep;
 
 pub(crate) use codec::{Dec, Enc};
-pub(crate) use store::Cache;
+pub(crate) use store::{edge_digests, Cache};
 
 /// Where the reading of a census starts: a byte offset at a line start and
 /// that line's 1-based number.

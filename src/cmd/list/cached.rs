@@ -9,7 +9,10 @@
 //! last activity and the turn count (drafts, replays: TURN-*) are read across
 //! every line. So an entry keeps only its answer, the summary of exactly that
 //! file, size and time; a file that grew, was cut or replaced is read whole
-//! again ([`Census::resume`] is `None`), as `--no-cache` reads it. The summary
+//! again ([`Census::resume`] is `None`), as `--no-cache` reads it. A larger
+//! file's row, read from its head and tail windows, is kept the same way
+//! (variant `-windows`), its entry made from the windows list read
+//! ([`Cache::read_own`]): an unchanged file is not parsed again. The summary
 //! is computed by [`facts::of_whole`](super::facts::of_whole), the code
 //! `--no-cache` runs, once the store has every byte ([`Census::seal`]), so the
 //! rows are the same with and without the cache (tests/census_cache.rs).
@@ -17,6 +20,8 @@
 
 use super::facts;
 use super::summary::{Bad, ReadMode, Summary};
+#[cfg(doc)]
+use crate::cache::Cache;
 use crate::cache::{Census, Dec, Enc, Pos};
 use crate::record::MalformedKind;
 
@@ -24,22 +29,39 @@ use crate::record::MalformedKind;
 #[derive(Debug, Default)]
 pub(crate) struct Row(pub(crate) Summary);
 
+/// How a row's file is read.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct How {
+    /// The transcript is a lane (no inline lanes, no clone probe).
+    pub(crate) lane: bool,
+    /// Read as a head and a tail window ([`Cache::read_own`]), not whole
+    /// (a census of every byte, [`Cache::census_grouped`]): kept apart, so
+    /// `--full` never takes a windowed row for a whole one.
+    pub(crate) windows: bool,
+}
+
 impl Census for Row {
     const KIND: &'static str = "list";
     const VERSION: u32 = 1;
-    /// Whether the transcript is a lane (no inline lanes, no clone probe).
-    type Ctx = bool;
+    type Ctx = How;
     /// The answer is the whole file's summary; there is nothing to resume.
     const SPLIT: bool = true;
 
-    fn scan(_buf: &[u8], _at: Pos, _lane: &bool) -> Row {
+    fn scan(_buf: &[u8], _at: Pos, _how: &How) -> Row {
         Row::default()
+    }
+
+    fn variant(how: &How) -> &'static str {
+        match how.windows {
+            true => "-windows",
+            false => "",
+        }
     }
 
     /// The summary, with every byte at hand: the last call before an entry
     /// is written or the row is returned is always with the whole file.
-    fn seal(&mut self, covered: &[u8], lane: &bool, _kept: bool) {
-        self.0 = facts::of_whole(covered, *lane);
+    fn seal(&mut self, covered: &[u8], how: &How, _kept: bool) {
+        self.0 = facts::of_whole(covered, how.lane);
     }
 
     fn extend(&mut self, _later: Row) {}
