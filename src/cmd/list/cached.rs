@@ -15,8 +15,8 @@
 //! ([`Cache::read_own`]): an unchanged file is not parsed again. The summary
 //! is computed by [`facts::of_whole`](super::facts::of_whole), the code
 //! `--no-cache` runs, once the store has every byte ([`Census::seal`]), so the
-//! rows are the same with and without the cache (tests/census_cache.rs).
-//! Bump [`Census::VERSION`] on any change to what a whole file's summary says.
+//! rows are the same with and without the cache (tests/list_cache.rs).
+//! Bump [`Census::VERSION`] on any change to what a row says.
 
 use super::facts;
 use super::summary::{Bad, ReadMode, Summary};

@@ -6,8 +6,8 @@
 //! read whole, which adds exact turn counts, every model, titles written mid-file
 //! and glued records anywhere ([`facts`], into a [`summary::Summary`]);
 //! [`rows`] picks, joins, orders and cuts the rows, and [`print`] (human) or
-//! [`json`] (JSON Lines) prints them. A file read whole is read through the
-//! census cache ([`cached`]): a repeated `list` reads only its edges.
+//! [`json`] (JSON Lines) prints them. Every row is read through the census
+//! cache ([`cached`]): a repeated `list` reads only each file's edges.
 
 pub(crate) mod cached;
 pub(crate) mod clones;

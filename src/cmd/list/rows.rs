@@ -62,7 +62,7 @@ pub(crate) struct Listing {
 /// when every transcript belongs to one session (`list @<session>`), and for lanes
 /// whose session has no main transcript. Files are read whole under `full` or when
 /// the listing is one session (cheap, and exact); else as head and tail windows.
-/// A file read whole goes through `cache` ([`cached`]).
+/// Every row is read through `cache` ([`cached`]).
 pub(crate) fn listing(
     transcripts: &[Transcript],
     window: &timefmt::Window,
