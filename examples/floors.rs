@@ -6,7 +6,9 @@
 //! ```text
 //! floors walk  HOME   # discovery only: the tree walk and one stat per file
 //! floors open  HOME   # + open and close every transcript
-//! floors read  HOME   # + a 4 KB head and a 4 KB tail read by list's window reader
+//! floors edges HOME   # + a 4 KB head and a 4 KB tail read (one read up to 8 KB)
+//! floors read  HOME   # + what `list --no-cache` reads by its own reader: files
+//!                     #   up to 256 KB whole, larger ones as two 4 KB windows
 //! floors lines HOME   # map every file and find every newline
 //! floors utf8  HOME   # + a UTF-8 check of every line
 //! floors skim  HOME   # lines + a structural skim of every line (audit's per-line floor)
@@ -27,7 +29,7 @@ use csift::scan::{par_map, Source};
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let [mode, home] = args.as_slice() else {
-        eprintln!("usage: floors walk|open|read|lines|utf8|skim|serde|parse HOME");
+        eprintln!("usage: floors walk|open|edges|read|lines|utf8|skim|serde|parse HOME");
         return ExitCode::from(2);
     };
     match run(mode, home) {
@@ -52,7 +54,8 @@ fn run(mode: &str, home: &str) -> Result<u64, String> {
     let per_file: fn(&Transcript) -> u64 = match mode {
         "walk" => |_| 1,
         "open" => |t| u64::from(File::open(&t.path).is_ok()),
-        "read" => head_and_tail,
+        "edges" => head_and_tail,
+        "read" => list_reads,
         "lines" => |t| each_line(t, |_| 1),
         "utf8" => |t| each_line(t, |l| u64::from(simdutf8::basic::from_utf8(l).is_ok())),
         "skim" => skim,
@@ -63,9 +66,32 @@ fn run(mode: &str, home: &str) -> Result<u64, String> {
     Ok(par_map(&ts, per_file).into_iter().sum())
 }
 
-/// The first and last 4 KB of the file, read by `list`'s own window reader
-/// (one read when the file is no larger than 8 KB).
+/// The first and last 4 KB of the file: what any `list` that opens its
+/// files reads at least, and what a hit of the census cache reads (its
+/// entry's two edge digests). One read when the file is no larger than 8 KB.
 fn head_and_tail(t: &Transcript) -> u64 {
+    use std::os::unix::fs::FileExt;
+    const EDGE: u64 = 4096;
+    let Ok(f) = File::open(&t.path) else {
+        return 0;
+    };
+    let Ok(len) = f.metadata().map(|m| m.len()) else {
+        return 0;
+    };
+    let mut buf = [0u8; 2 * EDGE as usize];
+    if len <= 2 * EDGE {
+        let n = len as usize;
+        return f.read_exact_at(&mut buf[..n], 0).map_or(0, |()| len);
+    }
+    let (head, tail) = buf.split_at_mut(EDGE as usize);
+    let ok = f.read_exact_at(head, 0).is_ok() && f.read_exact_at(tail, len - EDGE).is_ok();
+    u64::from(ok) * 2 * EDGE
+}
+
+/// What `list --no-cache` reads of the file, by its own reader: the whole
+/// file up to 256 KB (for exact turn counts), else its first head and tail
+/// windows.
+fn list_reads(t: &Transcript) -> u64 {
     use csift::cmd::list::read::Bytes;
     match Bytes::open(&t.path, false) {
         Ok(Bytes::Windows(w)) => (w.head().len() + w.tail().1.len()) as u64,

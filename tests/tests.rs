@@ -28,6 +28,7 @@ mod hostile;
 mod image;
 mod labels;
 mod list;
+mod list_cache;
 mod mcp;
 mod pipe;
 mod plan;

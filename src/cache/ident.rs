@@ -79,7 +79,7 @@ pub(super) fn newlines(b: &[u8]) -> u64 {
 }
 
 /// The first and the last (up to) 4 KB of the first `n` bytes.
-fn edges(n: u64) -> [(u64, u64); 2] {
+pub(super) fn edges(n: u64) -> [(u64, u64); 2] {
     let head = n.min(EDGE);
     let tail_start = n.saturating_sub(EDGE);
     [(0, head), (tail_start, n - tail_start)]

@@ -2,7 +2,8 @@
 //! counts, token books, findings) kept in csift's state directory, so a
 //! repeated run re-reads only what changed. Built once, for every command that
 //! folds per-file facts: `usage`, `statusline`, `stats` and `audit` (issue 37;
-//! audit's checks of other files' existence run every time, outside it).
+//! audit's checks of other files' existence run every time, outside it), and
+//! `list`, whose entry is a whole file's row.
 //!
 //! An entry is keyed by the transcript's path and checked against the file's
 //! identity: device, inode, size and modification time, and a hash of the
@@ -43,7 +44,7 @@ mod store;
 mod sweep;
 
 pub(crate) use codec::{Dec, Enc};
-pub(crate) use store::Cache;
+pub(crate) use store::{edge_digests, Cache};
 
 /// Where the reading of a census starts: a byte offset at a line start and
 /// that line's 1-based number.

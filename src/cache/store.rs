@@ -17,6 +17,8 @@ use super::{Census, Pos};
 use crate::scan::Source;
 use read::Run;
 
+mod own;
+pub(crate) use own::edge_digests;
 mod read;
 
 /// What the cache did for one file.
@@ -40,8 +42,8 @@ pub(crate) struct Cache {
     counts: [AtomicU64; 4],
     /// Transcript bytes scanned (the cache's saving shows here).
     scanned: AtomicU64,
-    /// Packs open in this run, by file.
-    packs: Mutex<HashMap<PathBuf, Arc<Slot>>>,
+    /// Packs open in this run, by group, then by kind and variant.
+    packs: Mutex<HashMap<PathBuf, Vec<Arc<Slot>>>>,
     /// Files still to come per group ([`Cache::will_read`]).
     left: Mutex<HashMap<PathBuf, usize>>,
 }
@@ -54,6 +56,9 @@ struct Slot {
     /// The group's directory (or file), as named by the caller.
     group: PathBuf,
     kind: String,
+    /// The census kind and variant `kind` is made of (a run finds its slot
+    /// by them, without building the pack's path).
+    of: (&'static str, &'static str),
     version: u32,
     pack: OnceLock<Option<Pack>>,
     fresh: Mutex<HashMap<Vec<u8>, Fresh>>,
@@ -117,6 +122,12 @@ impl Cache {
         c
     }
 
+    /// Whether entries are read and written (not `--no-cache`, a state
+    /// directory outside the Claude home).
+    pub(crate) fn is_on(&self) -> bool {
+        self.root.is_some()
+    }
+
     /// The census of the transcript at `path`: from its entry where the file
     /// is unchanged, its entry plus the appended bytes where it grew, a whole
     /// scan otherwise. The entry is a pack of its own, written at once.
@@ -155,6 +166,13 @@ impl Cache {
             return self.off::<C>(path, ctx);
         };
         let r = self.through::<C>(path, ctx, &slot);
+        self.one_done(group);
+        r
+    }
+
+    /// One of the files [`Cache::will_read`] counted for `group` is done:
+    /// after the last, its packs are written.
+    fn one_done(&self, group: &Path) {
         let last = self
             .left
             .lock()
@@ -169,7 +187,6 @@ impl Cache {
         if last {
             self.close(group);
         }
-        r
     }
 
     /// This run will census `files` transcripts of `group`: its packs are
@@ -183,7 +200,7 @@ impl Cache {
     /// Write every pack this run changed and has not written yet.
     pub(crate) fn flush(&self) {
         let slots: Vec<Arc<Slot>> = match self.packs.lock() {
-            Ok(mut m) => m.drain().map(|(_, s)| s).collect(),
+            Ok(mut m) => m.drain().flat_map(|(_, s)| s).collect(),
             Err(_) => return,
         };
         for s in slots {
@@ -194,14 +211,7 @@ impl Cache {
     /// Write and forget the packs of `group`.
     fn close(&self, group: &Path) {
         let slots: Vec<Arc<Slot>> = match self.packs.lock() {
-            Ok(mut m) => {
-                let keys: Vec<PathBuf> = m
-                    .iter()
-                    .filter(|(_, s)| s.group == group)
-                    .map(|(k, _)| k.clone())
-                    .collect();
-                keys.iter().filter_map(|k| m.remove(k)).collect()
-            }
+            Ok(mut m) => m.remove(group).unwrap_or_default(),
             Err(_) => return,
         };
         for s in slots {
@@ -213,25 +223,30 @@ impl Cache {
     /// when the cache is off.
     fn slot<C: Census>(&self, group: &Path, ctx: &C::Ctx) -> Option<Arc<Slot>> {
         let root = self.root.as_ref()?;
-        let kind = format!("{}{}", C::KIND, C::variant(ctx));
+        let of = (C::KIND, C::variant(ctx));
+        let mut m = self.packs.lock().ok()?;
+        if let Some(s) = m.get(group).and_then(|v| v.iter().find(|s| s.of == of)) {
+            return Some(Arc::clone(s));
+        }
+        let kind = format!("{}{}", of.0, of.1);
         let h = crate::loss::fnv1a(path_bytes(&absolute(group)).as_ref());
         let name = format!("{h:016x}");
         let at = root
             .join(format!("{kind}-v{}", C::VERSION))
             .join(&name[..2])
             .join(format!("{name}.pack"));
-        let mut m = self.packs.lock().ok()?;
-        let slot = m.entry(at.clone()).or_insert_with(|| {
-            Arc::new(Slot {
-                at,
-                group: group.to_path_buf(),
-                kind,
-                version: C::VERSION,
-                pack: OnceLock::new(),
-                fresh: Mutex::new(HashMap::new()),
-            })
+        let slot = Arc::new(Slot {
+            at,
+            group: group.to_path_buf(),
+            kind,
+            of,
+            version: C::VERSION,
+            pack: OnceLock::new(),
+            fresh: Mutex::new(HashMap::new()),
         });
-        Some(Arc::clone(slot))
+        let slots = m.entry(group.to_path_buf()).or_default();
+        slots.push(Arc::clone(&slot));
+        Some(slot)
     }
 
     /// Scan a file whole with the cache off.

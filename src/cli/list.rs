@@ -14,7 +14,10 @@ use clap::Args;
     "Rows are newest first by their last record's time; a transcript with no timestamp at all\n",
     "comes after every timed one.\n\n",
     "Each file is read as a head and a tail window unless it is small, --full is given or one\n",
-    "session is listed; then it is read whole.\n\n",
+    "session is listed; then it is read whole. Each row is kept in csift's census cache (the\n",
+    "state directory, never under the Claude home): a later list reads only the first and last\n",
+    "4 KB of a file unchanged since, and reads a changed one again. --no-cache reads every file;\n",
+    "the output is the same either way.\n\n",
     "JSON fields (one object per line): type=\"session\"|\"lane\", session_id, agent_id, shape, file,\n",
     "project, cwd, started, last_activity (RFC 3339 UTC or null), duration_s, turns (null unless\n",
     "read whole), lanes, inline_lanes (of lanes, those inline in a 1.0.x main file; null unless\n",
@@ -55,6 +58,10 @@ pub(crate) struct ListArgs {
     /// same home; without it larger files are read as a head and a tail window only.
     #[arg(long)]
     pub(crate) full: bool,
+    /// Read every file instead of through the census cache (kept in csift's
+    /// state directory; output is the same either way).
+    #[arg(long)]
+    pub(crate) no_cache: bool,
     #[command(flatten)]
     pub(crate) common: super::Common,
 }

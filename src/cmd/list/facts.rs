@@ -26,18 +26,41 @@ use super::tail::TailFacts;
 use crate::classify::sidechain::InlineLanes;
 use crate::classify::FileIndex;
 use crate::discovery::Transcript;
+use crate::scan::source::Opened;
 
 /// Summarise one transcript: read whole when `whole`, else head and tail windows
 /// (whole anyway when the file fits in them).
 pub(crate) fn summarize(t: &Transcript, whole: bool) -> crate::error::Result<Summary> {
+    let o = crate::scan::source::open(&t.path)?;
+    summarize_opened(o, t, whole, false).map(|(s, _)| s)
+}
+
+/// [`summarize`] of the file `o` opened, and with `edges` the digests of its
+/// first and last 4 KB ([`crate::cache::edge_digests`]) from the first bytes
+/// read, for the census cache's entry of the row.
+pub(crate) fn summarize_opened(
+    o: Opened,
+    t: &Transcript,
+    whole: bool,
+    edges: bool,
+) -> crate::error::Result<(Summary, Option<[u64; 2]>)> {
     let lane = t.is_lane();
-    let mut bytes = Bytes::open(&t.path, whole)?;
+    let mut bytes = Bytes::of(o, &t.path, whole)?;
+    let sums = edges.then(|| bytes.edge_digests()).flatten();
     if let Bytes::Windows(w) = &mut bytes {
         if let Some(s) = from_windows(w, lane, &t.path)? {
-            return Ok(s);
+            return Ok((s, sums));
         }
     }
-    let buf = bytes.whole().unwrap_or_default();
+    let s = of_whole(bytes.whole().unwrap_or_default(), lane);
+    bytes.check()?;
+    Ok((s, sums))
+}
+
+/// The summary of a transcript read whole (`buf`, every byte of it): what
+/// [`summarize`] computes for a file it read whole, and what the census cache
+/// keeps of one ([`cached`](super::cached)).
+pub(crate) fn of_whole(buf: &[u8], lane: bool) -> Summary {
     let mut s = Summary::default();
     let mut head = HeadScan::default();
     let head_lines = head_of(buf);
@@ -62,8 +85,7 @@ pub(crate) fn summarize(t: &Transcript, whole: bool) -> crate::error::Result<Sum
     );
     s.read = ReadMode::Whole;
     s.bytes = buf.len() as u64;
-    bytes.check()?;
-    Ok(s)
+    s
 }
 
 /// Summarise from windows, growing them while facts are missing; `None` when they

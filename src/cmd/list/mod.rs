@@ -6,8 +6,10 @@
 //! read whole, which adds exact turn counts, every model, titles written mid-file
 //! and glued records anywhere ([`facts`], into a [`summary::Summary`]);
 //! [`rows`] picks, joins, orders and cuts the rows, and [`print`] (human) or
-//! [`json`] (JSON Lines) prints them.
+//! [`json`] (JSON Lines) prints them. Every row is read through the census
+//! cache ([`cached`]): a repeated `list` reads only each file's edges.
 
+pub(crate) mod cached;
 pub(crate) mod clones;
 pub(crate) mod facts;
 pub(crate) mod head;
@@ -21,6 +23,7 @@ pub(crate) mod tail;
 
 use std::time::Instant;
 
+use crate::cache::{self, Cache};
 use crate::cli::list::ListArgs;
 use crate::output::{Format, Out};
 use crate::timefmt;
@@ -38,7 +41,16 @@ pub(crate) fn run(
     let window =
         timefmt::Window::parse(args.common.since.as_deref(), args.common.until.as_deref())?;
     let ts = super::select(&args.common, &args.targets, problems)?;
-    let listing = rows::listing(&ts, &window, args.max_count, args.full, problems);
+    let home = crate::discovery::home::from_env(args.common.claude_home.clone())?;
+    let cache = Cache::new(!args.no_cache, cache::state_root(), Some(&home.root));
+    let listing = rows::listing(&ts, &window, args.max_count, args.full, &cache, problems);
+    cache.flush();
+    if std::env::var_os("CSIFT_CACHE_STATS").is_some() {
+        crate::output::to_stderr(&crate::output::sanitize::clean(&format!(
+            "csift: {}",
+            cache.report()
+        )));
+    }
     let style = out.style;
     match args.common.format {
         Format::Json => json::json(

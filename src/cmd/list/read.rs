@@ -20,6 +20,7 @@ use std::fs::File;
 use std::path::Path;
 
 use crate::error::{Error, Result};
+use crate::scan::source::Opened;
 use crate::scan::Source;
 
 /// First head window (grown up to [`HEAD_MAX`] while the first prompt or cwd is
@@ -56,11 +57,24 @@ impl Bytes {
     /// rename since (MISC-017) is read as the version that was opened, not
     /// with the length of the one before.
     pub fn open(path: &Path, whole: bool) -> Result<Bytes> {
-        let o = crate::scan::source::open(path)?;
+        Bytes::of(crate::scan::source::open(path)?, path, whole)
+    }
+
+    /// [`Bytes::open`] of a file already opened.
+    pub(crate) fn of(o: Opened, path: &Path, whole: bool) -> Result<Bytes> {
         if whole {
             return Source::from_opened(o, path).map(Bytes::Whole);
         }
         Windows::first(o.file, o.len, path).map(Bytes::Windows)
+    }
+
+    /// The digests of the file's first and last 4 KB, from the bytes read
+    /// so far ([`crate::cache::edge_digests`]).
+    pub(crate) fn edge_digests(&self) -> Option<[u64; 2]> {
+        match self {
+            Bytes::Whole(s) => crate::cache::edge_digests(s, &[], s.len() as u64),
+            Bytes::Windows(w) => crate::cache::edge_digests(&w.head, &w.tail, w.len),
+        }
     }
 
     /// Whether the bytes are still the file's ([`Source::check`]); windows

@@ -7,7 +7,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use jiff::Timestamp;
 
 use super::summary::Summary;
-use super::{clones, facts};
+use super::{cached, clones, facts, read};
+use crate::cache::Cache;
 use crate::cmd::Problems;
 use crate::discovery::Transcript;
 use crate::scan;
@@ -61,17 +62,24 @@ pub(crate) struct Listing {
 /// when every transcript belongs to one session (`list @<session>`), and for lanes
 /// whose session has no main transcript. Files are read whole under `full` or when
 /// the listing is one session (cheap, and exact); else as head and tail windows.
+/// Every row is read through `cache` ([`cached`]).
 pub(crate) fn listing(
     transcripts: &[Transcript],
     window: &timefmt::Window,
     max: Option<usize>,
     full: bool,
+    cache: &Cache,
     problems: &Problems,
 ) -> Listing {
     let sessions = Sessions::of(transcripts);
     let wanted: Vec<&Transcript> = transcripts.iter().filter(|t| sessions.wants(t)).collect();
     let whole = full || sessions.one;
-    let summaries = scan::par_map(&wanted, |t| facts::summarize(t, whole));
+    if cache.is_on() {
+        for t in &wanted {
+            cache.will_read(&t.project_dir, 1);
+        }
+    }
+    let summaries = scan::par_map(&wanted, |t| summary(t, whole, cache));
     let mut rows = Vec::new();
     let mut untimed_left_out = 0;
     for (t, s) in wanted.into_iter().zip(summaries) {
@@ -94,6 +102,26 @@ pub(crate) fn listing(
         untimed_left_out,
         bytes,
     }
+}
+
+/// The row of `t`: read whole under `whole` or when small (a census of every
+/// byte), else as windows, each through `cache` when it is on ([`cached`]).
+fn summary(t: &Transcript, whole: bool, cache: &Cache) -> crate::error::Result<Summary> {
+    if !cache.is_on() {
+        return facts::summarize(t, whole);
+    }
+    let how = cached::How {
+        lane: t.is_lane(),
+        windows: !whole && t.size > read::WHOLE_MAX,
+    };
+    let (row, _) = match how.windows {
+        false => cache.census_grouped::<cached::Row>(&t.project_dir, &t.path, &how)?,
+        true => cache.read_own::<cached::Row>(&t.project_dir, &t.path, &how, |o| {
+            let (s, sums) = facts::summarize_opened(o, t, false, true)?;
+            Ok((cached::Row(s), sums))
+        })?,
+    };
+    Ok(row.0)
 }
 
 /// The sessions the transcripts belong to: how many lane files each has,

@@ -1,0 +1,210 @@
+//! `list`'s rows through the census cache ([`crate::cache`]): the
+//! [`Summary`] of a transcript `list` reads whole (one up to
+//! [`WHOLE_MAX`](super::read::WHOLE_MAX), or any under `--full` or a
+//! one-session listing) is kept in csift's state directory, so a repeated
+//! `list` over an unchanged home opens each such file and reads only the two
+//! 4 KB edges its entry hashes, instead of every byte (issue 37).
+//!
+//! A row is a fact of the whole file and does not fold: the newest title, the
+//! last activity and the turn count (drafts, replays: TURN-*) are read across
+//! every line. So an entry keeps only its answer, the summary of exactly that
+//! file, size and time; a file that grew, was cut or replaced is read whole
+//! again ([`Census::resume`] is `None`), as `--no-cache` reads it. A larger
+//! file's row, read from its head and tail windows, is kept the same way
+//! (variant `-windows`), its entry made from the windows list read
+//! ([`Cache::read_own`]): an unchanged file is not parsed again. The summary
+//! is computed by [`facts::of_whole`](super::facts::of_whole), the code
+//! `--no-cache` runs, once the store has every byte ([`Census::seal`]), so the
+//! rows are the same with and without the cache (tests/list_cache.rs).
+//! Bump [`Census::VERSION`] on any change to what a row says.
+
+use super::facts;
+use super::summary::{Bad, ReadMode, Summary};
+#[cfg(doc)]
+use crate::cache::Cache;
+use crate::cache::{Census, Dec, Enc, Pos};
+use crate::record::MalformedKind;
+
+/// The summary of one whole transcript, as the cache keeps it.
+#[derive(Debug, Default)]
+pub(crate) struct Row(pub(crate) Summary);
+
+/// How a row's file is read.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct How {
+    /// The transcript is a lane (no inline lanes, no clone probe).
+    pub(crate) lane: bool,
+    /// Read as a head and a tail window ([`Cache::read_own`]), not whole
+    /// (a census of every byte, [`Cache::census_grouped`]): kept apart, so
+    /// `--full` never takes a windowed row for a whole one.
+    pub(crate) windows: bool,
+}
+
+impl Census for Row {
+    const KIND: &'static str = "list";
+    const VERSION: u32 = 1;
+    type Ctx = How;
+    /// The answer is the whole file's summary; there is nothing to resume.
+    const SPLIT: bool = true;
+
+    fn scan(_buf: &[u8], _at: Pos, _how: &How) -> Row {
+        Row::default()
+    }
+
+    fn variant(how: &How) -> &'static str {
+        match how.windows {
+            true => "-windows",
+            false => "",
+        }
+    }
+
+    /// The summary, with every byte at hand: the last call before an entry
+    /// is written or the row is returned is always with the whole file.
+    fn seal(&mut self, covered: &[u8], how: &How, _kept: bool) {
+        self.0 = facts::of_whole(covered, how.lane);
+    }
+
+    fn extend(&mut self, _later: Row) {}
+
+    fn encode(&self, e: &mut Enc) {
+        encode(&self.0, e);
+    }
+
+    fn decode(d: &mut Dec<'_>) -> Option<Row> {
+        decode(d).map(Row)
+    }
+
+    /// A grown file is read whole again: a summary does not fold.
+    fn resume(_answer: &[u8], _d: &mut Dec<'_>) -> Option<Row> {
+        None
+    }
+}
+
+fn encode(s: &Summary, e: &mut Enc) {
+    e.opt_str(s.cwd.as_deref());
+    e.opt_str(s.git_branch.as_deref());
+    strs(e, s.versions.iter());
+    strs(e, s.models.iter());
+    e.ts(s.started);
+    e.ts(s.last_activity);
+    opt_usize(e, s.turns);
+    opt_usize(e, s.inline_lanes);
+    e.u8(match s.read {
+        ReadMode::Whole => 0,
+        ReadMode::HeadTail => 1,
+    });
+    e.u64(s.bytes);
+    e.opt_str(s.custom_title.as_deref());
+    e.opt_str(s.ai_title.as_deref());
+    e.opt_str(s.summary.as_deref());
+    e.u64(s.summaries.len() as u64);
+    for (title, leaf) in &s.summaries {
+        e.str(title);
+        e.str(leaf);
+    }
+    e.opt_str(s.first_prompt.as_deref());
+    e.opt_str(s.first_command.as_deref());
+    e.u64(s.malformed.len() as u64);
+    for b in &s.malformed {
+        opt_usize(e, b.line);
+        e.u64(b.offset);
+        e.u8(kind_code(b.kind));
+    }
+    e.opt_str(s.clone_boundary.as_deref());
+    strs(e, s.continued_in.iter());
+}
+
+fn decode(d: &mut Dec<'_>) -> Option<Summary> {
+    let mut s = Summary {
+        cwd: opt_string(d)?,
+        git_branch: opt_string(d)?,
+        versions: strings(d)?.into_iter().collect(),
+        models: strings(d)?.into_iter().collect(),
+        started: d.ts()?,
+        last_activity: d.ts()?,
+        turns: opt_usize_of(d)?,
+        inline_lanes: opt_usize_of(d)?,
+        read: match d.u8()? {
+            0 => ReadMode::Whole,
+            1 => ReadMode::HeadTail,
+            _ => return None,
+        },
+        bytes: d.u64()?,
+        custom_title: opt_string(d)?,
+        ai_title: opt_string(d)?,
+        summary: opt_string(d)?,
+        ..Summary::default()
+    };
+    for _ in 0..d.len(16)? {
+        s.summaries.push((d.str()?.to_owned(), d.str()?.to_owned()));
+    }
+    s.first_prompt = opt_string(d)?;
+    s.first_command = opt_string(d)?;
+    for _ in 0..d.len(10)? {
+        s.malformed.push(Bad {
+            line: opt_usize_of(d)?,
+            offset: d.u64()?,
+            kind: kind_of(d.u8()?)?,
+        });
+    }
+    s.clone_boundary = opt_string(d)?;
+    s.continued_in = strings(d)?;
+    Some(s)
+}
+
+fn strs<'a>(e: &mut Enc, it: impl ExactSizeIterator<Item = &'a String>) {
+    e.u64(it.len() as u64);
+    for s in it {
+        e.str(s);
+    }
+}
+
+fn strings(d: &mut Dec<'_>) -> Option<Vec<String>> {
+    let n = d.len(8)?;
+    (0..n).map(|_| d.str().map(str::to_owned)).collect()
+}
+
+fn opt_string(d: &mut Dec<'_>) -> Option<Option<String>> {
+    d.opt_str().map(|s| s.map(str::to_owned))
+}
+
+fn opt_usize(e: &mut Enc, v: Option<usize>) {
+    match v {
+        None => e.u8(0),
+        Some(n) => {
+            e.u8(1);
+            e.u64(n as u64);
+        }
+    }
+}
+
+fn opt_usize_of(d: &mut Dec<'_>) -> Option<Option<usize>> {
+    match d.u8()? {
+        0 => Some(None),
+        1 => d.usize().map(Some),
+        _ => None,
+    }
+}
+
+const KINDS: [MalformedKind; 6] = [
+    MalformedKind::Glued,
+    MalformedKind::Torn,
+    MalformedKind::NotObject,
+    MalformedKind::Blank,
+    MalformedKind::Invalid,
+    MalformedKind::UnexpectedValue,
+];
+
+fn kind_code(k: MalformedKind) -> u8 {
+    KINDS
+        .iter()
+        .position(|x| *x == k)
+        .map_or(u8::MAX, |i| i as u8)
+}
+
+fn kind_of(code: u8) -> Option<MalformedKind> {
+    KINDS.get(usize::from(code)).copied()
+}
+
+#[cfg(test)]
+mod tests;
