@@ -60,3 +60,57 @@ fn classifies_repeats_in(mut d: Dups) {
     );
     assert!(out[1].detail.contains("plus slug"), "{}", out[1].detail);
 }
+
+/// Lines kept in batches ([`Dups::uuid_batched`]) fold as one at a time
+/// would: the same findings (place, time, version, sidechain, class) and
+/// the same table, over more lines than a batch holds, with repeats of each
+/// class, a collision-free mix of lanes, and a record whose time lies
+/// outside the buffer (taken at once, between batched lines).
+#[test]
+fn batched_lines_fold_as_one_at_a_time() {
+    let mut text = String::new();
+    for i in 0..70 {
+        let u = i % 13; // a uuid comes back within a batch and across them
+        let slug = if i % 7 == 3 { ",\"slug\":\"x-y\"" } else { "" };
+        let v = if i % 5 == 0 { i } else { 0 };
+        text.push_str(&format!(
+            "{{\"uuid\":\"u{u:02}\",\"timestamp\":\"2026-03-0{}T00:00:{:02}Z\",\"version\":\"2.1.{v}\"{slug}}}\n",
+            i % 9,
+            i % 60
+        ));
+    }
+    let buf = text.as_bytes();
+    let outside = b"2026-01-01T00:00:00Z".to_vec();
+    let (mut one, mut batched) = (Dups::for_len(buf.len()), Dups::for_len(buf.len()));
+    let mut start = 0;
+    for (i, l) in buf.split(|&b| b == b'\n').enumerate().take(70) {
+        let u = &buf[start + 9..start + 12];
+        let ts = &buf[start + 27..start + 47];
+        let ts = if i % 11 == 6 { &outside[..] } else { ts };
+        let vat = start + 60;
+        let ver = Some(&buf[vat..vat + 5]);
+        let (side, place) = (i % 3 == 0, (i + 1, start, start + l.len()));
+        one.uuid((buf, 0), u, place, || At::new(i + 1, side, Some(ts), ver));
+        batched.uuid_batched((buf, 0), u, place, (side, Some(ts), ver));
+        if i == 40 {
+            one.boundary(i + 1);
+            batched.boundary(i + 1);
+        }
+        start += l.len() + 1;
+    }
+    batched.flush((buf, 0));
+    let ctx = FileCtx {
+        file: "f".into(),
+        session_id: "s".into(),
+        is_lane: false,
+    };
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    one.findings(&ctx, buf, &mut a);
+    batched.findings(&ctx, buf, &mut b);
+    assert_eq!(a.len(), 57);
+    assert_eq!(format!("{a:?}"), format!("{b:?}"));
+    let (mut ea, mut eb) = (Enc::default(), Enc::default());
+    one.encode(&mut ea);
+    batched.encode(&mut eb);
+    assert_eq!(ea.buf, eb.buf);
+}
