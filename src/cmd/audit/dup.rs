@@ -18,8 +18,6 @@ use crate::cli::audit::Kind;
 use crate::scan::hash::key;
 use crate::scan::pair;
 
-mod batch;
-
 #[derive(Debug, Clone, Copy)]
 struct Seen {
     line: usize,
@@ -69,8 +67,6 @@ pub(crate) struct Dups {
     collided: HashMap<Vec<u8>, Seen>,
     boundaries: Vec<usize>,
     repeats: Vec<(Seen, At, usize, usize)>,
-    /// Uuid-bearing lines not yet folded into `seen` ([`Dups::uuid_batched`]).
-    pending: Vec<batch::Pending>,
     /// A census of lines after a file's start ([`crate::cache`]): each
     /// uuid-bearing line (its hash, place, uuid length and envelope), replayed
     /// into the earlier census by [`Dups::extend`].
@@ -162,17 +158,7 @@ impl Dups {
             log.push((key(uuid), new, uuid.len(), at()));
             return;
         }
-        // Lines batched before this one are folded first: the table is
-        // filled in line order either way.
-        self.flush((buf, base));
-        self.fold(buf, uuid, key(uuid), new, at);
-    }
-
-    /// One uuid-bearing line (`new`, its uuid `uuid` keyed `h`) folded into
-    /// the table of a file read from its start (`buf` from byte 0).
-    fn fold(&mut self, buf: &[u8], uuid: &[u8], h: u64, new: Seen, at: impl FnOnce() -> At) {
-        let (start, end) = (new.start, new.end);
-        let first = match self.seen.entry(h) {
+        let first = match self.seen.entry(key(uuid)) {
             Entry::Vacant(v) => {
                 v.insert(self.firsts.len());
                 self.firsts.push(new);
@@ -202,7 +188,6 @@ impl Dups {
     /// is not a log, or this census already met a hash collision): the
     /// caller reads the file whole instead.
     pub(crate) fn extend(&mut self, later: Dups) -> bool {
-        debug_assert!(self.pending.is_empty() && later.pending.is_empty());
         let Some(log) = later.log else {
             return false;
         };
@@ -243,7 +228,6 @@ impl Dups {
     }
 
     pub(crate) fn findings(&self, ctx: &FileCtx, buf: &[u8], out: &mut Vec<Finding>) {
-        debug_assert!(self.pending.is_empty());
         for (first, at, start, end) in &self.repeats {
             let (first, start, end) = (*first, *start, *end);
             let a = buf[first.start..first.end].trim_ascii_end();
@@ -297,7 +281,6 @@ impl Dups {
     /// Write the folded rule for the census cache (entries cover a file from
     /// its start: no log, every repeat confirmed).
     pub(crate) fn encode(&self, e: &mut Enc) {
-        debug_assert!(self.pending.is_empty());
         e.u64(self.seen.len() as u64);
         for (h, &i) in &self.seen {
             e.u64(*h);

@@ -171,7 +171,6 @@ pub(crate) fn scan(buf: &[u8], at: Pos, setup: &Setup) -> Scan {
     } else {
         s.all_lines(buf);
     }
-    s.scan.dups.flush((buf, s.base));
     s.scan
 }
 

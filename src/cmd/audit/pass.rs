@@ -207,8 +207,7 @@ impl Pass<'_> {
             if let Some(u) = top.uuid {
                 let (start, end) = (line.offset, line.offset + line.bytes.len());
                 let place = (line.no, self.base + start, self.base + end);
-                let env = (top.is_sidechain, top.timestamp, top.version);
-                self.scan.dups.uuid_batched((buf, self.base), u, place, env);
+                self.scan.dups.uuid((buf, self.base), u, place, at);
             }
         }
         match top.kind {
