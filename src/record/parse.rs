@@ -130,9 +130,21 @@ pub fn parse_line<'a>(line: &Line<'a>) -> Parsed<'a> {
 
 fn parse_bytes(bytes: &[u8]) -> serde_json::Result<Record<'_>> {
     match simdutf8::basic::from_utf8(bytes) {
-        Ok(text) => serde_json::from_str::<Record<'_>>(text),
+        Ok(text) => fused(text).or_else(|_| serde_json::from_str::<Record<'_>>(text)),
         Err(_) => serde_json::from_slice::<Record<'_>>(bytes),
     }
+}
+
+/// The record of `text` with its `toolUseResult`'s keys read in the same walk
+/// ([`super::echo`]); an echo that cannot be placed in `text`, or a walk that
+/// fails (its stricter reading of a string or number can), leaves the line to
+/// the plain parse, so what is read or refused is the plain parse's.
+fn fused(text: &str) -> serde_json::Result<Record<'_>> {
+    let mut r = super::echo::fused(|| serde_json::from_str::<Record<'_>>(text))?;
+    if r.echo.as_mut().is_some_and(|e| !e.place(text)) {
+        return serde_json::from_str::<Record<'_>>(text);
+    }
+    Ok(r)
 }
 
 /// The record of a line that failed only for a lone surrogate escape (`\ud83c`,
