@@ -8,11 +8,12 @@
 //! The walk reads the object's keys and takes each value as a raw slice;
 //! the echo's own raw text is then placed in the line from the first key to
 //! the last value (`{` before, `}` after), and handed to serde_json's raw
-//! value through its map form, so it is not walked again. What cannot be
-//! placed (an empty object, an escaped first key, an escaped string, a
-//! number) is read again the plain way: [`parse_line`](super::parse_line)
-//! reparses that line with serde's own raw value, as every other reader of a
-//! record (tests, the nested record of an agent_progress) always does.
+//! value through its map form, so it is not walked again. What the walk
+//! cannot place (an empty object, an escaped first key, an escaped string, a
+//! number) is found by a skim of the line's top-level keys; failing that
+//! (the key itself escaped), [`parse_line`](super::parse_line) reparses the
+//! line with serde's own raw value, as every other reader of a record (tests,
+//! the nested record of an agent_progress) always does.
 
 mod keys;
 
@@ -74,8 +75,11 @@ impl<'a> Echo<'a> {
         if self.raw.is_some() {
             return true;
         }
-        let Some(s) = self.span else { return false };
-        let Some(raw) = place(text, s).and_then(borrowed_raw) else {
+        let placed = self
+            .span
+            .and_then(|s| place(text, s))
+            .or_else(|| by_key(text));
+        let Some(raw) = placed.and_then(borrowed_raw) else {
             return false;
         };
         self.raw = Some(raw);
@@ -102,6 +106,17 @@ fn place(text: &str, s: Span) -> Option<&str> {
     let after = to + b[to..].iter().position(|c| !is_ws(*c))?;
     (b[after] == close).then_some(())?;
     text.get(before..after + 1)
+}
+
+/// The record's `toolUseResult` value in `text` (the record's own object),
+/// found by a skim of its top-level keys: for a value the walk could not
+/// place (an escaped string, an empty object, a number). serde's derive
+/// refuses a repeated field, so the one key spelled plainly is the one it
+/// read; one spelled with escapes is not found (the line is read plainly).
+fn by_key(text: &str) -> Option<&str> {
+    let v = crate::scan::json::field(text.as_bytes(), b"toolUseResult")?;
+    let from = (v.as_ptr() as usize).checked_sub(text.as_ptr() as usize)?;
+    text.get(from..from.checked_add(v.len())?)
 }
 
 fn is_ws(c: u8) -> bool {

@@ -53,10 +53,8 @@ fn fused_echo_reads_what_the_plain_read_reads() {
         );
         assert_eq!(fused.uuid, plain.uuid);
         assert!(plain.echo_keys().is_none());
-        // An empty object or an escaped first key cannot be placed: the line
-        // is read the plain way, without keys.
-        let placed = e.starts_with('{') && !e.starts_with("{ }") && !e.contains(r"\u0061");
-        assert_eq!(fused.echo_keys().is_some(), placed && *e != "{}", "{e}");
+        // Every object's keys are read, placed by the walk or by the skim.
+        assert_eq!(fused.echo_keys().is_some(), e.starts_with('{'), "{e}");
     }
     let last = r#"{"type":"user","toolUseResult":{"answers":{},"type":"text"}}"#;
     let k = parsed(last).echo_keys().unwrap();
@@ -67,6 +65,19 @@ fn fused_echo_reads_what_the_plain_read_reads() {
     let k = parsed(&line).echo_keys().unwrap();
     assert!(k.has(Key::Questions) && k.has(Key::Answers));
     assert_eq!(k.ty(), Ty::Other);
+}
+
+/// A line whose `toolUseResult` key is itself escaped reads the same: what
+/// the walk cannot place is then read the plain way.
+#[test]
+fn an_escaped_echo_key_is_read_plainly() {
+    for e in [r#""a\nb""#, r#"{"stdout":"x","stderr":""}"#, "{}"] {
+        let text = format!(r#"{{"type":"user","toolUse\u0052esult":{e}}}"#);
+        let r = parsed(&text);
+        assert_eq!(r.tool_use_result().map(RawValue::get), Some(e));
+        // The walk still places an object with keys; the rest are reread.
+        assert_eq!(r.echo_keys().is_some(), e.starts_with(r#"{""#), "{e}");
+    }
 }
 
 /// A null echo is none; a record without one has none.
