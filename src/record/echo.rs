@@ -187,7 +187,7 @@ impl<'de: 'a, 'a> Visitor<'de> for Walk<'a> {
             if first {
                 // Only a key borrowed from the input says where it is.
                 from = match &k {
-                    KeyStr::Borrowed(s) => Some(s.as_ptr() as usize - 1),
+                    KeyStr::Borrowed(s) => (s.as_ptr() as usize).checked_sub(1),
                     KeyStr::Owned(_) => None,
                 };
                 first = false;
