@@ -162,7 +162,7 @@ impl Joins {
                 .filter(|b| b.kind() == "tool_result")
                 .collect();
             let ack = r
-                .tool_use_result
+                .tool_use_result()
                 .filter(|_| results.len() == 1)
                 .and_then(|raw| serde_json::from_str::<Ack<'_>>(raw.get()).ok())
                 .and_then(|a| a.agent_id.map(|a| a.into_owned()));

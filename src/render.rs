@@ -323,7 +323,7 @@ pub(crate) fn unit_body(r: &Record<'_>, u: &Unit<'_>) -> String {
             .filter(|b| b.kind() == "tool_result")
             .count()
             == 1;
-        let echo = r.tool_use_result.filter(|_| sole).map(|raw| raw.get());
+        let echo = r.tool_use_result().filter(|_| sole).map(|raw| raw.get());
         return tool_result(&u.text, echo);
     }
     // CLS-018: redacted thinking has opaque content; say so rather than print

@@ -6,9 +6,12 @@ use jiff::{tz::TimeZone, Timestamp, ToSpan};
 
 use crate::error::{Error, Result};
 
+mod stamp;
+
 /// Parse a record's `timestamp`; `None` for absent or unparseable values.
+/// Claude Code's own form is read directly ([`stamp`]), any other by jiff.
 pub(crate) fn parse_ts(s: &str) -> Option<Timestamp> {
-    s.parse::<Timestamp>().ok()
+    stamp::claude_form(s).or_else(|| s.parse::<Timestamp>().ok())
 }
 
 /// A `--since`/`--until` value: an RFC 3339 timestamp, a date (`2026-09-01`: the

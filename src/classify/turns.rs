@@ -113,7 +113,12 @@ fn answer_carrier(r: &Record<'_>) -> bool {
         return false;
     }
     // serde would read a struct from an array too: only an object can carry answers.
-    if let Some(raw) = r.tool_use_result.filter(|raw| raw.get().starts_with('{')) {
+    // The record's walk says when the echo has no top-level `answers`.
+    let may_answer = r
+        .echo_keys()
+        .is_none_or(|k| k.has(crate::record::echo::Key::Answers));
+    let echo = r.tool_use_result().filter(|_| may_answer);
+    if let Some(raw) = echo.filter(|raw| raw.get().starts_with('{')) {
         // A skim for the one top-level key: results echo whole files.
         let raw = raw.get().as_bytes();
         if crate::scan::lit!(b"\"answers\"").find(raw).is_some() {
@@ -155,7 +160,7 @@ fn find_rejection(r: &Record<'_>) -> Option<usize> {
 
 /// CLS-009: an async spawn's launch acknowledgement (not the child's report).
 pub(crate) fn is_async_ack(r: &Record<'_>) -> bool {
-    let Some(raw) = r.tool_use_result.filter(|raw| raw.get().starts_with('{')) else {
+    let Some(raw) = r.tool_use_result().filter(|raw| raw.get().starts_with('{')) else {
         return false;
     };
     #[derive(serde::Deserialize)]

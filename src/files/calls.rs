@@ -171,7 +171,7 @@ impl<'a> Intake<'a> {
                     };
                     // The record's echo belongs to its one result (REC-075).
                     let echo = if results == 1 {
-                        r.tool_use_result
+                        r.tool_use_result()
                     } else {
                         None
                     };

@@ -6,6 +6,7 @@
 //! census can count them (REC-001, CLS-020).
 
 pub(crate) mod content;
+pub(crate) mod echo;
 pub(crate) mod embedded;
 pub(crate) mod parse;
 pub(crate) mod surrogate;
@@ -74,8 +75,15 @@ pub struct Record<'a> {
     pub(crate) is_compact_summary: Option<bool>,
     #[serde(borrow, default)]
     pub(crate) message: Option<Message<'a>>,
-    #[serde(borrow, default)]
-    pub(crate) tool_use_result: Raw<'a>,
+    /// `toolUseResult`, with the keys its readers ask about when the line
+    /// was read by [`parse_line`] ([`echo`]); [`Record::tool_use_result`].
+    #[serde(
+        rename = "toolUseResult",
+        borrow,
+        default,
+        deserialize_with = "echo::read"
+    )]
+    pub(crate) echo: Option<echo::Echo<'a>>,
     /// Carrier verdicts computed once per record: turn detection and
     /// classification both ask (TURN-009/010/013), see `classify::turns`.
     #[serde(skip)]
@@ -157,6 +165,17 @@ impl<'a> Record<'a> {
 
     pub(crate) fn is_compact_summary(&self) -> bool {
         self.is_compact_summary == Some(true)
+    }
+
+    /// `toolUseResult` as written.
+    pub(crate) fn tool_use_result(&self) -> Raw<'a> {
+        self.echo.as_ref().and_then(echo::Echo::raw)
+    }
+
+    /// The keys of an object `toolUseResult` its readers ask about, when the
+    /// record's walk read them ([`echo`]).
+    pub(crate) fn echo_keys(&self) -> Option<echo::EchoKeys> {
+        self.echo.as_ref().and_then(|e| e.keys)
     }
 
     pub(crate) fn model(&self) -> Option<&str> {

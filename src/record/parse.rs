@@ -120,19 +120,37 @@ pub fn parse_line<'a>(line: &Line<'a>) -> Parsed<'a> {
     // raw value again on its own. Invalid UTF-8 goes to that reader, which says
     // where.
     match parse_bytes(line.bytes) {
-        Ok(r) => Parsed::Record(Box::new(r)),
+        Ok(r) => Parsed::Record(r),
         Err(e) => match repaired(line.bytes) {
-            Some(r) => Parsed::Record(Box::new(r)),
+            Some(r) => Parsed::Record(r),
             None => Parsed::Malformed(diagnose(line, &e)),
         },
     }
 }
 
-fn parse_bytes(bytes: &[u8]) -> serde_json::Result<Record<'_>> {
+/// The record of a line, boxed as soon as serde returns it: each move of a
+/// `Record` (640 bytes) after that is a pointer's.
+fn parse_bytes(bytes: &[u8]) -> serde_json::Result<Box<Record<'_>>> {
     match simdutf8::basic::from_utf8(bytes) {
-        Ok(text) => serde_json::from_str::<Record<'_>>(text),
-        Err(_) => serde_json::from_slice::<Record<'_>>(bytes),
+        Ok(text) => fused(text).or_else(|_| plain(text)),
+        Err(_) => serde_json::from_slice::<Record<'_>>(bytes).map(Box::new),
     }
+}
+
+fn plain(text: &str) -> serde_json::Result<Box<Record<'_>>> {
+    serde_json::from_str::<Record<'_>>(text).map(Box::new)
+}
+
+/// The record of `text` with its `toolUseResult`'s keys read in the same walk
+/// ([`super::echo`]); an echo that cannot be placed in `text`, or a walk that
+/// fails (its stricter reading of a string or number can), leaves the line to
+/// the plain parse, so what is read or refused is the plain parse's.
+fn fused(text: &str) -> serde_json::Result<Box<Record<'_>>> {
+    let mut r = super::echo::fused(|| plain(text))?;
+    if r.echo.as_mut().is_some_and(|e| !e.place(text)) {
+        return plain(text);
+    }
+    Ok(r)
 }
 
 /// The record of a line that failed only for a lone surrogate escape (`\ud83c`,
@@ -141,7 +159,7 @@ fn parse_bytes(bytes: &[u8]) -> serde_json::Result<Record<'_>> {
 /// line that failed is looked at, so reading every other line costs nothing
 /// more. (One in a raw value, such as a tool result's text, does not fail the
 /// parse: it is repaired when that text is decoded.)
-fn repaired(bytes: &[u8]) -> Option<Record<'_>> {
+fn repaired(bytes: &[u8]) -> Option<Box<Record<'_>>> {
     let (fixed, repaired) = super::surrogate::readable(bytes);
     if !repaired {
         return None;

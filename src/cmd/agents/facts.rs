@@ -330,7 +330,7 @@ impl<'l> Scanner<'l> {
             return;
         };
         let tur = rec
-            .tool_use_result
+            .tool_use_result()
             .map(RawValue::get)
             .filter(|r| r.starts_with('{'));
         if let Some(raw) = tur.filter(|r| r.contains("\"task_type\"")) {

@@ -9,6 +9,7 @@ use std::borrow::Cow;
 
 use serde_json::value::RawValue;
 
+use crate::record::echo::{EchoKeys, Key, Status, Ty};
 use crate::scan::json;
 
 pub(crate) use crate::record::RECORD_TYPES;
@@ -105,13 +106,19 @@ pub(crate) fn known(list: &[&str], name: &str) -> bool {
 
 /// The shape of a `toolUseResult` value. Known shapes return their name; any
 /// other object returns `{sorted,keys}` (an unknown shape, listed by its keys).
-pub(crate) fn result_shape(raw: &RawValue) -> String {
+/// `keys`, when the record's walk read them ([`crate::record::echo`]), name a
+/// known shape without a second walk of the object; an unknown one is still
+/// listed from the object itself.
+pub(crate) fn result_shape(raw: &RawValue, keys: Option<EchoKeys>) -> Cow<'static, str> {
     let s = raw.get();
     match s.as_bytes().first() {
         Some(b'"') => return "error-string".into(),
         Some(b'[') => return "content-array".into(),
         Some(b'{') => {}
-        _ => return format!("scalar:{}", s.get(..16).unwrap_or(s)),
+        _ => return format!("scalar:{}", s.get(..16).unwrap_or(s)).into(),
+    }
+    if let Some(name) = keys.as_ref().and_then(tool_of) {
+        return name.into();
     }
     let Some(fields) = top_fields(s) else {
         return "object:unparsed".into();
@@ -122,8 +129,32 @@ pub(crate) fn result_shape(raw: &RawValue) -> String {
             let mut keys: Vec<&str> = fields.0.iter().map(|(k, _)| k.as_ref()).collect();
             keys.sort_unstable();
             keys.dedup();
-            format!("{{{}}}", keys.join(","))
+            format!("{{{}}}", keys.join(",")).into()
         }
+    }
+}
+
+/// What the shape detector asks of an echo's top-level fields.
+trait Echo {
+    fn has(&self, k: Key) -> bool;
+    /// Whether `k` is the one distinct key.
+    fn only(&self, k: Key) -> bool;
+    fn ty(&self) -> Ty;
+    fn status(&self) -> Status;
+}
+
+impl Echo for EchoKeys {
+    fn has(&self, k: Key) -> bool {
+        EchoKeys::has(self, k)
+    }
+    fn only(&self, k: Key) -> bool {
+        EchoKeys::only(self, k)
+    }
+    fn ty(&self) -> Ty {
+        EchoKeys::ty(self)
+    }
+    fn status(&self) -> Status {
+        EchoKeys::status(self)
     }
 }
 
@@ -134,10 +165,6 @@ pub(crate) fn result_shape(raw: &RawValue) -> String {
 struct TopFields<'a>(Vec<(Cow<'a, str>, &'a [u8])>);
 
 impl<'a> TopFields<'a> {
-    fn has(&self, k: &str) -> bool {
-        self.0.iter().any(|(x, _)| x == k)
-    }
-
     /// The last value under `k` (a map keeps the last of repeated keys).
     fn get(&self, k: &str) -> Option<&'a [u8]> {
         self.0.iter().rev().find(|(x, _)| x == k).map(|(_, v)| *v)
@@ -149,6 +176,25 @@ impl<'a> TopFields<'a> {
         keys.sort_unstable();
         keys.dedup();
         keys.len()
+    }
+
+    fn str_of(&self, k: &str) -> Cow<'a, str> {
+        self.get(k).and_then(json::string).unwrap_or_default()
+    }
+}
+
+impl Echo for TopFields<'_> {
+    fn has(&self, k: Key) -> bool {
+        self.0.iter().any(|(x, _)| x == k.name())
+    }
+    fn only(&self, k: Key) -> bool {
+        self.has(k) && self.distinct() == 1
+    }
+    fn ty(&self) -> Ty {
+        Ty::of(&self.str_of("type"))
+    }
+    fn status(&self) -> Status {
+        Status::of(&self.str_of("status"))
     }
 }
 
@@ -169,56 +215,56 @@ fn top_fields(s: &str) -> Option<TopFields<'_>> {
 }
 
 /// The tool whose echo has these top-level fields, when one is known.
-fn tool_of(map: &TopFields<'_>) -> Option<&'static str> {
-    let has = |k: &str| map.has(k);
-    let str_of = |k: &str| map.get(k).and_then(json::string).unwrap_or_default();
-    let ty = str_of("type");
-    let status = str_of("status");
+fn tool_of(map: &impl Echo) -> Option<&'static str> {
+    use Key as K;
+    let has = |k: Key| map.has(k);
+    let ty = map.ty();
+    let status = map.status();
     Some(
-        if matches!(ty.as_ref(), "create" | "update") && has("content") && has("filePath") {
+        if matches!(ty, Ty::Create | Ty::Update) && has(K::Content) && has(K::FilePath) {
             "Write"
-        } else if has("oldString") && has("newString") {
+        } else if has(K::OldString) && has(K::NewString) {
             "Edit"
-        } else if has("edits") && has("filePath") {
+        } else if has(K::Edits) && has(K::FilePath) {
             "MultiEdit"
-        } else if has("file")
+        } else if has(K::File)
             && matches!(
-                ty.as_ref(),
-                "text" | "image" | "notebook" | "pdf" | "parts" | "file_unchanged"
+                ty,
+                Ty::Text | Ty::Image | Ty::Notebook | Ty::Pdf | Ty::Parts | Ty::FileUnchanged
             )
         {
             "Read"
-        } else if has("stdout") && has("stderr") {
+        } else if has(K::Stdout) && has(K::Stderr) {
             "Bash"
-        } else if has("mode") && has("filenames") {
+        } else if has(K::Mode) && has(K::Filenames) {
             "Grep"
-        } else if has("filenames") && has("numFiles") {
+        } else if has(K::Filenames) && has(K::NumFiles) {
             "Glob"
-        } else if status == "async_launched" || has("isAsync") {
+        } else if status == Status::AsyncLaunched || has(K::IsAsync) {
             "Task-async"
-        } else if status == "teammate_spawned" {
+        } else if status == Status::TeammateSpawned {
             "teammate-spawn"
-        } else if has("totalTokens") || has("totalToolUseCount") {
+        } else if has(K::TotalTokens) || has(K::TotalToolUseCount) {
             "Task"
-        } else if has("questions") && has("answers") {
+        } else if has(K::Questions) && has(K::Answers) {
             "AskUserQuestion"
-        } else if has("newTodos") || has("oldTodos") {
+        } else if has(K::NewTodos) || has(K::OldTodos) {
             "TodoWrite"
-        } else if has("url") && has("code") {
+        } else if has(K::Url) && has(K::Code) {
             "WebFetch"
-        } else if has("query") && has("results") {
+        } else if has(K::Query) && has(K::Results) {
             "WebSearch"
-        } else if has("taskId") && has("updatedFields") {
+        } else if has(K::TaskId) && has(K::UpdatedFields) {
             "TaskUpdate"
-        } else if has("retrieval_status") {
+        } else if has(K::RetrievalStatus) {
             "TaskOutput"
-        } else if has("task_id") && has("task_type") {
+        } else if has(K::TaskIdSnake) && has(K::TaskType) {
             "TaskStop"
-        } else if has("task") && map.distinct() == 1 {
+        } else if map.only(K::Task) {
             "TaskCreate"
-        } else if has("commandName") {
+        } else if has(K::CommandName) {
             "Skill"
-        } else if has("plan") && has("filePath") {
+        } else if has(K::Plan) && has(K::FilePath) {
             "ExitPlanMode"
         } else {
             return None;
@@ -231,7 +277,7 @@ mod tests {
     use super::*;
 
     fn shape(s: &str) -> String {
-        result_shape(&RawValue::from_string(s.to_string()).unwrap())
+        result_shape(&RawValue::from_string(s.to_string()).unwrap(), None).into_owned()
     }
 
     #[test]

@@ -201,7 +201,7 @@ fn launches(ctx: &Ctx<'_>, rec: &Record<'_>, line: &Line<'_>, out: &mut FileScan
 /// seen at its result, and the TaskOutput/TaskStop carriers.
 fn results(ctx: &Ctx<'_>, rec: &Record<'_>, line: &Line<'_>, out: &mut FileScan) {
     let echo: Echo = rec
-        .tool_use_result
+        .tool_use_result()
         .filter(|r| r.get().starts_with('{'))
         .and_then(|r| serde_json::from_str(r.get()).ok())
         .unwrap_or_default();

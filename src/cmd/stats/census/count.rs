@@ -101,8 +101,12 @@ impl Scan {
         self.blocks(r);
         self.admit_calls(r, line);
         let c = &mut self.c;
-        if let Some(raw) = r.tool_use_result {
-            bump(&mut c.result_shapes, &known::result_shape(raw), 1);
+        if let Some(raw) = r.tool_use_result() {
+            bump(
+                &mut c.result_shapes,
+                &known::result_shape(raw, r.echo_keys()),
+                1,
+            );
         }
         if kind == "assistant" && r.has_message() {
             bump(&mut c.models, r.model().unwrap_or("(unknown)"), 1);
