@@ -54,8 +54,9 @@ pub(crate) struct ListArgs {
     #[arg(short = 'm', long, value_name = "N")]
     pub(crate) max_count: Option<usize>,
     /// Read every file whole: exact turn counts, every model, titles and glued lines
-    /// anywhere. Costs a pass over every byte, about 3x the time of `rg` over the
-    /// same home; without it larger files are read as a head and a tail window only.
+    /// anywhere. Costs a pass over every byte of each file not read whole
+    /// before (the census cache keeps the rows); without it larger files are
+    /// read as a head and a tail window only.
     #[arg(long)]
     pub(crate) full: bool,
     /// Read every file instead of through the census cache (kept in csift's
