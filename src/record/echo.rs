@@ -41,10 +41,10 @@ pub(crate) struct Echo<'a> {
 /// The input addresses a fused walk saw: `from` is the first key's opening
 /// quote or the first element's first byte, `to` just past the last value.
 #[derive(Debug, Clone, Copy)]
-pub(super) struct Span {
-    pub(super) open: u8,
-    pub(super) from: usize,
-    pub(super) to: usize,
+struct Span {
+    open: u8,
+    from: usize,
+    to: usize,
 }
 
 thread_local! {
@@ -64,23 +64,6 @@ pub(super) fn fused<T>(f: impl FnOnce() -> T) -> T {
     f()
 }
 
-/// Run `f` with fused walks off (a nested record reads plainly).
-pub(super) fn unfused<T>(f: impl FnOnce() -> T) -> T {
-    struct Reset(bool);
-    impl Drop for Reset {
-        fn drop(&mut self) {
-            FUSED.with(|c| c.set(self.0));
-        }
-    }
-    let _reset = Reset(FUSED.with(|c| c.replace(false)));
-    f()
-}
-
-/// Whether reads on this thread now take the fused walk.
-pub(super) fn is_fused() -> bool {
-    FUSED.with(Cell::get)
-}
-
 impl<'a> Echo<'a> {
     pub(crate) fn raw(&self) -> Option<&'a RawValue> {
         self.raw
@@ -95,7 +78,7 @@ impl<'a> Echo<'a> {
         let placed = self
             .span
             .and_then(|s| place(text, s))
-            .or_else(|| by_key(text, b"toolUseResult"));
+            .or_else(|| by_key(text));
         let Some(raw) = placed.and_then(borrowed_raw) else {
             return false;
         };
@@ -105,7 +88,7 @@ impl<'a> Echo<'a> {
 }
 
 /// The slice of `text` a span covers, checked byte by byte.
-pub(super) fn place(text: &str, s: Span) -> Option<&str> {
+fn place(text: &str, s: Span) -> Option<&str> {
     let b = text.as_bytes();
     let base = b.as_ptr() as usize;
     let from = s.from.checked_sub(base).filter(|&i| i <= b.len())?;
@@ -125,13 +108,13 @@ pub(super) fn place(text: &str, s: Span) -> Option<&str> {
     text.get(before..after + 1)
 }
 
-/// The record's `key` value in `text` (the record's own object), found by a
-/// skim of its top-level keys: for a value the walk could not place (an
-/// escaped string, an empty object, a number). serde's derive refuses a
-/// repeated field, so the one key spelled plainly is the one it read; one
-/// spelled with escapes is not found (the line is read plainly).
-pub(super) fn by_key<'t>(text: &'t str, key: &[u8]) -> Option<&'t str> {
-    let v = crate::scan::json::field(text.as_bytes(), key)?;
+/// The record's `toolUseResult` value in `text` (the record's own object),
+/// found by a skim of its top-level keys: for a value the walk could not
+/// place (an escaped string, an empty object, a number). serde's derive
+/// refuses a repeated field, so the one key spelled plainly is the one it
+/// read; one spelled with escapes is not found (the line is read plainly).
+fn by_key(text: &str) -> Option<&str> {
+    let v = crate::scan::json::field(text.as_bytes(), b"toolUseResult")?;
     let from = (v.as_ptr() as usize).checked_sub(text.as_ptr() as usize)?;
     text.get(from..from.checked_add(v.len())?)
 }
@@ -144,7 +127,7 @@ fn is_ws(c: u8) -> bool {
 /// deserializer uses (one entry under its private token), so `s` is not
 /// walked again. `None` if serde_json refuses it (a token it no longer
 /// knows): the caller reads the line the plain way.
-pub(super) fn borrowed_raw(s: &str) -> Option<&RawValue> {
+fn borrowed_raw(s: &str) -> Option<&RawValue> {
     use serde::de::value::{BorrowedStrDeserializer, Error, MapDeserializer};
     const TOKEN: &str = "$serde_json::private::RawValue";
     let entry = (
@@ -161,7 +144,7 @@ pub(crate) fn read<'de: 'a, 'a, D>(d: D) -> Result<Option<Echo<'a>>, D::Error>
 where
     D: Deserializer<'de>,
 {
-    if !is_fused() {
+    if !FUSED.with(Cell::get) {
         let raw = Option::<&'a RawValue>::deserialize(d)?;
         return Ok(raw.map(|raw| Echo {
             raw: Some(raw),
@@ -275,13 +258,13 @@ impl<'de: 'a, 'a> Visitor<'de> for Walk<'a> {
 }
 
 /// An object key, borrowed from the input unless it holds escapes.
-pub(super) enum KeyStr<'a> {
+enum KeyStr<'a> {
     Borrowed(&'a str),
     Owned(String),
 }
 
 impl KeyStr<'_> {
-    pub(super) fn as_str(&self) -> &str {
+    fn as_str(&self) -> &str {
         match self {
             KeyStr::Borrowed(s) => s,
             KeyStr::Owned(s) => s,
@@ -289,7 +272,7 @@ impl KeyStr<'_> {
     }
 }
 
-pub(super) struct KeySeed;
+struct KeySeed;
 
 impl<'de> de::DeserializeSeed<'de> for KeySeed {
     type Value = KeyStr<'de>;

@@ -13,11 +13,7 @@
 //! copy of the subagent's work. In the one session that has the lane file
 //! (4d5611e5), all 67 nested uuids are records of that lane file.
 
-mod fused;
-
 use serde::Deserialize;
-
-pub(crate) use fused::{read as read_data, Payload};
 
 use super::{opt_str, Record, Str};
 

@@ -115,8 +115,8 @@ pub struct Record<'a> {
     pub(crate) leaf_uuid: Str<'a>,
     /// A progress record's payload; an `agent_progress` one nests a subagent
     /// record ([`Record::embedded`]).
-    #[serde(borrow, default, deserialize_with = "embedded::read_data")]
-    pub(crate) data: Option<embedded::Payload<'a>>,
+    #[serde(borrow, default)]
+    pub(crate) data: Raw<'a>,
     #[serde(skip)]
     embedded: std::cell::OnceCell<embedded::Nested<'a>>,
     /// Whether the record could be read only by reading a lone surrogate
@@ -254,11 +254,6 @@ impl<'a> Record<'a> {
             .or_else(|| surrogate::string(raw.get()).map(Cow::Owned))
     }
 
-    /// A progress record's payload as written.
-    pub(crate) fn data(&self) -> Raw<'a> {
-        self.data.as_ref().and_then(embedded::Payload::raw)
-    }
-
     /// The subagent record an `agent_progress` record nests, read once.
     pub(crate) fn embedded(&self) -> Option<&Embedded<'a>> {
         match self.nested() {
@@ -274,7 +269,7 @@ impl<'a> Record<'a> {
     }
 
     fn nested(&self) -> &embedded::Nested<'a> {
-        self.embedded.get_or_init(|| match self.data() {
+        self.embedded.get_or_init(|| match self.data {
             Some(data) if self.kind() == "progress" => embedded::read(data),
             _ => embedded::Nested::None,
         })

@@ -141,25 +141,14 @@ fn plain(text: &str) -> serde_json::Result<Box<Record<'_>>> {
     serde_json::from_str::<Record<'_>>(text).map(Box::new)
 }
 
-/// The record of `text` with its `toolUseResult`'s keys and a progress
-/// record's `data` read in the same walk ([`super::echo`],
-/// [`super::embedded`]); an echo or `data` that cannot be placed in `text`, or a walk that
+/// The record of `text` with its `toolUseResult`'s keys read in the same walk
+/// ([`super::echo`]); an echo that cannot be placed in `text`, or a walk that
 /// fails (its stricter reading of a string or number can), leaves the line to
 /// the plain parse, so what is read or refused is the plain parse's.
 fn fused(text: &str) -> serde_json::Result<Box<Record<'_>>> {
     let mut r = super::echo::fused(|| plain(text))?;
     if r.echo.as_mut().is_some_and(|e| !e.place(text)) {
         return plain(text);
-    }
-    if let Some(data) = r.data.as_mut() {
-        if !data.place(text) {
-            return plain(text);
-        }
-        let nested = data.nested.take();
-        if let Some(n) = nested.filter(|_| r.kind() == "progress") {
-            // Empty: nothing has asked the record yet.
-            let _ = r.embedded.set(n);
-        }
     }
     Ok(r)
 }

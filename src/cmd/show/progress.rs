@@ -89,7 +89,7 @@ pub(crate) fn line(r: &Record<'_>) -> Option<String> {
 }
 
 fn data(r: &Record<'_>) -> Option<Map<String, Value>> {
-    serde_json::from_str(r.data()?.get()).ok()
+    serde_json::from_str(r.data?.get()).ok()
 }
 
 fn non_empty(s: &str) -> &str {
