@@ -26,6 +26,17 @@ pub enum MalformedKind {
 }
 
 impl MalformedKind {
+    /// Every kind, in declaration order: what a cache entry's codes index
+    /// and its names are checked against.
+    pub const ALL: [MalformedKind; 6] = [
+        MalformedKind::Glued,
+        MalformedKind::Torn,
+        MalformedKind::NotObject,
+        MalformedKind::Blank,
+        MalformedKind::Invalid,
+        MalformedKind::UnexpectedValue,
+    ];
+
     pub fn name(self) -> &'static str {
         match self {
             MalformedKind::Glued => "glued-records",

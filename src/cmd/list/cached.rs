@@ -186,24 +186,14 @@ fn opt_usize_of(d: &mut Dec<'_>) -> Option<Option<usize>> {
     }
 }
 
-const KINDS: [MalformedKind; 6] = [
-    MalformedKind::Glued,
-    MalformedKind::Torn,
-    MalformedKind::NotObject,
-    MalformedKind::Blank,
-    MalformedKind::Invalid,
-    MalformedKind::UnexpectedValue,
-];
-
+/// A kind as its index in [`MalformedKind::ALL`].
 fn kind_code(k: MalformedKind) -> u8 {
-    KINDS
-        .iter()
-        .position(|x| *x == k)
-        .map_or(u8::MAX, |i| i as u8)
+    let at = MalformedKind::ALL.iter().position(|x| *x == k);
+    at.map_or(u8::MAX, |i| i as u8)
 }
 
 fn kind_of(code: u8) -> Option<MalformedKind> {
-    KINDS.get(usize::from(code)).copied()
+    MalformedKind::ALL.get(usize::from(code)).copied()
 }
 
 #[cfg(test)]

@@ -159,8 +159,7 @@ pub(super) fn encode_census(e: &mut Enc, c: &Census) {
 }
 
 fn malformed_kind(name: &str) -> Option<&'static str> {
-    use MalformedKind::*;
-    [Glued, Torn, NotObject, Blank, Invalid, UnexpectedValue]
+    MalformedKind::ALL
         .into_iter()
         .map(MalformedKind::name)
         .find(|n| *n == name)

@@ -184,3 +184,21 @@ fn invalid_utf8_in_a_string_is_malformed() {
     };
     assert!(matches!(parse_line(&l), Parsed::Malformed(_)));
 }
+
+/// `MalformedKind::ALL` lists each kind once, names distinct (cache entries
+/// store kinds as its indexes and names). The match is exhaustive: a new kind
+/// stops this test compiling until it is weighed here and listed.
+#[test]
+fn every_malformed_kind_is_in_all_once() {
+    use MalformedKind::*;
+    let once = |k: MalformedKind| match k {
+        Glued | Torn | NotObject | Blank | Invalid | UnexpectedValue => {
+            MalformedKind::ALL.iter().filter(|x| **x == k).count() == 1
+        }
+    };
+    assert!(MalformedKind::ALL.into_iter().all(once));
+    let mut names: Vec<&str> = MalformedKind::ALL.map(MalformedKind::name).to_vec();
+    names.sort_unstable();
+    names.dedup();
+    assert_eq!(names.len(), MalformedKind::ALL.len());
+}

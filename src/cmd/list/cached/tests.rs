@@ -57,7 +57,7 @@ fn every_field_and_kind_round_trips() {
     };
     s.versions.extend(["1.0.17".to_owned(), "2.1.0".to_owned()]);
     s.models.insert("claude-x".into());
-    for (i, kind) in KINDS.into_iter().enumerate() {
+    for (i, kind) in MalformedKind::ALL.into_iter().enumerate() {
         s.malformed.push(Bad {
             line: (i % 2 == 0).then_some(i + 1),
             offset: i as u64 * 10,
