@@ -39,6 +39,23 @@ impl Enc {
             }
         }
     }
+    /// An optional count: a flag byte, then the count as a `u64`.
+    pub(crate) fn opt_usize(&mut self, v: Option<usize>) {
+        match v {
+            None => self.u8(0),
+            Some(n) => {
+                self.u8(1);
+                self.u64(n as u64);
+            }
+        }
+    }
+    /// A list of strings: its length, then each string.
+    pub(crate) fn strs<'s>(&mut self, it: impl ExactSizeIterator<Item = &'s str>) {
+        self.u64(it.len() as u64);
+        for s in it {
+            self.str(s);
+        }
+    }
     /// A boolean as one byte.
     pub(crate) fn bool(&mut self, v: bool) {
         self.u8(u8::from(v));
@@ -112,6 +129,19 @@ impl<'a> Dec<'a> {
     pub(crate) fn usize(&mut self) -> Option<usize> {
         usize::try_from(self.u64()?).ok()
     }
+    /// What [`Enc::opt_usize`] wrote.
+    pub(crate) fn opt_usize(&mut self) -> Option<Option<usize>> {
+        match self.u8()? {
+            0 => Some(None),
+            1 => self.usize().map(Some),
+            _ => None,
+        }
+    }
+    /// What [`Enc::strs`] wrote, borrowed.
+    pub(crate) fn strs(&mut self) -> Option<Vec<&'a str>> {
+        let n = self.len(8)?;
+        (0..n).map(|_| self.str()).collect()
+    }
     pub(crate) fn ts(&mut self) -> Option<Option<jiff::Timestamp>> {
         match self.u8()? {
             0 => Some(None),
@@ -161,6 +191,9 @@ mod tests {
         let t: jiff::Timestamp = "2026-01-20T15:07:58.839Z".parse().unwrap();
         e.ts(Some(t));
         e.ts(None);
+        e.opt_usize(Some(9));
+        e.opt_usize(None);
+        e.strs(["a", "bc"].into_iter());
         let mut d = Dec::new(&e.buf);
         assert_eq!(d.u8(), Some(7));
         assert_eq!(d.u32(), Some(70_000));
@@ -169,6 +202,9 @@ mod tests {
         assert_eq!(d.str(), Some("claude-opus-4-6"));
         assert_eq!(d.ts(), Some(Some(t)));
         assert_eq!(d.ts(), Some(None));
+        assert_eq!(d.opt_usize(), Some(Some(9)));
+        assert_eq!(d.opt_usize(), Some(None));
+        assert_eq!(d.strs(), Some(vec!["a", "bc"]));
         assert!(d.done());
         for cut in 0..e.buf.len() {
             let mut d = Dec::new(&e.buf[..cut]);
@@ -179,7 +215,10 @@ mod tests {
                 d.i64()?;
                 d.str()?;
                 d.ts()?;
-                d.ts()
+                d.ts()?;
+                d.opt_usize()?;
+                d.opt_usize()?;
+                d.strs()
             })();
             assert!(all.is_none(), "cut at {cut}");
         }

@@ -83,12 +83,12 @@ impl Census for Row {
 fn encode(s: &Summary, e: &mut Enc) {
     e.opt_str(s.cwd.as_deref());
     e.opt_str(s.git_branch.as_deref());
-    strs(e, s.versions.iter());
-    strs(e, s.models.iter());
+    e.strs(s.versions.iter().map(String::as_str));
+    e.strs(s.models.iter().map(String::as_str));
     e.ts(s.started);
     e.ts(s.last_activity);
-    opt_usize(e, s.turns);
-    opt_usize(e, s.inline_lanes);
+    e.opt_usize(s.turns);
+    e.opt_usize(s.inline_lanes);
     e.u8(match s.read {
         ReadMode::Whole => 0,
         ReadMode::HeadTail => 1,
@@ -106,12 +106,12 @@ fn encode(s: &Summary, e: &mut Enc) {
     e.opt_str(s.first_command.as_deref());
     e.u64(s.malformed.len() as u64);
     for b in &s.malformed {
-        opt_usize(e, b.line);
+        e.opt_usize(b.line);
         e.u64(b.offset);
         e.u8(kind_code(b.kind));
     }
     e.opt_str(s.clone_boundary.as_deref());
-    strs(e, s.continued_in.iter());
+    e.strs(s.continued_in.iter().map(String::as_str));
 }
 
 fn decode(d: &mut Dec<'_>) -> Option<Summary> {
@@ -122,8 +122,8 @@ fn decode(d: &mut Dec<'_>) -> Option<Summary> {
         models: strings(d)?.into_iter().collect(),
         started: d.ts()?,
         last_activity: d.ts()?,
-        turns: opt_usize_of(d)?,
-        inline_lanes: opt_usize_of(d)?,
+        turns: d.opt_usize()?,
+        inline_lanes: d.opt_usize()?,
         read: match d.u8()? {
             0 => ReadMode::Whole,
             1 => ReadMode::HeadTail,
@@ -142,7 +142,7 @@ fn decode(d: &mut Dec<'_>) -> Option<Summary> {
     s.first_command = opt_string(d)?;
     for _ in 0..d.len(10)? {
         s.malformed.push(Bad {
-            line: opt_usize_of(d)?,
+            line: d.opt_usize()?,
             offset: d.u64()?,
             kind: kind_of(d.u8()?)?,
         });
@@ -152,38 +152,12 @@ fn decode(d: &mut Dec<'_>) -> Option<Summary> {
     Some(s)
 }
 
-fn strs<'a>(e: &mut Enc, it: impl ExactSizeIterator<Item = &'a String>) {
-    e.u64(it.len() as u64);
-    for s in it {
-        e.str(s);
-    }
-}
-
 fn strings(d: &mut Dec<'_>) -> Option<Vec<String>> {
-    let n = d.len(8)?;
-    (0..n).map(|_| d.str().map(str::to_owned)).collect()
+    Some(d.strs()?.into_iter().map(str::to_owned).collect())
 }
 
 fn opt_string(d: &mut Dec<'_>) -> Option<Option<String>> {
     d.opt_str().map(|s| s.map(str::to_owned))
-}
-
-fn opt_usize(e: &mut Enc, v: Option<usize>) {
-    match v {
-        None => e.u8(0),
-        Some(n) => {
-            e.u8(1);
-            e.u64(n as u64);
-        }
-    }
-}
-
-fn opt_usize_of(d: &mut Dec<'_>) -> Option<Option<usize>> {
-    match d.u8()? {
-        0 => Some(None),
-        1 => d.usize().map(Some),
-        _ => None,
-    }
 }
 
 /// A kind as its index in [`MalformedKind::ALL`].

@@ -250,10 +250,7 @@ pub(super) fn encode_scan(e: &mut Enc, s: &Scan, book: bool) {
             Why::Meta => e.u8(1),
             Why::Carrier(ids) => {
                 e.u8(2);
-                e.u64(ids.len() as u64);
-                for id in ids {
-                    e.str(id);
-                }
+                e.strs(ids.iter().map(String::as_str));
             }
         }
     }
@@ -304,13 +301,7 @@ pub(super) fn decode_scan(d: &mut Dec<'_>, book: Option<Book>) -> Option<Scan> {
         let why = match d.u8()? {
             0 => Why::Opener,
             1 => Why::Meta,
-            2 => {
-                let mut ids = Vec::new();
-                for _ in 0..d.len(8)? {
-                    ids.push(d.str()?.to_string());
-                }
-                Why::Carrier(ids)
-            }
+            2 => Why::Carrier(d.strs()?.into_iter().map(str::to_owned).collect()),
             _ => return None,
         };
         s.cands.push(Cand {
