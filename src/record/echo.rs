@@ -170,6 +170,22 @@ fn unplaced<'a>() -> Echo<'a> {
     Echo::default()
 }
 
+/// A walked value still to be placed: `open` its first byte (`{`, `[` or a
+/// string's `"`), `from` the address of its first key, element or string
+/// byte (`None`: nothing to place by), `to` just past its last.
+fn walked<'a>(open: u8, from: Option<usize>, to: usize, keys: Option<EchoKeys>) -> Echo<'a> {
+    Echo {
+        raw: None,
+        span: from.map(|from| Span { open, from, to }),
+        keys,
+    }
+}
+
+/// The address just past `s`.
+fn end_of(s: &str) -> usize {
+    s.as_ptr() as usize + s.len()
+}
+
 impl<'de: 'a, 'a> Visitor<'de> for Walk<'a> {
     type Value = Echo<'a>;
 
@@ -193,17 +209,9 @@ impl<'de: 'a, 'a> Visitor<'de> for Walk<'a> {
                 first = false;
             }
             keys.note(k.as_str(), v.get().as_bytes());
-            to = v.get().as_ptr() as usize + v.get().len();
+            to = end_of(v.get());
         }
-        Ok(Echo {
-            raw: None,
-            span: from.map(|from| Span {
-                open: b'{',
-                from,
-                to,
-            }),
-            keys: Some(keys),
-        })
+        Ok(walked(b'{', from, to, Some(keys)))
     }
 
     fn visit_seq<S: SeqAccess<'de>>(self, mut seq: S) -> Result<Self::Value, S::Error> {
@@ -211,30 +219,13 @@ impl<'de: 'a, 'a> Visitor<'de> for Walk<'a> {
         let mut to = 0;
         while let Some(v) = seq.next_element::<&'de RawValue>()? {
             from.get_or_insert(v.get().as_ptr() as usize);
-            to = v.get().as_ptr() as usize + v.get().len();
+            to = end_of(v.get());
         }
-        Ok(Echo {
-            raw: None,
-            span: from.map(|from| Span {
-                open: b'[',
-                from,
-                to,
-            }),
-            keys: None,
-        })
+        Ok(walked(b'[', from, to, None))
     }
 
     fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
-        let from = v.as_ptr() as usize;
-        Ok(Echo {
-            raw: None,
-            span: Some(Span {
-                open: b'"',
-                from,
-                to: from + v.len(),
-            }),
-            keys: None,
-        })
+        Ok(walked(b'"', Some(v.as_ptr() as usize), end_of(v), None))
     }
 
     fn visit_str<E: de::Error>(self, _: &str) -> Result<Self::Value, E> {
