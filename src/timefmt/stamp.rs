@@ -1,5 +1,5 @@
 //! Claude Code's own timestamp form, `2026-03-11T00:36:47.078Z` (UTC,
-//! milliseconds; every record that has a time, REC-*), read directly: jiff's
+//! milliseconds, JavaScript's `toISOString`: REC-005), read directly: jiff's
 //! general RFC 3339 parser was about 1.5% of a census, which reads one per
 //! record. The same instant jiff reads (a test compares them); any other form,
 //! or a field out of range, is left to jiff.
@@ -110,5 +110,30 @@ mod tests {
             assert_eq!(super::super::parse_ts(s), jiff(s), "{s}");
         }
         assert!(claude_form("2024-02-29T10:00:00.000Z").is_some());
+    }
+
+    /// REC-005 on real bytes: every `"timestamp"` of the sample and public
+    /// transcripts (Claude Code 1.0.17 to 2.1.x) is in the form read directly,
+    /// and reads as the instant jiff reads.
+    #[test]
+    fn real_timestamps_take_the_direct_read_rec_005() {
+        let key = br#""timestamp":""#;
+        let (mut direct, mut all) = (0, 0);
+        for t in crate::discovery::sample_and_public() {
+            let buf = std::fs::read(&t.path).unwrap();
+            for at in memchr::memmem::find_iter(&buf, key) {
+                let v = &buf[at + key.len()..];
+                let Some(end) = memchr::memchr(b'"', v) else {
+                    continue;
+                };
+                let s = std::str::from_utf8(&v[..end]).unwrap();
+                all += 1;
+                let got = claude_form(s);
+                direct += usize::from(got.is_some());
+                assert!(got.is_none() || got == jiff(s), "{s}");
+            }
+        }
+        assert!(all > 5_000, "{all}");
+        assert_eq!(direct, all, "timestamps not in Claude Code's form");
     }
 }
