@@ -101,6 +101,11 @@ pub(crate) trait Census: Sized {
     /// census is its own resume state (the default) keeps one part, and an
     /// unterminated final line is scanned on every run.
     const SPLIT: bool = false;
+    /// Whether a file that grew resumes from its entry. A kind whose census
+    /// does not fold (`list`'s row: the newest title, the turn count) says
+    /// `false`: a grown file is read whole again, and its entries keep no
+    /// line count, so a miss does not count the file's newlines for one.
+    const RESUMES: bool = true;
     /// Write the state a file that grew resumes from (a splitting kind:
     /// called with the census of the entry's whole lines, once sealed with
     /// `kept` when the file has no unterminated line, else before that line

@@ -47,9 +47,10 @@ impl Cache {
         if unchanged && (C::SPLIT || ident.size == h.consumed) {
             return Ok((census, Outcome::Hit));
         }
-        let census = match C::SPLIT {
-            true => pack.resume(&ix).and_then(|b| decode_resume(answer, b)),
-            false => Some(census),
+        let census = match (C::RESUMES, C::SPLIT) {
+            (false, _) => None,
+            (true, true) => pack.resume(&ix).and_then(|b| decode_resume(answer, b)),
+            (true, false) => Some(census),
         };
         let Some(census) = census else {
             return Ok((self.whole(opened, run)?, Outcome::Miss));
@@ -106,7 +107,7 @@ impl Cache {
         let buf: &[u8] = &src;
         self.note_scanned(buf.len());
         let end = whole_lines_end(buf, 0);
-        let lines = newlines(&buf[..end]);
+        let lines = if C::RESUMES { newlines(&buf[..end]) } else { 0 };
         let mut census = C::scan(&buf[..end], Pos { offset: 0, line: 1 }, run.ctx);
         self.keep(&mut census, &src, end, lines, run, ident)?;
         src.check()?;

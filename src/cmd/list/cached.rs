@@ -9,7 +9,7 @@
 //! last activity and the turn count (drafts, replays: TURN-*) are read across
 //! every line. So an entry keeps only its answer, the summary of exactly that
 //! file, size and time; a file that grew, was cut or replaced is read whole
-//! again ([`Census::resume`] is `None`), as `--no-cache` reads it. A larger
+//! again ([`Census::RESUMES`] is false), as `--no-cache` reads it. A larger
 //! file's row, read from its head and tail windows, is kept the same way
 //! (variant `-windows`), its entry made from the windows list read
 //! ([`Cache::read_own`]): an unchanged file is not parsed again. The summary
@@ -44,8 +44,10 @@ impl Census for Row {
     const KIND: &'static str = "list";
     const VERSION: u32 = 1;
     type Ctx = How;
-    /// The answer is the whole file's summary; there is nothing to resume.
+    /// The answer is the whole file's summary, its unterminated line too.
     const SPLIT: bool = true;
+    /// A row does not fold: a grown file is read whole again.
+    const RESUMES: bool = false;
 
     fn scan(_buf: &[u8], _at: Pos, _how: &How) -> Row {
         Row::default()
@@ -72,11 +74,6 @@ impl Census for Row {
 
     fn decode(d: &mut Dec<'_>) -> Option<Row> {
         decode(d).map(Row)
-    }
-
-    /// A grown file is read whole again: a summary does not fold.
-    fn resume(_answer: &[u8], _d: &mut Dec<'_>) -> Option<Row> {
-        None
     }
 }
 
