@@ -155,6 +155,14 @@ FLOORS = {
     "serde": "newlines + UTF-8 + serde_json validating each line, keeping nothing: the full audit's per-line floor (malformed-line judges every line's grammar)",
     "parse": "newlines + the census's own record parse of each line, before any counting",
 }
+def named(words):
+    """A csift command by its subcommand and flags (`list --no-cache`: the
+    list rows time the cache warm and off)."""
+    flags = [w for w in words[2:] if w.startswith("--") and w != "--claude-home"]
+    warm = " (its cache warm)" if words[1] == "list" and "--no-cache" not in flags else ""
+    return " ".join([words[1]] + flags) + warm
+
+
 floor_rows = []
 floor_verdicts = []
 for name, home in (("floors_small", "$SMALL"), ("floors_big", "$BIG"), ("floors_real", "$REAL"), ("floors_dense", "$DENSE")):
@@ -164,12 +172,6 @@ for name, home in (("floors_small", "$SMALL"), ("floors_big", "$BIG"), ("floors_
         continue
     base = next((r for r in res if r["command"].startswith("rg ")), None)
     passes = {r["command"].split()[1]: r["median"] for r in res if r["command"].split()[0].endswith("/floors")}
-    # A csift command by its subcommand and flags (`list --no-cache`: the
-    # list rows time the cache warm and off).
-    def named(words):
-        flags = [w for w in words[2:] if w.startswith("--") and w != "--claude-home"]
-        warm = " (its cache warm)" if words[1] == "list" and "--no-cache" not in flags else ""
-        return " ".join([words[1]] + flags) + warm
     for r in res:
         words = r["command"].split()
         want = FLOOR_TARGETS.get(name, {}).get(words[1]) if not words[0].endswith("/floors") and words[0] != "rg" else None
