@@ -137,10 +137,11 @@ impl<'a> Dec<'a> {
             _ => None,
         }
     }
-    /// What [`Enc::strs`] wrote, borrowed.
-    pub(crate) fn strs(&mut self) -> Option<Vec<&'a str>> {
+    /// What [`Enc::strs`] wrote, owned, straight into the collection that
+    /// keeps them (no list of borrowed strings between).
+    pub(crate) fn owned_strs<B: FromIterator<String>>(&mut self) -> Option<B> {
         let n = self.len(8)?;
-        (0..n).map(|_| self.str()).collect()
+        (0..n).map(|_| self.str().map(str::to_owned)).collect()
     }
     pub(crate) fn ts(&mut self) -> Option<Option<jiff::Timestamp>> {
         match self.u8()? {
@@ -204,7 +205,7 @@ mod tests {
         assert_eq!(d.ts(), Some(None));
         assert_eq!(d.opt_usize(), Some(Some(9)));
         assert_eq!(d.opt_usize(), Some(None));
-        assert_eq!(d.strs(), Some(vec!["a", "bc"]));
+        assert_eq!(d.owned_strs(), Some(vec!["a".to_string(), "bc".into()]));
         assert!(d.done());
         for cut in 0..e.buf.len() {
             let mut d = Dec::new(&e.buf[..cut]);
@@ -218,7 +219,7 @@ mod tests {
                 d.ts()?;
                 d.opt_usize()?;
                 d.opt_usize()?;
-                d.strs()
+                d.owned_strs::<Vec<String>>()
             })();
             assert!(all.is_none(), "cut at {cut}");
         }

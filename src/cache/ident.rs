@@ -15,11 +15,11 @@ const EDGE: u64 = 4096;
 /// are read at once).
 const SPAN: u64 = 3 * EDGE;
 
-pub(super) fn absolute(p: &Path) -> PathBuf {
+pub(super) fn absolute(p: &Path) -> std::borrow::Cow<'_, Path> {
     if p.is_absolute() {
-        p.to_path_buf()
+        std::borrow::Cow::Borrowed(p)
     } else {
-        std::env::current_dir().unwrap_or_default().join(p)
+        std::borrow::Cow::Owned(std::env::current_dir().unwrap_or_default().join(p))
     }
 }
 

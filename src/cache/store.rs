@@ -6,14 +6,16 @@
 //! whose transcripts still exist ([`super::pack`]).
 
 use std::collections::HashMap;
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
 pub(super) use super::ident::digest;
 use super::ident::{absolute, path_bytes, path_of};
 use super::pack::{self, Fresh, Pack, Tag};
 use super::{Census, Pos};
+use crate::scan::hash::FxMap;
 use crate::scan::Source;
 use read::Run;
 
@@ -42,10 +44,14 @@ pub(crate) struct Cache {
     counts: [AtomicU64; 4],
     /// Transcript bytes scanned (the cache's saving shows here).
     scanned: AtomicU64,
-    /// Packs open in this run, by group, then by kind and variant.
-    packs: Mutex<HashMap<PathBuf, Vec<Arc<Slot>>>>,
+    /// Packs open in this run, by group, then by kind and variant. Groups
+    /// are keyed by their bytes, not as paths (a path hashes and compares
+    /// component by component), and hashed by [`FxMap`]'s hasher: both
+    /// maps are looked up for every file of a warm `list`, by every thread
+    /// at once, so under a read lock (a mutex made them wait on each other).
+    packs: RwLock<FxMap<OsString, Vec<Arc<Slot>>>>,
     /// Files still to come per group ([`Cache::will_read`]).
-    left: Mutex<HashMap<PathBuf, usize>>,
+    left: RwLock<FxMap<OsString, AtomicUsize>>,
 }
 
 /// One pack in a run: loaded on first use, its new entries kept until it is
@@ -173,17 +179,11 @@ impl Cache {
     /// One of the files [`Cache::will_read`] counted for `group` is done:
     /// after the last, its packs are written.
     fn one_done(&self, group: &Path) {
-        let last = self
-            .left
-            .lock()
-            .ok()
-            .is_some_and(|mut m| match m.get_mut(group) {
-                Some(n) => {
-                    *n = n.saturating_sub(1);
-                    *n == 0
-                }
-                None => false,
-            });
+        let last = self.left.read().ok().is_some_and(|m| {
+            m.get(group.as_os_str()).is_some_and(|n| {
+                n.fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| n.checked_sub(1)) == Ok(1)
+            })
+        });
         if last {
             self.close(group);
         }
@@ -192,14 +192,15 @@ impl Cache {
     /// This run will census `files` transcripts of `group`: its packs are
     /// written when the last is done (a pack's entries are held till then).
     pub(crate) fn will_read(&self, group: &Path, files: usize) {
-        if let Ok(mut m) = self.left.lock() {
-            *m.entry(group.to_path_buf()).or_default() += files;
+        if let Ok(mut m) = self.left.write() {
+            let n = m.entry(group.as_os_str().to_owned()).or_default();
+            *n.get_mut() += files;
         }
     }
 
     /// Write every pack this run changed and has not written yet.
     pub(crate) fn flush(&self) {
-        let slots: Vec<Arc<Slot>> = match self.packs.lock() {
+        let slots: Vec<Arc<Slot>> = match self.packs.write() {
             Ok(mut m) => m.drain().flat_map(|(_, s)| s).collect(),
             Err(_) => return,
         };
@@ -210,8 +211,8 @@ impl Cache {
 
     /// Write and forget the packs of `group`.
     fn close(&self, group: &Path) {
-        let slots: Vec<Arc<Slot>> = match self.packs.lock() {
-            Ok(mut m) => m.remove(group).unwrap_or_default(),
+        let slots: Vec<Arc<Slot>> = match self.packs.write() {
+            Ok(mut m) => m.remove(group.as_os_str()).unwrap_or_default(),
             Err(_) => return,
         };
         for s in slots {
@@ -224,9 +225,17 @@ impl Cache {
     fn slot<C: Census>(&self, group: &Path, ctx: &C::Ctx) -> Option<Arc<Slot>> {
         let root = self.root.as_ref()?;
         let of = (C::KIND, C::variant(ctx));
-        let mut m = self.packs.lock().ok()?;
-        if let Some(s) = m.get(group).and_then(|v| v.iter().find(|s| s.of == of)) {
-            return Some(Arc::clone(s));
+        let find = |m: &FxMap<OsString, Vec<Arc<Slot>>>| {
+            m.get(group.as_os_str())
+                .and_then(|v| v.iter().find(|s| s.of == of))
+                .map(Arc::clone)
+        };
+        if let Some(s) = find(&*self.packs.read().ok()?) {
+            return Some(s);
+        }
+        let mut m = self.packs.write().ok()?;
+        if let Some(s) = find(&m) {
+            return Some(s);
         }
         let kind = format!("{}{}", of.0, of.1);
         let h = crate::loss::fnv1a(path_bytes(&absolute(group)).as_ref());
@@ -244,7 +253,7 @@ impl Cache {
             pack: OnceLock::new(),
             fresh: Mutex::new(HashMap::new()),
         });
-        let slots = m.entry(group.to_path_buf()).or_default();
+        let slots = m.entry(group.as_os_str().to_owned()).or_default();
         slots.push(Arc::clone(&slot));
         Some(slot)
     }
@@ -269,9 +278,10 @@ impl Cache {
         // Non-blocking, regular files only (a FIFO named as a transcript
         // must not hang the status line).
         let opened = crate::scan::source::open(path)?;
+        let abs = absolute(path);
         let run = Run {
             path,
-            key: path_bytes(&absolute(path)).into_owned(),
+            key: &path_bytes(&abs),
             ctx,
             slot,
         };

@@ -119,3 +119,52 @@ fn a_pack_of_the_old_format_is_never_read_but_names_its_group() {
     assert_eq!(pack::group_of(&old), Some(&b"/g"[..]));
     assert_eq!(pack::group_of(&new), Some(&b"/g"[..]));
 }
+
+fn fresh(n: u8) -> pack::Fresh {
+    let ident = Ident {
+        dev: 1,
+        ino: u64::from(n),
+        size: 10,
+        mtime: (3, 4),
+    };
+    pack::Fresh {
+        header: header_of(&[n; 10], ident, 10, 1),
+        answer: vec![n; usize::from(n)],
+        resume: vec![n],
+    }
+}
+
+/// A pack finds each entry by a binary search over its keys as written,
+/// ascending (a key that shares another's prefix included) and finds no
+/// other; a pack whose keys do not ascend is not read at all, never half
+/// found.
+#[test]
+fn a_pack_finds_its_keys_in_order_and_refuses_them_out_of_order() {
+    let tmp = tempfile::tempdir().unwrap();
+    let at = tmp.path().join("p.pack");
+    let tag = Tag {
+        build: "b",
+        kind: "toy",
+        version: 1,
+        group: b"/g",
+    };
+    let keys: [&[u8]; 5] = [b"/g/a", b"/g/a.jsonl", b"/g/a/x.jsonl", b"/g/b", b"/g/b0"];
+    let entries: Vec<(Vec<u8>, pack::Fresh)> = (1..)
+        .zip(keys)
+        .map(|(n, k)| (k.to_vec(), fresh(n)))
+        .collect();
+    pack::write(&at, &pack::encode(&tag, &entries));
+    let p = Pack::load(&at, &tag).unwrap();
+    for (k, f) in &entries {
+        let ix = p.get(k).unwrap();
+        assert_eq!(p.answer(ix).unwrap(), &f.answer[..]);
+        assert_eq!(ix.header, f.header);
+    }
+    for absent in [&b""[..], b"/g", b"/g/a.json", b"/g/c", b"/g/a/x.jsonl\0"] {
+        assert!(p.get(absent).is_none(), "{absent:?}");
+    }
+    let mut swapped = entries;
+    swapped.swap(1, 2);
+    pack::write(&at, &pack::encode(&tag, &swapped));
+    assert!(Pack::load(&at, &tag).is_none(), "keys out of order");
+}

@@ -53,7 +53,8 @@ impl Cache {
             self.count(Outcome::Off);
             return Ok((c, Outcome::Off));
         };
-        let key = path_bytes(&absolute(path)).into_owned();
+        let abs = absolute(path);
+        let key = path_bytes(&abs);
         let now = ident(&opened.meta);
         let hit = slot.pack().and_then(|p| {
             let ix = p.get(&key)?;
@@ -79,7 +80,7 @@ impl Cache {
                     };
                     let resume = Vec::new();
                     slot.put(
-                        key,
+                        key.into_owned(),
                         Fresh {
                             header,
                             answer: answer.buf,

@@ -16,7 +16,7 @@ use crate::scan::Source;
 /// The transcript a census is read for, and its kind's context.
 pub(super) struct Run<'a, X: ?Sized> {
     pub(super) path: &'a Path,
-    pub(super) key: Vec<u8>,
+    pub(super) key: &'a [u8],
     pub(super) ctx: &'a X,
     pub(super) slot: &'a Slot,
 }
@@ -29,7 +29,7 @@ impl Cache {
     ) -> crate::error::Result<(C, Outcome)> {
         let ident = ident(&opened.meta);
         let found = run.slot.pack().and_then(|p| {
-            let ix = p.get(&run.key)?;
+            let ix = p.get(run.key)?;
             let answer = p.answer(ix)?;
             let c = decode_all::<C>(answer)?;
             c.valid(run.ctx).then_some((p, *ix, answer, c))
@@ -148,7 +148,7 @@ impl Cache {
             answer: answer.buf,
             resume: resume.buf,
         };
-        run.slot.put(run.key.clone(), fresh);
+        run.slot.put(run.key.to_vec(), fresh);
         if !C::SPLIT {
             self.tail(census, buf, end, lines, ctx);
         }

@@ -115,8 +115,8 @@ fn decode(d: &mut Dec<'_>) -> Option<Summary> {
     let mut s = Summary {
         cwd: opt_string(d)?,
         git_branch: opt_string(d)?,
-        versions: strings(d)?.into_iter().collect(),
-        models: strings(d)?.into_iter().collect(),
+        versions: d.owned_strs()?,
+        models: d.owned_strs()?,
         started: d.ts()?,
         last_activity: d.ts()?,
         turns: d.opt_usize()?,
@@ -145,12 +145,8 @@ fn decode(d: &mut Dec<'_>) -> Option<Summary> {
         });
     }
     s.clone_boundary = opt_string(d)?;
-    s.continued_in = strings(d)?;
+    s.continued_in = d.owned_strs()?;
     Some(s)
-}
-
-fn strings(d: &mut Dec<'_>) -> Option<Vec<String>> {
-    Some(d.strs()?.into_iter().map(str::to_owned).collect())
 }
 
 fn opt_string(d: &mut Dec<'_>) -> Option<Option<String>> {

@@ -301,7 +301,7 @@ pub(super) fn decode_scan(d: &mut Dec<'_>, book: Option<Book>) -> Option<Scan> {
         let why = match d.u8()? {
             0 => Why::Opener,
             1 => Why::Meta,
-            2 => Why::Carrier(d.strs()?.into_iter().map(str::to_owned).collect()),
+            2 => Why::Carrier(d.owned_strs()?),
             _ => return None,
         };
         s.cands.push(Cand {
