@@ -2,8 +2,6 @@
 //! [`facts`](super::facts) computes it and [`print`](super::print) shows it:
 //! the plain data both sides share, with no reading or printing of its own.
 
-use std::collections::BTreeSet;
-
 use jiff::Timestamp;
 
 use crate::record::MalformedKind;
@@ -48,8 +46,8 @@ pub(crate) struct Bad {
 pub(crate) struct Summary {
     pub(crate) cwd: Option<String>,
     pub(crate) git_branch: Option<String>,
-    pub(crate) versions: BTreeSet<String>,
-    pub(crate) models: BTreeSet<String>,
+    pub(crate) versions: Names,
+    pub(crate) models: Names,
     pub(crate) started: Option<Timestamp>,
     pub(crate) last_activity: Option<Timestamp>,
     /// Genuine-user turns; `None` when the file was not read whole.
@@ -84,6 +82,55 @@ pub(crate) struct Summary {
     pub(crate) continued_in: Vec<String>,
 }
 
+/// A few names, each once, in order (a row's versions and models): a set
+/// as a sorted list. A `BTreeSet`'s first node alone takes ~280 bytes, two a
+/// row, which a warm listing of 5,000 rows allocated, faulted in and read
+/// back cold to print.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Names(Vec<String>);
+
+impl Names {
+    /// Add `name` in order; false when it is already here.
+    pub(crate) fn insert(&mut self, name: String) -> bool {
+        match self.0.binary_search(&name) {
+            Ok(_) => false,
+            Err(at) => {
+                self.0.insert(at, name);
+                true
+            }
+        }
+    }
+
+    pub(crate) fn contains(&self, name: &str) -> bool {
+        self.0.binary_search_by(|n| n.as_str().cmp(name)).is_ok()
+    }
+
+    /// In order, each once.
+    pub(crate) fn iter(&self) -> std::slice::Iter<'_, String> {
+        self.0.iter()
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl Extend<String> for Names {
+    fn extend<I: IntoIterator<Item = String>>(&mut self, names: I) {
+        for n in names {
+            self.insert(n);
+        }
+    }
+}
+
+impl FromIterator<String> for Names {
+    fn from_iter<I: IntoIterator<Item = String>>(names: I) -> Names {
+        let mut all = Names::default();
+        all.extend(names);
+        all
+    }
+}
+
 impl Summary {
     pub(crate) fn title(&self) -> Option<(&str, TitleSource)> {
         // Last-wins within a type (REC-002); an explicit rename outranks the AI title.
@@ -100,5 +147,25 @@ impl Summary {
                 .first_command
                 .as_deref()
                 .map(|t| (t, TitleSource::FirstCommand)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Names;
+
+    /// Names keep the order and the single copies a `BTreeSet` kept.
+    #[test]
+    fn names_are_a_sorted_set() {
+        let mut n: Names = ["2.1.0", "1.0.17", "2.1.0", "10.0"]
+            .map(String::from)
+            .into_iter()
+            .collect();
+        assert!(!n.insert("1.0.17".into()));
+        assert!(n.insert("0.9".into()));
+        let all: Vec<&str> = n.iter().map(String::as_str).collect();
+        assert_eq!(all, ["0.9", "1.0.17", "10.0", "2.1.0"]);
+        assert!(n.contains("10.0") && !n.contains("10"));
+        assert!(!n.is_empty() && Names::default().is_empty());
     }
 }
