@@ -129,14 +129,45 @@ impl Window {
 
 /// `2026-09-01 14:03` in the system time zone.
 pub(crate) fn local(t: Timestamp) -> String {
-    t.to_zoned(TimeZone::system())
-        .strftime("%Y-%m-%d %H:%M")
-        .to_string()
+    local_in(t, &TimeZone::system())
+}
+
+/// [`local`] in `tz`, which a caller printing many times looks up once (the
+/// system zone's lookup and `strftime` were most of a listing's per-row
+/// time). Years 0 to 9999 are written directly, as `strftime` writes them.
+pub(crate) fn local_in(t: Timestamp, tz: &TimeZone) -> String {
+    let d = tz.to_datetime(t);
+    if !(0..=9999).contains(&d.year()) {
+        return t
+            .to_zoned(tz.clone())
+            .strftime("%Y-%m-%d %H:%M")
+            .to_string();
+    }
+    format!(
+        "{:04}-{:02}-{:02} {:02}:{:02}",
+        d.year(),
+        d.month(),
+        d.day(),
+        d.hour(),
+        d.minute()
+    )
 }
 
 /// `2026-09-01T04:03:00Z`, second precision.
 pub(crate) fn utc(t: Timestamp) -> String {
-    t.strftime("%Y-%m-%dT%H:%M:%SZ").to_string()
+    let d = TimeZone::UTC.to_datetime(t);
+    if !(0..=9999).contains(&d.year()) {
+        return t.strftime("%Y-%m-%dT%H:%M:%SZ").to_string();
+    }
+    format!(
+        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}Z",
+        d.year(),
+        d.month(),
+        d.day(),
+        d.hour(),
+        d.minute(),
+        d.second()
+    )
 }
 
 /// `2026-09-01T04:03:00.748Z`: in the form Claude Code writes (JavaScript's
@@ -171,6 +202,33 @@ pub(crate) fn duration(secs: i64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The direct forms write what `strftime` writes, in and around the
+    /// years they take, in zones east and west of UTC.
+    #[test]
+    fn direct_forms_match_strftime() {
+        let zones = [
+            TimeZone::UTC,
+            TimeZone::fixed(jiff::tz::offset(-7)),
+            TimeZone::fixed(jiff::tz::offset(13)),
+        ];
+        let times = [
+            "2026-09-01T04:03:09.748Z",
+            "1970-01-01T00:00:00Z",
+            "0000-01-01T00:30:00Z",
+            "0009-12-31T23:59:59Z",
+            "9999-12-30T00:00:00Z",
+            "-000001-06-01T12:00:00Z",
+        ];
+        for t in times {
+            let t: Timestamp = t.parse().unwrap();
+            assert_eq!(utc(t), t.strftime("%Y-%m-%dT%H:%M:%SZ").to_string(), "{t}");
+            for tz in &zones {
+                let want = t.to_zoned(tz.clone()).strftime("%Y-%m-%d %H:%M");
+                assert_eq!(local_in(t, tz), want.to_string(), "{t} {tz:?}");
+            }
+        }
+    }
 
     #[test]
     fn parses_record_timestamps() {

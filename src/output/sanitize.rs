@@ -30,6 +30,9 @@ pub fn clean(s: &str) -> Cow<'_, str> {
 
 /// Clean and fold to one line: newlines and tabs become spaces.
 pub fn one_line(s: &str) -> String {
+    if is_one_line(s) {
+        return s.to_owned();
+    }
     let c = clean(s);
     let mut out = String::with_capacity(c.len());
     let mut space = false;
@@ -46,6 +49,20 @@ pub fn one_line(s: &str) -> String {
     }
     out.truncate(out.trim_end().len());
     out
+}
+
+/// Whether [`one_line`] leaves `s` as it is: printable ASCII, no space at
+/// either end, none doubled. Most cells are (ids, versions, models, paths),
+/// and this one pass over bytes was a third of what the char-wise clean
+/// and fold cost them.
+fn is_one_line(s: &str) -> bool {
+    let b = s.as_bytes();
+    let mut prev = b' ';
+    b.iter().all(|&c| {
+        let ok = (b'!'..=b'~').contains(&c) || (c == b' ' && prev != b' ');
+        prev = c;
+        ok
+    }) && prev != b' '
 }
 
 /// A path for a terminal: lossy UTF-8, cleaned, on one line. File and directory

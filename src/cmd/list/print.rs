@@ -2,7 +2,11 @@
 //! (its facts, then its title), then what was left out. The JSON Lines form
 //! is [`super::json`].
 
+use std::fmt::Write as _;
 use std::io::{self, Write};
+
+use jiff::tz::TimeZone;
+use rayon::prelude::*;
 
 use super::rows::{Listing, Row};
 use super::summary::{ReadMode, Summary};
@@ -20,18 +24,41 @@ pub(super) fn read_counts(l: &Listing) -> (usize, usize) {
     (whole, l.rows.len() - whole)
 }
 
-/// Two lines a row: its facts, then its title; then what was left out.
+/// Rows formatted at once: in parallel, then written in order, so the
+/// output streams and its text is held for one batch at a time.
+const BATCH: usize = 1024;
+
+/// Two lines a row: its facts, then its title; then what was left out. The
+/// rows' text is made on every core, then written in order (a 5,000-row
+/// listing took 13 ms to format on one core).
 pub(crate) fn human<W: Write>(w: &mut W, st: Style, l: &Listing) -> io::Result<()> {
+    let tz = TimeZone::system();
     // The session of the last session row, whose lanes may follow it.
     let mut above: Option<&str> = None;
-    for r in &l.rows {
-        let id = id_cell(r, &mut above);
-        writeln!(w, "{}", row_line(st, r, &id))?;
-        if let Some((title, _)) = r.summary.title() {
-            writeln!(w, "    {}", cut(&one_line(title), 160))?;
+    for batch in l.rows.chunks(BATCH) {
+        let ids: Vec<(&Row, String)> = batch.iter().map(|r| (r, id_cell(r, &mut above))).collect();
+        let texts: Vec<String> = ids
+            .par_iter()
+            .map(|(r, id)| row_text(st, &tz, r, id))
+            .collect();
+        for t in texts {
+            w.write_all(t.as_bytes())?;
         }
     }
     footer(w, st, l)
+}
+
+/// A row's two lines: its facts, then its title (when it has one).
+fn row_text(st: Style, tz: &TimeZone, r: &Row, id: &str) -> String {
+    let mut text = String::with_capacity(256);
+    row_line(&mut text, st, tz, r, id);
+    text.push('\n');
+    if let Some((title, _)) = r.summary.title() {
+        text.push_str("    ");
+        text.push_str(&cut(&one_line(title), 160));
+        text.push('\n');
+    }
+    text
 }
 
 /// A session row's short id (it becomes `above`); a lane's `└ @agent` when
@@ -57,93 +84,84 @@ fn id_cell<'r>(r: &'r Row, above: &mut Option<&'r str>) -> String {
 
 /// `start (start UTC) → end  duration`, local times; the end only as a time
 /// on the same local day.
-fn span(s: &Summary) -> String {
+fn span(out: &mut String, tz: &TimeZone, s: &Summary) {
     let (Some(a), Some(b)) = (s.started, s.last_activity) else {
-        return "no timestamps".to_string();
+        out.push_str("no timestamps");
+        return;
     };
-    let (from, to) = (timefmt::local(a), timefmt::local(b));
+    let (from, to) = (timefmt::local_in(a, tz), timefmt::local_in(b, tz));
     // Same local day: the end needs only its time.
     let to = match (from.split_once(' '), to.split_once(' ')) {
-        (Some((d1, _)), Some((d2, t2))) if d1 == d2 => t2.to_string(),
-        _ => to,
+        (Some((d1, _)), Some((d2, t2))) if d1 == d2 => t2,
+        _ => &to,
     };
-    format!(
+    let _ = write!(
+        out,
         "{from} ({}) → {to}  {}",
         timefmt::utc(a),
         timefmt::duration(b.duration_since(a).as_secs())
-    )
+    );
 }
 
 /// A row's first line: id, span, turns, its lanes (a session) or shape (a
 /// lane), size, then what the transcript says of itself and how it was copied.
-fn row_line(st: Style, r: &Row, id: &str) -> String {
+fn row_line(out: &mut String, st: Style, tz: &TimeZone, r: &Row, id: &str) {
     let (s, t) = (&r.summary, &r.transcript);
-    let turns = s.turns.map_or("?".to_string(), |n| n.to_string());
-    let mut line = format!("{}{id}{}  {}  {turns}t", st.head, st.reset, span(s));
-    if !t.is_lane() {
-        line.push_str(&format!("  {} lanes", r.lanes));
-    } else {
-        line.push_str(&format!("  {}", t.shape.name()));
-        if r.orphan {
-            line.push_str(&format!(
-                "  {}parent transcript missing{}",
-                st.warn, st.reset
-            ));
-        }
+    let _ = write!(out, "{}{id}{}  ", st.head, st.reset);
+    span(out, tz, s);
+    let _ = match s.turns {
+        Some(n) => write!(out, "  {n}t"),
+        None => write!(out, "  ?t"),
+    };
+    let _ = match t.is_lane() {
+        false => write!(out, "  {} lanes", r.lanes),
+        true => write!(out, "  {}", t.shape.name()),
+    };
+    if t.is_lane() && r.orphan {
+        let _ = write!(out, "  {}parent transcript missing{}", st.warn, st.reset);
     }
-    line.push_str(&format!("  {}", crate::cmd::human_bytes(t.size)));
-    line.push_str(&setting(st, s));
-    line.push_str(&copies(r));
-    line.push_str(&malformed(st, r));
-    line
+    let _ = write!(out, "  {}", crate::cmd::human_bytes(t.size));
+    setting(out, st, s);
+    copies(out, r);
+    malformed(out, st, r);
 }
 
 /// `  models  vVERSIONS  [branch]  cwd`, each only when known.
-fn setting(st: Style, s: &Summary) -> String {
-    let mut out = String::new();
-    let models: Vec<String> = s
-        .models
-        .iter()
-        .map(|m| one_line(m.strip_prefix("claude-").unwrap_or(m)))
-        .collect();
-    if !models.is_empty() {
-        out.push_str(&format!("  {}", models.join(",")));
+fn setting(out: &mut String, st: Style, s: &Summary) {
+    for (i, m) in s.models.iter().enumerate() {
+        out.push_str(if i == 0 { "  " } else { "," });
+        out.push_str(&one_line(m.strip_prefix("claude-").unwrap_or(m)));
     }
-    let versions: Vec<String> = s.versions.iter().map(|v| one_line(v)).collect();
-    if !versions.is_empty() {
-        out.push_str(&format!("  v{}", versions.join(",v")));
+    for (i, v) in s.versions.iter().enumerate() {
+        out.push_str(if i == 0 { "  v" } else { ",v" });
+        out.push_str(&one_line(v));
     }
     if let Some(b) = &s.git_branch {
-        out.push_str(&format!("  [{}]", one_line(b)));
+        let _ = write!(out, "  [{}]", one_line(b));
     }
     if let Some(c) = &s.cwd {
-        out.push_str(&format!("  {}{}{}", st.dim, one_line(c), st.reset));
+        let _ = write!(out, "  {}{}{}", st.dim, one_line(c), st.reset);
     }
-    out
 }
 
 /// `  malformed: FILE:LINE KIND, …` (a byte offset where the line number is
 /// unknown), or nothing.
-fn malformed(st: Style, r: &Row) -> String {
+fn malformed(out: &mut String, st: Style, r: &Row) {
     if r.summary.malformed.is_empty() {
-        return String::new();
+        return;
     }
-    let what: Vec<String> = r
-        .summary
-        .malformed
-        .iter()
-        .map(|b| {
-            let at = b
-                .line
-                .map_or(format!(" byte {}", b.offset), |n| format!(":{n}"));
-            format!(
-                "{}{at} {}",
-                sanitize::path(&r.transcript.path),
-                b.kind.name()
-            )
-        })
-        .collect();
-    format!("  {}malformed: {}{}", st.warn, what.join(", "), st.reset)
+    let _ = write!(out, "  {}malformed: ", st.warn);
+    for (i, b) in r.summary.malformed.iter().enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        out.push_str(&sanitize::path(&r.transcript.path));
+        let _ = match b.line {
+            Some(n) => write!(out, ":{n} {}", b.kind.name()),
+            None => write!(out, " byte {} {}", b.offset, b.kind.name()),
+        };
+    }
+    out.push_str(st.reset);
 }
 
 /// What the rows leave out: rows cut by --max-count, untimed sessions a time
@@ -177,9 +195,8 @@ fn footer<W: Write>(w: &mut W, st: Style, l: &Listing) -> io::Result<()> {
 
 /// `  fork of @…`, `  clone of @…`, `  continued in @…`: how the row's session
 /// was copied from another, or into one.
-fn copies(r: &Row) -> String {
+fn copies(out: &mut String, r: &Row) {
     let at = |id: &str| format!("@{}", one_line(crate::discovery::short(id)));
-    let mut out = String::new();
     match (&r.forked_from, &r.clone_of, &r.summary.clone_boundary) {
         (Some(o), _, _) => out.push_str(&format!("  fork of {}", at(o))),
         (None, Some(o), _) => out.push_str(&format!("  clone of {}", at(o))),
@@ -190,7 +207,6 @@ fn copies(r: &Row) -> String {
         let to: Vec<String> = r.summary.continued_in.iter().map(|s| at(s)).collect();
         out.push_str(&format!("  continued in {}", to.join(",")));
     }
-    out
 }
 
 /// `1,186`: a count with thousands separators.
@@ -241,12 +257,12 @@ pub(super) mod tests {
                 size: 100,
                 mtime: None,
             },
-            summary: Summary {
+            summary: Box::new(Summary {
                 read,
                 turns: (read == ReadMode::Whole).then_some(3),
                 first_prompt: Some("fix the\nbuild".into()),
                 ..Summary::default()
-            },
+            }),
             lanes: usize::from(agent.is_none()),
             orphan: session.starts_with("bbbb"),
             clone_of: None,
