@@ -5,11 +5,12 @@
 //! [`Cache::flush`]), with the entries of this run and those of the old pack
 //! whose transcripts still exist ([`super::pack`]).
 
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, OnceLock, RwLock};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, RwLock, Weak};
 
 pub(super) use super::ident::digest;
 use super::ident::{absolute, path_bytes, path_of};
@@ -50,8 +51,11 @@ pub(crate) struct Cache {
     /// maps are looked up for every file of a warm `list`, by every thread
     /// at once, so under a read lock (a mutex made them wait on each other).
     packs: RwLock<FxMap<OsString, Vec<Arc<Slot>>>>,
-    /// Files still to come per group ([`Cache::will_read`]).
-    left: RwLock<FxMap<OsString, AtomicUsize>>,
+    /// This run's number: a slot is only ever found again by its own run.
+    run: u64,
+    /// Files still to come per group ([`Cache::will_read`]), a counter each
+    /// slot of the group holds too, so a file done touches no map.
+    left: RwLock<FxMap<OsString, Arc<AtomicUsize>>>,
 }
 
 /// One pack in a run: loaded on first use, its new entries kept until it is
@@ -68,7 +72,25 @@ struct Slot {
     version: u32,
     pack: OnceLock<Option<Pack>>,
     fresh: Mutex<HashMap<Vec<u8>, Fresh>>,
+    /// The group's count of files still to come, when the run gave one.
+    left: Option<Arc<AtomicUsize>>,
+    /// The run ([`Cache::run`]) it belongs to, and whether the run has
+    /// written and forgotten it: a thread's memo ([`LAST`]) holds neither.
+    run: u64,
+    closed: AtomicBool,
 }
+
+thread_local! {
+    /// The slot this thread found last. Files come grouped, so most
+    /// lookups are the one before; the memo spares them the run's shared
+    /// map and its lock, which each file's lookup took on every thread
+    /// (1-2 ms of a warm 5,000-file `list`). Weak: a run's packs are freed
+    /// when it ends.
+    static LAST: RefCell<Weak<Slot>> = const { RefCell::new(Weak::new()) };
+}
+
+/// Each run's number, for [`Slot::run`].
+static RUNS: AtomicU64 = AtomicU64::new(1);
 
 impl Slot {
     fn tag<'a>(&'a self, group: &'a [u8]) -> Tag<'a> {
@@ -125,6 +147,7 @@ impl Cache {
         let inside = |r: &PathBuf| claude_home.is_some_and(|h| crate::outpath::inside(r, h));
         let mut c = Cache::default();
         c.root = root.filter(|r| !inside(r));
+        c.run = RUNS.fetch_add(1, Ordering::Relaxed);
         c
     }
 
@@ -172,20 +195,18 @@ impl Cache {
             return self.off::<C>(path, ctx);
         };
         let r = self.through::<C>(path, ctx, &slot);
-        self.one_done(group);
+        self.one_done(&slot);
         r
     }
 
-    /// One of the files [`Cache::will_read`] counted for `group` is done:
-    /// after the last, its packs are written.
-    fn one_done(&self, group: &Path) {
-        let last = self.left.read().ok().is_some_and(|m| {
-            m.get(group.as_os_str()).is_some_and(|n| {
-                n.fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| n.checked_sub(1)) == Ok(1)
-            })
+    /// One of the files [`Cache::will_read`] counted for `slot`'s group is
+    /// done: after the last, the group's packs are written.
+    fn one_done(&self, slot: &Slot) {
+        let last = slot.left.as_ref().is_some_and(|n| {
+            n.fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| n.checked_sub(1)) == Ok(1)
         });
         if last {
-            self.close(group);
+            self.close(&slot.group);
         }
     }
 
@@ -194,7 +215,7 @@ impl Cache {
     pub(crate) fn will_read(&self, group: &Path, files: usize) {
         if let Ok(mut m) = self.left.write() {
             let n = m.entry(group.as_os_str().to_owned()).or_default();
-            *n.get_mut() += files;
+            n.fetch_add(files, Ordering::AcqRel);
         }
     }
 
@@ -205,6 +226,7 @@ impl Cache {
             Err(_) => return,
         };
         for s in slots {
+            s.closed.store(true, Ordering::Release);
             s.write();
         }
     }
@@ -216,6 +238,7 @@ impl Cache {
             Err(_) => return,
         };
         for s in slots {
+            s.closed.store(true, Ordering::Release);
             s.write();
         }
     }
@@ -225,6 +248,28 @@ impl Cache {
     fn slot<C: Census>(&self, group: &Path, ctx: &C::Ctx) -> Option<Arc<Slot>> {
         let root = self.root.as_ref()?;
         let of = (C::KIND, C::variant(ctx));
+        let same = |s: &Slot| {
+            s.run == self.run
+                && s.of == of
+                && !s.closed.load(Ordering::Acquire)
+                && s.group.as_os_str() == group.as_os_str()
+        };
+        let last = LAST.with(|l| l.borrow().upgrade()).filter(|s| same(s));
+        if last.is_some() {
+            return last;
+        }
+        let found = self.slot_shared::<C>(root, group, of)?;
+        LAST.with(|l| *l.borrow_mut() = Arc::downgrade(&found));
+        Some(found)
+    }
+
+    /// [`Cache::slot`] from the run's shared map, made there when new.
+    fn slot_shared<C: Census>(
+        &self,
+        root: &Path,
+        group: &Path,
+        of: (&'static str, &'static str),
+    ) -> Option<Arc<Slot>> {
         let find = |m: &FxMap<OsString, Vec<Arc<Slot>>>| {
             m.get(group.as_os_str())
                 .and_then(|v| v.iter().find(|s| s.of == of))
@@ -252,6 +297,9 @@ impl Cache {
             version: C::VERSION,
             pack: OnceLock::new(),
             fresh: Mutex::new(HashMap::new()),
+            left: self.left.read().ok()?.get(group.as_os_str()).cloned(),
+            run: self.run,
+            closed: AtomicBool::new(false),
         });
         let slots = m.entry(group.as_os_str().to_owned()).or_default();
         slots.push(Arc::clone(&slot));

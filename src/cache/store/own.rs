@@ -94,7 +94,7 @@ impl Cache {
         if let Ok((_, o)) = &r {
             self.count(*o);
         }
-        self.one_done(group);
+        self.one_done(&slot);
         r
     }
 }
