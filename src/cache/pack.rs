@@ -175,7 +175,7 @@ impl Pack {
         let mut by_hash: Vec<(u64, usize)> = index
             .iter()
             .enumerate()
-            .map(|(i, (k, _))| (hash::key(bytes.get(k.0..k.0 + k.1).unwrap_or_default()), i))
+            .map(|(i, (k, _))| (hash::key(key_at(&bytes, *k)), i))
             .collect();
         by_hash.sort_unstable();
         Some(Pack {
@@ -200,7 +200,7 @@ impl Pack {
     }
 
     fn key(&self, k: Span) -> &[u8] {
-        self.bytes.get(k.0..k.0 + k.1).unwrap_or_default()
+        key_at(&self.bytes, k)
     }
 
     /// An entry's answer, when its bytes are whole.
@@ -258,6 +258,12 @@ const ENTRY_MIN: usize = 8 + 3 * 8 + 8 + 4 + 5 * 8 + 2 * 3 * 8;
 
 /// Where a key lies in a pack's bytes: start and length.
 type Span = (usize, usize);
+
+/// The key at `k` in a pack's `bytes` (spans come from [`read_index`],
+/// which took them from those bytes).
+fn key_at(bytes: &[u8], k: Span) -> &[u8] {
+    bytes.get(k.0..k.0 + k.1).unwrap_or_default()
+}
 
 type Index = (Vec<(Span, Ix)>, u64, u64);
 

@@ -1,8 +1,10 @@
 //! A fast hasher for maps keyed by ids read from a transcript (tool_use ids,
-//! message ids): SipHash was 3% of a census on the generated home. Keys come
-//! from the file being read, whose worst case costs only that run its time.
+//! message ids) or by names of the home's own files (session ids, project
+//! directories, pack keys): SipHash was 3% of a census on the generated
+//! home. Keys come from the home being read, whose worst case costs only
+//! that run its time.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hasher};
 
 /// A multiply-rotate hash over eight bytes a step.
@@ -11,6 +13,9 @@ pub(crate) struct Fx(u64);
 
 /// A `HashMap` hashed by [`Fx`].
 pub(crate) type FxMap<K, V> = HashMap<K, V, BuildHasherDefault<Fx>>;
+
+/// A `HashSet` hashed by [`Fx`].
+pub(crate) type FxSet<K> = HashSet<K, BuildHasherDefault<Fx>>;
 
 /// A key's 64-bit hash, seeded with its length, for maps keyed by the hash
 /// alone that confirm a match on the key itself (audit's uuid and id maps).

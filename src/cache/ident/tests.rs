@@ -99,16 +99,21 @@ fn the_digest_sees_every_byte_and_the_length() {
     assert_ne!(digest(&[0u8; 8]), digest(&[0u8; 16]));
 }
 
-#[test]
-fn a_pack_of_the_old_format_is_never_read_but_names_its_group() {
-    let tmp = tempfile::tempdir().unwrap();
-    let at = tmp.path().join("p.pack");
-    let tag = Tag {
+/// The tag of a pack of group `/g` for these tests.
+fn toy_tag() -> Tag<'static> {
+    Tag {
         build: "b",
         kind: "toy",
         version: 1,
         group: b"/g",
-    };
+    }
+}
+
+#[test]
+fn a_pack_of_the_old_format_is_never_read_but_names_its_group() {
+    let tmp = tempfile::tempdir().unwrap();
+    let at = tmp.path().join("p.pack");
+    let tag = toy_tag();
     let new = pack::encode(&tag, &[]);
     pack::write(&at, &new);
     assert!(Pack::load(&at, &tag).is_some());
@@ -134,20 +139,15 @@ fn fresh(n: u8) -> pack::Fresh {
     }
 }
 
-/// A pack finds each entry by a binary search over its keys as written,
-/// ascending (a key that shares another's prefix included) and finds no
-/// other; a pack whose keys do not ascend is not read at all, never half
-/// found.
+/// A pack finds each entry by its key (a key that is another's prefix
+/// included, keys short enough to have been refused by the old minimum
+/// entry size) and finds no other; a pack whose keys do not ascend as
+/// written is not read at all, never half found.
 #[test]
 fn a_pack_finds_its_keys_in_order_and_refuses_them_out_of_order() {
     let tmp = tempfile::tempdir().unwrap();
     let at = tmp.path().join("p.pack");
-    let tag = Tag {
-        build: "b",
-        kind: "toy",
-        version: 1,
-        group: b"/g",
-    };
+    let tag = toy_tag();
     let keys: [&[u8]; 5] = [b"/g/a", b"/g/a.jsonl", b"/g/a/x.jsonl", b"/g/b", b"/g/b0"];
     let entries: Vec<(Vec<u8>, pack::Fresh)> = (1..)
         .zip(keys)

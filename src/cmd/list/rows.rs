@@ -10,7 +10,7 @@ use crate::cache::Cache;
 use crate::cmd::Problems;
 use crate::discovery::Transcript;
 use crate::scan;
-use crate::scan::hash::FxMap;
+use crate::scan::hash::{FxMap, FxSet};
 use crate::timefmt;
 
 /// One output row: a session (its main transcript) or a lane.
@@ -142,7 +142,7 @@ fn summary(t: &Transcript, whole: bool, cache: &Cache) -> crate::error::Result<B
 /// and which have their main transcript among them.
 struct Sessions<'t> {
     lanes_of: FxMap<&'t str, usize>,
-    has_main: FxMap<&'t str, ()>,
+    has_main: FxSet<&'t str>,
     /// Every transcript is of one session (`list @<session>`): its lanes get
     /// rows of their own, and its files are read whole.
     one: bool,
@@ -151,12 +151,12 @@ struct Sessions<'t> {
 impl<'t> Sessions<'t> {
     fn of(transcripts: &'t [Transcript]) -> Sessions<'t> {
         let mut lanes_of: FxMap<&str, usize> = FxMap::default();
-        let mut has_main: FxMap<&str, ()> = FxMap::default();
+        let mut has_main: FxSet<&str> = FxSet::default();
         for t in transcripts {
             if t.is_lane() {
                 *lanes_of.entry(&t.session_id).or_default() += 1;
             } else {
-                has_main.insert(&t.session_id, ());
+                has_main.insert(&t.session_id);
             }
         }
         let one = transcripts
@@ -172,7 +172,7 @@ impl<'t> Sessions<'t> {
     /// Whether `t` gets a row: a session's main transcript; a lane in a
     /// one-session listing, or whose session's main transcript is not here.
     fn wants(&self, t: &Transcript) -> bool {
-        !t.is_lane() || self.one || !self.has_main.contains_key(t.session_id.as_str())
+        !t.is_lane() || self.one || !self.has_main.contains(t.session_id.as_str())
     }
 
     /// The lane count and the orphan flag of `t`'s row, whose summary was
@@ -189,7 +189,7 @@ impl<'t> Sessions<'t> {
         };
         // Missing means missing on disk, not just left out of this listing.
         let orphan = t.is_lane()
-            && !self.has_main.contains_key(t.session_id.as_str())
+            && !self.has_main.contains(t.session_id.as_str())
             && !t
                 .project_dir
                 .join(format!("{}.jsonl", t.session_id))

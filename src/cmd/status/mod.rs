@@ -19,7 +19,7 @@ use crate::error::Error;
 use crate::live::registry::Registry;
 use crate::live::session::{Options, SessionStatus};
 use crate::output::{Format, Out};
-use crate::scan::hash::FxMap;
+use crate::scan::hash::FxSet;
 
 use super::{Exit, Problems};
 
@@ -147,22 +147,20 @@ fn select(
             // Keyed by the project directory's bytes, Fx-hashed: a path hashes
             // by its components, which for every transcript of a 5,044-file
             // home was a sixth of `status`'s time above its walk.
-            let registered: FxMap<&str, ()> = registry.session_ids().map(|s| (s, ())).collect();
+            let registered: FxSet<&str> = registry.session_ids().collect();
             let cutoff = now.as_second() - since.as_second();
-            let active: FxMap<(&OsStr, &str), ()> = sel
+            let active: FxSet<(&OsStr, &str)> = sel
                 .transcripts
                 .iter()
                 .filter(|t| {
-                    registered.contains_key(t.session_id.as_str())
+                    registered.contains(t.session_id.as_str())
                         || crate::live::lanes::idle_secs(t.mtime, now).is_some_and(|i| i <= cutoff)
                 })
-                .map(|t| ((t.project_dir.as_os_str(), t.session_id.as_str()), ()))
+                .map(|t| (t.project_dir.as_os_str(), t.session_id.as_str()))
                 .collect();
             sel.transcripts
                 .iter()
-                .filter(|t| {
-                    active.contains_key(&(t.project_dir.as_os_str(), t.session_id.as_str()))
-                })
+                .filter(|t| active.contains(&(t.project_dir.as_os_str(), t.session_id.as_str())))
                 .cloned()
                 .collect()
         }

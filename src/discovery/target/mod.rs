@@ -24,6 +24,8 @@ pub(crate) use path::transcript_from_file;
 /// What the targets selected, plus every problem met on the way.
 #[derive(Debug, Default)]
 pub struct Selection {
+    /// Each once, sorted by path (as `Path` orders them): `list` breaks its
+    /// ties by this order instead of comparing paths again.
     pub transcripts: Vec<Transcript>,
     /// Problems with what the targets selected (or may have missed): they
     /// make the command's exit status 2.
@@ -254,4 +256,36 @@ pub(crate) fn could_hold(path: &Path, ids: &[&str]) -> bool {
         let c = c.strip_prefix("agent-").unwrap_or(c);
         ids.iter().any(|id| c.starts_with(id))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    /// The selection's order is its contract: by path, each once, however
+    /// the targets named the files (list breaks its ties by it). The sample
+    /// home holds a project whose name is another's with `--…` added, where
+    /// a byte order and a path order differ, and a session with lanes.
+    #[test]
+    fn a_selection_is_sorted_by_path_and_each_once() {
+        let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("sample/claude-home");
+        let home = crate::discovery::home::from_env(Some(root)).unwrap();
+        let named = [
+            "-Users-mara-code-tidepool--worktrees-docs-site".to_string(),
+            "-Users-mara-code-tidepool".to_string(),
+            "-Users-mara-code-ledgerline".to_string(),
+            "-Users-mara-code-ledgerline".to_string(),
+        ];
+        for targets in [&[][..], &named[..]] {
+            for lanes in [false, true] {
+                let sel = super::resolve(&home, targets, lanes).unwrap();
+                let paths: Vec<_> = sel.transcripts.iter().map(|t| &t.path).collect();
+                assert!(paths.len() > 3, "{targets:?}");
+                assert!(
+                    paths.windows(2).all(|w| w[0] < w[1]),
+                    "{targets:?} {lanes}: {paths:#?}"
+                );
+            }
+        }
+    }
 }
