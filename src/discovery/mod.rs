@@ -5,6 +5,7 @@
 
 pub mod encode;
 pub mod home;
+pub(crate) mod order;
 pub(crate) mod selfref;
 pub(crate) mod session;
 pub mod target;

@@ -26,8 +26,7 @@ impl Walk {
     }
 
     pub(crate) fn sort(&mut self) {
-        self.transcripts.sort_by(|a, b| a.path.cmp(&b.path));
-        self.transcripts.dedup_by(|a, b| a.path == b.path);
+        super::order::sort_dedup_by_path(&mut self.transcripts, |t| &t.path);
     }
 }
 
