@@ -8,6 +8,15 @@ use crate::error::{Error, Result};
 
 mod stamp;
 
+/// The system's time zone, looked up once per process: jiff's lookup cost
+/// about 11 µs a call, and `status` made three calls a row (a fiftieth of its
+/// time). A zone configured anew while a long `mcp` or `wait` runs is seen by
+/// the next run; the zone's own rules (daylight saving) apply throughout.
+pub(crate) fn system_zone() -> TimeZone {
+    static ZONE: std::sync::OnceLock<TimeZone> = std::sync::OnceLock::new();
+    ZONE.get_or_init(TimeZone::system).clone()
+}
+
 /// Parse a record's `timestamp`; `None` for absent or unparseable values.
 /// Claude Code's own form is read directly ([`stamp`]), any other by jiff.
 pub(crate) fn parse_ts(s: &str) -> Option<Timestamp> {
@@ -36,7 +45,7 @@ pub(crate) fn parse_bound(s: &str, now: Timestamp, end: bool) -> Result<Timestam
     let has_time = s.contains(['T', 't', ' ']);
     if has_time {
         if let Ok(dt) = s.parse::<jiff::civil::DateTime>() {
-            if let Ok(z) = dt.to_zoned(TimeZone::system()) {
+            if let Ok(z) = dt.to_zoned(system_zone()) {
                 return Ok(z.timestamp());
             }
         }
@@ -44,7 +53,7 @@ pub(crate) fn parse_bound(s: &str, now: Timestamp, end: bool) -> Result<Timestam
     }
     if let Ok(d) = s.parse::<jiff::civil::Date>() {
         let day = if end { d.tomorrow().ok() } else { Some(d) };
-        if let Some(z) = day.and_then(|d| d.to_zoned(TimeZone::system()).ok()) {
+        if let Some(z) = day.and_then(|d| d.to_zoned(system_zone()).ok()) {
             let t = z.timestamp();
             return Ok(if end {
                 t.checked_sub(1.nanosecond()).unwrap_or(t)
@@ -129,45 +138,73 @@ impl Window {
 
 /// `2026-09-01 14:03` in the system time zone.
 pub(crate) fn local(t: Timestamp) -> String {
-    local_in(t, &TimeZone::system())
+    local_in(t, &system_zone())
 }
 
 /// [`local`] in `tz`, which a caller printing many times looks up once (the
 /// system zone's lookup and `strftime` were most of a listing's per-row
 /// time). Years 0 to 9999 are written directly, as `strftime` writes them.
 pub(crate) fn local_in(t: Timestamp, tz: &TimeZone) -> String {
+    let mut out = String::with_capacity(16);
+    push_local_in(&mut out, t, tz);
+    out
+}
+
+/// [`local_in`], appended to `out` (a listing writes thousands).
+pub(crate) fn push_local_in(out: &mut String, t: Timestamp, tz: &TimeZone) {
     let d = tz.to_datetime(t);
     if !(0..=9999).contains(&d.year()) {
-        return t
-            .to_zoned(tz.clone())
-            .strftime("%Y-%m-%d %H:%M")
-            .to_string();
+        let z = t.to_zoned(tz.clone());
+        out.push_str(&z.strftime("%Y-%m-%d %H:%M").to_string());
+        return;
     }
-    format!(
-        "{:04}-{:02}-{:02} {:02}:{:02}",
-        d.year(),
-        d.month(),
-        d.day(),
-        d.hour(),
-        d.minute()
-    )
+    push_date(out, d.date());
+    out.push(' ');
+    push_2(out, d.hour());
+    out.push(':');
+    push_2(out, d.minute());
 }
 
 /// `2026-09-01T04:03:00Z`, second precision.
 pub(crate) fn utc(t: Timestamp) -> String {
+    let mut out = String::with_capacity(20);
+    push_utc(&mut out, t);
+    out
+}
+
+/// [`utc`], appended to `out`.
+pub(crate) fn push_utc(out: &mut String, t: Timestamp) {
     let d = TimeZone::UTC.to_datetime(t);
     if !(0..=9999).contains(&d.year()) {
-        return t.strftime("%Y-%m-%dT%H:%M:%SZ").to_string();
+        out.push_str(&t.strftime("%Y-%m-%dT%H:%M:%SZ").to_string());
+        return;
     }
-    format!(
-        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}Z",
-        d.year(),
-        d.month(),
-        d.day(),
-        d.hour(),
-        d.minute(),
-        d.second()
-    )
+    push_date(out, d.date());
+    out.push('T');
+    push_2(out, d.hour());
+    out.push(':');
+    push_2(out, d.minute());
+    out.push(':');
+    push_2(out, d.second());
+    out.push('Z');
+}
+
+/// `YYYY-MM-DD` of a year from 0 to 9999.
+fn push_date(out: &mut String, d: jiff::civil::Date) {
+    let y = d.year().unsigned_abs();
+    push_2(out, (y / 100) as i8);
+    push_2(out, (y % 100) as i8);
+    out.push('-');
+    push_2(out, d.month());
+    out.push('-');
+    push_2(out, d.day());
+}
+
+/// Two digits of a value from 0 to 99.
+fn push_2(out: &mut String, v: i8) {
+    let v = v.unsigned_abs();
+    out.push(char::from(b'0' + v / 10 % 10));
+    out.push(char::from(b'0' + v % 10));
 }
 
 /// `2026-09-01T04:03:00.748Z`: in the form Claude Code writes (JavaScript's
@@ -190,13 +227,28 @@ pub(crate) fn utc_exact(t: Timestamp) -> String {
 
 /// `3h12m`, `45s`, `2d4h`.
 pub(crate) fn duration(secs: i64) -> String {
+    let mut out = String::with_capacity(8);
+    push_duration(&mut out, secs);
+    out
+}
+
+/// [`duration`], appended to `out`.
+pub(crate) fn push_duration(out: &mut String, secs: i64) {
+    use std::fmt::Write as _;
     let s = secs.max(0);
-    match s {
-        0..=59 => format!("{s}s"),
-        60..=3599 => format!("{}m{:02}s", s / 60, s % 60),
-        3600..=86_399 => format!("{}h{:02}m", s / 3600, (s % 3600) / 60),
-        _ => format!("{}d{:02}h", s / 86_400, (s % 86_400) / 3600),
-    }
+    let (big, unit, small, small_unit) = match s {
+        0..=59 => {
+            let _ = write!(out, "{s}s");
+            return;
+        }
+        60..=3599 => (s / 60, 'm', s % 60, 's'),
+        3600..=86_399 => (s / 3600, 'h', (s % 3600) / 60, 'm'),
+        _ => (s / 86_400, 'd', (s % 86_400) / 3600, 'h'),
+    };
+    let _ = write!(out, "{big}");
+    out.push(unit);
+    push_2(out, small as i8);
+    out.push(small_unit);
 }
 
 #[cfg(test)]
@@ -217,6 +269,11 @@ mod tests {
             "1970-01-01T00:00:00Z",
             "0000-01-01T00:30:00Z",
             "0009-12-31T23:59:59Z",
+            "0010-02-03T04:05:06Z",
+            "0099-11-30T19:09:59Z",
+            "0100-01-01T00:00:00Z",
+            "0999-12-31T23:59:59Z",
+            "1000-01-01T10:10:10Z",
             "9999-12-30T00:00:00Z",
             "-000001-06-01T12:00:00Z",
         ];
@@ -321,7 +378,7 @@ mod tests {
         let expect = "2026-02-12T20:00:00"
             .parse::<jiff::civil::DateTime>()
             .unwrap()
-            .to_zoned(TimeZone::system())
+            .to_zoned(system_zone())
             .unwrap()
             .timestamp();
         for v in [
@@ -369,5 +426,19 @@ mod tests {
         assert_eq!(duration(45), "45s");
         assert_eq!(duration(3725), "1h02m");
         assert_eq!(duration(90_000), "1d01h");
+        assert_eq!(duration(-5), "0s");
+        // The digits pushed one by one, against the formatted forms.
+        let formatted = |s: i64| match s {
+            0..=59 => format!("{s}s"),
+            60..=3599 => format!("{}m{:02}s", s / 60, s % 60),
+            3600..=86_399 => format!("{}h{:02}m", s / 3600, (s % 3600) / 60),
+            _ => format!("{}d{:02}h", s / 86_400, (s % 86_400) / 3600),
+        };
+        let edges = (0..200_000)
+            .step_by(7)
+            .chain([59, 60, 3599, 3600, 86_399, 86_400, i64::MAX]);
+        for s in edges {
+            assert_eq!(duration(s), formatted(s), "{s}");
+        }
     }
 }

@@ -22,6 +22,12 @@ use crate::discovery::home;
 /// `args` (program name first) with every dashed argument that names a project
 /// folder moved after `--` (after the one given, or a new one at the end).
 pub(crate) fn protect_project_names(args: Vec<OsString>) -> Vec<OsString> {
+    // Only a single-dash word of three or more bytes with no `/` can be
+    // moved: with none, clap's whole command tree (every subcommand's
+    // arguments) is not built twice.
+    if !args.iter().skip(1).any(|a| movable(a)) {
+        return args;
+    }
     let root = Cli::command();
     // The subcommand: the first argument that is not a flag.
     let Some(at) = args.iter().skip(1).position(|a| !dashed(a)).map(|i| i + 1) else {
@@ -91,6 +97,13 @@ pub(crate) fn protect_project_names(args: Vec<OsString>) -> Vec<OsString> {
     };
     kept.splice(at..at, moved);
     kept
+}
+
+/// What [`names_a_project`] or [`spelled_like_a_project`] may say yes to.
+fn movable(a: &OsStr) -> bool {
+    a.to_str().is_some_and(|s| {
+        s.len() > 2 && s.starts_with('-') && !s.starts_with("--") && !s.contains('/')
+    })
 }
 
 fn dashed(a: &OsStr) -> bool {

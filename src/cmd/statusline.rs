@@ -218,7 +218,7 @@ fn measure(args: &StatuslineArgs, p: &Value) -> crate::error::Result<Parts> {
     }
     let cache = Cache::new(!args.no_cache, cache::state_root(), Some(&home.root));
     let midnight = now
-        .to_zoned(jiff::tz::TimeZone::system())
+        .to_zoned(crate::timefmt::system_zone())
         .start_of_day()
         .map(|z| z.timestamp())
         .unwrap_or(now);

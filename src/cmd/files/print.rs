@@ -197,7 +197,7 @@ fn times(name: &str, n: usize) -> String {
 fn when(ts: Option<&str>, full: bool) -> String {
     match ts.and_then(timefmt::parse_ts) {
         Some(t) if full => t
-            .to_zoned(jiff::tz::TimeZone::system())
+            .to_zoned(crate::timefmt::system_zone())
             .strftime("%Y-%m-%d %H:%M:%S")
             .to_string(),
         Some(t) => timefmt::local(t),

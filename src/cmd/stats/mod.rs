@@ -354,7 +354,7 @@ fn group_key(by: GroupBy, t: &Transcript, c: &Census) -> Option<String> {
 }
 
 fn local_fmt(ts: jiff::Timestamp, f: &str) -> String {
-    ts.to_zoned(jiff::tz::TimeZone::system())
+    ts.to_zoned(crate::timefmt::system_zone())
         .strftime(f)
         .to_string()
 }

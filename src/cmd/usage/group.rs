@@ -169,7 +169,7 @@ pub(crate) fn build(
 }
 
 fn local(t: Timestamp, f: &str) -> String {
-    t.to_zoned(jiff::tz::TimeZone::system())
+    t.to_zoned(crate::timefmt::system_zone())
         .strftime(f)
         .to_string()
 }
