@@ -10,7 +10,7 @@ use rayon::prelude::*;
 
 use super::rows::{Listing, Row};
 use super::summary::{ReadMode, Summary};
-use crate::output::sanitize::{self, one_line};
+use crate::output::sanitize::{self, one_line, push_one_line};
 use crate::output::Style;
 use crate::timefmt;
 
@@ -32,7 +32,7 @@ const BATCH: usize = 1024;
 /// rows' text is made on every core, then written in order (a 5,000-row
 /// listing took 13 ms to format on one core).
 pub(crate) fn human<W: Write>(w: &mut W, st: Style, l: &Listing) -> io::Result<()> {
-    let tz = TimeZone::system();
+    let tz = timefmt::system_zone();
     // The session of the last session row, whose lanes may follow it.
     let mut above: Option<&str> = None;
     for batch in l.rows.chunks(BATCH) {
@@ -55,7 +55,7 @@ fn row_text(st: Style, tz: &TimeZone, r: &Row, id: &str) -> String {
     text.push('\n');
     if let Some((title, _)) = r.summary.title() {
         text.push_str("    ");
-        text.push_str(&cut(&one_line(title), 160));
+        push_cut_line(&mut text, title, 160);
         text.push('\n');
     }
     text
@@ -89,18 +89,24 @@ fn span(out: &mut String, tz: &TimeZone, s: &Summary) {
         out.push_str("no timestamps");
         return;
     };
-    let (from, to) = (timefmt::local_in(a, tz), timefmt::local_in(b, tz));
+    let start = out.len();
+    timefmt::push_local_in(out, a, tz);
+    let from = start..out.len();
+    out.push_str(" (");
+    timefmt::push_utc(out, a);
+    out.push_str(") → ");
+    let at = out.len();
+    timefmt::push_local_in(out, b, tz);
     // Same local day: the end needs only its time.
-    let to = match (from.split_once(' '), to.split_once(' ')) {
-        (Some((d1, _)), Some((d2, t2))) if d1 == d2 => t2,
-        _ => &to,
+    let day = match (out[from].split_once(' '), out[at..].split_once(' ')) {
+        (Some((d1, _)), Some((d2, _))) if d1 == d2 => Some(d2.len() + 1),
+        _ => None,
     };
-    let _ = write!(
-        out,
-        "{from} ({}) → {to}  {}",
-        timefmt::utc(a),
-        timefmt::duration(b.duration_since(a).as_secs())
-    );
+    if let Some(n) = day {
+        out.replace_range(at..at + n, "");
+    }
+    out.push_str("  ");
+    timefmt::push_duration(out, b.duration_since(a).as_secs());
 }
 
 /// A row's first line: id, span, turns, its lanes (a session) or shape (a
@@ -120,7 +126,8 @@ fn row_line(out: &mut String, st: Style, tz: &TimeZone, r: &Row, id: &str) {
     if t.is_lane() && r.orphan {
         let _ = write!(out, "  {}parent transcript missing{}", st.warn, st.reset);
     }
-    let _ = write!(out, "  {}", crate::cmd::human_bytes(t.size));
+    out.push_str("  ");
+    crate::cmd::push_human_bytes(out, t.size);
     setting(out, st, s);
     copies(out, r);
     malformed(out, st, r);
@@ -130,17 +137,22 @@ fn row_line(out: &mut String, st: Style, tz: &TimeZone, r: &Row, id: &str) {
 fn setting(out: &mut String, st: Style, s: &Summary) {
     for (i, m) in s.models.iter().enumerate() {
         out.push_str(if i == 0 { "  " } else { "," });
-        out.push_str(&one_line(m.strip_prefix("claude-").unwrap_or(m)));
+        push_one_line(out, m.strip_prefix("claude-").unwrap_or(m));
     }
     for (i, v) in s.versions.iter().enumerate() {
         out.push_str(if i == 0 { "  v" } else { ",v" });
-        out.push_str(&one_line(v));
+        push_one_line(out, v);
     }
     if let Some(b) = &s.git_branch {
-        let _ = write!(out, "  [{}]", one_line(b));
+        out.push_str("  [");
+        push_one_line(out, b);
+        out.push(']');
     }
     if let Some(c) = &s.cwd {
-        let _ = write!(out, "  {}{}{}", st.dim, one_line(c), st.reset);
+        out.push_str("  ");
+        out.push_str(st.dim);
+        push_one_line(out, c);
+        out.push_str(st.reset);
     }
 }
 
@@ -220,6 +232,17 @@ fn grouped(n: usize) -> String {
         out.push(c);
     }
     out
+}
+
+/// `s` on one line, cut to `max` chars ([`cut`]), appended to `out`.
+fn push_cut_line(out: &mut String, s: &str, max: usize) {
+    let at = out.len();
+    push_one_line(out, s);
+    // Most titles are shorter in bytes than the cut, so in chars too.
+    if out.len() - at > max {
+        let line = out.split_off(at);
+        out.push_str(&cut(&line, max));
+    }
 }
 
 /// Cut to `max` chars with an explicit marker of what was dropped.
