@@ -151,7 +151,8 @@ struct Sessions<'t> {
 impl<'t> Sessions<'t> {
     fn of(transcripts: &'t [Transcript]) -> Sessions<'t> {
         let mut lanes_of: FxMap<&str, usize> = FxMap::default();
-        let mut has_main: FxSet<&str> = FxSet::default();
+        let mut has_main: FxSet<&str> =
+            FxSet::with_capacity_and_hasher(transcripts.len(), Default::default());
         for t in transcripts {
             if t.is_lane() {
                 *lanes_of.entry(&t.session_id).or_default() += 1;
