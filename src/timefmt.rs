@@ -39,6 +39,10 @@ fn localtime() -> Option<TimeZone> {
     }
     let target = std::fs::read_link(LOCALTIME).ok()?;
     let name = target.to_str()?.strip_prefix(ZONEINFO)?;
+    // jiff's database leaves these trees out, and reads such a zone unnamed.
+    if name.starts_with("posix/") || name.starts_with("right/") {
+        return None;
+    }
     let bytes = std::fs::read(Path::new(ZONEINFO).join(name)).ok()?;
     TimeZone::tzif(name, &bytes).ok()
 }
@@ -313,18 +317,20 @@ mod tests {
         }
     }
 
-    /// The zone read past jiff's database gives every offset jiff's own
-    /// lookup of the same name gives, where this machine's zone is a link
-    /// into the zoneinfo directory.
+    /// The zone read past jiff's database is the one jiff's own lookup of
+    /// the system zone gives: the same name, and every offset weekly over two
+    /// centuries (where this machine's zone is a link into the zoneinfo
+    /// directory and `TZ` is unset; elsewhere jiff is used, and there is
+    /// nothing to compare).
     #[test]
     fn the_system_zone_read_directly_is_the_one_jiff_loads() {
         let Some(ours) = localtime() else { return };
-        let name = ours.iana_name().unwrap_or_default().to_string();
-        let theirs = jiff::tz::db().get(&name).unwrap();
+        let theirs = TimeZone::system();
+        assert_eq!(ours.iana_name(), theirs.iana_name());
         let mut t: Timestamp = "1900-01-01T00:00:00Z".parse().unwrap();
         let end: Timestamp = "2100-01-01T00:00:00Z".parse().unwrap();
         while t < end {
-            assert_eq!(ours.to_offset(t), theirs.to_offset(t), "{name} {t}");
+            assert_eq!(ours.to_offset(t), theirs.to_offset(t), "{t}");
             t = t
                 .checked_add(jiff::SignedDuration::from_hours(24 * 7 + 5))
                 .unwrap();

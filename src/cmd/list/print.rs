@@ -264,6 +264,25 @@ pub(super) mod tests {
     use crate::discovery::{Shape, Transcript};
     use crate::output::PLAIN;
 
+    /// A title is cut by characters, not bytes: one of 160 two-byte
+    /// characters (320 bytes) is kept whole, one of 161 is cut with its
+    /// marker, as `cut(&one_line(..))` did; folding comes first either way.
+    #[test]
+    fn titles_are_cut_by_characters_after_folding() {
+        for title in [
+            "é".repeat(160),
+            "é".repeat(161),
+            "a".repeat(200),
+            format!("  {}\n\t{}  ", "é".repeat(100), "b".repeat(100)),
+            "short".to_string(),
+        ] {
+            let mut out = String::from(">");
+            super::push_cut_line(&mut out, &title, 160);
+            let want = format!(">{}", super::cut(&super::one_line(&title), 160));
+            assert_eq!(out, want, "{title:?}");
+        }
+    }
+
     fn row(session: &str, agent: Option<&str>, read: ReadMode) -> Row {
         let shape = if agent.is_some() {
             Shape::Subagent
