@@ -78,8 +78,14 @@ pub(crate) fn listing(
         .collect();
     let whole = full || sessions.one;
     if cache.is_on() {
-        for &i in &wanted {
-            cache.will_read(&transcripts[i].project_dir, 1);
+        // One call a run of files in one project (they arrive in path
+        // order): each call locks the run's map and copies the group's key.
+        let mut runs =
+            wanted.chunk_by(|&a, &b| transcripts[a].project_dir == transcripts[b].project_dir);
+        for run in &mut runs {
+            if let Some(&first) = run.first() {
+                cache.will_read(&transcripts[first].project_dir, run.len());
+            }
         }
     }
     let summaries = scan::par_map(&wanted, |&i| summary(&transcripts[i], whole, cache));
