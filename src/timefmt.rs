@@ -182,17 +182,10 @@ pub(crate) fn local_in(t: Timestamp, tz: &TimeZone) -> String {
 
 /// [`local_in`], appended to `out` (a listing writes thousands).
 pub(crate) fn push_local_in(out: &mut String, t: Timestamp, tz: &TimeZone) {
-    let d = tz.to_datetime(t);
-    if !(0..=9999).contains(&d.year()) {
+    if !push_civil(out, tz.to_datetime(t), ' ', false) {
         let z = t.to_zoned(tz.clone());
         out.push_str(&z.strftime("%Y-%m-%d %H:%M").to_string());
-        return;
     }
-    push_date(out, d.date());
-    out.push(' ');
-    push_2(out, d.hour());
-    out.push(':');
-    push_2(out, d.minute());
 }
 
 /// `2026-09-01T04:03:00Z`, second precision.
@@ -204,19 +197,30 @@ pub(crate) fn utc(t: Timestamp) -> String {
 
 /// [`utc`], appended to `out`.
 pub(crate) fn push_utc(out: &mut String, t: Timestamp) {
-    let d = TimeZone::UTC.to_datetime(t);
-    if !(0..=9999).contains(&d.year()) {
+    if push_civil(out, TimeZone::UTC.to_datetime(t), 'T', true) {
+        out.push('Z');
+    } else {
         out.push_str(&t.strftime("%Y-%m-%dT%H:%M:%SZ").to_string());
-        return;
+    }
+}
+
+/// `YYYY-MM-DD{sep}HH:MM`, with `:SS` under `seconds`, written directly for
+/// a year from 0 to 9999 (as `strftime` writes it); any other year writes
+/// nothing and is `false`, for the caller's `strftime`.
+fn push_civil(out: &mut String, d: jiff::civil::DateTime, sep: char, seconds: bool) -> bool {
+    if !(0..=9999).contains(&d.year()) {
+        return false;
     }
     push_date(out, d.date());
-    out.push('T');
+    out.push(sep);
     push_2(out, d.hour());
     out.push(':');
     push_2(out, d.minute());
-    out.push(':');
-    push_2(out, d.second());
-    out.push('Z');
+    if seconds {
+        out.push(':');
+        push_2(out, d.second());
+    }
+    true
 }
 
 /// `YYYY-MM-DD` of a year from 0 to 9999.
