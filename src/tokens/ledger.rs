@@ -197,22 +197,36 @@ impl Ledger {
 
     /// Fold in every message of `o` (another ledger of other files), as if
     /// its files' copies had been admitted here: copies merge by the same
-    /// per-field MAX, file counts add.
+    /// per-field MAX, file counts add. Both are settled and merged in one
+    /// pass (the ends of a parallel run: each worker's ledger absorbed in
+    /// turn, on one thread).
     pub(crate) fn absorb(&mut self, mut o: Ledger) {
         o.settle();
+        if self.slots.is_empty() && self.models.is_empty() && self.wide.is_empty() {
+            *self = o;
+            return;
+        }
         let models: Vec<u32> = (0..o.models())
             .map(|i| self.model(o.model_name(i)))
             .collect();
-        for s in &o.slots[..o.sorted] {
-            let mut m = o.unpack(s);
-            m.model = models.get(s.model as usize).copied().unwrap_or(m.model);
-            self.admit(s.key, m);
+        let mut tail = std::mem::take(&mut o.slots);
+        tail.truncate(o.sorted);
+        for s in &mut tail {
+            let model = models.get(s.model as usize).copied().unwrap_or(s.model);
+            if s.seen & WIDE == 0 {
+                s.model = model;
+            } else {
+                let mut m = o.unpack(s);
+                m.model = model;
+                *s = self.pack(s.key, &m);
+            }
         }
+        drop(o);
+        self.settle();
+        self.merge_sorted(tail);
     }
 
-    /// Merge every key's copies into one slot, sorted by key: the sorted
-    /// prefix and the sorted new slots merge from the back in place (the
-    /// only copy is of the new slots).
+    /// Merge every key's copies into one slot, sorted by key.
     pub(crate) fn settle(&mut self) {
         let a = self.sorted;
         if a == self.slots.len() {
@@ -220,7 +234,15 @@ impl Ledger {
         }
         let mut tail = self.slots.split_off(a);
         tail.sort_unstable_by_key(|s| s.key);
+        self.merge_sorted(tail);
+    }
+
+    /// Merge `tail` (sorted by key) into the settled slots: the two sorted
+    /// runs merge from the back in place, then each key's copies into one.
+    fn merge_sorted(&mut self, tail: Vec<Slot>) {
+        let a = self.slots.len();
         let b = tail.len();
+        self.slots.reserve_exact(b);
         self.slots.resize(a + b, Slot::default());
         let (mut i, mut j) = (a, b);
         while j > 0 {
@@ -343,11 +365,31 @@ impl KeySet {
         self.keys.push(k);
     }
 
-    /// Every key of `o` added.
-    pub(crate) fn absorb(&mut self, o: KeySet) {
-        for k in o.keys {
-            self.insert(k);
+    /// Every key of `o` added: both settled, then merged from the back in
+    /// place.
+    pub(crate) fn absorb(&mut self, mut o: KeySet) {
+        o.settle();
+        if self.keys.is_empty() {
+            *self = o;
+            return;
         }
+        self.settle();
+        let (a, b) = (self.keys.len(), o.keys.len());
+        self.keys.reserve_exact(b);
+        self.keys.resize(a + b, 0);
+        let (mut i, mut j) = (a, b);
+        while j > 0 {
+            let k = i + j - 1;
+            if i > 0 && self.keys[i - 1] > o.keys[j - 1] {
+                self.keys[k] = self.keys[i - 1];
+                i -= 1;
+            } else {
+                self.keys[k] = o.keys[j - 1];
+                j -= 1;
+            }
+        }
+        self.keys.dedup();
+        self.sorted = self.keys.len();
     }
 
     /// Sort and drop duplicates.

@@ -70,6 +70,14 @@ struct Folds {
 }
 
 impl Folds {
+    /// Settle every ledger and key set (see [`Acc::settle`]).
+    fn settle(&mut self) {
+        self.total.settle();
+        for acc in self.groups.values_mut() {
+            acc.settle();
+        }
+    }
+
     /// Fold in the folds of other transcripts.
     fn absorb(&mut self, o: Folds) {
         self.total.absorb(o.total);
@@ -99,7 +107,14 @@ impl Shards {
         &self.0[i]
     }
 
+    /// Every worker's folds in one: each settled on its own thread first
+    /// (sorting its ledger is most of a merge's work), then merged in turn.
     fn merge(self) -> crate::error::Result<Folds> {
+        crate::scan::par_map(&self.0, |m| {
+            if let Ok(mut f) = m.lock() {
+                f.settle();
+            }
+        });
         let mut all = Folds::default();
         for m in self.0 {
             let f = m

@@ -98,6 +98,14 @@ impl Acc {
         }
     }
 
+    /// Sort and merge the ledger and key sets now (on a worker), so an
+    /// [`Acc::absorb`] of this total merges sorted runs.
+    pub(crate) fn settle(&mut self) {
+        self.ledger.settle();
+        self.ids.settle();
+        self.progress.settle();
+    }
+
     pub(crate) fn finish(self) -> Finished {
         let mut census = self.census;
         let mut sum_of_rows = std::mem::take(&mut census.tokens);
@@ -110,14 +118,25 @@ impl Acc {
         progress.settle();
         let mut rows = self.idless;
         let mut shared = 0;
+        // Summed by model index first: one name per model, not per message.
+        let mut by_model = vec![Row::default(); ledger.models() as usize];
         for (_, s) in ledger.messages() {
             shared += u64::from(s.files > 1);
-            let name = ledger.model_name(s.model).to_string();
-            rows.entry(name).or_default().add(&Row {
+            let one = Row {
                 messages: 1,
                 records: s.records,
                 vals: s.vals,
-            });
+            };
+            match by_model.get_mut(s.model as usize) {
+                Some(row) => row.add(&one),
+                None => rows.entry(String::new()).or_default().add(&one),
+            }
+        }
+        for (i, row) in by_model.iter().enumerate() {
+            if row.messages > 0 {
+                let name = ledger.model_name(i as u32).to_string();
+                rows.entry(name).or_default().add(row);
+            }
         }
         for (m, r) in rows {
             if m == SYNTHETIC {

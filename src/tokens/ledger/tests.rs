@@ -123,7 +123,11 @@ fn an_absorbed_ledger_is_the_ledger_of_all_its_files() {
         let part = if file % 2 == 0 { &mut even } else { &mut odd };
         admit(part, model, key, out, read);
     }
-    even.absorb(odd);
+    // The first absorb into an empty ledger takes the other whole.
+    let mut all = Ledger::default();
+    all.absorb(even);
+    all.absorb(odd);
+    let mut even = all;
     for l in [&mut one, &mut even] {
         l.settle();
     }
@@ -154,4 +158,18 @@ fn an_absorbed_key_set_is_the_union() {
     a.absorb(b);
     a.settle();
     assert_eq!(a.len(), 4500);
+    // Into an empty set, and a settled set into one with unsettled keys.
+    let mut c = KeySet::default();
+    c.absorb(a);
+    let mut d = KeySet::default();
+    for k in (0..9000u64).rev() {
+        d.insert(k * 7 % 9001);
+    }
+    d.absorb(c);
+    d.settle();
+    let mut want: Vec<u64> = (0..9000u64).map(|k| k * 7 % 9001).collect();
+    want.extend(0..4500);
+    want.sort_unstable();
+    want.dedup();
+    assert_eq!(d.keys, want);
 }
