@@ -4,6 +4,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use jiff::civil::Date;
 use jiff::Timestamp;
 
 use crate::cli::usage::By;
@@ -36,11 +37,14 @@ impl Tot {
         self.vals.add(m.vals);
         match cost {
             Some(c) => self.cost += c,
-            None => {
+            None if !self.unpriced.contains(model) => {
                 self.unpriced.insert(model.to_string());
             }
+            None => {}
         }
-        self.models.insert(model.to_string());
+        if !self.models.contains(model) {
+            self.models.insert(model.to_string());
+        }
         self.nested_only += u64::from(m.seen & TOP == 0);
         self.first = match (self.first, m.first) {
             (Some(a), Some(b)) => Some(a.min(b)),
@@ -125,6 +129,9 @@ pub(crate) fn build(
     let mut rows: BTreeMap<Option<String>, Cell> = BTreeMap::new();
     let mut timed: Vec<(Timestamp, &str, Msg, Option<u128>)> = Vec::new();
     let mut unplaced = 0;
+    // Time rows gather by local date first (one name per row, not per message).
+    let tz = crate::timefmt::system_zone();
+    let mut dated: BTreeMap<Date, Cell> = BTreeMap::new();
     let prices: Vec<_> = (0..f.ledger.models())
         .map(|i| pricer.model(f.ledger.model_name(i)))
         .collect();
@@ -150,8 +157,18 @@ pub(crate) fn build(
             }
             continue;
         }
+        if let (Some(_), Some(t)) = (time_format(by), m.first) {
+            let day = bucket(by, tz.to_datetime(t).date());
+            dated.entry(day).or_default().add(name, &m, cost, breakdown);
+            continue;
+        }
         let key = key(by, &m, name, files);
         rows.entry(key).or_default().add(name, &m, cost, breakdown);
+    }
+    if let Some(fmt) = time_format(by) {
+        for (day, cell) in dated {
+            rows.insert(Some(day.strftime(fmt).to_string()), cell);
+        }
     }
     let rows = match by {
         By::Block => block_rows(timed, breakdown, now),
@@ -168,18 +185,32 @@ pub(crate) fn build(
     }
 }
 
-fn local(t: Timestamp, f: &str) -> String {
-    t.to_zoned(crate::timefmt::system_zone())
-        .strftime(f)
-        .to_string()
+/// The name a time row's local date is printed by.
+fn time_format(by: By) -> Option<&'static str> {
+    match by {
+        By::Day => Some("%Y-%m-%d"),
+        By::Week => Some("%G-W%V"),
+        By::Month => Some("%Y-%m"),
+        _ => None,
+    }
+}
+
+/// The first date of `d`'s row: its day, its ISO week's Monday, its month's
+/// first day; every date of a row prints the row's name.
+fn bucket(by: By, d: Date) -> Date {
+    match by {
+        By::Week => d
+            .checked_sub(jiff::Span::new().days(d.weekday().to_monday_zero_offset()))
+            .unwrap_or(d),
+        By::Month => d.first_of_month(),
+        _ => d,
+    }
 }
 
 fn key(by: By, m: &Msg, model: &str, files: &[Transcript]) -> Option<String> {
     let owner = files.get(m.owner.rank as usize);
     match by {
-        By::Day => m.first.map(|t| local(t, "%Y-%m-%d")),
-        By::Week => m.first.map(|t| local(t, "%G-W%V")),
-        By::Month => m.first.map(|t| local(t, "%Y-%m")),
+        By::Day | By::Week | By::Month => None,
         By::Session => owner.map(|t| t.session_id.clone()),
         By::Project => owner.map(Transcript::project_name),
         By::Model => Some(model.to_string()),
@@ -232,4 +263,38 @@ fn block_rows(
             }
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every date of a row prints the row's name, and two rows never share
+    /// one: day, ISO week (across year ends, where the Monday is in the year
+    /// before or the week in the year after) and month, over 1999–2032.
+    #[test]
+    fn a_rows_first_date_prints_the_rows_name() {
+        let mut d = Date::constant(1999, 1, 1);
+        let end = Date::constant(2032, 12, 31);
+        let mut names: BTreeMap<(u8, Date), String> = BTreeMap::new();
+        let mut days = 0;
+        while d <= end {
+            for (i, by) in [By::Day, By::Week, By::Month].into_iter().enumerate() {
+                let fmt = time_format(by).expect("a time grouping has a format");
+                let b = bucket(by, d);
+                let name = d.strftime(fmt).to_string();
+                assert_eq!(b.strftime(fmt).to_string(), name, "{by:?} {d}");
+                assert!(b <= d, "{by:?} {d}: a row starts at or before its dates");
+                names.insert((i as u8, b), name);
+            }
+            days += 1;
+            let Ok(next) = d.tomorrow() else { break };
+            d = next;
+        }
+        let mut seen = std::collections::BTreeSet::new();
+        for ((i, _), name) in &names {
+            assert!(seen.insert((*i, name.clone())), "two rows named {name}");
+        }
+        assert!(days > 12_000);
+    }
 }
