@@ -91,9 +91,9 @@ const AUDIT: Suite = Suite {
             "2",
         ],
     ],
-    entries: "/audit-v1/",
-    also: "/audit-03-v1/",
-    whole_answer: false,
+    entries: "/audit-v2/",
+    also: "/audit-03-v2/",
+    whole_answer: true,
     grows: true,
     every_lane: true,
 };
@@ -622,9 +622,9 @@ const CUTS: Suite = Suite {
             "json",
         ],
     ],
-    entries: "/audit-v1/",
-    also: "/audit-03-v1/",
-    whole_answer: false,
+    entries: "/audit-v2/",
+    also: "/audit-03-v2/",
+    whole_answer: true,
     grows: true,
     every_lane: true,
 };
@@ -686,6 +686,36 @@ fn audit_cache_extends_exactly_at_every_line() {
         let report = c.same(&format!("appended after byte {cut}"));
         assert!(report.contains("0 hit, 1 grew, 0 miss"), "{report}");
         assert_eq!(scanned(&report), (bytes.len() - cut) as u64, "{report}");
+    }
+    // A torn final line (cut mid-line): the entry's answer holds it, so the
+    // same file again is a hit that reads nothing; the line completed is read
+    // from the last whole line on.
+    let mut whole = 0;
+    for &cut in &cuts {
+        let mid = whole + (cut - whole) / 2;
+        if mid > whole {
+            let state = tempfile::tempdir().unwrap();
+            let c = Cached {
+                home: home.path(),
+                state: state.path(),
+                suite: &CUTS,
+            };
+            std::fs::write(&file, &bytes[..mid]).unwrap();
+            c.same(&format!("first {mid} bytes, torn"));
+            let report = c.same(&format!("first {mid} bytes, torn, again"));
+            assert!(report.contains("1 hit, 0 grew, 0 miss"), "{report}");
+            assert_eq!(scanned(&report), 0, "{report}");
+            let mut f = std::fs::OpenOptions::new()
+                .append(true)
+                .open(&file)
+                .unwrap();
+            std::io::Write::write_all(&mut f, &bytes[mid..]).unwrap();
+            drop(f);
+            let report = c.same(&format!("completed after byte {mid}"));
+            assert!(report.contains("0 hit, 1 grew, 0 miss"), "{report}");
+            assert_eq!(scanned(&report), (bytes.len() - whole) as u64, "{report}");
+        }
+        whole = cut;
     }
 }
 

@@ -101,6 +101,11 @@ pub(crate) trait Census: Sized {
     /// census is its own resume state (the default) keeps one part, and an
     /// unterminated final line is scanned on every run.
     const SPLIT: bool = false;
+    /// Whether a splitting kind's resume state is sealed (with `kept`) over
+    /// the whole lines before an unterminated final line is folded in: a
+    /// kind whose resume state must be sealed to be written (audit's
+    /// duplicate uuids confirmed and malformed lines timed against the bytes).
+    const SEAL_RESUME: bool = false;
     /// Whether a file that grew resumes from its entry. A kind whose census
     /// does not fold (`list`'s row: the newest title, the turn count) says
     /// `false`: a grown file is read whole again, and its entries keep no

@@ -131,6 +131,9 @@ impl Cache {
         let (buf, ctx): (&[u8], _) = (src, run.ctx);
         let mut resume = Enc::default();
         if C::SPLIT && end < buf.len() {
+            if C::SEAL_RESUME {
+                census.seal(&buf[..end], ctx, true);
+            }
             census.encode_resume(&mut resume);
             self.tail(census, buf, end, lines, ctx);
         } else {

@@ -1,9 +1,11 @@
-//! `audit` in the census cache ([`crate::cache`]): what an entry keeps of one
-//! transcript is, for the lines it covers, the findings of the rules that
-//! judge the file as a whole (eaten text, calls and echoes, duplicate uuids;
-//! sealed with the file's bytes at hand), its malformed-line findings, the
-//! pointers to other files (subagent lanes, persisted output) and the
-//! detectors' unfinished state, decoded only when the file grew: the
+//! `audit` in the census cache ([`crate::cache`]): an entry splits. Its
+//! answer is one transcript's audit as a run prints it: the findings of the
+//! rules that judge the file as a whole (eaten text, calls and echoes,
+//! duplicate uuids; sealed with the file's bytes at hand), its malformed-line
+//! findings and the pointers to other files (subagent lanes, persisted
+//! output), an unterminated final line included, so an unchanged file is not
+//! read. Its resume state is the same over the whole lines alone, sealed, with
+//! the detectors' unfinished state, decoded only when the file grew: the
 //! appended lines' pass ([`super::file::scan`] from a later line) is folded
 //! into it as one pass over the whole file would fold it, and sealed again.
 //!
@@ -164,7 +166,12 @@ fn variant_name(kinds: u8) -> &'static str {
 
 impl crate::cache::Census for FileCensus {
     const KIND: &'static str = "audit";
-    const VERSION: u32 = 1;
+    const VERSION: u32 = 2;
+    /// An entry splits: its answer is the sealed audit of the whole file (an
+    /// unterminated final line too, so an unchanged file is answered without
+    /// reading it), its resume state the detectors' state of the whole lines.
+    const SPLIT: bool = true;
+    const SEAL_RESUME: bool = true;
     type Ctx = Setup;
 
     fn scan(buf: &[u8], at: Pos, setup: &Setup) -> FileCensus {
@@ -203,6 +210,29 @@ impl crate::cache::Census for FileCensus {
     }
 
     fn encode(&self, e: &mut Enc) {
+        self.encode_with(e, false);
+    }
+
+    fn encode_resume(&self, e: &mut Enc) {
+        self.encode_with(e, true);
+    }
+
+    /// A grown file resumes from the resume part alone (the answer's
+    /// findings are sealed again over the grown file).
+    fn resume(_answer: &[u8], d: &mut Dec<'_>) -> Option<FileCensus> {
+        FileCensus::decode(d)
+    }
+
+    fn decode(d: &mut Dec<'_>) -> Option<FileCensus> {
+        FileCensus::decode_entry(d)
+    }
+}
+
+impl FileCensus {
+    /// Write this census: with the detectors' state (`rules`) for a resume
+    /// state; without it for an answer, which a hit reads for its findings
+    /// alone.
+    fn encode_with(&self, e: &mut Enc, rules: bool) {
         let k = self.key;
         e.u8(k.kinds);
         e.u8(k.policy);
@@ -223,6 +253,7 @@ impl crate::cache::Census for FileCensus {
         }
         self.scan.refs.encode(e);
         match &self.rules {
+            _ if !rules => e.bytes(&[]),
             Rules::Raw(raw) => e.bytes(raw),
             Rules::Open => {
                 let mut inner = Enc::default();
@@ -234,7 +265,7 @@ impl crate::cache::Census for FileCensus {
         }
     }
 
-    fn decode(d: &mut Dec<'_>) -> Option<FileCensus> {
+    fn decode_entry(d: &mut Dec<'_>) -> Option<FileCensus> {
         let key = Key {
             kinds: d.u8()?,
             policy: d.u8()?,
