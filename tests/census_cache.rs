@@ -219,11 +219,7 @@ pub(crate) fn through_changes(home: &Path, file: &Path, suite: &Suite) {
     let half: Vec<u8> = lines[..lines.len() / 2].concat();
     std::fs::write(file, &half).unwrap();
     c.same("cut to its first half (a miss)");
-    std::fs::OpenOptions::new()
-        .append(true)
-        .open(file)
-        .and_then(|mut f| std::io::Write::write_all(&mut f, &bytes[half.len()..]))
-        .unwrap();
+    append(file, &bytes[half.len()..]);
     let report = c.same("after an append");
     let (grew, appended) = match suite.grows {
         true => (" 1 grew, 0 miss", bytes.len() - half.len()),
@@ -312,6 +308,15 @@ fn has_main(p: &Path) -> bool {
     };
     dir.parent()
         .is_some_and(|s| s.with_extension("jsonl").is_file())
+}
+
+/// Append `bytes` to `file`, as Claude Code appends records (REC-087).
+fn append(file: &Path, bytes: &[u8]) {
+    std::fs::OpenOptions::new()
+        .append(true)
+        .open(file)
+        .and_then(|mut f| std::io::Write::write_all(&mut f, bytes))
+        .unwrap();
 }
 
 /// The bytes a run scanned, from the cache's report.
@@ -677,12 +682,7 @@ fn audit_cache_extends_exactly_at_every_line() {
         };
         std::fs::write(&file, &bytes[..cut]).unwrap();
         c.same(&format!("first {cut} bytes"));
-        let mut f = std::fs::OpenOptions::new()
-            .append(true)
-            .open(&file)
-            .unwrap();
-        std::io::Write::write_all(&mut f, &bytes[cut..]).unwrap();
-        drop(f);
+        append(&file, &bytes[cut..]);
         let report = c.same(&format!("appended after byte {cut}"));
         assert!(report.contains("0 hit, 1 grew, 0 miss"), "{report}");
         assert_eq!(scanned(&report), (bytes.len() - cut) as u64, "{report}");
@@ -705,12 +705,7 @@ fn audit_cache_extends_exactly_at_every_line() {
             let report = c.same(&format!("first {mid} bytes, torn, again"));
             assert!(report.contains("1 hit, 0 grew, 0 miss"), "{report}");
             assert_eq!(scanned(&report), 0, "{report}");
-            let mut f = std::fs::OpenOptions::new()
-                .append(true)
-                .open(&file)
-                .unwrap();
-            std::io::Write::write_all(&mut f, &bytes[mid..]).unwrap();
-            drop(f);
+            append(&file, &bytes[mid..]);
             let report = c.same(&format!("completed after byte {mid}"));
             assert!(report.contains("0 hit, 1 grew, 0 miss"), "{report}");
             assert_eq!(scanned(&report), (bytes.len() - whole) as u64, "{report}");
@@ -829,11 +824,7 @@ fn concurrent_runs_leave_whole_packs() {
         );
         // The next round starts from a grown file (its runs race to grow
         // the same entry).
-        std::fs::OpenOptions::new()
-            .append(true)
-            .open(&file)
-            .and_then(|mut f| std::io::Write::write_all(&mut f, &line))
-            .unwrap();
+        append(&file, &line);
         let now = normal(&c.cmd(&["stats", "--no-cache"]).output().unwrap().stdout);
         assert_ne!(now, want, "the append changes the census");
         want = now;

@@ -4,7 +4,9 @@
 //! duplicate uuids; sealed with the file's bytes at hand), its malformed-line
 //! findings and the pointers to other files (subagent lanes, persisted
 //! output), an unterminated final line included, so an unchanged file is not
-//! read. Its resume state is the same over the whole lines alone, sealed, with
+//! read (Claude Code appends whole records and a torn tail was never caught
+//! live, TAIL-012, but a copied or cut transcript keeps one: 19 of the 59
+//! public ones). Its resume state is the same over the whole lines alone, sealed, with
 //! the detectors' unfinished state, decoded only when the file grew: the
 //! appended lines' pass ([`super::file::scan`] from a later line) is folded
 //! into it as one pass over the whole file would fold it, and sealed again.

@@ -210,6 +210,7 @@ fn bucket(by: By, d: Date) -> Date {
 fn key(by: By, m: &Msg, model: &str, files: &[Transcript]) -> Option<String> {
     let owner = files.get(m.owner.rank as usize);
     match by {
+        // Timed messages gather by date in `build`; these have no time.
         By::Day | By::Week | By::Month => None,
         By::Session => owner.map(|t| t.session_id.clone()),
         By::Project => owner.map(Transcript::project_name),
