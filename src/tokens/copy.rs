@@ -4,6 +4,8 @@
 //! counts from `usage.iterations` (QT-041, REC-034). Copies of one message merge
 //! by per-field MAX ([`Vals::max`], REC-020, REC-034).
 
+mod tight;
+
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
@@ -161,6 +163,11 @@ fn subs<const N: usize>(raw: Option<&str>, keys: [&str; N]) -> [u64; N] {
     let Some(raw) = raw.filter(|r| r.starts_with('{')) else {
         return [0; N];
     };
+    tight::subs(raw, keys).unwrap_or_else(|| skim_subs(raw, keys))
+}
+
+/// [`subs`] by the general skim.
+fn skim_subs<const N: usize>(raw: &str, keys: [&str; N]) -> [u64; N] {
     let mut found = [None; N];
     for kv in crate::scan::json::Fields::new(raw.as_bytes(), 0) {
         let Ok((k, v)) = kv else { return [0; N] };
@@ -243,7 +250,9 @@ pub(crate) fn copy_values(raw: &RawValue) -> Option<(Vals, bool)> {
     if !raw.starts_with('{') {
         return None;
     }
-    let u = Parts::skim(raw).or_else(|| Parts::parse(raw))?;
+    let u = Parts::tight(raw)
+        .or_else(|| Parts::skim(raw))
+        .or_else(|| Parts::parse(raw))?;
     let n = |t: Option<&str>| t.map_or(0, count);
     let [input, output, cache_read, cache_flat] =
         [u.input, u.output, u.cache_read, u.cache_flat].map(n);
