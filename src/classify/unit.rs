@@ -230,7 +230,7 @@ fn classify_other<'r>(r: &'r Record<'_>, out: &mut Vec<Unit<'r>>) {
             if !raw.get().starts_with('{') {
                 return;
             }
-            let label = if r.attachment_kind().as_deref() == Some("hook_additional_context") {
+            let label = if r.attachment_type().as_deref() == Some("hook_additional_context") {
                 Label::HarnessMetaHook
             } else {
                 Label::HarnessMetaAttachment

@@ -239,11 +239,17 @@ impl<'a> Record<'a> {
 
     /// Attachment payload kind (`hook_success`, `hook_additional_context`, …).
     pub(crate) fn attachment_kind(&self) -> Option<String> {
+        self.attachment_type().map(Cow::into_owned)
+    }
+
+    /// [`Record::attachment_kind`], borrowed from the line unless escaped
+    /// (the census asks it of every attachment record, up to three times).
+    pub(crate) fn attachment_type(&self) -> Option<Cow<'a, str>> {
         // `type` leads the payload; a skim stops there instead of parsing the
         // whole attachment (hook output, file bodies).
         let raw = self.attachment.filter(|r| r.get().starts_with('{'))?;
         let v = crate::scan::json::field(raw.get().as_bytes(), b"type")?;
-        crate::scan::json::string(v).map(Cow::into_owned)
+        crate::scan::json::string(v)
     }
 
     /// A system record's `content` when it is a string.

@@ -83,7 +83,7 @@ impl Scan {
         match kind {
             "system" => self.system(r),
             "attachment" => {
-                let k = r.attachment_kind();
+                let k = r.attachment_type();
                 bump(
                     &mut self.c.attachment_types,
                     k.as_deref().unwrap_or("(none)"),
@@ -214,7 +214,7 @@ impl Scan {
 pub(super) fn attachment_label(r: &Record<'_>) -> Option<Label> {
     r.attachment.filter(|raw| raw.get().starts_with('{'))?;
     Some(
-        if r.attachment_kind().as_deref() == Some("hook_additional_context") {
+        if r.attachment_type().as_deref() == Some("hook_additional_context") {
             Label::HarnessMetaHook
         } else {
             Label::HarnessMetaAttachment
