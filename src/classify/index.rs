@@ -271,11 +271,13 @@ impl FileIndex {
     /// A 1.0.x inline sidechain seed in a top-level file: a parentless, non-meta,
     /// string-content sidechain user record (the Task prompt).
     pub(crate) fn is_legacy_seed(&self, r: &Record<'_>) -> bool {
-        !self.lane
-            && r.is_sidechain()
-            && r.parent_uuid.is_none()
-            && r.text_content().is_some()
-            && !r.is_meta()
+        self.is_legacy_seed_of(legacy_seed_shape(r))
+    }
+
+    /// [`FileIndex::is_legacy_seed`] of a record whose
+    /// [`legacy_seed_shape`] is `shape`.
+    pub(crate) fn is_legacy_seed_of(&self, shape: bool) -> bool {
+        !self.lane && shape
     }
 
     pub(crate) fn is_spawn(&self, tool_use_id: &str) -> bool {
@@ -295,6 +297,12 @@ impl FileIndex {
     pub(crate) fn tool_name(&self, tool_use_id: &str) -> Option<&str> {
         self.tool_names.get(tool_use_id).map(String::as_str)
     }
+}
+
+/// The record half of [`FileIndex::is_legacy_seed`]; the index adds only
+/// that the file is no lane.
+pub(crate) fn legacy_seed_shape(r: &Record<'_>) -> bool {
+    r.is_sidechain() && r.parent_uuid.is_none() && r.text_content().is_some() && !r.is_meta()
 }
 
 #[cfg(test)]

@@ -69,6 +69,21 @@ pub fn classify_labels<'r>(
     classify_with(r, line, idx, false, out);
 }
 
+/// Whether `classify` may ask the file index about `r` more than whether
+/// its line is a superseded draft ([`FileIndex::is_draft`]) or a lane's seed
+/// ([`FileIndex::is_seed`]): anything but a user message, a meta text (an
+/// armed wakeup prompt), a bare slash command (whether it opened a turn), a
+/// tool result (spawn ids, tool names). A user record for which this is
+/// false is labelled alike under an empty index and a finished one unless
+/// its line is a draft or a seed (`is_legacy_seed` reads the index's lane
+/// only, which both share): the census re-reads a turn opener only then.
+pub(crate) fn index_bound(r: &Record<'_>) -> bool {
+    !(r.kind() == "user" && r.has_message())
+        || r.is_meta()
+        || turns::is_bare_slash(r)
+        || r.blocks().iter().any(|b| b.kind() == "tool_result")
+}
+
 fn classify_with<'r>(
     r: &'r Record<'_>,
     line: usize,

@@ -289,3 +289,65 @@ fn build_turns_gives_builds_turns() {
         }
     }
 }
+
+/// The labels `classify` gives a line's record under `idx`, in order.
+fn labels_under(r: &Record<'_>, no: usize, idx: &FileIndex) -> Vec<String> {
+    let mut units = Vec::new();
+    crate::classify::classify_labels(r, no, idx, &mut units);
+    units
+        .iter()
+        .map(|u| format!("{:?}/{:?}", u.label, u.also))
+        .collect()
+}
+
+/// What stats' revisit relies on to skip re-reading a turn opener: a user
+/// record [`index_bound`](crate::classify::unit::index_bound) calls free is
+/// labelled alike under the finished index and an empty one unless its line
+/// is a draft or a lane's seed. Checked on every user record of the sample
+/// and public homes, read as a main file and as a lane, and on built files
+/// with a draft, a lane seed, an answered bare slash command and a meta text
+/// repeating an armed wakeup prompt (TURN-022, REC-031, TURN-007, CLS-015).
+#[test]
+fn an_index_free_user_record_is_relabelled_only_as_a_draft_or_a_seed() {
+    let mut files: Vec<Vec<u8>> = crate::discovery::sample_and_public()
+        .iter()
+        .map(|t| std::fs::read(&t.path).unwrap())
+        .collect();
+    let wakeup = r#"{"type":"assistant","uuid":"w","message":{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"ScheduleWakeup","input":{"prompt":"check the build"}}]}}"#;
+    let meta = r#"{"type":"user","uuid":"m","parentUuid":"w","isMeta":true,"message":{"role":"user","content":"check the build"}}"#;
+    let built = [
+        user("a", "", "first"),
+        user("d", "a", "a draft"),
+        user("k", "a", "the kept one"),
+        user("g", "k", "<command-name>/go</command-name>"),
+        r#"{"type":"assistant","uuid":"r","message":{"role":"assistant","content":[]}}"#.into(),
+        wakeup.into(),
+        meta.into(),
+    ]
+    .join("\n");
+    files.push(built.into_bytes());
+    let (mut free, mut relabelled) = (0, 0);
+    for buf in &files {
+        for lane in [false, true] {
+            let (idx, empty) = (FileIndex::build(buf, lane), FileIndex::empty(lane));
+            for l in crate::scan::Lines::new(buf) {
+                let crate::record::Parsed::Record(r) = crate::record::parse_line(&l) else {
+                    continue;
+                };
+                if r.kind() != "user" {
+                    continue;
+                }
+                let (now, before) = (labels_under(&r, l.no, &idx), labels_under(&r, l.no, &empty));
+                let bound = crate::classify::unit::index_bound(&r);
+                if !bound && !idx.is_draft(l.no) && !idx.is_seed(l.no) {
+                    free += 1;
+                    assert_eq!(now, before, "line {} lane {lane}", l.no);
+                } else if now != before {
+                    relabelled += 1;
+                }
+            }
+        }
+    }
+    // Both arms ran: most prompts are free, and some lines did change.
+    assert!(free > 300 && relabelled > 100, "{free} {relabelled}");
+}

@@ -114,7 +114,7 @@ impl FileCensus {
 
 impl crate::cache::Census for FileCensus {
     const KIND: &'static str = "stats";
-    const VERSION: u32 = 2;
+    const VERSION: u32 = 3;
     const SPLIT: bool = true;
     type Ctx = Ctx;
 

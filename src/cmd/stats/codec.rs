@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use super::census::{Answer, Call, Scan};
 use super::model::{Census, Counts, MalformedOut, ToolRow};
-use super::revisit::{Cand, Why};
+use super::revisit::{Cand, Facts, Why};
 use crate::cache::{Dec, Enc};
 use crate::classify::index::Piece;
 use crate::record::MalformedKind;
@@ -246,7 +246,11 @@ pub(super) fn encode_scan(e: &mut Enc, s: &Scan, book: bool) {
             e.u64(x as u64);
         }
         match &c.why {
-            Why::Opener => e.u8(0),
+            Why::Opener(None) => e.u8(0),
+            Why::Opener(Some(f)) => {
+                e.u8(3);
+                e.u8(f.bits());
+            }
             Why::Meta => e.u8(1),
             Why::Carrier(ids) => {
                 e.u8(2);
@@ -299,7 +303,8 @@ pub(super) fn decode_scan(d: &mut Dec<'_>, book: Option<Book>) -> Option<Scan> {
     for _ in 0..d.len(25)? {
         let (no, offset, len) = (d.usize()?, d.usize()?, d.usize()?);
         let why = match d.u8()? {
-            0 => Why::Opener,
+            0 => Why::Opener(None),
+            3 => Why::Opener(Some(Facts::from_bits(d.u8()?)?)),
             1 => Why::Meta,
             2 => Why::Carrier(d.owned_strs()?),
             _ => return None,

@@ -7,8 +7,12 @@
 //! may repeat an armed ScheduleWakeup prompt (CLS-015), and tool-result carriers
 //! answering a spawn call (CLS-010). A revisit re-parses the line and swaps its
 //! provisional labels for the final ones, and counts the turns the openers open.
+//! An opener's line is re-parsed only when the finished index can relabel it
+//! ([`Facts`]): re-parsing every one read the generated home's image prompts
+//! twice, 4% of stats' CPU there.
 
-use crate::classify::index::Piece;
+use crate::classify::index::{legacy_seed_shape, Piece};
+use crate::classify::unit::index_bound;
 use crate::classify::{classify_labels, turns, FileIndex};
 use crate::record::{parse_line, Parsed, Record};
 use crate::scan::Line;
@@ -18,11 +22,48 @@ use super::model::Census;
 /// Why a record may need its labels revisited.
 #[derive(Debug, Clone)]
 pub(crate) enum Why {
-    Opener,
+    /// A turn opener; `None` when what its first read learnt is not known
+    /// (an entry cached before it was kept): re-read it.
+    Opener(Option<Facts>),
     /// A meta user text (a wakeup prompt if the file arms one with this text).
     Meta,
     /// A tool-result carrier; the tool_use ids it answers.
     Carrier(Vec<String>),
+}
+
+/// What the first read of a turn opener learnt of it: enough to count the
+/// turn it opens, and to tell whether the finished index can relabel it
+/// ([`index_bound`]; else only as a draft or a lane's seed).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Facts {
+    pub(crate) bound: bool,
+    /// [`turns::is_operator_prose`].
+    pub(crate) prose: bool,
+    /// [`legacy_seed_shape`].
+    pub(crate) legacy: bool,
+}
+
+impl Facts {
+    fn of(r: &Record<'_>) -> Facts {
+        Facts {
+            bound: index_bound(r),
+            prose: turns::is_operator_prose(r),
+            legacy: legacy_seed_shape(r),
+        }
+    }
+
+    /// The three flags as one byte (the census cache's form).
+    pub(crate) fn bits(self) -> u8 {
+        u8::from(self.bound) | u8::from(self.prose) << 1 | u8::from(self.legacy) << 2
+    }
+
+    pub(crate) fn from_bits(b: u8) -> Option<Facts> {
+        (b < 8).then_some(Facts {
+            bound: b & 1 != 0,
+            prose: b & 2 != 0,
+            legacy: b & 4 != 0,
+        })
+    }
 }
 
 /// A record counted inside the window whose labels may change.
@@ -42,7 +83,7 @@ pub(crate) fn note(piece: &mut Piece, r: &Record<'_>, l: &Line<'_>, counted: boo
         return None;
     }
     let why = if opener {
-        Why::Opener
+        Why::Opener(Some(Facts::of(r)))
     } else if r.blocks().iter().any(|b| b.kind() == "tool_result") {
         let ids: Vec<String> = r
             .blocks()
@@ -93,38 +134,58 @@ pub(crate) fn apply(c: &mut Census, buf: &[u8], idx: &FileIndex, lane: bool, can
     let empty = FileIndex::empty(lane);
     let wakeups = idx.has_wakeup_prompts();
     for cand in cands {
-        let changes = match &cand.why {
-            Why::Opener => true,
+        let relabel = match &cand.why {
+            Why::Opener(Some(f)) => f.bound || idx.is_draft(cand.no) || idx.is_seed(cand.no),
+            Why::Opener(None) => true,
             Why::Meta => wakeups,
             Why::Carrier(ids) => ids.iter().any(|id| idx.is_spawn(id)),
         };
-        if !changes {
+        let known = match &cand.why {
+            Why::Opener(Some(f)) if !relabel => Some(*f),
+            _ => None,
+        };
+        if !relabel && known.is_none() {
             continue;
         }
-        let Some(bytes) = buf.get(cand.offset..cand.offset + cand.len) else {
-            continue;
-        };
-        let line = Line {
-            no: cand.no,
-            offset: cand.offset,
-            bytes,
-            terminated: true,
-        };
-        let Parsed::Record(r) = parse_line(&line) else {
-            continue;
-        };
-        count(c, &r, cand.no, &empty, false);
-        count(c, &r, cand.no, idx, true);
-        if matches!(cand.why, Why::Opener) {
-            if let Some(n) = idx.turn(cand.no).filter(|&n| n > 0) {
-                if idx.turn_start(n) == Some(cand.no) {
-                    c.turns += 1;
-                    // A lane's seed is its spawn prompt (REC-031), labelled
-                    // agent.communication.inbox: the parent wrote it, not the operator.
-                    let seed = idx.is_seed(cand.no) || idx.is_legacy_seed(&r);
-                    c.genuine_user_turns += u64::from(!seed && turns::is_operator_prose(&r));
-                }
+        let facts = match known {
+            Some(f) => f,
+            None => {
+                let Some(r) = reread(buf, cand) else { continue };
+                count(c, &r, cand.no, &empty, false);
+                count(c, &r, cand.no, idx, true);
+                Facts::of(&r)
             }
+        };
+        if matches!(cand.why, Why::Opener(_)) {
+            opened(c, idx, cand.no, facts);
+        }
+    }
+}
+
+/// The record on a candidate's line, parsed again.
+fn reread<'b>(buf: &'b [u8], cand: &Cand) -> Option<Box<Record<'b>>> {
+    let bytes = buf.get(cand.offset..cand.offset + cand.len)?;
+    let line = Line {
+        no: cand.no,
+        offset: cand.offset,
+        bytes,
+        terminated: true,
+    };
+    match parse_line(&line) {
+        Parsed::Record(r) => Some(r),
+        Parsed::Malformed(_) => None,
+    }
+}
+
+/// Count the turn an opener at line `no` opens under the finished index.
+fn opened(c: &mut Census, idx: &FileIndex, no: usize, f: Facts) {
+    if let Some(n) = idx.turn(no).filter(|&n| n > 0) {
+        if idx.turn_start(n) == Some(no) {
+            c.turns += 1;
+            // A lane's seed is its spawn prompt (REC-031), labelled
+            // agent.communication.inbox: the parent wrote it, not the operator.
+            let seed = idx.is_seed(no) || idx.is_legacy_seed_of(f.legacy);
+            c.genuine_user_turns += u64::from(!seed && f.prose);
         }
     }
 }
