@@ -206,24 +206,32 @@ impl<'a> Parts<'a> {
             if memchr::memchr(b'\\', k).is_some() {
                 return None;
             }
-            let slot = match k {
-                b"input_tokens" => &mut p.input,
-                b"output_tokens" => &mut p.output,
-                b"cache_read_input_tokens" => &mut p.cache_read,
-                b"cache_creation_input_tokens" => &mut p.cache_flat,
-                b"cache_creation" => &mut p.cache_creation,
-                b"output_tokens_details" => &mut p.output_details,
-                b"server_tool_use" => &mut p.server_tool_use,
-                b"iterations" => &mut p.iterations,
-                _ => continue,
-            };
-            if slot.is_some() {
-                return None;
-            }
             // A value's bytes lie inside `raw` on character boundaries.
-            *slot = Some(std::str::from_utf8(v).ok()?).filter(|t| *t != "null");
+            p.put(k, std::str::from_utf8(v).ok()?)?;
         }
         Some(p)
+    }
+
+    /// Keep `value` as the field `key` names (a key csift does not read is
+    /// passed over; `null` is no value); `None` when the field already has
+    /// one (serde's derive refuses a repeated field).
+    fn put(&mut self, key: &[u8], value: &'a str) -> Option<()> {
+        let slot = match key {
+            b"input_tokens" => &mut self.input,
+            b"output_tokens" => &mut self.output,
+            b"cache_read_input_tokens" => &mut self.cache_read,
+            b"cache_creation_input_tokens" => &mut self.cache_flat,
+            b"cache_creation" => &mut self.cache_creation,
+            b"output_tokens_details" => &mut self.output_details,
+            b"server_tool_use" => &mut self.server_tool_use,
+            b"iterations" => &mut self.iterations,
+            _ => return Some(()),
+        };
+        if slot.is_some() {
+            return None;
+        }
+        *slot = Some(value).filter(|t| *t != "null");
+        Some(())
     }
 
     /// The fields as serde's derive reads them (`None`: not a usage object).

@@ -140,24 +140,16 @@ pub(crate) fn apply(c: &mut Census, buf: &[u8], idx: &FileIndex, lane: bool, can
             Why::Meta => wakeups,
             Why::Carrier(ids) => ids.iter().any(|id| idx.is_spawn(id)),
         };
-        let known = match &cand.why {
-            Why::Opener(Some(f)) if !relabel => Some(*f),
-            _ => None,
-        };
-        if !relabel && known.is_none() {
-            continue;
-        }
-        let facts = match known {
-            Some(f) => f,
-            None => {
-                let Some(r) = reread(buf, cand) else { continue };
-                count(c, &r, cand.no, &empty, false);
-                count(c, &r, cand.no, idx, true);
-                Facts::of(&r)
+        if relabel {
+            let Some(r) = reread(buf, cand) else { continue };
+            count(c, &r, cand.no, &empty, false);
+            count(c, &r, cand.no, idx, true);
+            if matches!(cand.why, Why::Opener(_)) {
+                opened(c, idx, cand.no, Facts::of(&r));
             }
-        };
-        if matches!(cand.why, Why::Opener(_)) {
-            opened(c, idx, cand.no, facts);
+        } else if let Why::Opener(Some(f)) = cand.why {
+            // Labelled alike under both indexes: only its turn is counted.
+            opened(c, idx, cand.no, f);
         }
     }
 }

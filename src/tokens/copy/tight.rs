@@ -1,6 +1,8 @@
 //! The usage object read in one pass when Claude Code wrote it tight: no
-//! blank between tokens and no backslash or newline anywhere (every copy in the public
-//! corpus and in generated homes). The record parse has validated the
+//! blank between tokens and no backslash or newline anywhere. Every copy in
+//! the sample and public homes is (a test pins it, so a Claude Code that
+//! wrote them otherwise would show here, as a slower run, never a wrong one);
+//! the sub-objects' shapes are REC-097's. The record parse has validated the
 //! object, so a walk that trusts its grammar finds each top-level value by
 //! its first byte; anything else (a blank, an escape, a shape it does not
 //! know) answers `None`, and [`super::Parts::skim`] reads the copy as before.
@@ -97,24 +99,7 @@ impl<'a> Parts<'a> {
             return None;
         }
         let mut p = Parts::default();
-        fields(raw.as_bytes(), |k, v| {
-            let slot = match k {
-                b"input_tokens" => &mut p.input,
-                b"output_tokens" => &mut p.output,
-                b"cache_read_input_tokens" => &mut p.cache_read,
-                b"cache_creation_input_tokens" => &mut p.cache_flat,
-                b"cache_creation" => &mut p.cache_creation,
-                b"output_tokens_details" => &mut p.output_details,
-                b"server_tool_use" => &mut p.server_tool_use,
-                b"iterations" => &mut p.iterations,
-                _ => return Some(()),
-            };
-            if slot.is_some() {
-                return None;
-            }
-            *slot = Some(within(raw, v)?).filter(|t| *t != "null");
-            Some(())
-        })?;
+        fields(raw.as_bytes(), |k, v| p.put(k, within(raw, v)?))?;
         Some(p)
     }
 }

@@ -188,3 +188,38 @@ fn what_is_not_tight_is_declined() {
     }
     assert_eq!(subs(r#"{"a":1 ,"b":2}"#, ["a"]), None);
 }
+
+/// Every usage copy Claude Code wrote in the sample and public homes
+/// (1.0.17 to 2.1.x) is read tight, its sub-objects too: the fast path is
+/// the path real transcripts take, not a case beside them.
+#[test]
+fn every_real_usage_copy_is_read_tight() {
+    let (mut copies, mut subs_read) = (0, 0);
+    for t in crate::discovery::sample_and_public() {
+        let Ok(buf) = std::fs::read(&t.path) else {
+            continue;
+        };
+        for l in crate::scan::Lines::new(&buf) {
+            let crate::record::Parsed::Record(r) = crate::record::parse_line(&l) else {
+                continue;
+            };
+            let Some(raw) = r.message.as_ref().and_then(|m| m.usage) else {
+                continue;
+            };
+            let raw = raw.get();
+            if !raw.starts_with('{') {
+                continue;
+            }
+            let p = Parts::tight(raw);
+            assert!(p.is_some(), "{}:{} {raw}", t.path.display(), l.no);
+            for sub in p.iter().flat_map(|p| [p.cache_creation, p.server_tool_use]) {
+                if let Some(sub) = sub.filter(|s| s.starts_with('{')) {
+                    assert!(subs(sub, ["a"]).is_some(), "{sub}");
+                    subs_read += 1;
+                }
+            }
+            copies += 1;
+        }
+    }
+    assert!(copies > 3_000 && subs_read > 3_000, "{copies} {subs_read}");
+}
