@@ -13,9 +13,18 @@ pub mod skim;
 /// hash tells apart the few records compared (duplicate lines in `audit`, the
 /// records of one message id that `guard` carries between fires).
 pub(crate) fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-    })
+    fnv1a_from(FNV1A_OFFSET, bytes)
+}
+
+/// FNV-1a's starting state: `fnv1a(b) == fnv1a_from(FNV1A_OFFSET, b)`.
+pub(crate) const FNV1A_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+
+/// FNV-1a continued over `bytes` from state `h`: the hash of a concatenation
+/// without building it (`fnv1a_from(fnv1a(a), b) == fnv1a(a ++ b)`).
+pub(crate) fn fnv1a_from(h: u64, bytes: &[u8]) -> u64 {
+    bytes
+        .iter()
+        .fold(h, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
 }
 
 #[cfg(test)]

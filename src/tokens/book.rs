@@ -9,12 +9,18 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 
 use super::copy::{copy_values, Row, Vals};
-use super::UNKNOWN_MODEL;
+use super::{key_hash, UNKNOWN_MODEL};
+use crate::loss::fnv1a_from;
+use crate::scan::hash::FxMap;
 
 /// One deduplicated message in a file's book.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Copy)]
 pub(crate) struct Entry {
-    pub(crate) model: String,
+    /// Index into [`Book::models`].
+    pub(crate) model: u32,
+    /// [`key_hash`] of the bare message id: the total's progress disclosure
+    /// asks which ids were seen top-level.
+    pub(crate) id: u64,
     pub(crate) vals: Vals,
     pub(crate) records: u64,
     /// Whether any two copies disagreed.
@@ -49,47 +55,31 @@ impl Notes {
     }
 }
 
-/// A keyed message of a finished book read back from stats' census cache:
-/// the hashes the total's dedupe keys it by, computed when it was cached.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Hashed {
-    /// [`key_hash`](super::key_hash) of `model \0 id`.
-    pub(crate) key: u64,
-    /// [`key_hash`](super::key_hash) of the bare id.
-    pub(crate) id: Option<u64>,
-    /// Index into [`HashedBook::models`].
-    pub(crate) model: u32,
-    pub(crate) vals: Vals,
-    pub(crate) records: u64,
-    pub(crate) differs: bool,
-}
-
-/// The keyed messages and progress ids of a finished book as a hit reads
-/// them: no key string built (a decoded `HashMap<String, _>` per file was the
-/// largest cost of an unchanged home's run).
-#[derive(Debug, Default, Clone)]
-pub(crate) struct HashedBook {
-    pub(crate) models: Vec<String>,
-    pub(crate) keyed: Vec<Hashed>,
-    /// [`key_hash`](super::key_hash) of each progress-embedded id.
-    pub(crate) progress: Vec<u64>,
-}
-
 /// The per-file book: keyed copies merged by MAX, id-less copies summed apart.
+///
+/// A keyed message is held by the hash the total's cross-file dedupe keys it
+/// by ([`key_hash`] of `model \0 id`), its model as an index: admitting a
+/// copy builds no string, and the census cache stores the book as it is held.
+/// Two messages of one file would have to collide in 64 bits to merge, as
+/// for the total's dedupe across files.
 #[derive(Debug, Default, Clone)]
 pub(crate) struct Book {
-    /// `model \0 id` → entry.
-    pub(crate) keyed: crate::scan::hash::FxMap<String, Entry>,
-    /// Keyed messages and progress ids read back hashed (a finished book from
-    /// the cache; beside, never merged with, `keyed`).
-    pub(crate) hashed: HashedBook,
+    /// The models [`Entry::model`] indexes, each once.
+    pub(crate) models: Vec<String>,
+    /// [`key_hash`] of `model \0 id` → entry.
+    pub(crate) keyed: FxMap<u64, Entry>,
     /// Id-less copies: each its own message (per model).
     pub(crate) idless: BTreeMap<String, Row>,
     pub(crate) notes: Notes,
-    /// Ids of usage-bearing messages embedded in progress records (not counted).
-    pub(crate) progress_ids: Vec<String>,
-    /// Scratch for building a `keyed` key.
-    key: String,
+    /// [`key_hash`] of each id of a usage-bearing message embedded in a
+    /// progress record (not counted).
+    pub(crate) progress_ids: Vec<u64>,
+}
+
+/// [`key_hash`] of `model \0 id`, without building the key.
+pub(crate) fn message_key(model: &str, id: &str) -> u64 {
+    let h = fnv1a_from(crate::loss::fnv1a(model.as_bytes()), b"\0");
+    fnv1a_from(h, id.as_bytes())
 }
 
 impl Book {
@@ -108,7 +98,10 @@ impl Book {
         let model = model.unwrap_or(UNKNOWN_MODEL);
         let Some(id) = id.filter(|i| !i.is_empty()) else {
             self.notes.idless_usage_records += 1;
-            let row = self.idless.entry(model.to_string()).or_default();
+            let row = match self.idless.get_mut(model) {
+                Some(row) => row,
+                None => self.idless.entry(model.to_string()).or_default(),
+            };
             row.add(&Row {
                 messages: 1,
                 records: 1,
@@ -117,34 +110,35 @@ impl Book {
             return;
         };
         let e = Entry {
-            model: String::new(),
+            model: 0,
+            id: 0,
             vals,
             records: 1,
             differs: false,
         };
-        // The key is built in a reused buffer; only a new message allocates.
-        let mut key = std::mem::take(&mut self.key);
-        key.clear();
-        key.extend([model, "\0", id]);
-        match self.keyed.get_mut(key.as_str()) {
-            Some(prev) => prev.merge(&e),
-            None => {
-                let e = Entry {
-                    model: model.to_string(),
+        match self.keyed.entry(message_key(model, id)) {
+            std::collections::hash_map::Entry::Occupied(mut o) => o.get_mut().merge(&e),
+            std::collections::hash_map::Entry::Vacant(v) => {
+                let model = model_index(&mut self.models, model);
+                v.insert(Entry {
+                    model,
+                    id: key_hash(id),
                     ..e
-                };
-                self.keyed.insert(key.clone(), e);
+                });
             }
         }
-        self.key = key;
     }
 
     /// Fold a later chunk's book into this one.
     pub(crate) fn merge(&mut self, o: Book) {
-        for (k, e) in o.keyed {
+        let map: Vec<u32> = (o.models.iter())
+            .map(|m| model_index(&mut self.models, m))
+            .collect();
+        for (k, mut e) in o.keyed {
             match self.keyed.get_mut(&k) {
                 Some(prev) => prev.merge(&e),
                 None => {
+                    e.model = map.get(e.model as usize).copied().unwrap_or(e.model);
                     self.keyed.insert(k, e);
                 }
             }
@@ -156,24 +150,28 @@ impl Book {
         self.progress_ids.extend(o.progress_ids);
     }
 
+    /// A keyed message's model name.
+    pub(crate) fn model(&self, e: &Entry) -> &str {
+        self.models.get(e.model as usize).map_or("", String::as_str)
+    }
+
     /// Per-model rows of this file (deduplicated within it).
     pub(crate) fn rows(&self) -> BTreeMap<String, Row> {
         let mut rows = self.idless.clone();
+        let mut by_model = vec![Row::default(); self.models.len()];
         for e in self.keyed.values() {
-            rows.entry(e.model.clone()).or_default().add(&Row {
-                messages: 1,
-                records: e.records,
-                vals: e.vals,
-            });
+            if let Some(row) = by_model.get_mut(e.model as usize) {
+                row.add(&Row {
+                    messages: 1,
+                    records: e.records,
+                    vals: e.vals,
+                });
+            }
         }
-        let h = &self.hashed;
-        for e in &h.keyed {
-            let model = h.models.get(e.model as usize).cloned().unwrap_or_default();
-            rows.entry(model).or_default().add(&Row {
-                messages: 1,
-                records: e.records,
-                vals: e.vals,
-            });
+        for (name, row) in self.models.iter().zip(by_model) {
+            if row.messages > 0 {
+                rows.entry(name.clone()).or_default().add(&row);
+            }
         }
         rows
     }
@@ -183,48 +181,39 @@ impl Book {
     pub(crate) fn only(&self, model: Option<&str>) -> Book {
         let keep = |m: &str| model.is_none_or(|x| x == m);
         Book {
-            keyed: self
-                .keyed
-                .iter()
-                .filter(|(_, e)| keep(&e.model))
-                .map(|(k, e)| (k.clone(), e.clone()))
+            models: self.models.clone(),
+            keyed: (self.keyed.iter())
+                .filter(|(_, e)| keep(self.model(e)))
+                .map(|(k, e)| (*k, *e))
                 .collect(),
-            idless: self
-                .idless
-                .iter()
+            idless: (self.idless.iter())
                 .filter(|(m, _)| keep(m))
                 .map(|(m, r)| (m.clone(), *r))
                 .collect(),
-            hashed: HashedBook {
-                models: self.hashed.models.clone(),
-                keyed: (self.hashed.keyed.iter())
-                    .filter(|e| keep(self.hashed.model(e)))
-                    .copied()
-                    .collect(),
-                progress: self.hashed.progress.clone(),
-            },
             notes: self.notes,
             progress_ids: self.progress_ids.clone(),
-            key: String::new(),
         }
     }
 
     /// The models of this book's keyed messages.
     pub(crate) fn keyed_models(&self) -> impl Iterator<Item = &str> {
-        let h = &self.hashed;
-        (self.keyed.values().map(|e| e.model.as_str())).chain(h.keyed.iter().map(|e| h.model(e)))
+        self.keyed.values().map(|e| self.model(e))
     }
 
     pub(crate) fn differing(&self) -> u64 {
-        let hashed = self.hashed.keyed.iter().filter(|e| e.differs).count();
-        (self.keyed.values().filter(|e| e.differs).count() + hashed) as u64
+        self.keyed.values().filter(|e| e.differs).count() as u64
     }
 }
 
-impl HashedBook {
-    /// A message's model name.
-    pub(crate) fn model(&self, e: &Hashed) -> &str {
-        self.models.get(e.model as usize).map_or("", String::as_str)
+/// The index of `name` in `models`, added on first sight (a file names a
+/// handful of models: a scan beats a map).
+fn model_index(models: &mut Vec<String>, name: &str) -> u32 {
+    match models.iter().position(|m| m == name) {
+        Some(i) => i as u32,
+        None => {
+            models.push(name.to_string());
+            models.len() as u32 - 1
+        }
     }
 }
 
@@ -253,6 +242,48 @@ mod tests {
             assert_eq!(rows["m"].vals.cache_read, 100);
             assert_eq!(b.differing(), 1);
         }
+    }
+
+    /// The book keys a message as the total's dedupe and the census cache
+    /// do: `key_hash` of `model \0 id`, its id by `key_hash` of the id.
+    #[test]
+    fn a_message_is_keyed_by_the_hash_of_model_nul_id() {
+        for (m, id) in [
+            ("m", "msg_1"),
+            ("", "x"),
+            ("claude-opus-4-1", "msg_01Abc\u{e9}"),
+        ] {
+            assert_eq!(message_key(m, id), key_hash(&format!("{m}\0{id}")));
+        }
+        let u = raw(r#"{"output_tokens":2}"#);
+        let mut b = Book::default();
+        b.admit(Some("m"), Some("msg_1"), Some(&u));
+        let (k, e) = b.keyed.iter().next().unwrap();
+        assert_eq!(*k, key_hash("m\0msg_1"));
+        assert_eq!(e.id, key_hash("msg_1"));
+        assert_ne!(message_key("m", "ab"), message_key("ma", "b"));
+    }
+
+    /// Books of two chunks that name their models in different orders merge
+    /// each message under its own model.
+    #[test]
+    fn merged_books_keep_each_message_under_its_model() {
+        let u = |n: u64| raw(&format!(r#"{{"output_tokens":{n}}}"#));
+        let mut a = Book::default();
+        a.admit(Some("a"), Some("1"), Some(&u(1)));
+        a.admit(Some("b"), Some("2"), Some(&u(2)));
+        let mut b = Book::default();
+        b.admit(Some("c"), Some("3"), Some(&u(4)));
+        b.admit(Some("b"), Some("4"), Some(&u(8)));
+        b.admit(Some("a"), Some("1"), Some(&u(16)));
+        a.merge(b);
+        let rows = a.rows();
+        let out = |m: &str| (rows[m].messages, rows[m].records, rows[m].vals.output);
+        assert_eq!(out("a"), (1, 2, 16));
+        assert_eq!(out("b"), (2, 2, 10));
+        assert_eq!(out("c"), (1, 1, 4));
+        assert_eq!(a.differing(), 1);
+        assert_eq!(a.only(Some("b")).rows().len(), 1);
     }
 
     #[test]

@@ -23,7 +23,7 @@
 
 use super::census::{scan_chunked, Embeds, Part, Scan, CHUNK};
 use super::codec::encode_scan;
-use super::codec::{decode_book, decode_book_hashed, decode_census, decode_scan};
+use super::codec::{decode_book, decode_census, decode_scan};
 use super::codec::{encode_book, encode_census};
 use super::model::Census;
 use crate::cache::{Dec, Enc, Pos};
@@ -114,7 +114,7 @@ impl FileCensus {
 
 impl crate::cache::Census for FileCensus {
     const KIND: &'static str = "stats";
-    const VERSION: u32 = 3;
+    const VERSION: u32 = 4;
     const SPLIT: bool = true;
     type Ctx = Ctx;
 
@@ -192,7 +192,7 @@ impl crate::cache::Census for FileCensus {
     }
 
     fn decode(d: &mut Dec<'_>) -> Option<FileCensus> {
-        FileCensus::decode_answer(d, decode_book_hashed)
+        FileCensus::decode_answer(d)
     }
 
     fn encode_resume(&self, e: &mut Enc) {
@@ -211,7 +211,7 @@ impl crate::cache::Census for FileCensus {
 
     fn resume(answer: &[u8], d: &mut Dec<'_>) -> Option<FileCensus> {
         let mut a = Dec::new(answer);
-        let mut fc = FileCensus::decode_answer(&mut a, decode_book).filter(|_| a.done())?;
+        let mut fc = FileCensus::decode_answer(&mut a).filter(|_| a.done())?;
         let s = match d.u8()? {
             0 => {
                 let book = fc.sealed.take().map(|(_, b)| b)?;
@@ -228,12 +228,8 @@ impl crate::cache::Census for FileCensus {
 }
 
 impl FileCensus {
-    /// An entry's answer, its book read by `book` (hashed for a hit, keyed
-    /// to resume from).
-    fn decode_answer(
-        d: &mut Dec<'_>,
-        book: fn(&mut Dec<'_>) -> Option<Book>,
-    ) -> Option<FileCensus> {
+    /// An entry's answer.
+    fn decode_answer(d: &mut Dec<'_>) -> Option<FileCensus> {
         let lane = d.bool()?;
         let embeds = d.bool()?;
         let mut agents = Vec::new();
@@ -242,7 +238,7 @@ impl FileCensus {
         }
         let sealed = match d.bool()? {
             false => None,
-            true => Some((decode_census(d)?, book(d)?)),
+            true => Some((decode_census(d)?, decode_book(d)?)),
         };
         Some(FileCensus {
             lane,

@@ -15,7 +15,7 @@ use crate::tokens::copy::{Row, Vals};
 
 mod book;
 
-pub(super) use book::{decode_book, decode_book_hashed, encode_book};
+pub(super) use book::{decode_book, encode_book};
 
 fn encode_counts(e: &mut Enc, c: &Counts) {
     e.u64(c.len() as u64);

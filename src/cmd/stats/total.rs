@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use super::census::Census;
 use crate::tokens::book::Book;
 use crate::tokens::ledger::{KeySet, Ledger, Msg, TOP};
-use crate::tokens::{key_hash, Row, SYNTHETIC};
+use crate::tokens::{Row, SYNTHETIC};
 
 /// A running total over transcripts.
 #[derive(Debug, Default)]
@@ -44,40 +44,23 @@ impl Acc {
         self.census.add(c);
         self.transcripts += 1;
         self.lane_files += u64::from(lane);
-        for (key, e) in &book.keyed {
-            let model = self.ledger.model(&e.model);
-            if let Some((_, id)) = key.split_once('\0') {
-                self.ids.insert(key_hash(id));
-            }
-            let m = Msg {
-                records: e.records,
-                ..Msg::new(model, e.vals, None, TOP)
-            };
-            self.ledger.admit(key_hash(key), m);
-        }
-        let h = &book.hashed;
-        let models: Vec<u32> = h.models.iter().map(|m| self.ledger.model(m)).collect();
-        for e in &h.keyed {
+        let models: Vec<u32> = book.models.iter().map(|m| self.ledger.model(m)).collect();
+        for (&key, e) in &book.keyed {
             let Some(&model) = models.get(e.model as usize) else {
                 continue;
             };
-            if let Some(id) = e.id {
-                self.ids.insert(id);
-            }
+            self.ids.insert(e.id);
             let m = Msg {
                 records: e.records,
                 ..Msg::new(model, e.vals, None, TOP)
             };
-            self.ledger.admit(e.key, m);
+            self.ledger.admit(key, m);
         }
-        for &p in &h.progress {
+        for &p in &book.progress_ids {
             self.progress.insert(p);
         }
         for (m, r) in &book.idless {
             self.idless.entry(m.clone()).or_default().add(r);
-        }
-        for id in &book.progress_ids {
-            self.progress.insert(key_hash(id));
         }
     }
 

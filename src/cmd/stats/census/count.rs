@@ -242,9 +242,10 @@ fn block_name<'b>(b: &'b crate::record::Block<'_>) -> &'b str {
     }
 }
 
-/// The id of an agent_progress record's embedded usage-bearing message.
-fn progress_usage_id(r: &Record<'_>) -> Option<String> {
+/// The [`key_hash`](crate::tokens::key_hash) of the id of an agent_progress
+/// record's embedded usage-bearing message.
+fn progress_usage_id(r: &Record<'_>) -> Option<u64> {
     let inner = r.embedded()?.record.message.as_ref()?;
     inner.usage.filter(|u| u.get().starts_with('{'))?;
-    inner.id.as_deref().map(str::to_string)
+    inner.id.as_deref().map(crate::tokens::key_hash)
 }
