@@ -153,11 +153,16 @@ fn plain(text: &str) -> serde_json::Result<Box<Record<'_>>> {
 }
 
 /// The record of `text` with its `toolUseResult`'s keys read in the same walk
-/// ([`super::echo`]); an echo that cannot be placed in `text`, or a walk that
-/// fails (its stricter reading of a string or number can), leaves the line to
-/// the plain parse, so what is read or refused is the plain parse's.
+/// ([`super::echo`]), by the fast reader ([`super::fast`]) or, for a line it
+/// declines, by serde_json; an echo that cannot be placed in `text`, or a
+/// walk that fails (its stricter reading of a string or number can), leaves
+/// the line to the plain parse, so what is read or refused is the plain
+/// parse's.
 fn fused(text: &str) -> serde_json::Result<Box<Record<'_>>> {
-    let mut r = super::echo::fused(|| plain(text))?;
+    let mut r = super::echo::fused(|| match super::fast::record(text) {
+        Some(r) => Ok(r),
+        None => plain(text),
+    })?;
     if r.echo.as_mut().is_some_and(|e| !e.place(text)) {
         return plain(text);
     }
