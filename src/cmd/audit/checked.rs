@@ -59,14 +59,18 @@ pub(crate) fn checked(line: &[u8]) -> Option<Checked<'_>> {
         return None; // serde would read a struct from an array too
     }
     let text = simdutf8::basic::from_utf8(line).ok()?;
+    // The fast reader first (it drives the same visitor, or declines).
     let mut f = Fused::default();
-    let mut de = serde_json::Deserializer::from_str(text);
-    // As `serde_json::from_str` reads: the value, then nothing but whitespace.
-    if (&mut f)
-        .deserialize(&mut de)
-        .and_then(|()| de.end())
-        .is_ok()
-    {
+    let read = crate::record::fast::seed(text, &mut f).is_some() || {
+        f = Fused::default();
+        let mut de = serde_json::Deserializer::from_str(text);
+        // As `serde_json::from_str` reads: the value, then nothing but whitespace.
+        (&mut f)
+            .deserialize(&mut de)
+            .and_then(|()| de.end())
+            .is_ok()
+    };
+    if read {
         if let Some(c) = f.checked(text) {
             return Some(c);
         }

@@ -58,10 +58,12 @@ fn line_at(buf: &[u8], pos: usize, end: usize, no: usize) -> Line<'_> {
 }
 
 /// serde's verdict on the grammar of a line the skim accepted (one SIMD UTF-8
-/// check, then a `str` parse that keeps nothing).
+/// check, then the fast reader's check of serde_json's grammar; serde_json
+/// itself only for a line that check refuses).
 fn valid_json(line: &[u8]) -> bool {
-    simdutf8::basic::from_utf8(line)
-        .is_ok_and(|t| serde_json::from_str::<serde::de::IgnoredAny>(t).is_ok())
+    simdutf8::basic::from_utf8(line).is_ok_and(|t| {
+        crate::record::fast::valid(t) || serde_json::from_str::<serde::de::IgnoredAny>(t).is_ok()
+    })
 }
 
 /// Whether the line skim reads each message's eaten-text view as it walks it:

@@ -131,3 +131,41 @@ fn checked_reads_what_the_skim_reads() {
         assert!(checked(l).is_none(), "{}", String::from_utf8_lossy(l));
     }
 }
+
+/// The fused read driven by the fast reader is the one serde_json drives,
+/// on every line of the sample and public homes; at most one line in a
+/// thousand is declined (it costs a second walk).
+#[test]
+fn the_fast_reader_fills_the_fused_read_as_serde_does() {
+    let (mut lines, mut declined) = (0, 0);
+    for t in &crate::discovery::sample_and_public() {
+        let src = crate::scan::Source::open(&t.path).unwrap();
+        for line in crate::scan::Lines::new(&src) {
+            let Ok(text) = std::str::from_utf8(line.bytes) else {
+                continue;
+            };
+            let mut by_serde = Fused::default();
+            let mut de = serde_json::Deserializer::from_str(text);
+            let serde_ok = (&mut by_serde)
+                .deserialize(&mut de)
+                .and_then(|()| de.end())
+                .is_ok();
+            let mut by_fast = Fused::default();
+            let fast_ok = crate::record::fast::seed(text, &mut by_fast).is_some();
+            lines += 1;
+            if !fast_ok {
+                declined += usize::from(serde_ok);
+                continue;
+            }
+            assert!(serde_ok, "fast reads what serde refuses: {text}");
+            let show = |c: Option<Checked<'_>>| c.map(|c| format!("{:?} {:?}", c.top, c.pre));
+            assert_eq!(
+                show(by_fast.checked(text)),
+                show(by_serde.checked(text)),
+                "{text}"
+            );
+        }
+    }
+    assert!(lines > 8_000);
+    assert!(declined * 1000 <= lines, "{declined} of {lines} declined");
+}
