@@ -37,7 +37,7 @@ impl Embedded<'_> {
     }
 }
 
-#[derive(Deserialize)]
+#[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct Data<'a> {
     #[serde(rename = "type", borrow, default, deserialize_with = "opt_str")]
@@ -100,14 +100,15 @@ pub(crate) fn read<'a>(data: &'a serde_json::value::RawValue) -> Nested<'a> {
     }
     // A lone surrogate escape in the nested record's text reads as U+FFFD, as
     // on a line of its own ([`super::surrogate`]).
-    let parsed =
-        serde_json::from_str::<Data<'a>>(raw).or_else(|e| {
-            match super::surrogate::readable(raw.as_bytes()) {
-                (fixed, true) => std::str::from_utf8(fixed)
-                    .map_err(|_| e)
-                    .and_then(serde_json::from_str::<Data<'a>>),
-                _ => Err(e),
-            }
+    // The fast reader first ([`super::fast`]); serde_json for what it declines.
+    let fast = super::fast::seed(raw, std::marker::PhantomData::<Data<'a>>);
+    let parsed = fast
+        .map_or_else(|| serde_json::from_str::<Data<'a>>(raw), Ok)
+        .or_else(|e| match super::surrogate::readable(raw.as_bytes()) {
+            (fixed, true) => std::str::from_utf8(fixed)
+                .map_err(|_| e)
+                .and_then(serde_json::from_str::<Data<'a>>),
+            _ => Err(e),
         });
     let Ok(d) = parsed else {
         // Unreadable only when the skim still sees an agent_progress.
@@ -167,6 +168,32 @@ mod tests {
         let r: Record<'_> = serde_json::from_str(&line).unwrap();
         let e = r.embedded().unwrap();
         assert_eq!(e.record.blocks()[0].text.as_deref(), Some("cut \u{FFFD}"));
+    }
+
+    /// Every agent_progress `data` of the sample and public homes is read by
+    /// the fast reader as serde_json reads it.
+    #[test]
+    fn the_fast_reader_reads_every_real_nested_record_as_serde_does() {
+        let mut n = 0;
+        for t in crate::discovery::sample_and_public() {
+            let bytes = std::fs::read(&t.path).unwrap();
+            for l in bytes.split(|&c| c == b'\n') {
+                let Ok(r) = serde_json::from_slice::<Record<'_>>(l) else {
+                    continue;
+                };
+                let Some(raw) = r.data.map(|d| d.get()) else {
+                    continue;
+                };
+                if !raw.contains("agent_progress") {
+                    continue;
+                }
+                let fast = crate::record::fast::seed(raw, std::marker::PhantomData::<Data<'_>>);
+                let serde = serde_json::from_str::<Data<'_>>(raw).ok();
+                assert_eq!(format!("{fast:?}"), format!("{serde:?}"));
+                n += usize::from(fast.is_some());
+            }
+        }
+        assert!(n > 300, "{n} nested records read");
     }
 
     #[test]
