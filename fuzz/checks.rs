@@ -339,3 +339,16 @@ pub fn danger(data: &[u8]) {
         assert_eq!(bash::dangerous_rm(&format!("{cmd}\n:")), v, "{cmd:?}");
     }
 }
+
+/// The record parse's fast reader against serde_json
+/// (`csift::record::fast::agrees_with_serde`): the same record wherever it
+/// reads one, a decline wherever serde refuses, the same grammar verdict.
+/// Input that is not UTF-8 is read as the lines it would never reach.
+pub fn fastjson(data: &[u8]) {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    if let Err(e) = csift::record::fast::agrees_with_serde(text) {
+        panic!("{e}: {text:?}");
+    }
+}

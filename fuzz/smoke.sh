@@ -21,7 +21,7 @@ cd "$(dirname "$0")"
 ROOT=$(cd .. && pwd)
 SECS=${FUZZ_SECS:-25}
 TARGETS=("$@")
-[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(records narration target ranges caseless danger)
+[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(records narration target ranges caseless danger fastjson)
 
 skip() {
     echo "fuzz/smoke.sh: cannot fuzz: $1" >&2
@@ -68,6 +68,11 @@ seed() {
         done < <(find "$ROOT/sample/claude-home/projects" -name '*.jsonl' -print0)
         # A few hundred seeds are plenty to start from.
         ls "$dir" | sort | awk 'NR > 400' | sed "s|^|$dir/|" | xargs -r rm -f
+        ;;
+    fastjson)
+        # One line per seed: the first 300 lines under 8 KB of the sample home.
+        find "$ROOT/sample/claude-home/projects" -name '*.jsonl' -print0 | xargs -0 cat |
+            awk 'length($0) < 8000' | head -n 300 | split -l 1 -d -a 3 - "$dir/line-" || true
         ;;
     narration)
         grep -rhoE '"signature":"[A-Za-z0-9+/=]{8,}"' "$ROOT/sample/claude-home/projects" 2>/dev/null |

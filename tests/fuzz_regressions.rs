@@ -51,6 +51,11 @@ fn narration_regressions() {
 }
 
 #[test]
+fn fastjson_regressions() {
+    replay("fastjson", checks::fastjson);
+}
+
+#[test]
 fn caseless_regressions() {
     replay("caseless", checks::caseless);
 }

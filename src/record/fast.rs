@@ -75,6 +75,40 @@ pub(crate) fn valid(text: &str) -> bool {
     value_end(b, 0).is_ok_and(|end| ws(b, end) == b.len())
 }
 
+/// The fast reader against serde_json on `text`, for the fuzz target and
+/// its regressions (fuzz/checks.rs): where it reads a record, the record is
+/// serde_json's (its `Debug` form, with `toolUseResult` read plain and
+/// fused); where serde_json refuses the text, it declines; its grammar check
+/// accepts what serde_json's skip accepts, declining only past 128
+/// containers. `Err` says what differed.
+#[doc(hidden)]
+pub fn agrees_with_serde(text: &str) -> Result<(), String> {
+    for fused in [false, true] {
+        let run = || {
+            let fast = record(text).map(|r| format!("{r:?}"));
+            let serde = serde_json::from_str::<Record<'_>>(text).ok();
+            (fast, serde.map(|r| format!("{r:?}")))
+        };
+        let (fast, serde) = if fused {
+            super::echo::fused(run)
+        } else {
+            run()
+        };
+        match (fast, serde) {
+            (Some(f), Some(s)) if f != s => return Err(format!("fused {fused}: {f} != {s}")),
+            (Some(_), None) => return Err(format!("fused {fused}: read what serde refuses")),
+            _ => {}
+        }
+    }
+    let serde_valid = serde_json::from_str::<de::IgnoredAny>(text).is_ok();
+    let deep = text.bytes().filter(|&c| c == b'[' || c == b'{').count() > 128;
+    match (valid(text), serde_valid) {
+        (true, false) => Err("valid where serde refuses".into()),
+        (false, true) if !deep => Err("refused where serde accepts".into()),
+        _ => Ok(()),
+    }
+}
+
 struct De<'de> {
     s: &'de str,
     b: &'de [u8],

@@ -8,7 +8,7 @@
 pub(crate) mod content;
 pub(crate) mod echo;
 pub(crate) mod embedded;
-pub(crate) mod fast;
+pub mod fast;
 pub(crate) mod parse;
 pub(crate) mod surrogate;
 
