@@ -71,7 +71,7 @@ seed() {
         ;;
     fastjson)
         # One line per seed: the first 300 lines under 8 KB of the sample home.
-        find "$ROOT/sample/claude-home/projects" -name '*.jsonl' -print0 | xargs -0 cat |
+        find "$ROOT/sample/claude-home/projects" -name '*.jsonl' -print0 | xargs -0 cat 2>/dev/null |
             awk 'length($0) < 8000' | head -n 300 | split -l 1 -d -a 3 - "$dir/line-" || true
         ;;
     narration)
