@@ -189,3 +189,41 @@ fn string_ends_at_every_offset() {
         }
     }
 }
+
+/// Bodies dense with escapes, quotes and control characters, each cut
+/// anywhere across the blocks: the string ends where serde_json's does.
+#[test]
+fn escape_dense_strings_end_as_serde_ends_them() {
+    let parts: [&[u8]; 12] = [
+        b"a",
+        b"bcdefgh",
+        br#"\""#,
+        br"\\",
+        br"\n",
+        br"\u00e9",
+        br"\ud83d",
+        b"\"",
+        b"\x01",
+        br"\x",
+        br"\u12",
+        "é".as_bytes(),
+    ];
+    let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+    for _ in 0..20_000 {
+        let mut full = b"\"".to_vec();
+        for _ in 0..rng.below(40) {
+            // Plain text far more often than anything else.
+            let k = if rng.below(3) == 0 {
+                rng.below(parts.len())
+            } else {
+                rng.below(2)
+            };
+            full.extend_from_slice(parts[k]);
+        }
+        full.push(b'"');
+        let mut it = serde_json::Deserializer::from_slice(&full).into_iter::<de::IgnoredAny>();
+        let want = it.next().and_then(Result::ok).map(|_| it.byte_offset());
+        let got = string_end(&full, 1).ok().map(|(end, _)| end + 1);
+        assert_eq!(got, want, "{:?}", String::from_utf8_lossy(&full));
+    }
+}
