@@ -101,12 +101,34 @@ pub fn agrees_with_serde(text: &str) -> Result<(), String> {
         }
     }
     let serde_valid = serde_json::from_str::<de::IgnoredAny>(text).is_ok();
-    let deep = text.bytes().filter(|&c| c == b'[' || c == b'{').count() > 128;
+    let deep = max_depth(text.as_bytes()) > 128;
     match (valid(text), serde_valid) {
         (true, false) => Err("valid where serde refuses".into()),
         (false, true) if !deep => Err("refused where serde accepts".into()),
         _ => Ok(()),
     }
+}
+
+/// The deepest nesting of containers in `b`, brackets inside strings not
+/// counted (for [`agrees_with_serde`]).
+fn max_depth(b: &[u8]) -> usize {
+    let (mut depth, mut max, mut in_str, mut esc) = (0usize, 0, false, false);
+    for &c in b {
+        match (in_str, esc, c) {
+            (true, true, _) => esc = false,
+            (true, false, b'\\') => esc = true,
+            (true, false, b'"') => in_str = false,
+            (true, ..) => {}
+            (false, _, b'"') => in_str = true,
+            (false, _, b'[' | b'{') => {
+                depth += 1;
+                max = max.max(depth);
+            }
+            (false, _, b']' | b'}') => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    max
 }
 
 struct De<'de> {
@@ -241,6 +263,50 @@ fn unicode(esc: &str) -> Result<(char, usize), Decline> {
     char::from_u32(c).map(|c| (c, 11)).ok_or(Decline)
 }
 
+/// `deserialize_*` methods of the plain shape that decline.
+macro_rules! decline {
+    ($($method:ident)*) => {
+        $(fn $method<V: Visitor<'de>>(self, _: V) -> Result<V::Value, Decline> {
+            Err(Decline)
+        })*
+    };
+}
+
+/// The `deserialize_*` methods with a name, a length or variants, declined.
+macro_rules! decline_shaped {
+    () => {
+        fn deserialize_unit_struct<V: Visitor<'de>>(
+            self,
+            _: &'static str,
+            _: V,
+        ) -> Result<V::Value, Decline> {
+            Err(Decline)
+        }
+
+        fn deserialize_tuple<V: Visitor<'de>>(self, _: usize, _: V) -> Result<V::Value, Decline> {
+            Err(Decline)
+        }
+
+        fn deserialize_tuple_struct<V: Visitor<'de>>(
+            self,
+            _: &'static str,
+            _: usize,
+            _: V,
+        ) -> Result<V::Value, Decline> {
+            Err(Decline)
+        }
+
+        fn deserialize_enum<V: Visitor<'de>>(
+            self,
+            _: &'static str,
+            _: &'static [&'static str],
+            _: V,
+        ) -> Result<V::Value, Decline> {
+            Err(Decline)
+        }
+    };
+}
+
 impl<'de> Deserializer<'de> for &mut De<'de> {
     type Error = Decline;
 
@@ -344,20 +410,15 @@ impl<'de> Deserializer<'de> for &mut De<'de> {
         visitor.visit_unit()
     }
 
-    fn deserialize_bytes<V: Visitor<'de>>(self, _: V) -> Result<V::Value, Decline> {
-        Err(Decline)
+    // Nothing the readers of a line ask for these: declined, so no visitor
+    // that would take more than its type can be handed what serde_json refuses.
+    decline! {
+        deserialize_i8 deserialize_i16 deserialize_i32 deserialize_i64 deserialize_i128
+        deserialize_u8 deserialize_u16 deserialize_u32 deserialize_u64 deserialize_u128
+        deserialize_f32 deserialize_f64 deserialize_char deserialize_bytes
+        deserialize_byte_buf deserialize_unit
     }
-
-    fn deserialize_byte_buf<V: Visitor<'de>>(self, _: V) -> Result<V::Value, Decline> {
-        Err(Decline)
-    }
-
-    // Nothing the record model reads asks for these; any number is declined
-    // by `deserialize_any`, and a visitor of these refuses anything else.
-    serde::forward_to_deserialize_any! {
-        i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char
-        unit unit_struct tuple tuple_struct enum
-    }
+    decline_shaped!();
 }
 
 /// The entries of an object or the elements of an array being read.
@@ -433,31 +494,35 @@ impl<'de> Deserializer<'de> for Key<'_, 'de> {
         self.0.string(visitor)
     }
 
+    /// As serde_json's key reader skips a key: by decoding it, so a lone
+    /// surrogate escape in a skipped key is refused (serde_json refuses it;
+    /// its skip of a string value does not look at surrogates).
     fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Decline> {
-        let (end, _) = string_end(self.0.b, self.0.i + 1)?;
-        self.0.i = end + 1;
-        visitor.visit_unit()
+        self.deserialize_any(visitor)
     }
 
-    // serde_json reads a key asked as bytes, an option, a newtype or an
-    // enum by rules of its own: declined. (A visitor of anything but a
-    // string refuses the string the rest read.)
-    fn deserialize_option<V: Visitor<'de>>(self, _: V) -> Result<V::Value, Decline> {
-        Err(Decline)
+    fn deserialize_str<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Decline> {
+        self.deserialize_any(visitor)
     }
 
-    fn deserialize_bytes<V: Visitor<'de>>(self, _: V) -> Result<V::Value, Decline> {
-        Err(Decline)
+    fn deserialize_string<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Decline> {
+        self.deserialize_any(visitor)
     }
 
-    fn deserialize_byte_buf<V: Visitor<'de>>(self, _: V) -> Result<V::Value, Decline> {
-        Err(Decline)
+    fn deserialize_identifier<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Decline> {
+        self.deserialize_any(visitor)
     }
 
-    serde::forward_to_deserialize_any! {
-        bool str string identifier char unit unit_struct seq tuple
-        tuple_struct map struct
+    // serde_json reads a key asked as anything but a string by rules of its
+    // own: declined.
+    decline! {
+        deserialize_bool deserialize_i8 deserialize_i16 deserialize_i32 deserialize_i64
+        deserialize_i128 deserialize_u8 deserialize_u16 deserialize_u32 deserialize_u64
+        deserialize_u128 deserialize_f32 deserialize_f64 deserialize_char deserialize_bytes
+        deserialize_byte_buf deserialize_unit deserialize_option deserialize_seq
+        deserialize_map
     }
+    decline_shaped!();
 
     fn deserialize_newtype_struct<V: Visitor<'de>>(
         self,
@@ -467,17 +532,13 @@ impl<'de> Deserializer<'de> for Key<'_, 'de> {
         Err(Decline)
     }
 
-    fn deserialize_enum<V: Visitor<'de>>(
+    fn deserialize_struct<V: Visitor<'de>>(
         self,
         _: &'static str,
         _: &'static [&'static str],
         _: V,
     ) -> Result<V::Value, Decline> {
         Err(Decline)
-    }
-
-    serde::forward_to_deserialize_any! {
-        i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64
     }
 }
 
