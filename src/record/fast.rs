@@ -272,8 +272,29 @@ macro_rules! decline {
     };
 }
 
-/// The `deserialize_*` methods with a name, a length or variants, declined.
+/// The `deserialize_*` methods with a name, a length or variants, declined;
+/// with `newtype_struct struct`, those two as well (an object key's).
 macro_rules! decline_shaped {
+    (newtype_struct struct) => {
+        decline_shaped!();
+
+        fn deserialize_newtype_struct<V: Visitor<'de>>(
+            self,
+            _: &'static str,
+            _: V,
+        ) -> Result<V::Value, Decline> {
+            Err(Decline)
+        }
+
+        fn deserialize_struct<V: Visitor<'de>>(
+            self,
+            _: &'static str,
+            _: &'static [&'static str],
+            _: V,
+        ) -> Result<V::Value, Decline> {
+            Err(Decline)
+        }
+    };
     () => {
         fn deserialize_unit_struct<V: Visitor<'de>>(
             self,
@@ -522,24 +543,7 @@ impl<'de> Deserializer<'de> for Key<'_, 'de> {
         deserialize_byte_buf deserialize_unit deserialize_option deserialize_seq
         deserialize_map
     }
-    decline_shaped!();
-
-    fn deserialize_newtype_struct<V: Visitor<'de>>(
-        self,
-        _: &'static str,
-        _: V,
-    ) -> Result<V::Value, Decline> {
-        Err(Decline)
-    }
-
-    fn deserialize_struct<V: Visitor<'de>>(
-        self,
-        _: &'static str,
-        _: &'static [&'static str],
-        _: V,
-    ) -> Result<V::Value, Decline> {
-        Err(Decline)
-    }
+    decline_shaped!(newtype_struct struct);
 }
 
 #[cfg(test)]
