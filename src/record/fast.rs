@@ -15,14 +15,21 @@
 //! ([`scan`]); a test compares both readers on every line of the sample and
 //! public homes and on generated and mutated lines.
 
+mod access;
+mod agree;
+mod escape;
 mod scan;
 
 use std::fmt;
 
 use serde::de::value::{BorrowedStrDeserializer, MapDeserializer};
-use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::de::{self, DeserializeSeed, Deserializer, Visitor};
 
 use super::Record;
+use access::Access;
+#[doc(hidden)]
+pub use agree::agrees_with_serde;
+use escape::unescape;
 use scan::{literal_end, string_end, value_end, ws};
 
 /// The fast reader declines a line; serde_json reads it.
@@ -73,62 +80,6 @@ pub(crate) fn seed<'de, S: DeserializeSeed<'de>>(text: &'de str, seed: S) -> Opt
 pub(crate) fn valid(text: &str) -> bool {
     let b = text.as_bytes();
     value_end(b, 0).is_ok_and(|end| ws(b, end) == b.len())
-}
-
-/// The fast reader against serde_json on `text`, for the fuzz target and
-/// its regressions (fuzz/checks.rs): where it reads a record, the record is
-/// serde_json's (its `Debug` form, with `toolUseResult` read plain and
-/// fused); where serde_json refuses the text, it declines; its grammar check
-/// accepts what serde_json's skip accepts, declining only past 128
-/// containers. `Err` says what differed.
-#[doc(hidden)]
-pub fn agrees_with_serde(text: &str) -> Result<(), String> {
-    for fused in [false, true] {
-        let run = || {
-            let fast = record(text).map(|r| format!("{r:?}"));
-            let serde = serde_json::from_str::<Record<'_>>(text).ok();
-            (fast, serde.map(|r| format!("{r:?}")))
-        };
-        let (fast, serde) = if fused {
-            super::echo::fused(run)
-        } else {
-            run()
-        };
-        match (fast, serde) {
-            (Some(f), Some(s)) if f != s => return Err(format!("fused {fused}: {f} != {s}")),
-            (Some(_), None) => return Err(format!("fused {fused}: read what serde refuses")),
-            _ => {}
-        }
-    }
-    let serde_valid = serde_json::from_str::<de::IgnoredAny>(text).is_ok();
-    let deep = max_depth(text.as_bytes()) > 128;
-    match (valid(text), serde_valid) {
-        (true, false) => Err("valid where serde refuses".into()),
-        (false, true) if !deep => Err("refused where serde accepts".into()),
-        _ => Ok(()),
-    }
-}
-
-/// The deepest nesting of containers in `b`, brackets inside strings not
-/// counted (for [`agrees_with_serde`]).
-fn max_depth(b: &[u8]) -> usize {
-    let (mut depth, mut max, mut in_str, mut esc) = (0usize, 0, false, false);
-    for &c in b {
-        match (in_str, esc, c) {
-            (true, true, _) => esc = false,
-            (true, false, b'\\') => esc = true,
-            (true, false, b'"') => in_str = false,
-            (true, ..) => {}
-            (false, _, b'"') => in_str = true,
-            (false, _, b'[' | b'{') => {
-                depth += 1;
-                max = max.max(depth);
-            }
-            (false, _, b']' | b'}') => depth = depth.saturating_sub(1),
-            _ => {}
-        }
-    }
-    max
 }
 
 struct De<'de> {
@@ -212,55 +163,6 @@ impl<'de> De<'de> {
         self.leave(b']')?;
         Ok(v)
     }
-}
-
-/// Decode the escapes of a string body that [`string_end`] accepted; a
-/// surrogate escape outside a well-formed pair is declined (serde_json
-/// refuses it in a string it decodes).
-fn unescape(body: &str, out: &mut String) -> Result<(), Decline> {
-    let mut rest = body;
-    while let Some(at) = rest.find('\\') {
-        out.push_str(rest.get(..at).ok_or(Decline)?);
-        let esc = rest.get(at + 1..).ok_or(Decline)?;
-        let (c, used) = match esc.as_bytes().first() {
-            Some(b'"') => ('"', 1),
-            Some(b'\\') => ('\\', 1),
-            Some(b'/') => ('/', 1),
-            Some(b'b') => ('\u{8}', 1),
-            Some(b'f') => ('\u{c}', 1),
-            Some(b'n') => ('\n', 1),
-            Some(b'r') => ('\r', 1),
-            Some(b't') => ('\t', 1),
-            Some(b'u') => unicode(esc)?,
-            _ => return Err(Decline),
-        };
-        out.push(c);
-        rest = esc.get(used..).ok_or(Decline)?;
-    }
-    out.push_str(rest);
-    Ok(())
-}
-
-/// The character of a `uXXXX` escape (`esc` starts at the `u`), or of a
-/// `uXXXX\uXXXX` surrogate pair, and the bytes it took.
-fn unicode(esc: &str) -> Result<(char, usize), Decline> {
-    let hex = |s: Option<&str>| {
-        s.and_then(|h| u32::from_str_radix(h, 16).ok())
-            .ok_or(Decline)
-    };
-    let n = hex(esc.get(1..5))?;
-    if !(0xD800..=0xDFFF).contains(&n) {
-        return char::from_u32(n).map(|c| (c, 5)).ok_or(Decline);
-    }
-    if n > 0xDBFF || esc.get(5..7) != Some("\\u") {
-        return Err(Decline);
-    }
-    let lo = hex(esc.get(7..11))?;
-    if !(0xDC00..=0xDFFF).contains(&lo) {
-        return Err(Decline);
-    }
-    let c = 0x1_0000 + ((n - 0xD800) << 10) + (lo - 0xDC00);
-    char::from_u32(c).map(|c| (c, 11)).ok_or(Decline)
 }
 
 /// `deserialize_*` methods of the plain shape that decline.
@@ -440,69 +342,6 @@ impl<'de> Deserializer<'de> for &mut De<'de> {
         deserialize_byte_buf deserialize_unit
     }
     decline_shaped!();
-}
-
-/// The entries of an object or the elements of an array being read.
-struct Access<'a, 'de> {
-    de: &'a mut De<'de>,
-    first: bool,
-}
-
-impl Access<'_, '_> {
-    /// Whether another entry (`close` ends the container) follows: past its
-    /// comma if it does.
-    fn more(&mut self, close: u8) -> Result<bool, Decline> {
-        let c = self.de.peek();
-        if c == Some(close) {
-            return Ok(false);
-        }
-        if !std::mem::replace(&mut self.first, false) {
-            if c != Some(b',') {
-                return Err(Decline);
-            }
-            self.de.i += 1;
-        }
-        Ok(true)
-    }
-}
-
-impl<'de> MapAccess<'de> for Access<'_, 'de> {
-    type Error = Decline;
-
-    fn next_key_seed<K: DeserializeSeed<'de>>(
-        &mut self,
-        seed: K,
-    ) -> Result<Option<K::Value>, Decline> {
-        if !self.more(b'}')? {
-            return Ok(None);
-        }
-        if self.de.peek() != Some(b'"') {
-            return Err(Decline);
-        }
-        seed.deserialize(Key(&mut *self.de)).map(Some)
-    }
-
-    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, Decline> {
-        if self.de.peek() != Some(b':') {
-            return Err(Decline);
-        }
-        self.de.i += 1;
-        seed.deserialize(&mut *self.de)
-    }
-}
-
-impl<'de> SeqAccess<'de> for Access<'_, 'de> {
-    type Error = Decline;
-
-    fn next_element_seed<T: DeserializeSeed<'de>>(
-        &mut self,
-        seed: T,
-    ) -> Result<Option<T::Value>, Decline> {
-        if !self.more(b']')? {
-            return Ok(None);
-        }
-        seed.deserialize(&mut *self.de).map(Some)
-    }
 }
 
 /// An object key (its opening quote next): read as a string whatever is asked.
