@@ -31,7 +31,12 @@ pub(super) fn string_end(b: &[u8], mut i: usize) -> Result<(usize, bool), Declin
             Some(b'"') => return Ok((i, escaped)),
             Some(b'\\') => {
                 escaped = true;
-                i = escape_end(b, i + 1)?;
+                // The two-byte escapes first, without a call: most of a
+                // transcript's escapes are `\n`, `\"` and `\\`.
+                i = match b.get(i + 1) {
+                    Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => i + 2,
+                    _ => escape_end(b, i + 1)?,
+                };
             }
             // A control character, or the end of the input.
             _ => return Err(Decline),
