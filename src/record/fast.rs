@@ -146,20 +146,14 @@ impl<'de> De<'de> {
 
     fn map<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value, Decline> {
         self.enter()?;
-        let v = visitor.visit_map(Access {
-            de: self,
-            first: true,
-        })?;
+        let v = visitor.visit_map(Access::new(self))?;
         self.leave(b'}')?;
         Ok(v)
     }
 
     fn seq<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value, Decline> {
         self.enter()?;
-        let v = visitor.visit_seq(Access {
-            de: self,
-            first: true,
-        })?;
+        let v = visitor.visit_seq(Access::new(self))?;
         self.leave(b']')?;
         Ok(v)
     }
@@ -174,37 +168,37 @@ macro_rules! decline {
     };
 }
 
-/// The `deserialize_*` methods with a name, a length or variants, declined;
-/// with `newtype_struct struct`, those two as well (an object key's).
-macro_rules! decline_shaped {
-    (newtype_struct struct) => {
-        decline_shaped!();
-
-        fn deserialize_newtype_struct<V: Visitor<'de>>(
-            self,
-            _: &'static str,
-            _: V,
-        ) -> Result<V::Value, Decline> {
+/// `deserialize_*` methods that take a name, declined.
+macro_rules! decline_named {
+    ($($method:ident)*) => {
+        $(fn $method<V: Visitor<'de>>(self, _: &'static str, _: V) -> Result<V::Value, Decline> {
             Err(Decline)
-        }
+        })*
+    };
+}
 
-        fn deserialize_struct<V: Visitor<'de>>(
+/// `deserialize_*` methods that take a name and a list (fields or
+/// variants), declined.
+macro_rules! decline_listed {
+    ($($method:ident)*) => {
+        $(fn $method<V: Visitor<'de>>(
             self,
             _: &'static str,
             _: &'static [&'static str],
             _: V,
         ) -> Result<V::Value, Decline> {
             Err(Decline)
-        }
+        })*
     };
-    () => {
-        fn deserialize_unit_struct<V: Visitor<'de>>(
-            self,
-            _: &'static str,
-            _: V,
-        ) -> Result<V::Value, Decline> {
-            Err(Decline)
-        }
+}
+
+/// The `deserialize_*` methods with a name, a length or variants, declined,
+/// with any further named (`$named`) and listed (`$listed`) ones: an object
+/// key's `newtype_struct` and `struct`.
+macro_rules! decline_shaped {
+    ($($named:ident)*; $($listed:ident)*) => {
+        decline_named!(deserialize_unit_struct $($named)*);
+        decline_listed!(deserialize_enum $($listed)*);
 
         fn deserialize_tuple<V: Visitor<'de>>(self, _: usize, _: V) -> Result<V::Value, Decline> {
             Err(Decline)
@@ -214,15 +208,6 @@ macro_rules! decline_shaped {
             self,
             _: &'static str,
             _: usize,
-            _: V,
-        ) -> Result<V::Value, Decline> {
-            Err(Decline)
-        }
-
-        fn deserialize_enum<V: Visitor<'de>>(
-            self,
-            _: &'static str,
-            _: &'static [&'static str],
             _: V,
         ) -> Result<V::Value, Decline> {
             Err(Decline)
@@ -341,7 +326,7 @@ impl<'de> Deserializer<'de> for &mut De<'de> {
         deserialize_f32 deserialize_f64 deserialize_char deserialize_bytes
         deserialize_byte_buf deserialize_unit
     }
-    decline_shaped!();
+    decline_shaped!(;);
 }
 
 /// An object key (its opening quote next): read as a string whatever is asked.
@@ -382,7 +367,7 @@ impl<'de> Deserializer<'de> for Key<'_, 'de> {
         deserialize_byte_buf deserialize_unit deserialize_option deserialize_seq
         deserialize_map
     }
-    decline_shaped!(newtype_struct struct);
+    decline_shaped!(deserialize_newtype_struct; deserialize_struct);
 }
 
 #[cfg(test)]

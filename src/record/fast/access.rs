@@ -8,11 +8,16 @@ use super::{De, Decline, Key};
 
 /// The entries of an object or the elements of an array being read.
 pub(super) struct Access<'a, 'de> {
-    pub(super) de: &'a mut De<'de>,
-    pub(super) first: bool,
+    de: &'a mut De<'de>,
+    first: bool,
 }
 
-impl Access<'_, '_> {
+impl<'a, 'de> Access<'a, 'de> {
+    /// The container whose opening bracket `de` has just passed.
+    pub(super) fn new(de: &'a mut De<'de>) -> Self {
+        Access { de, first: true }
+    }
+
     /// Whether another entry (`close` ends the container) follows: past its
     /// comma if it does.
     fn more(&mut self, close: u8) -> Result<bool, Decline> {

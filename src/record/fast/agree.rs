@@ -7,21 +7,29 @@ use serde::de;
 use super::{record, valid};
 use crate::record::{echo, Record};
 
-/// The fast reader against serde_json on `text`, for the fuzz target and
-/// its regressions (fuzz/checks.rs): where it reads a record, the record is
-/// serde_json's (its `Debug` form, with `toolUseResult` read plain and
-/// fused); where serde_json refuses the text, it declines; its grammar check
+/// The fast reader's record and serde_json's for `text`, as their `Debug`
+/// forms, with `toolUseResult` read as `parse_line` reads it (fused) or not.
+pub(super) fn both(text: &str, fused: bool) -> (Option<String>, Option<String>) {
+    let run = || {
+        let fast = record(text).map(|r| format!("{r:?}"));
+        let serde = serde_json::from_str::<Record<'_>>(text).ok();
+        (fast, serde.map(|r| format!("{r:?}")))
+    };
+    if fused {
+        echo::fused(run)
+    } else {
+        run()
+    }
+}
+
+/// Where the fast reader reads a record, it is serde_json's, plain and
+/// fused; where serde_json refuses the text, it declines; its grammar check
 /// accepts what serde_json's skip accepts, declining only past 128
 /// containers. `Err` says what differed.
 #[doc(hidden)]
 pub fn agrees_with_serde(text: &str) -> Result<(), String> {
     for fused in [false, true] {
-        let run = || {
-            let fast = record(text).map(|r| format!("{r:?}"));
-            let serde = serde_json::from_str::<Record<'_>>(text).ok();
-            (fast, serde.map(|r| format!("{r:?}")))
-        };
-        let (fast, serde) = if fused { echo::fused(run) } else { run() };
+        let (fast, serde) = both(text, fused);
         match (fast, serde) {
             (Some(f), Some(s)) if f != s => return Err(format!("fused {fused}: {f} != {s}")),
             (Some(_), None) => return Err(format!("fused {fused}: read what serde refuses")),

@@ -34,7 +34,7 @@ pub(super) fn string_end(b: &[u8], mut i: usize) -> Result<(usize, bool), Declin
                 // The two-byte escapes first, without a call: most of a
                 // transcript's escapes are `\n`, `\"` and `\\`.
                 i = match b.get(i + 1) {
-                    Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => i + 2,
+                    Some(&c) if short_escape(c) => i + 2,
                     _ => escape_end(b, i + 1)?,
                 };
             }
@@ -44,10 +44,17 @@ pub(super) fn string_end(b: &[u8], mut i: usize) -> Result<(usize, bool), Declin
     }
 }
 
+/// Whether `c`, after a backslash, is a one-letter escape: `\" \\ \/ \b \f
+/// \n \r \t` (serde_json's read.rs `parse_escape`/`ignore_escape`).
+#[inline]
+fn short_escape(c: u8) -> bool {
+    matches!(c, b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't')
+}
+
 /// Just past the escape whose letter is at `i` (after its backslash).
 fn escape_end(b: &[u8], i: usize) -> Result<usize, Decline> {
     match b.get(i) {
-        Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => Ok(i + 1),
+        Some(&c) if short_escape(c) => Ok(i + 1),
         Some(b'u') => match b.get(i + 1..i + 5) {
             Some(h) if h.iter().all(u8::is_ascii_hexdigit) => Ok(i + 5),
             _ => Err(Decline),

@@ -2,26 +2,9 @@
 //! is serde_json's to the byte (its `Debug` form, borrowed spans and echo
 //! keys included); wherever serde_json refuses a line, it declines.
 
+use super::agree::both;
 use super::scan::{string_end, value_end};
 use super::*;
-use crate::record::echo;
-
-/// The fast reader's record and serde_json's for `text`, as their `Debug`
-/// forms, with `toolUseResult` read as `parse_line` reads it (fused) or not.
-fn both(text: &str, fused: bool) -> (Option<String>, Option<String>) {
-    let run = || {
-        let fast = record(text).map(|r| format!("{r:?}"));
-        let serde = serde_json::from_str::<Record<'_>>(text)
-            .ok()
-            .map(|r| format!("{r:?}"));
-        (fast, serde)
-    };
-    if fused {
-        echo::fused(run)
-    } else {
-        run()
-    }
-}
 
 /// `text` read both ways agrees; returns whether the fast reader read it.
 fn agree(text: &str) -> bool {
