@@ -6,6 +6,7 @@
 pub mod encode;
 pub mod home;
 pub(crate) mod order;
+pub(crate) mod pick;
 pub(crate) mod selfref;
 pub(crate) mod session;
 pub mod target;

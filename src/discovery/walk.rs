@@ -6,15 +6,21 @@
 //! recorded as a [`WalkIssue`] and the walk goes on. Output order is by path, so
 //! every command is deterministic.
 
+use std::ffi::{OsStr, OsString};
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use super::pick::Pick;
 use super::{Shape, Transcript, WalkIssue};
 
 #[derive(Debug, Default)]
 pub(crate) struct Walk {
     pub(crate) transcripts: Vec<Transcript>,
     pub(crate) issues: Vec<WalkIssue>,
+    /// Which files become transcripts ([`Pick::All`] unless a caller that
+    /// wants few of them says otherwise): every entry is still looked at,
+    /// and its problems reported, whatever is picked.
+    pub(crate) pick: Pick,
 }
 
 impl Walk {
@@ -64,8 +70,12 @@ pub(crate) fn walk_projects(projects: &Path, walk: &mut Walk) {
     // Projects are walked in parallel, each into its own walk, and joined in
     // the order a serial walk visits them: the same transcripts and issues,
     // in the same order.
+    let pick = &walk.pick;
     let walks = crate::scan::par_map(&dirs, |(_, dir, _)| {
-        let mut w = Walk::default();
+        let mut w = Walk {
+            pick: pick.clone(),
+            ..Walk::default()
+        };
         walk_project(dir, &mut w);
         w
     });
@@ -92,7 +102,7 @@ const NOT_A_FILE: &str =
 /// One `projects/<encoded>` directory: its session files, their lane folders, and
 /// old flat `agent-*.jsonl` lanes. A directory holding no transcript is fine (PATH-010).
 pub(crate) fn walk_project(dir: &Path, walk: &mut Walk) {
-    for Entry { path, name, kind } in entries(dir, walk) {
+    for Entry { path, name, kind } in entries(dir, None, walk) {
         let descend = |w: &mut Walk| walk_session_dir(dir, &path, &name, w);
         let Some(meta) = file_or_descend(&path, &name, kind, walk, descend) else {
             continue;
@@ -165,7 +175,10 @@ const CANNOT_STAT: &str = "cannot stat (dangling symlink or loop?)";
 /// entry of a type the listing does not give, is stat'ed by path, followed,
 /// whatever its name, as before: one that cannot be (dangling, a loop) is
 /// recorded as an issue and skipped, as is an entry that cannot be listed.
-fn entries(dir: &Path, walk: &mut Walk) -> Vec<Entry> {
+/// `session` is the lane folder's session (`None` in a project directory).
+/// A file the walk's [`Pick`] passes over costs no allocation beyond the
+/// listing's own: its name and path are made only for what is kept.
+fn entries(dir: &Path, session: Option<&str>, walk: &mut Walk) -> Vec<Entry> {
     let rd = match fs::read_dir(dir) {
         Ok(e) => e,
         Err(e) => {
@@ -173,48 +186,63 @@ fn entries(dir: &Path, walk: &mut Walk) -> Vec<Entry> {
             return Vec::new();
         }
     };
-    // Sorted by name: the same order as by path, all of one parent.
-    let mut listed: Vec<(std::ffi::OsString, fs::DirEntry)> =
-        rd.flatten().map(|e| (e.file_name(), e)).collect();
-    listed.sort_by(|a, b| a.0.cmp(&b.0));
-    let mut out = Vec::with_capacity(listed.len());
-    for (name, entry) in listed {
-        let name = name.to_string_lossy().into_owned();
-        let jsonl = name.ends_with(".jsonl");
-        let kind = match entry.file_type() {
-            Ok(t) if t.is_dir() => Kind::Dir { linked: false },
-            Ok(t) if t.is_file() && !jsonl => continue,
-            Ok(t) if t.is_file() => match entry.metadata() {
-                Ok(m) => Kind::File(m),
-                Err(e) => {
-                    walk.issue(&entry.path(), format!("{CANNOT_STAT}: {e}"));
-                    continue;
-                }
-            },
-            // A symlink (followed), another type, or no type known.
-            t => {
-                let path = entry.path();
-                match fs::metadata(&path) {
-                    Ok(m) if m.is_dir() => Kind::Dir {
-                        linked: t.map_or_else(|_| path.is_symlink(), |t| t.is_symlink()),
-                    },
-                    Ok(_) if !jsonl => continue,
-                    Ok(m) if m.is_file() => Kind::File(m),
-                    Ok(_) => Kind::Other,
-                    Err(e) => {
-                        walk.issue(&path, format!("{CANNOT_STAT}: {e}"));
-                        continue;
-                    }
-                }
-            }
-        };
-        out.push(Entry {
-            path: entry.path(),
-            name,
-            kind,
-        });
+    let mut kept: Vec<(OsString, fs::DirEntry, Kind)> = Vec::new();
+    // Each with its entry's name, so they are said in the listing's sorted order.
+    let mut issues: Vec<(OsString, WalkIssue)> = Vec::new();
+    for entry in rd.flatten() {
+        let os = entry.file_name();
+        if !walk.pick.names(session.is_none(), &os) {
+            continue;
+        }
+        match kind_of(&entry, &os) {
+            Ok(Some(Kind::File(m))) if !walk.pick.keeps(&os, session, &m) => {}
+            Ok(Some(kind)) => kept.push((os, entry, kind)),
+            Ok(None) => {}
+            Err(issue) => issues.push((os, issue)),
+        }
     }
-    out
+    // Sorted by name: the same order as by path, all of one parent.
+    kept.sort_by(|a, b| a.0.cmp(&b.0));
+    issues.sort_by(|a, b| a.0.cmp(&b.0));
+    walk.issues.extend(issues.into_iter().map(|(_, i)| i));
+    kept.into_iter()
+        .map(|(os, entry, kind)| Entry {
+            path: entry.path(),
+            name: os.to_string_lossy().into_owned(),
+            kind,
+        })
+        .collect()
+}
+
+/// What one listed entry is (`None`: nothing the walk acts on), or the
+/// problem that stops it being known.
+fn kind_of(entry: &fs::DirEntry, name: &OsStr) -> Result<Option<Kind>, WalkIssue> {
+    let jsonl = name.as_encoded_bytes().ends_with(b".jsonl");
+    let cannot = |path: PathBuf, e: std::io::Error| WalkIssue {
+        path,
+        message: format!("{CANNOT_STAT}: {e}"),
+    };
+    Ok(Some(match entry.file_type() {
+        Ok(t) if t.is_dir() => Kind::Dir { linked: false },
+        Ok(t) if t.is_file() && !jsonl => return Ok(None),
+        Ok(t) if t.is_file() => match entry.metadata() {
+            Ok(m) => Kind::File(m),
+            Err(e) => return Err(cannot(entry.path(), e)),
+        },
+        // A symlink (followed), another type, or no type known.
+        t => {
+            let path = entry.path();
+            match fs::metadata(&path) {
+                Ok(m) if m.is_dir() => Kind::Dir {
+                    linked: t.map_or_else(|_| path.is_symlink(), |t| t.is_symlink()),
+                },
+                Ok(_) if !jsonl => return Ok(None),
+                Ok(m) if m.is_file() => Kind::File(m),
+                Ok(_) => Kind::Other,
+                Err(e) => return Err(cannot(path, e)),
+            }
+        }
+    }))
 }
 
 /// `<project>/<session>/`: lanes live under `subagents/`; `tool-results/` and other
@@ -235,7 +263,7 @@ fn walk_lanes(project: &Path, dir: &Path, session: &str, depth: usize, walk: &mu
         );
         return;
     }
-    for Entry { path, name, kind } in entries(dir, walk) {
+    for Entry { path, name, kind } in entries(dir, Some(session), walk) {
         let descend = |w: &mut Walk| walk_lanes(project, &path, session, depth + 1, w);
         let Some(meta) = file_or_descend(&path, &name, kind, walk, descend) else {
             continue;

@@ -7,7 +7,7 @@
 pub(crate) mod print;
 
 use std::ffi::OsStr;
-use std::time::Instant;
+use std::time::{Duration, Instant, SystemTime};
 
 use jiff::{Timestamp, ToSpan};
 
@@ -135,27 +135,44 @@ fn select(
     now: Timestamp,
     problems: &Problems,
 ) -> crate::error::Result<Vec<SessionFiles>> {
-    let sel = target::resolve(&cfg.home, &cfg.targets, true)?;
+    let registered: FxSet<&str> = registry.session_ids().collect();
+    // A session is active when one of its files was written in the window
+    // (by the whole seconds `idle_secs` counts) or it is registered.
+    let since = cfg.active_since;
+    let cutoff = since.map(|s| now.as_second() - s.as_second());
+    let active = |t: &Transcript| {
+        registered.contains(t.session_id.as_str())
+            || cutoff.is_some_and(|c| {
+                crate::live::lanes::idle_secs(t.mtime, now).is_some_and(|i| i <= c)
+            })
+    };
+    // With no target, the walk keeps only the files that can make a session
+    // active (two seconds early, so whole-second rounding loses none), then
+    // fetches the rest of those sessions' files: thousands of transcripts
+    // are never built.
+    let early = since.and_then(|s| SystemTime::from(s).checked_sub(Duration::from_secs(2)));
+    let sel = match early {
+        Some(early) if cfg.targets.is_empty() => {
+            let named = registered.iter().map(|s| s.to_string()).collect();
+            target::resolve_active(&cfg.home, early, named, active)?
+        }
+        _ => target::resolve(&cfg.home, &cfg.targets, true)?,
+    };
     for i in &sel.issues {
         problems.report(&i.path, &i.message);
     }
     // Only the sessions active in the window (or registered) are grouped at
     // all: with no target that is a few of thousands.
-    let picked: Vec<Transcript> = match cfg.active_since {
+    let picked: Vec<Transcript> = match since {
         None => sel.transcripts,
-        Some(since) => {
+        Some(_) => {
             // Keyed by the project directory's bytes, Fx-hashed: a path hashes
             // by its components, which for every transcript of a 5,044-file
             // home was a sixth of `status`'s time above its walk.
-            let registered: FxSet<&str> = registry.session_ids().collect();
-            let cutoff = now.as_second() - since.as_second();
             let active: FxSet<(&OsStr, &str)> = sel
                 .transcripts
                 .iter()
-                .filter(|t| {
-                    registered.contains(t.session_id.as_str())
-                        || crate::live::lanes::idle_secs(t.mtime, now).is_some_and(|i| i <= cutoff)
-                })
+                .filter(|t| active(t))
                 .map(|t| (t.project_dir.as_os_str(), t.session_id.as_str()))
                 .collect();
             sel.transcripts

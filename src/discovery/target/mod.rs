@@ -50,13 +50,7 @@ pub fn resolve(home: &ClaudeHome, targets: &[String], lanes: bool) -> Result<Sel
     }
     let mut r = Resolver::new(home);
     if targets.is_empty() {
-        if !r.projects.is_dir() {
-            return Err(Error::Target(format!(
-                "no Claude Code transcripts: {} does not exist (pass --claude-home DIR, or a .jsonl file)",
-                r.projects.display()
-            )));
-        }
-        walk::walk_projects(&r.projects, &mut r.walk);
+        walk::walk_projects(projects_of(home)?.as_path(), &mut r.walk);
     }
     // A target that names nothing is reported and the others still run, as
     // ripgrep does with a missing path; only when none names anything is it
@@ -66,6 +60,36 @@ pub fn resolve(home: &ClaudeHome, targets: &[String], lanes: bool) -> Result<Sel
         .filter_map(|t| r.target(t).err().map(|e| (t, e)))
         .collect();
     r.finish(targets, failed, lanes)
+}
+
+/// The whole home's `projects/`, or the error that there is none.
+fn projects_of(home: &ClaudeHome) -> Result<PathBuf> {
+    let projects = home.projects();
+    if !projects.is_dir() {
+        return Err(Error::Target(format!(
+            "no Claude Code transcripts: {} does not exist (pass --claude-home DIR, or a .jsonl file)",
+            projects.display()
+        )));
+    }
+    Ok(projects)
+}
+
+/// What no target selects, cut to the sessions with a file `active` passes
+/// (every file of each, lanes included), without a transcript built for any
+/// other file: see [`super::pick::active_sessions`] for what `since` and
+/// `named` must promise.
+pub(crate) fn resolve_active(
+    home: &ClaudeHome,
+    since: std::time::SystemTime,
+    named: crate::scan::hash::FxSet<String>,
+    active: impl Fn(&Transcript) -> bool,
+) -> Result<Selection> {
+    let walk = super::pick::active_sessions(&projects_of(home)?, since, named, active);
+    Ok(Selection {
+        transcripts: walk.transcripts,
+        issues: walk.issues,
+        asides: Vec::new(),
+    })
 }
 
 /// The selection being built, one target at a time.
