@@ -145,7 +145,8 @@ if realh and os.path.isdir(realh):
     out.extend(table(real, [(realh, "$REAL")]))
 
 FLOORS = {
-    "walk": "discovery only: the tree walk and one stat per file",
+    "stat": "list every directory and stat every transcript, keeping nothing: what `status` with no target does at least (it keeps only the files of the window)",
+    "walk": "discovery: the tree walk, one stat per file and a transcript built for each (every command that reads the whole home)",
     "open": "+ open and close each transcript",
     "edges": "+ a 4 KB head and a 4 KB tail read: the least any `list` that opens its files reads, and what a hit of its cache reads",
     "read": "+ what `list --no-cache` reads, by list's own reader: files up to 256 KB whole (exact turn counts), larger ones as a 4 KB head and tail",

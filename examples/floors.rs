@@ -4,7 +4,9 @@
 //! how far below a target the cheapest possible design would already be.
 //!
 //! ```text
-//! floors walk  HOME   # discovery only: the tree walk and one stat per file
+//! floors stat  HOME   # list every directory and stat every `*.jsonl`, keeping
+//!                     #   nothing: what `status` with no target must do at least
+//! floors walk  HOME   # discovery: the tree walk, one stat and a transcript per file
 //! floors open  HOME   # + open and close every transcript
 //! floors edges HOME   # + a 4 KB head and a 4 KB tail read (one read up to 8 KB)
 //! floors read  HOME   # + what `list --no-cache` reads by its own reader: files
@@ -29,7 +31,7 @@ use csift::scan::{par_map, Source};
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let [mode, home] = args.as_slice() else {
-        eprintln!("usage: floors walk|open|edges|read|lines|utf8|skim|serde|parse HOME");
+        eprintln!("usage: floors stat|walk|open|edges|read|lines|utf8|skim|serde|parse HOME");
         return ExitCode::from(2);
     };
     match run(mode, home) {
@@ -46,6 +48,14 @@ fn main() -> ExitCode {
 
 fn run(mode: &str, home: &str) -> Result<u64, String> {
     let home = home::from_env(Some(PathBuf::from(home))).map_err(|e| e.to_string())?;
+    if mode == "stat" {
+        let projects: Vec<PathBuf> = std::fs::read_dir(home.root.join("projects"))
+            .map_err(|e| e.to_string())?
+            .flatten()
+            .map(|e| e.path())
+            .collect();
+        return Ok(par_map(&projects, |p| stat_all(p, 0)).into_iter().sum());
+    }
     let mut ts = target::resolve(&home, &[], true)
         .map_err(|e| e.to_string())?
         .transcripts;
@@ -98,6 +108,26 @@ fn list_reads(t: &Transcript) -> u64 {
         Ok(b) => b.whole().map_or(0, |b| b.len() as u64),
         Err(_) => 0,
     }
+}
+
+/// The `*.jsonl` files under `dir` stat'ed relative to their open directory
+/// (as the walk does), nothing kept: directories by the listing's type, no
+/// symlink followed, six levels at most (the walk's lane depth).
+fn stat_all(dir: &std::path::Path, depth: usize) -> u64 {
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return 0;
+    };
+    let mut n = 0;
+    for e in rd.flatten() {
+        match e.file_type() {
+            Ok(t) if t.is_dir() && depth < 8 => n += stat_all(&e.path(), depth + 1),
+            Ok(t) if t.is_file() && e.file_name().as_encoded_bytes().ends_with(b".jsonl") => {
+                n += u64::from(e.metadata().is_ok_and(|m| m.modified().is_ok()));
+            }
+            _ => {}
+        }
+    }
+    n
 }
 
 /// `f` over every line of the file, framed as the commands frame it.
