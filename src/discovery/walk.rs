@@ -186,32 +186,31 @@ fn entries(dir: &Path, session: Option<&str>, walk: &mut Walk) -> Vec<Entry> {
             return Vec::new();
         }
     };
-    let mut kept: Vec<(OsString, fs::DirEntry, Kind)> = Vec::new();
-    // Each with its entry's name, so they are said in the listing's sorted order.
-    let mut issues: Vec<(OsString, WalkIssue)> = Vec::new();
-    for entry in rd.flatten() {
-        let os = entry.file_name();
-        if !walk.pick.names(session.is_none(), &os) {
-            continue;
-        }
-        match kind_of(&entry, &os) {
-            Ok(Some(Kind::File(m))) if !walk.pick.keeps(&os, session, &m) => {}
-            Ok(Some(kind)) => kept.push((os, entry, kind)),
-            Ok(None) => {}
-            Err(issue) => issues.push((os, issue)),
-        }
-    }
     // Sorted by name: the same order as by path, all of one parent.
-    kept.sort_by(|a, b| a.0.cmp(&b.0));
-    issues.sort_by(|a, b| a.0.cmp(&b.0));
-    walk.issues.extend(issues.into_iter().map(|(_, i)| i));
-    kept.into_iter()
-        .map(|(os, entry, kind)| Entry {
+    let mut listed: Vec<(OsString, fs::DirEntry)> = rd
+        .flatten()
+        .map(|e| (e.file_name(), e))
+        .filter(|(name, _)| walk.pick.names(session.is_none(), name))
+        .collect();
+    listed.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut out = Vec::new();
+    for (os, entry) in listed {
+        let kind = match kind_of(&entry, &os) {
+            Ok(Some(Kind::File(m))) if !walk.pick.keeps(&os, session, &m) => continue,
+            Ok(Some(kind)) => kind,
+            Ok(None) => continue,
+            Err(issue) => {
+                walk.issues.push(issue);
+                continue;
+            }
+        };
+        out.push(Entry {
             path: entry.path(),
             name: os.to_string_lossy().into_owned(),
             kind,
-        })
-        .collect()
+        });
+    }
+    out
 }
 
 /// What one listed entry is (`None`: nothing the walk acts on), or the
