@@ -167,16 +167,9 @@ fn file_or_descend(
 
 const CANNOT_STAT: &str = "cannot stat (dangling symlink or loop?)";
 
-/// A directory's entries the walk acts on, sorted by name: directories, and
-/// whatever is named `*.jsonl`. What an entry is comes from the listing itself
-/// (the directory entry's type, no stat) where it can: a directory costs no
-/// syscall, a regular file one stat relative to the open directory, and only
-/// a file named `*.jsonl` is stat'ed (for its size and time). A symlink, or an
-/// entry of a type the listing does not give, is stat'ed by path, followed,
-/// whatever its name, as before: one that cannot be (dangling, a loop) is
-/// recorded as an issue and skipped, as is an entry that cannot be listed.
-/// `session` is the lane folder's session (`None` in a project directory).
-/// A file the walk's [`Pick`] passes over costs no allocation beyond the
+/// A directory's entries the walk acts on ([`kind_of`]), sorted by name.
+/// `session` is the lane folder's session (`None` in a project directory). A
+/// file the walk's [`Pick`] passes over costs no allocation beyond the
 /// listing's own: its name and path are made only for what is kept.
 fn entries(dir: &Path, session: Option<&str>, walk: &mut Walk) -> Vec<Entry> {
     let rd = match fs::read_dir(dir) {
@@ -214,7 +207,12 @@ fn entries(dir: &Path, session: Option<&str>, walk: &mut Walk) -> Vec<Entry> {
 }
 
 /// What one listed entry is (`None`: nothing the walk acts on), or the
-/// problem that stops it being known.
+/// problem that stops it being known: directories, and whatever is named
+/// `*.jsonl`. The listing's own type says it where it can: a directory costs
+/// no syscall, a `*.jsonl` regular file one stat relative to the open
+/// directory (for its size and time). A symlink, or an entry of a type the
+/// listing does not give, is stat'ed by path, followed, whatever its name:
+/// one that cannot be (dangling, a loop) is an issue.
 fn kind_of(entry: &fs::DirEntry, name: &OsStr) -> Result<Option<Kind>, WalkIssue> {
     let jsonl = name.as_encoded_bytes().ends_with(b".jsonl");
     let cannot = |path: PathBuf, e: std::io::Error| WalkIssue {
