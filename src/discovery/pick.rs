@@ -26,7 +26,7 @@ pub(crate) enum Pick {
     All,
     /// Each file that could make its session active: written at or after
     /// `since`, or of a session in `named` (a lane by its folder's session, a
-    /// main file by its name), or an old flat `agent-*.jsonl` lane, whose
+    /// main file by its name, PATH-012), or an old flat `agent-*.jsonl` lane, whose
     /// session is in its records, not its name, so it is always kept.
     Since {
         since: SystemTime,
@@ -42,10 +42,7 @@ impl Pick {
     /// project directory, not in a lane folder).
     pub(crate) fn names(&self, top: bool, name: &OsStr) -> bool {
         match self {
-            Pick::Sessions(ids) if top => {
-                let name = name.to_string_lossy();
-                ids.contains(name.strip_suffix(".jsonl").unwrap_or(&name))
-            }
+            Pick::Sessions(ids) if top => ids.contains(walk::stem(&name.to_string_lossy())),
             _ => true,
         }
     }
@@ -61,11 +58,7 @@ impl Pick {
         }
         match session {
             Some(s) => named.contains(s),
-            None => {
-                let name = name.to_string_lossy();
-                let stem = name.strip_suffix(".jsonl").unwrap_or(&name);
-                stem.starts_with("agent-") || named.contains(stem)
-            }
+            None => walk::named_session(&name.to_string_lossy()).is_none_or(|s| named.contains(s)),
         }
     }
 }
@@ -167,26 +160,32 @@ mod tests {
     /// file left behind by a recent lane, old lanes of a recent main file,
     /// flat lanes by the session in their records), registered sessions
     /// whatever their age, one session id in two projects judged apart, and
-    /// each problem of the walk said once.
+    /// each problem of the walk said once. The shapes: a main file named by
+    /// its session (PATH-012), lanes under the session's folder, workflow
+    /// lanes one level down (SUB-001), a flat lane's session in its records.
     #[test]
     fn active_sessions_match_the_filtered_whole_walk() {
         let tmp = tempfile::tempdir().unwrap();
         let p = tmp.path();
         let old = 3 * DAY;
         let new = Duration::from_secs(60);
-        file(p, "-a/s1.jsonl", "s1", old);
-        file(p, "-a/s1/subagents/agent-l1.jsonl", "s1", new);
-        file(p, "-a/s1/subagents/workflows/r/agent-l2.jsonl", "s1", old);
-        file(p, "-a/s2.jsonl", "s2", new);
-        file(p, "-a/s2/subagents/agent-l3.jsonl", "s2", old);
-        file(p, "-a/s3.jsonl", "s3", old);
-        file(p, "-a/s3/subagents/agent-l4.jsonl", "s3", old);
-        file(p, "-a/s4.jsonl", "s4", old);
-        file(p, "-a/agent-x.jsonl", "s1", old);
-        file(p, "-a/agent-y.jsonl", "s3", old);
-        file(p, "-a/agent-z.jsonl", "s5", new);
-        file(p, "-b/s3.jsonl", "s3", new);
-        file(p, "-b/s6/subagents/agent-l5.jsonl", "s6", old);
+        for (rel, session, ago) in [
+            ("-a/s1.jsonl", "s1", old),
+            ("-a/s1/subagents/agent-l1.jsonl", "s1", new),
+            ("-a/s1/subagents/workflows/r/agent-l2.jsonl", "s1", old),
+            ("-a/s2.jsonl", "s2", new),
+            ("-a/s2/subagents/agent-l3.jsonl", "s2", old),
+            ("-a/s3.jsonl", "s3", old),
+            ("-a/s3/subagents/agent-l4.jsonl", "s3", old),
+            ("-a/s4.jsonl", "s4", old),
+            ("-a/agent-x.jsonl", "s1", old),
+            ("-a/agent-y.jsonl", "s3", old),
+            ("-a/agent-z.jsonl", "s5", new),
+            ("-b/s3.jsonl", "s3", new),
+            ("-b/s6/subagents/agent-l5.jsonl", "s6", old),
+        ] {
+            file(p, rel, session, ago);
+        }
         std::os::unix::fs::symlink(p.join("gone"), p.join("-a/dangling.jsonl")).unwrap();
         fs::create_dir_all(p.join("-b/dir.jsonl")).unwrap();
 

@@ -107,10 +107,12 @@ pub(crate) fn walk_project(dir: &Path, walk: &mut Walk) {
         let Some(meta) = file_or_descend(&path, &name, kind, walk, descend) else {
             continue;
         };
-        let stem = name.strip_suffix(".jsonl").unwrap_or(&name);
-        let (shape, agent_id, session_id) = match stem.strip_prefix("agent-") {
-            Some(id) => (Shape::Flat, Some(id.to_string()), flat_lane_session(&path)),
-            None => (Shape::Main, None, stem.to_string()),
+        let (shape, agent_id, session_id) = match named_session(&name) {
+            Some(s) => (Shape::Main, None, s.to_string()),
+            None => {
+                let id = stem(&name).strip_prefix("agent-").unwrap_or_default();
+                (Shape::Flat, Some(id.to_string()), flat_lane_session(&path))
+            }
         };
         walk.transcripts.push(Transcript {
             path,
@@ -122,6 +124,19 @@ pub(crate) fn walk_project(dir: &Path, walk: &mut Walk) {
             mtime: meta.modified().ok(),
         });
     }
+}
+
+/// An entry's name less a `.jsonl` suffix.
+pub(crate) fn stem(name: &str) -> &str {
+    name.strip_suffix(".jsonl").unwrap_or(name)
+}
+
+/// The session a project directory's transcript belongs to by its name (a
+/// main file's basename is its session id, PATH-012), or `None` for an old
+/// flat `agent-*.jsonl` lane, whose session is in its records.
+pub(crate) fn named_session(name: &str) -> Option<&str> {
+    let stem = stem(name);
+    (!stem.starts_with("agent-")).then_some(stem)
 }
 
 /// One directory entry the walk acts on.

@@ -151,21 +151,23 @@ fn select(
     // fetches the rest of those sessions' files: thousands of transcripts
     // are never built.
     let early = since.and_then(|s| SystemTime::from(s).checked_sub(Duration::from_secs(2)));
-    let sel = match early {
+    let (sel, filtered) = match early {
         Some(early) if cfg.targets.is_empty() => {
+            // Registry rows name top-level sessions only (REG-001, REG-006).
             let named = registered.iter().map(|s| s.to_string()).collect();
-            target::resolve_active(&cfg.home, early, named, active)?
+            let sel = target::resolve_active(&cfg.home, early, named, active)?;
+            (sel, true)
         }
-        _ => target::resolve(&cfg.home, &cfg.targets, true)?,
+        _ => (target::resolve(&cfg.home, &cfg.targets, true)?, false),
     };
     for i in &sel.issues {
         problems.report(&i.path, &i.message);
     }
     // Only the sessions active in the window (or registered) are grouped at
-    // all: with no target that is a few of thousands.
+    // all: with no target that is a few of thousands (already cut to them
+    // when the walk picked).
     let picked: Vec<Transcript> = match since {
-        None => sel.transcripts,
-        Some(_) => {
+        Some(_) if !filtered => {
             // Keyed by the project directory's bytes, Fx-hashed: a path hashes
             // by its components, which for every transcript of a 5,044-file
             // home was a sixth of `status`'s time above its walk.
@@ -181,6 +183,7 @@ fn select(
                 .cloned()
                 .collect()
         }
+        _ => sel.transcripts,
     };
     let (sessions, issues) = session::group(&picked, !cfg.targets.is_empty());
     for i in &issues {
