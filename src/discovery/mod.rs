@@ -5,6 +5,7 @@
 
 pub mod encode;
 pub mod home;
+pub(crate) mod names;
 pub(crate) mod order;
 pub(crate) mod pick;
 pub(crate) mod selfref;

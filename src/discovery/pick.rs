@@ -14,6 +14,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::SystemTime;
 
+use super::names;
 use super::walk::{self, Walk};
 use super::{Transcript, WalkIssue};
 use crate::scan::hash::{FxMap, FxSet};
@@ -42,7 +43,7 @@ impl Pick {
     /// project directory, not in a lane folder).
     pub(crate) fn names(&self, top: bool, name: &OsStr) -> bool {
         match self {
-            Pick::Sessions(ids) if top => ids.contains(walk::stem(&name.to_string_lossy())),
+            Pick::Sessions(ids) if top => ids.contains(names::stem(&name.to_string_lossy())),
             _ => true,
         }
     }
@@ -58,7 +59,7 @@ impl Pick {
         }
         match session {
             Some(s) => named.contains(s),
-            None => walk::named_session(&name.to_string_lossy()).is_none_or(|s| named.contains(s)),
+            None => names::named_session(&name.to_string_lossy()).is_none_or(|s| named.contains(s)),
         }
     }
 }

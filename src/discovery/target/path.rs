@@ -7,6 +7,7 @@ use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use crate::discovery::names;
 use crate::discovery::walk::{self, Walk};
 use crate::discovery::{encode, file_name, Shape, Transcript};
 use crate::error::{Error, Result};
@@ -159,12 +160,12 @@ pub(crate) fn transcript_from_file(
             .nth(i + 3)
             .map(Path::to_path_buf)
             .unwrap_or_default();
-        (walk::lane_shape(path, &id), session, Some(id), project)
+        (names::lane_shape(path, &id), session, Some(id), project)
     } else if let Some(id) = stem.strip_prefix("agent-") {
         let parent = path.parent().map(Path::to_path_buf).unwrap_or_default();
         (
             Shape::Flat,
-            walk::flat_lane_session(path),
+            names::flat_lane_session(path),
             Some(id.to_string()),
             parent,
         )
