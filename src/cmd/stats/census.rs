@@ -17,8 +17,9 @@ use std::sync::Arc;
 
 use jiff::Timestamp;
 
-pub(crate) use super::model::{bump, Census, Counts, MalformedOut, ToolRow, MALFORMED_SHOWN};
 use super::model::{max_opt, min_opt};
+pub(crate) use super::model::{Census, Counts, MalformedOut, ToolRow, MALFORMED_SHOWN};
+use super::model::{Map, Tally};
 use super::revisit;
 use crate::classify::index::Piece;
 use crate::classify::FileIndex;
@@ -55,6 +56,8 @@ pub(super) struct Answer {
 pub(super) struct Scan {
     pub(super) lane: bool,
     pub(super) c: Census,
+    /// The names this chunk counts until it is read ([`Tally::flush`]).
+    pub(super) t: Tally,
     pub(super) book: Book,
     pub(super) calls: FxMap<String, Call>,
     pub(super) answers: FxMap<String, Answer>,
@@ -177,6 +180,7 @@ pub(super) fn scan(p: Part<'_>, lane: bool, w: &Window, embeds: Embeds) -> Scan 
             Parsed::Record(r) => s.line_record(&r, &line, &idx, w, &mut carried),
         }
     }
+    s.t.flush(&mut s.c);
     s
 }
 
@@ -212,6 +216,7 @@ impl Scan {
             lane,
             agents: Default::default(),
             c: Census::new(),
+            t: Tally::default(),
             book: Book::default(),
             calls: FxMap::default(),
             answers: FxMap::default(),
@@ -278,14 +283,15 @@ impl Scan {
         }
         self.c.first_ts = min_opt(self.c.first_ts, ts);
         self.c.last_ts = max_opt(self.c.last_ts, ts);
-        self.record(r, line.no);
+        let att = self.record(r, line.no);
         if let Some(n) = nested {
             self.admit_calls(n, line.no);
             if n.kind() == "assistant" && n.has_message() {
-                bump(&mut self.c.models, n.model().unwrap_or("(unknown)"), 1);
+                let model = n.model().unwrap_or("(unknown)");
+                self.t.bump(Map::Models, model, &mut self.c);
             }
         }
-        self.labels(r, line.no, idx);
+        self.labels(r, line.no, idx, att.as_deref());
     }
 
     /// Remember whether an agent_progress record's agent had a lane file:
@@ -328,13 +334,13 @@ impl Scan {
             if !counted {
                 continue;
             }
-            bump(&mut self.c.glued_records, kind_name(&r), 1);
+            self.t.bump(Map::Glued, kind_name(&r), &mut self.c);
             if r.kind() == "assistant" && r.has_message() {
                 let m = r.message.as_ref();
                 self.book
                     .admit(r.model(), r.message_id(), m.and_then(|m| m.usage));
             }
-            self.labels(&r, line.no, idx);
+            self.labels(&r, line.no, idx, r.attachment_type().as_deref());
         }
     }
 }

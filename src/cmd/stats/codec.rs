@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use super::census::{Answer, Call, Scan};
-use super::model::{Census, Counts, MalformedOut, ToolRow};
+use super::model::{Census, Counts, MalformedOut, ToolRow, MAPS};
 use super::revisit::{Cand, Facts, Why};
 use crate::cache::{Dec, Enc};
 use crate::classify::index::Piece;
@@ -82,25 +82,6 @@ fn decode_notes(d: &mut Dec<'_>) -> Option<Notes> {
     Some(n)
 }
 
-/// The census's maps, in one fixed order for both directions.
-fn census_maps(c: &mut Census) -> [&mut Counts; 13] {
-    [
-        &mut c.glued_records,
-        &mut c.record_types,
-        &mut c.system_subtypes,
-        &mut c.attachment_types,
-        &mut c.block_types,
-        &mut c.content_shapes,
-        &mut c.result_part_types,
-        &mut c.result_shapes,
-        &mut c.nested_record_types,
-        &mut c.nested_block_types,
-        &mut c.versions,
-        &mut c.models,
-        &mut c.narration_blocks,
-    ]
-}
-
 /// The census's counters, in one fixed order for both directions.
 fn census_nums(c: &mut Census) -> [&mut u64; 17] {
     [
@@ -129,7 +110,7 @@ pub(super) fn encode_census(e: &mut Enc, c: &Census) {
     for x in census_nums(&mut c) {
         e.u64(*x);
     }
-    for m in census_maps(&mut c) {
+    for m in c.maps() {
         encode_counts(e, m);
     }
     for v in [&c.labels, &c.labels_secondary] {
@@ -171,10 +152,10 @@ pub(super) fn decode_census(d: &mut Dec<'_>) -> Option<Census> {
         *x = d.u64()?;
     }
     let mut maps = Vec::new();
-    for _ in 0..13 {
+    for _ in 0..MAPS {
         maps.push(decode_counts(d)?);
     }
-    for (slot, m) in census_maps(&mut c).into_iter().zip(maps) {
+    for (slot, m) in c.maps().into_iter().zip(maps) {
         *slot = m;
     }
     for i in 0..2 {

@@ -2,18 +2,22 @@
 //! type, subtype, attachment, system and progress kinds, its content blocks,
 //! and its tool calls and results joined by id (REC-094, REC-075).
 
+use std::borrow::Cow;
+
 use super::super::known;
-use super::{bump, Call, Scan};
+use super::{Call, Map, Scan};
 use crate::classify::{classify_labels, FileIndex, Label};
 use crate::record::Record;
 
 impl Scan {
-    /// The units classify gives a record, counted by label.
-    pub(super) fn labels(&mut self, r: &Record<'_>, no: usize, idx: &FileIndex) {
+    /// The units classify gives a record, counted by label; `att` is its
+    /// attachment type ([`Record::attachment_type`], read once for this and
+    /// the type count: the skim was 1.4% of stats' instructions).
+    pub(super) fn labels(&mut self, r: &Record<'_>, no: usize, idx: &FileIndex, att: Option<&str>) {
         if r.kind() == "attachment" {
             // Same unit classify gives (one per object payload), without
             // its text: see `attachment_label`.
-            if let Some(l) = attachment_label(r) {
+            if let Some(l) = attachment_label(r, att) {
                 self.c.units += 1;
                 self.c.labels[l as usize] += 1;
             }
@@ -30,11 +34,8 @@ impl Scan {
             if u.label == Label::AgentThinkingNarration {
                 // The message's model: a nested subagent record's own (NAR-004).
                 let own = u.via.and_then(|_| r.embedded()).map_or(r, |e| &e.record);
-                bump(
-                    &mut self.c.narration_blocks,
-                    own.model().unwrap_or("(unknown)"),
-                    1,
-                );
+                let model = own.model().unwrap_or("(unknown)");
+                self.t.bump(Map::NarrationBlocks, model, &mut self.c);
             }
             if let Some(x) = u.also {
                 self.c.labels_secondary[x as usize] += 1;
@@ -73,22 +74,21 @@ impl Scan {
     }
 
     /// Count a record inside the window: its type, version, subtype or
-    /// payload kind, blocks, result shape, model and usage.
-    pub(super) fn record(&mut self, r: &Record<'_>, line: usize) {
+    /// payload kind, blocks, result shape, model and usage. Returns an
+    /// attachment's type, for [`Scan::labels`].
+    pub(super) fn record<'a>(&mut self, r: &Record<'a>, line: usize) -> Option<Cow<'a, str>> {
+        let mut att = None;
         let kind = kind_name(r);
-        bump(&mut self.c.record_types, kind, 1);
+        self.t.bump(Map::RecordTypes, kind, &mut self.c);
         if let Some(v) = r.version.as_deref() {
-            bump(&mut self.c.versions, v, 1);
+            self.t.bump(Map::Versions, v, &mut self.c);
         }
         match kind {
             "system" => self.system(r),
             "attachment" => {
-                let k = r.attachment_type();
-                bump(
-                    &mut self.c.attachment_types,
-                    k.as_deref().unwrap_or("(none)"),
-                    1,
-                );
+                att = r.attachment_type();
+                let k = att.as_deref().unwrap_or("(none)");
+                self.t.bump(Map::AttachmentTypes, k, &mut self.c);
             }
             "progress" => self.progress(r),
             _ => {}
@@ -96,33 +96,34 @@ impl Scan {
         // A message.content that is neither a string nor an array is no shape
         // Claude Code writes: counted (and listed as unknown), never dropped.
         if let Some(crate::record::Content::Other(k)) = r.content() {
-            bump(&mut self.c.content_shapes, k, 1);
+            self.t.bump(Map::ContentShapes, k, &mut self.c);
         }
         self.blocks(r);
         self.admit_calls(r, line);
-        let c = &mut self.c;
+        let (c, t) = (&mut self.c, &mut self.t);
         if let Some(raw) = r.tool_use_result() {
-            bump(
-                &mut c.result_shapes,
+            t.bump(
+                Map::ResultShapes,
                 &known::result_shape(raw, r.echo_keys()),
-                1,
+                c,
             );
         }
         if kind == "assistant" && r.has_message() {
-            bump(&mut c.models, r.model().unwrap_or("(unknown)"), 1);
+            t.bump(Map::Models, r.model().unwrap_or("(unknown)"), c);
             let usage = r.message.as_ref().and_then(|m| m.usage);
             self.book.admit(r.model(), r.message_id(), usage);
         }
+        att
     }
 
     /// A system record's subtype, turn duration or compaction.
     pub(super) fn system(&mut self, r: &Record<'_>) {
-        let c = &mut self.c;
+        let (c, t) = (&mut self.c, &mut self.t);
         let st = match r.subtype() {
             "" => "(none)",
             s => s,
         };
-        bump(&mut c.system_subtypes, st, 1);
+        t.bump(Map::SystemSubtypes, st, c);
         if st == "turn_duration" {
             c.turn_durations += 1;
             c.turn_duration_ms = c
@@ -138,23 +139,23 @@ impl Scan {
         if let Some(id) = progress_usage_id(r) {
             self.book.progress_ids.push(id);
         }
-        let c = &mut self.c;
+        let (c, t) = (&mut self.c, &mut self.t);
         if let Some(e) = r.embedded() {
-            bump(&mut c.nested_record_types, kind_name(&e.record), 1);
+            t.bump(Map::NestedRecordTypes, kind_name(&e.record), c);
             for b in e.record.blocks() {
-                bump(&mut c.nested_block_types, block_name(b), 1);
+                t.bump(Map::NestedBlockTypes, block_name(b), c);
             }
         } else if r.nested_unreadable() {
-            bump(&mut c.nested_record_types, "(unreadable)", 1);
+            t.bump(Map::NestedRecordTypes, "(unreadable)", c);
         }
     }
 
     /// A record's content blocks by type, images, and result part types.
     pub(super) fn blocks(&mut self, r: &Record<'_>) {
-        let c = &mut self.c;
+        let (c, t) = (&mut self.c, &mut self.t);
         for b in r.blocks() {
             let bk = block_name(b);
-            bump(&mut c.block_types, bk, 1);
+            t.bump(Map::BlockTypes, bk, c);
             match bk {
                 "image" => c.images += 1,
                 // Only an array has parts (images among them, REC-011);
@@ -166,11 +167,8 @@ impl Scan {
                         if k == "image" {
                             c.images += 1;
                         }
-                        bump(
-                            &mut c.result_part_types,
-                            if k.is_empty() { "(none)" } else { k },
-                            1,
-                        );
+                        let k = if k.is_empty() { "(none)" } else { k };
+                        t.bump(Map::ResultPartTypes, k, c);
                     });
                 }
                 _ => {}
@@ -210,16 +208,15 @@ impl Scan {
 /// The label `classify` gives an attachment record's one unit (CLS-019, CLS-020),
 /// computed without building the unit's text: classify decodes hook output to
 /// make it searchable, which a census never reads, and on 100k `hook_success`
-/// payloads that decode dominated the run. A unit test pins it to classify.
-pub(super) fn attachment_label(r: &Record<'_>) -> Option<Label> {
+/// payloads that decode dominated the run. `ty` is the record's attachment
+/// type. A unit test pins it to classify.
+pub(super) fn attachment_label(r: &Record<'_>, ty: Option<&str>) -> Option<Label> {
     r.attachment.filter(|raw| raw.get().starts_with('{'))?;
-    Some(
-        if r.attachment_type().as_deref() == Some("hook_additional_context") {
-            Label::HarnessMetaHook
-        } else {
-            Label::HarnessMetaAttachment
-        },
-    )
+    Some(if ty == Some("hook_additional_context") {
+        Label::HarnessMetaHook
+    } else {
+        Label::HarnessMetaAttachment
+    })
 }
 
 /// The key of a tool call without an id: its line and the calls before it.

@@ -99,7 +99,7 @@ fn attachment_label_is_what_classify_gives_cls_020() {
         let mut units = Vec::new();
         crate::classify::classify(&r, line.no, &idx, &mut units);
         let want: Vec<(Label, Option<Label>)> = units.iter().map(|u| (u.label, u.also)).collect();
-        let got: Vec<(Label, Option<Label>)> = attachment_label(&r)
+        let got: Vec<(Label, Option<Label>)> = attachment_label(&r, r.attachment_type().as_deref())
             .map(|l| (l, None))
             .into_iter()
             .collect();
