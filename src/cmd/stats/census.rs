@@ -283,7 +283,10 @@ impl Scan {
         }
         self.c.first_ts = min_opt(self.c.first_ts, ts);
         self.c.last_ts = max_opt(self.c.last_ts, ts);
-        let att = self.record(r, line.no);
+        // An attachment's type (`None` at once for a record without one),
+        // read once for its type count and its label.
+        let att = r.attachment_type();
+        self.record(r, line.no, att.as_deref());
         if let Some(n) = nested {
             self.admit_calls(n, line.no);
             if n.kind() == "assistant" && n.has_message() {

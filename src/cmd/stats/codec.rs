@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use super::census::{Answer, Call, Scan};
-use super::model::{Census, Counts, MalformedOut, ToolRow, MAPS};
+use super::model::{Census, Counts, MalformedOut, Map, ToolRow};
 use super::revisit::{Cand, Facts, Why};
 use crate::cache::{Dec, Enc};
 use crate::classify::index::Piece;
@@ -110,8 +110,8 @@ pub(super) fn encode_census(e: &mut Enc, c: &Census) {
     for x in census_nums(&mut c) {
         e.u64(*x);
     }
-    for m in c.maps() {
-        encode_counts(e, m);
+    for m in Map::ALL {
+        encode_counts(e, c.map(m));
     }
     for v in [&c.labels, &c.labels_secondary] {
         e.u64(v.len() as u64);
@@ -151,12 +151,8 @@ pub(super) fn decode_census(d: &mut Dec<'_>) -> Option<Census> {
     for x in census_nums(&mut c) {
         *x = d.u64()?;
     }
-    let mut maps = Vec::new();
-    for _ in 0..MAPS {
-        maps.push(decode_counts(d)?);
-    }
-    for (slot, m) in c.maps().into_iter().zip(maps) {
-        *slot = m;
+    for m in Map::ALL {
+        *c.map(m) = decode_counts(d)?;
     }
     for i in 0..2 {
         let n = d.len(8)?;
